@@ -1,0 +1,126 @@
+# archcheck: GNU Makefile.
+#
+#   make              build build/archcheck and build/libarchcheck.a
+#   make test         install missing dependencies, build, run every test, print "N passed, N failed"
+#   make asan         the same tests under AddressSanitizer and UBSan (in build/asan)
+#   make demo         check a sample architecture and write its report
+#   make bench        run the benchmarks in bench/ (not part of make test)
+#   make fuzz         fuzz the parser with libFuzzer for FUZZ_SECONDS (clang)
+#   make install      PREFIX (/usr/local) and DESTDIR honoured
+#   make format       clang-format every source file
+#   make WERROR=1     turn warnings into errors (CI does)
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share/archcheck
+BUILD      ?= build
+FUZZ_SECONDS ?= 60
+
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+WARNINGS   := -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion \
+              -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition \
+              -Wformat=2 -Wundef -Wcast-qual -Wwrite-strings -Wpointer-arith \
+              -Wnull-dereference -Wredundant-decls -Wmissing-declarations
+ifeq ($(WERROR),1)
+WARNINGS   += -Werror
+endif
+PKGS       := libxml-2.0 gsl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libharu ships no pkg-config file on Debian.
+LIBS       := $(PKG_LIBS) -lhpdf -lm
+TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
+              -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
+
+MODULES    := common parser solver search report
+LIB_SRCS   := $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))
+CLI_SRCS   := $(sort $(wildcard cli/*.c))
+TEST_SRCS  := $(sort $(wildcard tests/test_*.c))
+GEN_SRCS   := $(BUILD)/gen/schema_xsd.c
+
+LIB_OBJS   := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/schema_xsd.o
+CLI_OBJS   := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+LIB        := $(BUILD)/libarchcheck.a
+BIN        := $(BUILD)/archcheck
+
+.PHONY: all test asan demo bench fuzz install uninstall format clean deps check-deps
+.DEFAULT_GOAL := all
+
+all: $(BIN) $(LIB)
+
+$(BUILD)/gen/schema_xsd.c: schema/archcheck.xsd scripts/embed.sh
+	@mkdir -p $(@D)
+	sh scripts/embed.sh ac_parser_schema_xsd $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/schema_xsd.o: $(BUILD)/gen/schema_xsd.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJS) $(LIB)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/helpers.h $(LIB) $(BIN)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -DAC_TEST_BIN=\"$(abspath $(BIN))\" -DAC_SOURCE_DIR=\"$(CURDIR)\" \
+	    -o $@ $< $(LIB) $(TEST_LIBS) $(LIBS)
+
+deps check-deps:
+	@sh scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(TEST_BINS)
+	@sh scripts/run-tests.sh $(TEST_BINS)
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="-O1 -g" \
+	    SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+demo: deps all
+	@sh scripts/demo.sh $(BIN)
+
+bench: all
+	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD)) run
+
+FUZZ_CC ?= clang
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
+	    SAN_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libarchcheck.a
+	$(FUZZ_CC) -std=c11 -Iinclude -I. $(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -o build/fuzz/fuzz_parser fuzz/fuzz_parser.c build/fuzz/libarchcheck.a $(LIBS)
+	@mkdir -p build/fuzz/corpus
+	cp samples/*.xml samples/bad/*.xml build/fuzz/corpus/ 2>/dev/null || true
+	build/fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 build/fuzz/corpus fuzz/corpus
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/archcheck
+	install -m 644 doc/archcheck.1 $(DESTDIR)$(MANDIR)/man1/archcheck.1
+	install -m 644 schema/archcheck.xsd $(DESTDIR)$(DATADIR)/archcheck.xsd
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/archcheck $(DESTDIR)$(MANDIR)/man1/archcheck.1 \
+	    $(DESTDIR)$(DATADIR)/archcheck.xsd
+
+format:
+	clang-format -i $$(find include common parser solver search report cli tests fuzz bench \
+	    -name '*.[ch]' 2>/dev/null)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

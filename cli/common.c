@@ -1,0 +1,156 @@
+/*
+ * Helpers shared by the commands.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archcheck/parser.h"
+#include "cli/cli.h"
+#include "common/atomic.h"
+#include "common/sha256.h"
+
+int ac_cli_fail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("archcheck: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return AC_EXIT_USAGE;
+}
+
+int ac_cli_parse_format(const char *value, const char *const *allowed, ac_cli_format *out)
+{
+    static const char *const names[] = {"text", "json", "sarif", "junit"};
+    for (size_t i = 0; allowed[i] != NULL; i++) {
+        if (strcmp(value, allowed[i]) != 0)
+            continue;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(value, names[k]) == 0) {
+                *out = (ac_cli_format)k;
+                return 0;
+            }
+    }
+    fprintf(stderr, "archcheck: unknown format '%s' (allowed:", value);
+    for (size_t i = 0; allowed[i] != NULL; i++)
+        fprintf(stderr, " %s", allowed[i]);
+    fputs(")\n", stderr);
+    return -1;
+}
+
+int ac_cli_color(const char *mode, FILE *stream)
+{
+    if (strcmp(mode, "always") == 0)
+        return 1;
+    if (strcmp(mode, "never") == 0)
+        return 0;
+    return isatty(fileno(stream));
+}
+
+static int write_format(FILE *fp, const ac_report_run *run, ac_cli_format format)
+{
+    switch (format) {
+    case AC_FORMAT_TEXT: return ac_report_text(fp, run);
+    case AC_FORMAT_JSON: return ac_report_json(fp, run);
+    case AC_FORMAT_SARIF: return ac_report_sarif(fp, run);
+    case AC_FORMAT_JUNIT: return ac_report_junit(fp, run);
+    }
+    return AC_EINVAL;
+}
+
+int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path,
+                 FILE *stream)
+{
+    ac_error err = {0};
+    ac_atomic_file f;
+    if (out_path == NULL || strcmp(out_path, "-") == 0) {
+        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0)
+            return ac_cli_fail("cannot write the output: %s", strerror(errno));
+        return 0;
+    }
+    if (ac_atomic_open(&f, out_path, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    if (write_format(f.fp, run, format) != AC_OK) {
+        ac_atomic_abort(&f);
+        return ac_cli_fail("cannot write '%s'", out_path);
+    }
+    if (ac_atomic_commit(&f, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    return 0;
+}
+
+static void hash_file(const char *path, char hex[65])
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+    hex[0] = '\0';
+    if (fp == NULL)
+        return;
+    if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 &&
+        (size_t)size <= AC_PARSER_MAX_BYTES && fseek(fp, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)size + 1);
+        if (buf != NULL && fread(buf, 1, (size_t)size, fp) == (size_t)size)
+            ac_sha256_hex(buf, (size_t)size, hex);
+    }
+    free(buf);
+    fclose(fp);
+}
+
+int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on)
+{
+    memset(in, 0, sizeof *in);
+    in->files = calloc(n, sizeof *in->files);
+    in->diags = calloc(n, sizeof *in->diags);
+    in->models = calloc(n, sizeof *in->models);
+    in->n = n;
+    if (in->files == NULL || in->diags == NULL || in->models == NULL)
+        return ac_cli_fail("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        ac_error err = {0};
+        int rc = ac_parser_parse_file(paths[i], &in->models[i], &in->diags[i], &err);
+        if (rc != AC_OK && rc != AC_EINPUT)
+            return ac_cli_fail("%s: %s", paths[i], err.message);
+        in->files[i].file = paths[i];
+        in->files[i].diags = &in->diags[i];
+        in->files[i].model = in->models[i];
+        hash_file(paths[i], in->files[i].sha256);
+        in->files[i].verdict = rc == AC_EINPUT ? AC_VERDICT_INVALID
+                                               : ac_report_verdict(&in->diags[i], fail_on);
+    }
+    return 0;
+}
+
+void ac_cli_input_free(ac_cli_input *in)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        if (in->diags != NULL)
+            ac_diag_list_clear(&in->diags[i]);
+        if (in->models != NULL)
+            ac_model_free(in->models[i]);
+    }
+    free(in->files);
+    free(in->diags);
+    free(in->models);
+    memset(in, 0, sizeof *in);
+}
+
+int ac_cli_exit_status(const ac_report_run *run)
+{
+    int fail = 0, inconclusive = 0;
+    for (size_t i = 0; i < run->nfiles; i++) {
+        switch (run->files[i].verdict) {
+        case AC_VERDICT_INVALID: return AC_EXIT_USAGE;
+        case AC_VERDICT_FAIL: fail = 1; break;
+        case AC_VERDICT_INCONCLUSIVE: inconclusive = 1; break;
+        case AC_VERDICT_PASS: break;
+        }
+    }
+    if (fail)
+        return AC_EXIT_FAIL;
+    return inconclusive ? AC_EXIT_INCONCLUSIVE : AC_EXIT_PASS;
+}

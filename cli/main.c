@@ -1,0 +1,56 @@
+/*
+ * archcheck: the entry point. Dispatches to one command per file of cli/.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+    "usage: archcheck COMMAND [OPTIONS] FILE...\n"
+    "\n"
+    "Review the design of a distributed system described in an architecture file\n"
+    "(XML, see `archcheck schema`) before it is built.\n"
+    "\n"
+    "commands:\n"
+    "  check    FILE...  validate, solve and judge every requirement: PASS, FAIL or INCONCLUSIVE\n"
+    "  lint     FILE...  parse and validate only\n"
+    "  rules             list every rule: id, severity, description\n"
+    "  schema            print the XSD of the input format\n"
+    "\n"
+    "options:\n"
+    "  -h, --help        this help (`archcheck COMMAND --help` for a command's options)\n"
+    "  -V, --version     print the version\n"
+    "\n"
+    "exit status: 0 pass, 1 fail, 2 invalid input or command line, 3 inconclusive\n";
+
+int main(int argc, char **argv)
+{
+    const char *cmd;
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return AC_EXIT_USAGE;
+    }
+    cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return AC_EXIT_PASS;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("archcheck %s\n", AC_VERSION);
+        return AC_EXIT_PASS;
+    }
+    if (strcmp(cmd, "lint") == 0)
+        return ac_cli_lint(argc - 1, argv + 1);
+    if (strcmp(cmd, "check") == 0)
+        return ac_cli_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "rules") == 0)
+        return ac_cli_rules(argc - 1, argv + 1);
+    if (strcmp(cmd, "schema") == 0)
+        return ac_cli_schema(argc - 1, argv + 1);
+    fprintf(stderr, "archcheck: unknown command '%s'\n\n%s", cmd, usage);
+    return AC_EXIT_USAGE;
+}

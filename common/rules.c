@@ -1,0 +1,99 @@
+/*
+ * The rule catalogue. Ids are stable: never renumber or reuse one.
+ */
+#include "archcheck/rules.h"
+
+#include <string.h>
+
+static const ac_rule rules[] = {
+    {"AC001", AC_SEV_ERROR, "unreadable-file", "the input file cannot be read",
+     "Check the path and permissions. Input files are limited to 16 MiB."},
+    {"AC002", AC_SEV_ERROR, "xml-syntax", "the input is not well-formed XML",
+     "Fix the XML syntax at the location given (unclosed tags, stray characters, bad encoding)."},
+    {"AC003", AC_SEV_ERROR, "doctype-forbidden",
+     "DOCTYPE declarations, entities and external references are not allowed",
+     "Architecture files never need a DTD. Entities are neither loaded nor expanded, so that a "
+     "file cannot read other files or expand into gigabytes (entity bombs). Remove the DOCTYPE."},
+    {"AC004", AC_SEV_ERROR, "schema", "the document does not follow the schema",
+     "An element or attribute is unknown, misplaced or missing. `archcheck schema` prints the "
+     "XSD; point your editor at it for completion."},
+    {"AC005", AC_SEV_ERROR, "input-limit", "the input exceeds a documented size limit",
+     "Files are limited to 16 MiB, 100000 elements and 256 levels of nesting."},
+    {"AC006", AC_SEV_ERROR, "root-element",
+     "the root element must be <architecture format=\"1\">",
+     "archcheck reads format version 1. The root may declare xmlns=\"urn:archcheck:1\"."},
+    {"AC010", AC_SEV_ERROR, "not-a-number", "a value is not a decimal number",
+     "Numbers are decimal with an optional exponent (12, 0.5, 1e-4). nan, inf, hexadecimal and "
+     "empty values are rejected."},
+    {"AC011", AC_SEV_ERROR, "out-of-range", "a value is outside the range its quantity allows",
+     "Probabilities lie in [0, 1] (or 0%..100%), counts and durations are not negative, factors "
+     "and rates are positive where the format says so."},
+    {"AC012", AC_SEV_ERROR, "duration-unit", "a duration lacks its unit",
+     "Write durations with a unit: us, ms, s, min or h (120ms, 2.5s, 5min)."},
+    {"AC013", AC_SEV_ERROR, "unknown-unit", "a value carries a unit that its quantity does not know",
+     "Durations take us, ms, s, min or h; rates take /s, /min or /h (or none: per second); "
+     "probabilities may end in %."},
+    {"AC014", AC_SEV_ERROR, "not-a-count", "a count is not a non-negative integer",
+     "Counts (servers, buffer, retries, amount, ...) are whole numbers such as 8 or 200."},
+    {"AC015", AC_SEV_ERROR, "absurd-size", "a size is larger than archcheck can analyse",
+     "Limits: servers and concurrency at most 1000000, buffer at most 100000 per server, "
+     "population at most 10000000, fan-out and fan-in at most 10000, retries at most 100. "
+     "Larger values would exhaust memory or time; they are almost always a typo."},
+    {"AC016", AC_SEV_ERROR, "bad-range", "a fault range is not LOW..HIGH with LOW <= HIGH",
+     "Fault attributes are ranges in the attribute's own type, e.g. delay=\"0ms..2s\" or "
+     "fail-prob=\"0..30%\"."},
+    {"AC017", AC_SEV_ERROR, "bad-keyword", "a value is not one of the keywords allowed",
+     "Enumerated attributes (dispatch, sampling, invocation, kind, metric, parallel, repeat) take "
+     "one of the listed keywords, in lower case."},
+    {"AC018", AC_SEV_ERROR, "attribute-combination",
+     "attributes that must come together or exclude each other are inconsistent",
+     "For example a pool needs exactly one of service-time and service-rate; autoscale min must "
+     "not exceed max; d applies to power-of-d only."},
+    {"AC020", AC_SEV_ERROR, "duplicate-id", "an id is used twice",
+     "Every node, source, population, link and mitigation id must be unique in the file."},
+    {"AC021", AC_SEV_ERROR, "unknown-reference", "a reference names no element of the file",
+     "Check the spelling of the id; references are case-sensitive."},
+    {"AC022", AC_SEV_ERROR, "wrong-kind-reference",
+     "a reference names an element of a kind that does not make sense there",
+     "Routes run between nodes (a source feeds its node through its own `to`); a fault attribute "
+     "must exist on its target's kind; a mitigation must fit its target's kind."},
+    {"AC023", AC_SEV_ERROR, "route-probability", "route probabilities out of one node sum to more than 1",
+     "The p of the non-parallel routes leaving a node sum to at most 1; the rest leaves the system."},
+    {"AC024", AC_SEV_ERROR, "unreachable-node", "a node receives no traffic",
+     "Every node must be reachable by routes from a source or a population."},
+    {"AC025", AC_SEV_ERROR, "profile-points",
+     "a profile's points do not start at 0s or do not increase",
+     "A profile has at least two points; the first is at 0s and each `at` is larger than the last."},
+    {"AC026", AC_SEV_ERROR, "incompatible-mitigations", "mitigations that cannot be combined are combined",
+     "For example snapstart and provisioned-concurrency on one function (AWS does not allow it), "
+     "or a combine that includes itself."},
+    {"AC027", AC_SEV_ERROR, "unknown-rule", "a suppression names a rule that does not exist",
+     "`archcheck rules` lists every rule id."},
+    {"AC028", AC_SEV_ERROR, "suppression-reason", "a suppression gives no reason",
+     "Every <suppress> needs a non-empty reason; reports show it to reviewers."},
+    {"AC029", AC_SEV_ERROR, "mitigation-attributes",
+     "a mitigation lacks an attribute its kind needs, or has one that it does not use",
+     "provisioned-concurrency, pre-warming and add-servers need amount; snapstart needs restore; "
+     "rate-limit needs rate; retry-budget needs ratio; set needs attribute and value; combine "
+     "needs of."},
+    {"AC030", AC_SEV_ERROR, "duplicate-definition", "something that may appear once appears twice",
+     "For example two <faults> elements, two profiles for one source, or two <requirements>."},
+    {"AC031", AC_SEV_WARNING, "empty-architecture", "the architecture has no workload or no nodes",
+     "Without a source or a population there is nothing to analyse."},
+};
+
+const ac_rule *ac_rule_find(const char *id)
+{
+    if (id == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].id, id) == 0)
+            return &rules[i];
+    return NULL;
+}
+
+const ac_rule *ac_rules_all(size_t *count)
+{
+    *count = sizeof rules / sizeof rules[0];
+    return rules;
+}

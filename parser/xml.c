@@ -1,0 +1,457 @@
+/*
+ * Safe reading of the XML document and its validation against the XSD.
+ *
+ * Hostile input is stopped before libxml2 sees it where possible: the bytes
+ * must be UTF-8 text (no NUL, no UTF-16), and a DOCTYPE in the prolog is
+ * refused outright, so no entity can be declared at all: neither external
+ * entities (file:// or http://) nor entity bombs. libxml2 then parses from
+ * memory (no gzip/xz decompression, no file access) with NONET and without
+ * NOENT/DTDLOAD/DTDVALID/HUGE, and an entity loader that refuses everything
+ * guards whatever remains.
+ *
+ * Locations: libxml2 gives lines for elements but no columns, so the start
+ * tags are found by a scan of the text in document order (the k-th start tag
+ * in the text is the k-th element of the tree); attribute positions are found
+ * inside their start tag.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlschemas.h>
+
+#include "archcheck/parser.h"
+#include "common/strbuf.h"
+#include "parser/internal.h"
+
+extern const unsigned char ac_parser_schema_xsd[];
+extern const size_t ac_parser_schema_xsd_len;
+
+#define AC_NAMESPACE "urn:archcheck:1"
+
+const char *ac_parser_schema(size_t *len)
+{
+    if (len != NULL)
+        *len = ac_parser_schema_xsd_len;
+    return (const char *)ac_parser_schema_xsd;
+}
+
+static xmlParserInputPtr deny_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
+{
+    (void)url;
+    (void)id;
+    (void)ctxt;
+    return NULL;
+}
+
+/* Line index: the offset at which each line starts. */
+static int build_line_index(ac_pctx *ctx)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < ctx->len; i++)
+        if (ctx->buf[i] == '\n')
+            n++;
+    ctx->line_starts = malloc(n * sizeof *ctx->line_starts);
+    if (ctx->line_starts == NULL)
+        return AC_ENOMEM;
+    ctx->line_starts[0] = 0;
+    ctx->nlines = 1;
+    for (size_t i = 0; i < ctx->len; i++)
+        if (ctx->buf[i] == '\n')
+            ctx->line_starts[ctx->nlines++] = i + 1;
+    return AC_OK;
+}
+
+ac_loc ac_xml_offset_loc(const ac_pctx *ctx, size_t offset)
+{
+    ac_loc loc = {ctx->file, 0, 0};
+    size_t lo = 0, hi = ctx->nlines;
+    unsigned col = 1;
+    if (ctx->nlines == 0)
+        return loc;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ctx->line_starts[mid] <= offset)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* columns count characters (UTF-8 code points), not bytes */
+    for (size_t i = ctx->line_starts[lo]; i < offset && i < ctx->len; i++)
+        if (((unsigned char)ctx->buf[i] & 0xC0) != 0x80)
+            col++;
+    loc.line = (unsigned)(lo + 1);
+    loc.column = col;
+    return loc;
+}
+
+/* Skip from `i` (pointing at '<') past a construct ending in `end`; returns the offset after it. */
+static size_t skip_past(const char *buf, size_t len, size_t i, const char *end)
+{
+    size_t elen = strlen(end);
+    for (; i + elen <= len; i++)
+        if (memcmp(buf + i, end, elen) == 0)
+            return i + elen;
+    return len;
+}
+
+/* End of a start tag beginning at i ('<'): the offset of its '>', honouring quotes. */
+static size_t tag_end(const char *buf, size_t len, size_t i)
+{
+    char quote = 0;
+    for (; i < len; i++) {
+        char c = buf[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '>') {
+            return i;
+        }
+    }
+    return len;
+}
+
+static int starts_with(const char *buf, size_t len, size_t i, const char *s)
+{
+    size_t n = strlen(s);
+    return i + n <= len && memcmp(buf + i, s, n) == 0;
+}
+
+/* Record the offset of every start tag in document order. */
+static int scan_tags(ac_pctx *ctx)
+{
+    size_t cap = 64, i = 0;
+    const char *b = ctx->buf;
+    size_t len = ctx->len;
+    ctx->tag_offsets = malloc(cap * sizeof *ctx->tag_offsets);
+    if (ctx->tag_offsets == NULL)
+        return AC_ENOMEM;
+    while (i < len) {
+        if (b[i] != '<') {
+            i++;
+            continue;
+        }
+        if (starts_with(b, len, i, "<!--"))
+            i = skip_past(b, len, i + 4, "-->");
+        else if (starts_with(b, len, i, "<![CDATA["))
+            i = skip_past(b, len, i + 9, "]]>");
+        else if (starts_with(b, len, i, "<?"))
+            i = skip_past(b, len, i + 2, "?>");
+        else if (starts_with(b, len, i, "<!") || starts_with(b, len, i, "</"))
+            i = tag_end(b, len, i) + 1;
+        else {
+            if (ctx->ntags == cap) {
+                size_t *t;
+                cap *= 2;
+                t = realloc(ctx->tag_offsets, cap * sizeof *t);
+                if (t == NULL)
+                    return AC_ENOMEM;
+                ctx->tag_offsets = t;
+            }
+            ctx->tag_offsets[ctx->ntags++] = i;
+            i = tag_end(b, len, i) + 1;
+        }
+    }
+    return AC_OK;
+}
+
+static size_t elem_index(const xmlNode *node)
+{
+    uintptr_t v = (uintptr_t)node->_private;
+    return v == 0 ? AC_NONE : (size_t)(v - 1);
+}
+
+ac_loc ac_xml_elem_loc(const ac_pctx *ctx, const xmlNode *node)
+{
+    size_t k = node != NULL ? elem_index(node) : AC_NONE;
+    ac_loc loc = {ctx->file, 0, 0};
+    if (k != AC_NONE && k < ctx->ntags)
+        return ac_xml_offset_loc(ctx, ctx->tag_offsets[k]);
+    if (node != NULL) {
+        long line = xmlGetLineNo(node);
+        loc.line = line > 0 ? (unsigned)line : 0;
+    }
+    return loc;
+}
+
+static int is_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == ':' || (unsigned char)c >= 0x80;
+}
+
+ac_loc ac_xml_attr_loc(const ac_pctx *ctx, const xmlNode *node, const char *attr)
+{
+    size_t k = elem_index(node);
+    size_t i, end, n = strlen(attr);
+    const char *b = ctx->buf;
+    char quote = 0;
+    if (k == AC_NONE || k >= ctx->ntags)
+        return ac_xml_elem_loc(ctx, node);
+    i = ctx->tag_offsets[k] + 1;
+    end = tag_end(b, ctx->len, ctx->tag_offsets[k]);
+    while (i < end && is_name_char(b[i])) /* the element name */
+        i++;
+    for (; i < end; i++) {
+        char c = b[i];
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            quote = c;
+            continue;
+        }
+        if (i + n <= end && memcmp(b + i, attr, n) == 0 && !is_name_char(b[i - 1]) &&
+            !is_name_char(b[i + n])) {
+            size_t j = i + n;
+            while (j < end && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n'))
+                j++;
+            if (j < end && b[j] == '=')
+                return ac_xml_offset_loc(ctx, i);
+        }
+    }
+    return ac_xml_elem_loc(ctx, node);
+}
+
+/* ---- libxml2 errors ---- */
+
+static void trim_message(char *m)
+{
+    size_t n = strlen(m);
+    while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '\r'))
+        m[--n] = '\0';
+}
+
+static void parse_error(void *user, xmlErrorPtr e)
+{
+    xmlParserCtxtPtr pc = user;
+    ac_pctx *ctx = pc != NULL ? pc->_private : NULL;
+    const char *rule = "AC002";
+    char msg[AC_ERROR_MESSAGE_MAX];
+    ac_loc loc;
+    if (ctx == NULL || e == NULL || e->level == XML_ERR_WARNING)
+        return;
+    snprintf(msg, sizeof msg, "%s", e->message != NULL ? e->message : "malformed XML");
+    trim_message(msg);
+    if (e->code == XML_ERR_ENTITY_LOOP || e->code == XML_ERR_UNDECLARED_ENTITY ||
+        e->code == XML_WAR_UNDECLARED_ENTITY || e->code == XML_ERR_ENTITY_PE_INTERNAL)
+        rule = "AC003";
+    if (e->code == XML_ERR_INTERNAL_ERROR && strstr(msg, "depth") != NULL)
+        rule = "AC005";
+    loc.file = ctx->file;
+    loc.line = e->line > 0 ? (unsigned)e->line : 0;
+    loc.column = e->int2 > 0 ? (unsigned)e->int2 : 0;
+    ac_pdiag(ctx, loc, NULL, rule, "malformed XML: %s", msg);
+}
+
+/* Refuse what no architecture file needs and what libxml2 must never see. */
+static int prescan(ac_pctx *ctx)
+{
+    const char *b = ctx->buf;
+    size_t len = ctx->len, i = 0;
+    ac_loc start = {ctx->file, 1, 1};
+    if (len >= 2 && (((unsigned char)b[0] == 0xFE && (unsigned char)b[1] == 0xFF) ||
+                     ((unsigned char)b[0] == 0xFF && (unsigned char)b[1] == 0xFE))) {
+        ac_pdiag(ctx, start, NULL, "AC002", "the file is UTF-16; archcheck reads UTF-8 files");
+        return -1;
+    }
+    if (memchr(b, '\0', len) != NULL) {
+        ac_loc at = ac_xml_offset_loc(ctx, (size_t)((const char *)memchr(b, '\0', len) - b));
+        ac_pdiag(ctx, at, NULL, "AC002", "the file contains a NUL byte: it is not an XML text file");
+        return -1;
+    }
+    if (len == 0) {
+        ac_pdiag(ctx, start, NULL, "AC002", "the file is empty: an <architecture> element is needed");
+        return -1;
+    }
+    /* the prolog: XML declaration, comments, processing instructions, blanks */
+    if (len >= 3 && (unsigned char)b[0] == 0xEF && (unsigned char)b[1] == 0xBB &&
+        (unsigned char)b[2] == 0xBF)
+        i = 3;
+    while (i < len) {
+        if (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')
+            i++;
+        else if (starts_with(b, len, i, "<?"))
+            i = skip_past(b, len, i + 2, "?>");
+        else if (starts_with(b, len, i, "<!--"))
+            i = skip_past(b, len, i + 4, "-->");
+        else if (starts_with(b, len, i, "<!DOCTYPE") || starts_with(b, len, i, "<!ENTITY") ||
+                 starts_with(b, len, i, "<!")) {
+            ac_pdiag(ctx, ac_xml_offset_loc(ctx, i), NULL, "AC003",
+                     "DOCTYPE declarations are not allowed: architecture files need no DTD, and "
+                     "entities (external or nested) are never loaded or expanded");
+            return -1;
+        } else
+            break;
+    }
+    return 0;
+}
+
+/* Number the elements in document order (in _private), strip our namespace, count. */
+static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k, unsigned depth)
+{
+    for (; node != NULL; node = node->next) {
+        if (node->type != XML_ELEMENT_NODE)
+            continue;
+        node->_private = (void *)(uintptr_t)(*k + 1);
+        (*k)++;
+        if (*k > AC_PARSER_MAX_ELEMENTS) {
+            ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
+                     "the file has more than %zu elements", AC_PARSER_MAX_ELEMENTS);
+            return -1;
+        }
+        if (node->ns != NULL) {
+            if (node->ns->href != NULL && strcmp((const char *)node->ns->href, AC_NAMESPACE) == 0) {
+                node->ns = NULL;
+            } else {
+                ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC004",
+                         "element <%s> is in the namespace '%s'; archcheck elements have no "
+                         "namespace or '" AC_NAMESPACE "'",
+                         (const char *)node->name,
+                         node->ns->href != NULL ? (const char *)node->ns->href : "");
+            }
+        }
+        if (number_elements(ctx, node->children, k, depth + 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+xmlDocPtr ac_xml_read(ac_pctx *ctx)
+{
+    xmlParserCtxtPtr pc = NULL;
+    xmlDocPtr doc = NULL;
+    size_t k = 0;
+    int len;
+
+    if (build_line_index(ctx) != AC_OK || scan_tags(ctx) != AC_OK) {
+        ctx->oom = 1;
+        return NULL;
+    }
+    if (prescan(ctx) != 0)
+        return NULL;
+    if (ctx->len > (size_t)INT32_MAX) {
+        ac_loc none = {ctx->file, 0, 0};
+        ac_pdiag(ctx, none, NULL, "AC005", "the file is too large");
+        return NULL;
+    }
+    len = (int)ctx->len;
+    xmlSetExternalEntityLoader(deny_loader);
+    pc = xmlNewParserCtxt();
+    if (pc == NULL) {
+        ctx->oom = 1;
+        return NULL;
+    }
+    pc->_private = ctx;
+    pc->sax->serror = parse_error;
+    doc = xmlCtxtReadMemory(pc, ctx->buf, len, ctx->file, NULL,
+                            XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
+                                XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+    if (doc != NULL && !pc->wellFormed) {
+        xmlFreeDoc(doc);
+        doc = NULL;
+    }
+    xmlFreeParserCtxt(pc);
+    if (doc == NULL) {
+        if (ac_diag_list_count(ctx->diags, AC_SEV_ERROR) == 0) {
+            ac_loc none = {ctx->file, 1, 1};
+            ac_pdiag(ctx, none, NULL, "AC002", "malformed XML: the document cannot be parsed");
+        }
+        return NULL;
+    }
+    if (doc->intSubset != NULL || doc->extSubset != NULL) {
+        ac_loc none = {ctx->file, 1, 1};
+        ac_pdiag(ctx, none, NULL, "AC003", "DOCTYPE declarations are not allowed");
+        xmlFreeDoc(doc);
+        return NULL;
+    }
+    if (number_elements(ctx, xmlDocGetRootElement(doc), &k, 1) != 0) {
+        xmlFreeDoc(doc);
+        return NULL;
+    }
+    if (k != ctx->ntags) /* should not happen; fall back to libxml2's lines */
+        ctx->ntags = 0;
+    return doc;
+}
+
+/* ---- XSD validation ---- */
+
+static void schema_error(void *user, xmlErrorPtr e)
+{
+    ac_pctx *ctx = user;
+    char msg[AC_ERROR_MESSAGE_MAX];
+    char elem[128] = "", attr[128] = "";
+    const char *rest = NULL;
+    const xmlNode *node;
+    ac_loc loc;
+    if (ctx == NULL || e == NULL || e->level == XML_ERR_WARNING)
+        return;
+    snprintf(msg, sizeof msg, "%s", e->message != NULL ? e->message : "invalid document");
+    trim_message(msg);
+    node = e->node;
+    if (node != NULL && node->type == XML_ATTRIBUTE_NODE)
+        node = node->parent;
+    /* "Element 'X'[, attribute 'Y']: rest" */
+    if (sscanf(msg, "Element '%127[^']', attribute '%127[^']':", elem, attr) == 2) {
+        rest = strstr(msg, "': ");
+        rest = rest != NULL ? rest + 3 : msg;
+        /* values are checked (with better messages) when the model is built */
+        if (strncmp(rest, "The attribute", 13) != 0)
+            return;
+        loc = node != NULL ? ac_xml_attr_loc(ctx, node, attr) : ac_xml_elem_loc(ctx, NULL);
+        ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: attribute '%s' is not allowed here", elem,
+                 attr);
+        return;
+    }
+    if (sscanf(msg, "Element '%127[^']':", elem) == 1) {
+        rest = strstr(msg, "': ");
+        rest = rest != NULL ? rest + 3 : msg;
+        if (strstr(rest, "is required but missing") != NULL ||
+            strstr(rest, "No matching global declaration") != NULL)
+            return; /* reported when the model is built */
+        loc = ac_xml_elem_loc(ctx, node);
+        ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s", elem, rest);
+        return;
+    }
+    loc = ac_xml_elem_loc(ctx, node);
+    ac_pdiag(ctx, loc, NULL, "AC004", "%s", msg);
+}
+
+int ac_xml_validate(ac_pctx *ctx, xmlDocPtr doc)
+{
+    xmlSchemaParserCtxtPtr spc;
+    xmlSchemaPtr schema;
+    xmlSchemaValidCtxtPtr vc;
+    int rc;
+    spc = xmlSchemaNewMemParserCtxt((const char *)ac_parser_schema_xsd,
+                                    (int)ac_parser_schema_xsd_len);
+    if (spc == NULL) {
+        ctx->oom = 1;
+        return AC_ENOMEM;
+    }
+    schema = xmlSchemaParse(spc);
+    xmlSchemaFreeParserCtxt(spc);
+    if (schema == NULL) {
+        ac_loc none = {ctx->file, 0, 0};
+        ac_pdiag(ctx, none, NULL, "AC004", "internal error: the embedded schema does not compile");
+        return AC_EINPUT;
+    }
+    vc = xmlSchemaNewValidCtxt(schema);
+    if (vc == NULL) {
+        xmlSchemaFree(schema);
+        ctx->oom = 1;
+        return AC_ENOMEM;
+    }
+    xmlSchemaSetValidStructuredErrors(vc, schema_error, ctx);
+    rc = xmlSchemaValidateDoc(vc, doc);
+    xmlSchemaFreeValidCtxt(vc);
+    xmlSchemaFree(schema);
+    return rc == 0 ? AC_OK : AC_EINPUT;
+}
