@@ -80,6 +80,48 @@ static const ac_rule rules[] = {
      "For example two <faults> elements, two profiles for one source, or two <requirements>."},
     {"AC031", AC_SEV_WARNING, "empty-architecture", "the architecture has no workload or no nodes",
      "Without a source or a population there is nothing to analyse."},
+    {"AC101", AC_SEV_ERROR, "overload", "a node receives more work than it can serve",
+     "The offered load is at or above capacity (utilisation >= 1): queues grow without bound or "
+     "work is lost. Add servers, shorten the service time, or limit the incoming rate."},
+    {"AC102", AC_SEV_ERROR, "unstable-equilibrium",
+     "an equilibrium of the model has an eigenvalue with positive real part",
+     "The steady state is not stable: small perturbations grow. Review the retry and timeout "
+     "settings and the load of the node."},
+    {"AC103", AC_SEV_ERROR, "metastable-failure",
+     "a node has two stable equilibria: a burst can leave it stuck in a bad one",
+     "A metastable failure mode: after a large enough burst, timeouts and retries keep the load "
+     "high even when the burst is over. Cap retries (retry budget), lengthen the timeout, add "
+     "capacity or shed load."},
+    {"AC201", AC_SEV_ERROR, "latency-requirement", "a latency requirement is not met",
+     "The mean or percentile response time exceeds the requirement's max."},
+    {"AC202", AC_SEV_ERROR, "utilization-requirement", "a utilisation requirement is not met",
+     "A node's utilisation exceeds the requirement's max."},
+    {"AC203", AC_SEV_ERROR, "loss-requirement", "a loss requirement is not met",
+     "The fraction of lost, throttled, dead-lettered or failed requests exceeds the max."},
+    {"AC204", AC_SEV_ERROR, "throughput-requirement", "a throughput requirement is not met",
+     "The completed request rate is below the requirement's min."},
+    {"AC205", AC_SEV_ERROR, "headroom-requirement", "the design has less headroom than required",
+     "The workload cannot grow by the required factor before another requirement fails."},
+    {"AC206", AC_SEV_ERROR, "recovery-requirement", "the system does not recover in time",
+     "After a burst or fault ends, the system is not back within its requirements within max."},
+    {"AC207", AC_SEV_ERROR, "scaling-requirement", "autoscaling exceeds its event or cost budget",
+     "Over the profile's horizon, the autoscaler makes more scaling actions or uses more server "
+     "hours than allowed."},
+    {"AC301", AC_SEV_ERROR, "resilience-requirement", "the resilience boundary is below the minimum",
+     "Under the worst-case faults found, the degradation score exceeds tau at a lower workload "
+     "than min-boundary."},
+    {"AC900", AC_SEV_WARNING, "inconclusive",
+     "a check could not be decided: the verdict is INCONCLUSIVE",
+     "The numbers cannot support a verdict: the analysis does not cover this case yet, did not "
+     "converge, or the approximation's error straddles the limit. Run with --validate to settle "
+     "it by simulation where available."},
+    {"AC901", AC_SEV_NOTE, "approximation-range",
+     "an approximation is used outside the range where it is accurate",
+     "For example the mean field with few servers or a load near 1: the report states the "
+     "expected error; simulation settles it."},
+    {"AC902", AC_SEV_NOTE, "truncation", "an unbounded buffer was truncated for the analysis",
+     "The queue-length distribution is truncated where its tail is below 1e-12; the dropped mass "
+     "is reported."},
 };
 
 const ac_rule *ac_rule_find(const char *id)
