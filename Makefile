@@ -36,7 +36,7 @@ TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
               -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 
-MODULES    := common parser solver search report
+MODULES    := common parser solver sim analysis search report
 LIB_SRCS   := $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))
 CLI_SRCS   := $(sort $(wildcard cli/*.c))
 TEST_SRCS  := $(sort $(wildcard tests/test_*.c))

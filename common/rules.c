@@ -80,6 +80,10 @@ static const ac_rule rules[] = {
      "For example two <faults> elements, two profiles for one source, or two <requirements>."},
     {"AC031", AC_SEV_WARNING, "empty-architecture", "the architecture has no workload or no nodes",
      "Without a source or a population there is nothing to analyse."},
+    {"AC032", AC_SEV_ERROR, "routing-cycle", "the routes make jobs circulate forever",
+     "The traffic equations have no finite solution: a cycle of routes sends every job back "
+     "(probabilities summing to 1 around the loop, or fan-out growing around it). Let some of "
+     "the traffic leave the cycle."},
     {"AC101", AC_SEV_ERROR, "overload", "a node receives more work than it can serve",
      "The offered load is at or above capacity (utilisation >= 1): queues grow without bound or "
      "work is lost. Add servers, shorten the service time, or limit the incoming rate."},

@@ -1,0 +1,115 @@
+/*
+ * Headroom (models.md §4): the largest factor alpha by which every source can
+ * be scaled with stability and every load-sensitive requirement (latency,
+ * utilisation, loss) still met. For stability alone, alpha = 1 / max_i rho_i
+ * over the pools with an unbounded buffer (the bottleneck); requirements and
+ * metastability can bind earlier, found by bisection on alpha (monotone: more
+ * load never helps these requirements) to a relative precision of 1e-6.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+
+/* Solve at alpha into a scratch analysis and test the requirements. */
+static int holds_at(const ac_model *m, const ac_analysis_options *opt, ac_analysis *scratch,
+                    double alpha, char *binding, size_t size, size_t *node, ac_error *err,
+                    int *rc)
+{
+    *rc = ac_an_network_solve(m, opt, alpha, scratch, err);
+    if (*rc != AC_OK)
+        return 0;
+    if (m->nrequirements > 0) {
+        *rc = ac_an_e2e_solve(m, scratch, err);
+        if (*rc != AC_OK)
+            return 0;
+    }
+    return ac_an_requirements_hold(m, scratch, binding, size, node);
+}
+
+int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                   ac_error *err)
+{
+    ac_analysis scratch;
+    double alpha_stab = INFINITY, lo, hi;
+    size_t stab_node = AC_NONE, node = AC_NONE;
+    char binding[64] = "";
+    int rc = AC_OK;
+
+    a->has_headroom = 0;
+    if (m->nsources == 0 || m->npopulations > 0)
+        return AC_OK; /* closed or mixed workloads: not defined here */
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *nd = &m->nodes[i];
+        const ac_node_analysis *na = &a->nodes[i];
+        if (nd->kind != AC_NODE_POOL) {
+            if (na->arrival_rate > 0.0)
+                return AC_OK; /* a node the analysis does not model: no headroom */
+            continue;
+        }
+        if (nd->u.pool.buffer == AC_UNBOUNDED && na->arrival_rate > 0.0) {
+            double rho = na->arrival_rate / ((double)nd->u.pool.servers * nd->u.pool.service_rate);
+            /* arrival rates scale linearly with the sources while nothing is lost upstream */
+            if (1.0 / rho < alpha_stab) {
+                alpha_stab = 1.0 / rho;
+                stab_node = i;
+            }
+        }
+    }
+    memset(&scratch, 0, sizeof scratch);
+    scratch.model = m;
+    scratch.nnodes = m->nnodes;
+    scratch.nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *scratch.nodes);
+    if (scratch.nodes == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (headroom)");
+
+    /* an upper bracket: the stability bound, or grow until something fails */
+    if (isfinite(alpha_stab)) {
+        hi = alpha_stab;
+    } else {
+        hi = 1.0;
+        while (hi < 1e6 && holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc))
+            hi *= 2.0;
+        if (rc != AC_OK)
+            goto cleanup;
+    }
+    lo = 0.0;
+    /* is the stability bound itself the answer? test just below it */
+    if (isfinite(alpha_stab) &&
+        holds_at(m, opt, &scratch, alpha_stab * (1.0 - 1e-7), binding, sizeof binding, &node, err,
+                 &rc)) {
+        a->has_headroom = 1;
+        a->headroom = alpha_stab;
+        a->headroom_node = stab_node;
+        snprintf(a->headroom_binding, sizeof a->headroom_binding, "stability");
+        goto cleanup;
+    }
+    if (rc != AC_OK)
+        goto cleanup;
+    while (hi - lo > 1e-6 * hi) {
+        double mid = 0.5 * (lo + hi);
+        char b[64] = "";
+        size_t nd = AC_NONE;
+        if (holds_at(m, opt, &scratch, mid, b, sizeof b, &nd, err, &rc)) {
+            lo = mid;
+        } else {
+            if (rc != AC_OK)
+                goto cleanup;
+            hi = mid;
+            memcpy(binding, b, sizeof binding);
+            node = nd;
+        }
+    }
+    a->has_headroom = 1;
+    a->headroom = lo;
+    a->headroom_node = node;
+    snprintf(a->headroom_binding, sizeof a->headroom_binding, "%s", binding[0] ? binding : "stability");
+cleanup:
+    for (size_t i = 0; i < scratch.nnodes; i++)
+        ac_solver_pool_result_free(scratch.nodes[i].pool);
+    free(scratch.nodes);
+    ac_an_e2e_clear(&scratch.e2e);
+    return rc;
+}

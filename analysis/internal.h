@@ -1,0 +1,116 @@
+/*
+ * Shared declarations of the analysis module (internal to analysis/).
+ */
+#ifndef AC_ANALYSIS_INTERNAL_H
+#define AC_ANALYSIS_INTERNAL_H
+
+#include <stddef.h>
+
+#include "archcheck/analysis.h"
+
+/* ---- traffic.c ---- */
+
+/* The routing matrix: r[i*n + j] = mean jobs at j per completion at i (p * fanout / fanin),
+ * parallel routes included. n = model->nnodes. Caller frees. NULL on allocation failure. */
+double *ac_an_routing_matrix(const ac_model *m);
+
+/* Solve the linear traffic equations lambda = gamma + R^T x where x = lambda .* pass
+ * (pass[i] = the fraction of node i's arrivals passed downstream; NULL = all), gamma the
+ * sources times `scale`. Returns 0, AC_EINPUT (no finite non-negative solution: jobs
+ * circulate; *cycle set), AC_ENOMEM or AC_ENUMERIC. */
+int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, double scale,
+                        double *lambda, ac_error *err);
+
+/* Add an AC032 finding naming the routes that lie on a cycle. */
+void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
+
+/* ---- network.c ---- */
+
+/* Solve every node at workload factor `scale`: traffic equations iterated with the
+ * nodes' losses, each pool solved. Fills a->nodes (freeing any previous solutions).
+ * Returns 0, AC_EINPUT (routing cycle), AC_ENOMEM or AC_ENUMERIC (err set). */
+int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
+                        ac_analysis *a, ac_error *err);
+
+/* Flow on the routes from node `from` to node `to` (jobs/s), at the solved state. */
+double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, size_t to);
+
+/* ---- closed.c ---- */
+
+/* Mean Value Analysis of the closed workloads (<population>): fills the nodes reached by
+ * populations. Returns 0 or a negative status; adds AC900 findings for what it cannot do. */
+int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings, ac_error *err);
+
+/* ---- e2e.c ---- */
+
+/* Combine the nodes' response-time laws along the routes from the sources. */
+int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err);
+void ac_an_e2e_clear(ac_end_to_end *e);
+
+/* ---- findings ---- */
+
+typedef struct ac_an_ctx {
+    const ac_model *model;
+    const ac_analysis_options *opt;
+    ac_analysis *a;
+    ac_diag_list *findings;
+    int oom;
+    /* probing (headroom): the first requirement that fails */
+    int probe_failed;
+    char probe_binding[64];
+    size_t probe_node;
+} ac_an_ctx;
+
+/* Add a finding at `loc` about node `node` (NULL for none). */
+void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node,
+                   const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* stability.c: AC101 overload (nodes and links), AC102 unstable, AC103 metastable, AC901. */
+void ac_an_check_stability(ac_an_ctx *c);
+
+/* Record a check (grows a->checks). */
+void ac_an_add_check(ac_an_ctx *c, const ac_check *check);
+
+/* One requirement's outcome. */
+typedef struct ac_req_outcome {
+    int evaluated;       /* 0: cannot be decided (why in `note`) */
+    int pass;
+    double value, limit; /* in SI units */
+    double rel_error;    /* the value's stated relative error */
+    size_t node;         /* AC_NONE: end to end */
+    char what[64];       /* "latency p95", "utilization", ... */
+    char unit[8];        /* "s", "/s", "" */
+    char note[160];
+} ac_req_outcome;
+
+/* Evaluate every outcome of one requirement (several for "every node" requirements).
+ * Calls `emit` for each. The families, one file each. */
+typedef void (*ac_req_emit)(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o);
+void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+
+/* requirements.c: evaluate every requirement into findings (emit = findings) or into a
+ * pass/fail predicate (for the headroom search). */
+void ac_an_check_requirements(ac_an_ctx *c);
+
+/* Do the requirements that tighten with load (latency, utilization, loss) and stability
+ * all hold in a? Sets binding/node of the first one that fails. */
+int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
+                            size_t *node);
+
+/* headroom.c */
+int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                   ac_error *err);
+
+/* suppress.c: mark the findings silenced by the model's <suppress> elements. */
+void ac_an_apply_suppressions(const ac_model *m, ac_diag_list *findings, size_t first);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * Requirements on load and flow: utilisation (of one node or of every node),
+ * loss (one node or end to end) and throughput (one node or end to end).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+
+void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    const ac_model *m = c->model;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node_analysis *na = &c->a->nodes[i];
+        ac_req_outcome o;
+        if (r->target != AC_NONE && r->target != i)
+            continue;
+        if (r->target == AC_NONE && m->nodes[i].kind != AC_NODE_POOL && !na->analysed)
+            continue; /* reported as not analysed once, by the stability check */
+        memset(&o, 0, sizeof o);
+        o.node = i;
+        o.limit = r->max;
+        snprintf(o.what, sizeof o.what, "utilization");
+        if (!na->analysed) {
+            snprintf(o.note, sizeof o.note, "'%s' is not analysed", m->nodes[i].id);
+        } else {
+            o.value = na->overload ? INFINITY : na->utilization;
+            o.rel_error = na->expected_rel_error;
+            o.evaluated = 1;
+            o.pass = o.value <= o.limit;
+        }
+        emit(c, r, &o);
+    }
+}
+
+void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    ac_req_outcome o;
+    memset(&o, 0, sizeof o);
+    o.node = r->target;
+    o.limit = r->max;
+    snprintf(o.what, sizeof o.what, "loss");
+    if (r->target != AC_NONE) {
+        const ac_node_analysis *na = &c->a->nodes[r->target];
+        if (na->analysed) {
+            o.value = na->loss_probability;
+            o.rel_error = na->expected_rel_error;
+            o.evaluated = 1;
+        } else {
+            snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);
+        }
+    } else if (c->a->e2e.available && !isnan(c->a->e2e.loss_probability)) {
+        o.value = c->a->e2e.loss_probability;
+        o.rel_error = c->a->e2e.expected_rel_error;
+        o.evaluated = 1;
+    } else {
+        snprintf(o.note, sizeof o.note, "the end-to-end loss is not available");
+    }
+    if (o.evaluated)
+        o.pass = o.value <= o.limit;
+    emit(c, r, &o);
+}
+
+void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    ac_req_outcome o;
+    memset(&o, 0, sizeof o);
+    o.node = r->target;
+    o.limit = r->min;
+    snprintf(o.what, sizeof o.what, "throughput");
+    snprintf(o.unit, sizeof o.unit, "/s");
+    if (r->target != AC_NONE) {
+        const ac_node_analysis *na = &c->a->nodes[r->target];
+        if (na->analysed) {
+            o.value = na->throughput;
+            o.rel_error = na->expected_rel_error;
+            o.evaluated = 1;
+        } else {
+            snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);
+        }
+    } else if (c->a->e2e.available && !isnan(c->a->e2e.throughput)) {
+        o.value = c->a->e2e.throughput;
+        o.rel_error = c->a->e2e.expected_rel_error;
+        o.evaluated = 1;
+    } else {
+        snprintf(o.note, sizeof o.note, "the end-to-end throughput is not available");
+    }
+    if (o.evaluated)
+        o.pass = o.value >= o.limit;
+    emit(c, r, &o);
+}

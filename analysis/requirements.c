@@ -1,0 +1,159 @@
+/*
+ * Requirements into checks and findings. Each family evaluates its outcomes
+ * (req_*.c); here they become PASS, FAIL or INCONCLUSIVE: a value within its
+ * stated relative error of the limit cannot support either verdict.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+
+static const char *req_rule(ac_req_kind k)
+{
+    switch (k) {
+    case AC_REQ_LATENCY: return "AC201";
+    case AC_REQ_UTILIZATION: return "AC202";
+    case AC_REQ_LOSS: return "AC203";
+    case AC_REQ_THROUGHPUT: return "AC204";
+    case AC_REQ_HEADROOM: return "AC205";
+    case AC_REQ_RECOVERY: return "AC206";
+    case AC_REQ_SCALING: return "AC207";
+    case AC_REQ_RESILIENCE: return "AC301";
+    }
+    return "AC900";
+}
+
+static void format_value(char *buf, size_t size, double v, const char *unit)
+{
+    if (isinf(v))
+        snprintf(buf, size, "unbounded");
+    else if (strcmp(unit, "s") == 0 && v < 1.0)
+        snprintf(buf, size, "%.4gms", v * 1e3);
+    else
+        snprintf(buf, size, "%.6g%s", v, unit);
+}
+
+/* Does the outcome straddle its limit within the stated error? */
+static int straddles(const ac_req_outcome *o)
+{
+    return o->rel_error > 0.0 && isfinite(o->value) &&
+           fabs(o->value - o->limit) <= o->rel_error * fabs(o->value);
+}
+
+static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+{
+    const ac_model *m = c->model;
+    const char *node_id = o->node != AC_NONE ? m->nodes[o->node].id : NULL;
+    char where[80], val[48], lim[48];
+    ac_check ck;
+    int upper = r->kind != AC_REQ_THROUGHPUT && r->kind != AC_REQ_HEADROOM;
+
+    if (o->node != AC_NONE && r->kind != AC_REQ_HEADROOM)
+        snprintf(where, sizeof where, "of '%s'", node_id);
+    else if (r->kind == AC_REQ_HEADROOM)
+        snprintf(where, sizeof where, "of the workload");
+    else
+        snprintf(where, sizeof where, "end to end");
+    format_value(val, sizeof val, o->value, o->unit);
+    format_value(lim, sizeof lim, o->limit, o->unit);
+
+    memset(&ck, 0, sizeof ck);
+    snprintf(ck.name, sizeof ck.name, "%s %s", o->what, where);
+    ck.has_value = o->evaluated;
+    ck.value = o->value;
+    ck.limit = o->limit;
+    ck.upper = upper;
+    ck.rel_error = o->rel_error;
+    ck.node = o->node;
+    ck.loc = r->loc;
+    snprintf(ck.unit, sizeof ck.unit, "%s", o->unit);
+
+    if (!o->evaluated) {
+        ck.status = AC_CHECK_INCONCLUSIVE;
+        snprintf(ck.rule, sizeof ck.rule, "AC900");
+        ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s",
+                      o->what, where, o->note);
+    } else if (straddles(o)) {
+        ck.status = AC_CHECK_INCONCLUSIVE;
+        snprintf(ck.rule, sizeof ck.rule, "AC900");
+        ac_an_finding(c, "AC900", r->loc, node_id,
+                      "requirement %s %s is undecided: %s is within the approximation's stated "
+                      "error (%.2g%%) of the limit %s",
+                      o->what, where, val, 100.0 * o->rel_error, lim);
+    } else if (o->pass) {
+        ck.status = AC_CHECK_PASS;
+    } else {
+        ck.status = AC_CHECK_FAIL;
+        snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
+        if (r->kind == AC_REQ_HEADROOM)
+            ac_an_finding(c, req_rule(r->kind), r->loc, node_id,
+                          "requirement headroom not met: the workload can grow by a factor of "
+                          "%s before %s fails%s%s, below the required %s",
+                          val, c->a->headroom_binding, node_id != NULL ? " at " : "",
+                          node_id != NULL ? node_id : "", lim);
+        else
+            ac_an_finding(c, req_rule(r->kind), r->loc, node_id,
+                          "requirement %s %s not met: %s %s the %s %s", o->what, where, val,
+                          upper ? "exceeds" : "is below", upper ? "maximum" : "minimum", lim);
+    }
+    ac_an_add_check(c, &ck);
+}
+
+static void dispatch(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    switch (r->kind) {
+    case AC_REQ_LATENCY: ac_req_latency(c, r, emit); break;
+    case AC_REQ_UTILIZATION: ac_req_utilization(c, r, emit); break;
+    case AC_REQ_LOSS: ac_req_loss(c, r, emit); break;
+    case AC_REQ_THROUGHPUT: ac_req_throughput(c, r, emit); break;
+    case AC_REQ_HEADROOM: ac_req_headroom(c, r, emit); break;
+    case AC_REQ_RECOVERY:
+    case AC_REQ_SCALING:
+    case AC_REQ_RESILIENCE: ac_req_deferred(c, r, emit); break;
+    }
+}
+
+void ac_an_check_requirements(ac_an_ctx *c)
+{
+    for (size_t i = 0; i < c->model->nrequirements; i++)
+        dispatch(c, &c->model->requirements[i], emit_finding);
+}
+
+static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+{
+    (void)r;
+    if (c->probe_failed || !o->evaluated || o->pass)
+        return;
+    c->probe_failed = 1;
+    snprintf(c->probe_binding, sizeof c->probe_binding, "%s", o->what);
+    c->probe_node = o->node;
+}
+
+int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
+                            size_t *node)
+{
+    ac_an_ctx c;
+    memset(&c, 0, sizeof c);
+    c.model = m;
+    c.a = a;
+    c.probe_node = AC_NONE;
+    for (size_t i = 0; i < m->nnodes && !c.probe_failed; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        if (na->overload || (na->pool != NULL && na->pool->bistable)) {
+            c.probe_failed = 1;
+            snprintf(c.probe_binding, sizeof c.probe_binding, "stability");
+            c.probe_node = i;
+        }
+    }
+    for (size_t i = 0; i < m->nrequirements && !c.probe_failed; i++) {
+        const ac_requirement *r = &m->requirements[i];
+        if (r->kind == AC_REQ_LATENCY || r->kind == AC_REQ_UTILIZATION || r->kind == AC_REQ_LOSS)
+            dispatch(&c, r, emit_probe);
+    }
+    if (c.probe_failed) {
+        snprintf(binding, size, "%s", c.probe_binding);
+        *node = c.probe_node;
+    }
+    return !c.probe_failed;
+}

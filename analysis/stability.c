@@ -1,0 +1,102 @@
+/*
+ * Stability findings: overload (AC101) of nodes and links, an unstable operating
+ * equilibrium (AC102), two stable equilibria: a metastable failure mode (AC103),
+ * nodes not analysed (AC900), approximations outside their accurate range (AC901).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+#include "common/strbuf.h"
+
+static void describe_equilibrium(ac_strbuf *sb, const char *name, const ac_solver_pool_result *r,
+                                 size_t e)
+{
+    const ac_solver_equilibrium *eq = &r->equilibria[e];
+    const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
+    ac_strbuf_printf(sb,
+                     "%s equilibrium: %.4g jobs per server, mean response %.4gs, timeout "
+                     "fraction %.3g, effective load %.4g (%.6g jobs/s against a capacity of "
+                     "%.6g jobs/s)\n",
+                     name, k->mean_jobs, k->mean_response_time, k->timeout_fraction,
+                     k->effective_arrival_rate / ((double)r->servers * r->service_rate),
+                     k->effective_arrival_rate, (double)r->servers * r->service_rate);
+}
+
+void ac_an_check_stability(ac_an_ctx *c)
+{
+    const ac_model *m = c->model;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *node = &m->nodes[i];
+        const ac_node_analysis *na = &c->a->nodes[i];
+        const ac_solver_pool_result *r = na->pool;
+        if (!na->analysed) {
+            if (node->kind != AC_NODE_POOL)
+                ac_an_finding(c, "AC900", node->loc, node->id,
+                              "%s '%s' is not analysed: archcheck %s models pools only, so the "
+                              "verdict is inconclusive",
+                              ac_node_kind_name(node->kind), node->id, AC_VERSION);
+            else
+                ac_an_finding(c, "AC900", node->loc, node->id,
+                              "pool '%s' could not be solved (no convergence or beyond the "
+                              "solver's limits): the verdict is inconclusive",
+                              node->id);
+            continue;
+        }
+        if (na->overload) {
+            double cap = (double)node->u.pool.servers * node->u.pool.service_rate;
+            ac_an_finding(c, "AC101", node->loc, node->id,
+                          "pool '%s' is overloaded: %.6g jobs/s arrive against a capacity of "
+                          "%.6g jobs/s (utilisation %.4g); its queues grow without bound",
+                          node->id, na->arrival_rate, cap, na->arrival_rate / cap);
+            continue;
+        }
+        if (r == NULL)
+            continue;
+        if (r->bistable) {
+            ac_strbuf sb = {0};
+            ac_an_finding(c, "AC103", node->loc, node->id,
+                          "pool '%s' has two stable equilibria: a metastable failure mode (a "
+                          "burst can leave it stuck in the bad one)",
+                          node->id);
+            describe_equilibrium(&sb, "good", r, r->good);
+            describe_equilibrium(&sb, "bad", r, r->bad);
+            if (isfinite(r->smallest_burst.duration))
+                ac_strbuf_printf(&sb,
+                                 "smallest burst that tips it: %.6g extra jobs/s for %.4gs (%.6g "
+                                 "jobs)",
+                                 r->smallest_burst.extra_rate, r->smallest_burst.duration,
+                                 r->smallest_burst.jobs);
+            else
+                ac_strbuf_append(&sb, "no burst tried tipped it; the bad state is reached from a "
+                                      "full start");
+            if (sb.data != NULL && ac_diag_set_detail(c->findings, sb.data) != AC_OK)
+                c->oom = 1;
+            ac_strbuf_free(&sb);
+        } else if (r->nequilibria > 0 && !r->equilibria[r->operating].stable) {
+            ac_an_finding(c, "AC102", node->loc, node->id,
+                          "the operating equilibrium of pool '%s' is unstable (largest eigenvalue "
+                          "real part %.4g/s)",
+                          node->id, r->equilibria[r->operating].max_real_eigenvalue);
+        }
+        if (na->expected_rel_error > 0.05)
+            ac_an_finding(c, "AC901", node->loc, node->id,
+                          "the %s numbers of pool '%s' have an expected error of %.1f%% (%zu "
+                          "servers, load %.3g)",
+                          ac_solver_approx_name(na->approximation), node->id,
+                          100.0 * na->expected_rel_error, node->u.pool.servers, r->load);
+    }
+    for (size_t l = 0; l < m->nlinks; l++) {
+        const ac_link *lk = &m->links[l];
+        double flow;
+        if (isinf(lk->capacity))
+            continue;
+        flow = ac_an_link_flow(m, c->a, lk->from, lk->to);
+        if (flow >= lk->capacity)
+            ac_an_finding(c, "AC101", lk->loc, lk->id != NULL ? lk->id : m->nodes[lk->from].id,
+                          "the link from '%s' to '%s' is overloaded: %.6g jobs/s against a "
+                          "capacity of %.6g jobs/s",
+                          m->nodes[lk->from].id, m->nodes[lk->to].id, flow, lk->capacity);
+    }
+}

@@ -1,0 +1,203 @@
+/*
+ * The traffic equations of an open network (models.md §4):
+ *
+ *     Lambda = gamma + R^T (Lambda .* pass)
+ *
+ * with R_ij = p * fanout / fanin summed over the routes i -> j (parallel routes
+ * included: they add to the others), gamma the source rates and pass_i the
+ * fraction of node i's arrivals that it passes downstream (1 without loss).
+ * Solved exactly by LU (GSL) up to AC_AN_DENSE_MAX nodes; above, by the sparse
+ * iteration Lambda <- gamma + R^T (Lambda .* pass), exact after the depth of an
+ * acyclic network and geometric with feedback. A singular system or a negative
+ * or non-finite solution means that jobs circulate forever.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+
+#include "analysis/internal.h"
+#include "common/strbuf.h"
+
+#define AC_AN_DENSE_MAX 1500
+
+double *ac_an_routing_matrix(const ac_model *m)
+{
+    size_t n = m->nnodes;
+    double *r = calloc(n * n > 0 ? n * n : 1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        const ac_route *rt = &m->routes[k];
+        r[rt->from * n + rt->to] += rt->p * (double)rt->fanout / (double)rt->fanin;
+    }
+    return r;
+}
+
+static void source_rates(const ac_model *m, double scale, double *gamma)
+{
+    memset(gamma, 0, m->nnodes * sizeof *gamma);
+    for (size_t s = 0; s < m->nsources; s++)
+        gamma[m->sources[s].to] += scale * m->sources[s].rate;
+}
+
+static int solve_dense(const ac_model *m, const double *r, const double *pass, const double *gamma,
+                       double *lambda, ac_error *err)
+{
+    size_t n = m->nnodes;
+    gsl_matrix *a = gsl_matrix_alloc(n, n);
+    gsl_permutation *perm = gsl_permutation_alloc(n);
+    gsl_vector_const_view b = gsl_vector_const_view_array(gamma, n);
+    gsl_vector_view x = gsl_vector_view_array(lambda, n);
+    int signum, rc = AC_OK, st;
+    if (a == NULL || perm == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+        goto cleanup;
+    }
+    /* (I - R^T diag(pass)) Lambda = gamma: row j, column i holds -R_ij pass_i */
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < n; i++)
+            gsl_matrix_set(a, j, i,
+                           (i == j ? 1.0 : 0.0) - r[i * n + j] * (pass != NULL ? pass[i] : 1.0));
+    st = gsl_linalg_LU_decomp(a, perm, &signum);
+    if (st == GSL_SUCCESS) {
+        double det = gsl_linalg_LU_det(a, signum);
+        if (!(fabs(det) > 1e-300))
+            st = GSL_ESING;
+    }
+    if (st == GSL_SUCCESS)
+        st = gsl_linalg_LU_solve(a, perm, &b.vector, &x.vector);
+    if (st != GSL_SUCCESS) {
+        rc = AC_EINPUT;
+        goto cleanup;
+    }
+cleanup:
+    gsl_permutation_free(perm);
+    gsl_matrix_free(a);
+    return rc;
+}
+
+static int solve_sparse(const ac_model *m, const double *pass, const double *gamma, double *lambda,
+                        ac_error *err)
+{
+    size_t n = m->nnodes;
+    double *next = malloc(n * sizeof *next);
+    double total = 0.0;
+    int rc = AC_ENUMERIC;
+    if (next == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+    for (size_t i = 0; i < n; i++)
+        total += gamma[i];
+    memcpy(lambda, gamma, n * sizeof *lambda);
+    for (size_t it = 0; it < 1000000; it++) {
+        double change = 0.0, sum = 0.0;
+        memcpy(next, gamma, n * sizeof *next);
+        for (size_t k = 0; k < m->nroutes; k++) {
+            const ac_route *rt = &m->routes[k];
+            next[rt->to] += lambda[rt->from] * (pass != NULL ? pass[rt->from] : 1.0) * rt->p *
+                            (double)rt->fanout / (double)rt->fanin;
+        }
+        for (size_t i = 0; i < n; i++) {
+            change = fmax(change, fabs(next[i] - lambda[i]));
+            sum += next[i];
+        }
+        memcpy(lambda, next, n * sizeof *lambda);
+        if (!isfinite(sum) || sum > 1e15 * (total + 1.0)) {
+            rc = AC_EINPUT;
+            break;
+        }
+        if (change <= 1e-13 * (sum + 1e-300)) {
+            rc = AC_OK;
+            break;
+        }
+    }
+    if (rc == AC_ENUMERIC)
+        ac_error_set(err, rc, "the traffic equations did not converge");
+    free(next);
+    return rc;
+}
+
+int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, double scale,
+                        double *lambda, ac_error *err)
+{
+    size_t n = m->nnodes;
+    double *gamma = malloc((n > 0 ? n : 1) * sizeof *gamma);
+    double total = 0.0;
+    int rc;
+    if (gamma == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+    source_rates(m, scale, gamma);
+    for (size_t i = 0; i < n; i++)
+        total += gamma[i];
+    rc = n <= AC_AN_DENSE_MAX ? solve_dense(m, r, pass, gamma, lambda, err)
+                              : solve_sparse(m, pass, gamma, lambda, err);
+    if (rc == AC_OK) {
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(lambda[i]) || lambda[i] < -1e-9 * (total + 1.0)) {
+                rc = AC_EINPUT;
+                break;
+            }
+            if (lambda[i] < 0.0)
+                lambda[i] = 0.0;
+        }
+    }
+    free(gamma);
+    return rc;
+}
+
+/* Routes on a cycle: route i -> j with j reaching i. */
+void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings)
+{
+    size_t n = m->nnodes;
+    unsigned char *seen = malloc(n > 0 ? n : 1);
+    size_t *stack = malloc((n > 0 ? n : 1) * sizeof *stack);
+    ac_strbuf detail = {0};
+    size_t first = AC_NONE;
+    if (seen == NULL || stack == NULL)
+        goto cleanup;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        const ac_route *rt = &m->routes[k];
+        size_t top = 0;
+        int cyc = 0;
+        memset(seen, 0, n);
+        stack[top++] = rt->to;
+        seen[rt->to] = 1;
+        while (top > 0 && !cyc) {
+            size_t u = stack[--top];
+            if (u == rt->from) {
+                cyc = 1;
+                break;
+            }
+            for (size_t q = 0; q < m->nroutes; q++)
+                if (m->routes[q].from == u && !seen[m->routes[q].to]) {
+                    seen[m->routes[q].to] = 1;
+                    stack[top++] = m->routes[q].to;
+                }
+        }
+        if (!cyc)
+            continue;
+        if (first == AC_NONE)
+            first = k;
+        ac_strbuf_printf(&detail, "%sline %u: route from '%s' to '%s' (p=%g, fanout %zu, fanin %zu)",
+                         detail.len ? "\n" : "", rt->loc.line, m->nodes[rt->from].id,
+                         m->nodes[rt->to].id, rt->p, rt->fanout, rt->fanin);
+    }
+    if (first != AC_NONE) {
+        const ac_route *rt = &m->routes[first];
+        if (ac_diag_add(findings, "AC032", m->file, rt->loc.line, rt->loc.column,
+                        m->nodes[rt->from].id,
+                        "jobs circulate forever: the traffic equations have no finite solution "
+                        "(the routes below form a cycle that returns every job)") == AC_OK &&
+            detail.data != NULL)
+            ac_diag_set_detail(findings, detail.data);
+    } else {
+        ac_diag_add(findings, "AC032", m->file, m->loc.line, m->loc.column, NULL,
+                    "the traffic equations have no finite solution");
+    }
+cleanup:
+    ac_strbuf_free(&detail);
+    free(seen);
+    free(stack);
+}

@@ -1,0 +1,129 @@
+/*
+ * archcheck: the analysis of a whole architecture and its verdict logic.
+ *
+ * ac_analysis_run takes a validated model and
+ *   1. solves the traffic equations of the open network (routes with probability, fan-out,
+ *      fan-in, parallel branches) for every node's arrival rate, iterating with the nodes'
+ *      losses until the flows are consistent;
+ *   2. solves every node at its arrival rate (pools: ac_solver_pool_solve), or the closed
+ *      network of a <population> by Mean Value Analysis;
+ *   3. combines the nodes' response-time distributions into the end-to-end one;
+ *   4. turns the numbers into findings: stability (AC1xx), requirements (AC2xx), notes on
+ *      the analysis (AC9xx), honouring <suppress>;
+ *   5. finds the headroom: the largest factor by which every source can grow with every
+ *      requirement still met (bisection).
+ *
+ * A check that the analysis cannot decide (a node kind not modelled yet, no convergence, an
+ * approximation whose stated error straddles the limit) is an AC900 finding, which makes the
+ * verdict INCONCLUSIVE: archcheck never says PASS without numbers to support it.
+ *
+ * Units: seconds, jobs per second, fractions.
+ */
+#ifndef ARCHCHECK_ANALYSIS_H
+#define ARCHCHECK_ANALYSIS_H
+
+#include <stddef.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+#include "archcheck/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ac_analysis_options {
+    ac_solver_options solver;
+    int headroom;      /* 1: compute the headroom factor (default 1) */
+} ac_analysis_options;
+
+/* Fill `opt` with the defaults. */
+void ac_analysis_options_init(ac_analysis_options *opt);
+
+/* The steady state of one node. */
+typedef struct ac_node_analysis {
+    int analysed;              /* 0 when the node's kind is not modelled (see note) */
+    int overload;              /* load >= 1 with an unbounded buffer */
+    double arrival_rate;       /* offered jobs/s (first attempts) */
+    double throughput;         /* jobs/s completed and passed downstream */
+    double utilization;        /* fraction of server capacity busy */
+    double loss_probability;   /* fraction of requests that fail (lost, or timed out after
+                                  every retry) */
+    double mean_jobs;          /* per server (pools) */
+    double mean_response_time; /* s */
+    double p50, p95, p99;      /* s */
+    ac_solver_approx approximation;
+    double expected_rel_error; /* stated relative error of the numbers (0 for exact) */
+    ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
+} ac_node_analysis;
+
+/* End-to-end numbers of the open workload (sources), combined along the routes. */
+typedef struct ac_end_to_end {
+    int available;             /* 0 when there is no open workload or it cannot be combined */
+    int percentiles;           /* 1 when p50/p95/p99 are available */
+    double throughput;         /* requests/s completed */
+    double loss_probability;   /* fraction of requests that fail somewhere */
+    double mean_response_time; /* s */
+    double p50, p95, p99;      /* s */
+    double expected_rel_error;
+    double *grid_t, *grid_ccdf; /* P(T > t) on a grid (owned), or NULL */
+    size_t grid_n;
+} ac_end_to_end;
+
+typedef enum ac_check_status {
+    AC_CHECK_PASS = 0,
+    AC_CHECK_FAIL,
+    AC_CHECK_INCONCLUSIVE
+} ac_check_status;
+
+/* "pass", "fail", "inconclusive". */
+const char *ac_check_status_name(ac_check_status s);
+
+/* One check (a requirement on one node or end to end, or the stability of a node), passed
+ * or not: the rows of a report's table and the test cases of JUnit. */
+typedef struct ac_check {
+    char name[160];      /* "latency p95 (end to end)", "stability of web", ... */
+    char rule[8];        /* the rule of its finding when it does not pass */
+    ac_check_status status;
+    int has_value;
+    double value, limit; /* SI units */
+    char unit[8];        /* "s", "/s", "" */
+    int upper;           /* 1: value must be <= limit; 0: >= limit */
+    double rel_error;    /* the value's stated relative error */
+    size_t node;         /* AC_NONE: end to end */
+    ac_loc loc;          /* the requirement's (or node's) element */
+    int suppressed;      /* its finding was suppressed */
+} ac_check;
+
+typedef struct ac_analysis {
+    const ac_model *model;     /* borrowed */
+    double scale;              /* the workload factor analysed (1 = as written) */
+    ac_node_analysis *nodes;   /* one per model node */
+    size_t nnodes;
+    ac_end_to_end e2e;
+    int has_headroom;
+    double headroom;           /* the largest workload factor meeting every requirement */
+    size_t headroom_node;      /* the node that binds first, AC_NONE if none */
+    char headroom_binding[64]; /* what binds: "stability", "utilization", "latency p95", ... */
+    ac_check *checks;          /* every check, in the file's order (owned) */
+    size_t nchecks;
+} ac_analysis;
+
+/*
+ * Analyse `model` (which must be valid: from ac_parser_parse_*). Findings (AC1xx, AC2xx,
+ * AC9xx) are appended to `findings` with the model's file and the element's location;
+ * suppressed ones are marked so, with the reason. On success *out is a new analysis
+ * (free with ac_analysis_free). Returns 0, AC_ENOMEM, or AC_EINPUT when the routing makes
+ * jobs circulate forever (an AC032 finding names the routes).
+ */
+int ac_analysis_run(const ac_model *model, const ac_analysis_options *opt, ac_analysis **out,
+                    ac_diag_list *findings, ac_error *err);
+
+/* Free an analysis. NULL is a no-op. */
+void ac_analysis_free(ac_analysis *analysis);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

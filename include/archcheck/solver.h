@@ -1,0 +1,237 @@
+/*
+ * archcheck: the steady-state solver of one server pool (spec/models.md sections 1-3).
+ *
+ * A pool of N identical exponential servers (rate mu) receives Poisson arrivals at a total
+ * rate Lambda (jobs per second). Its dispatch policy decides which server an arrival joins:
+ *
+ *   random, power-of-d, jsq, jiq   one FCFS queue per server. The state is the mean-field
+ *                                  vector q: q[k-1] = fraction of servers holding at least
+ *                                  k jobs, k = 1..dim (q_0 = 1, q_{dim+1} = 0). Its ODE is
+ *                                  dq_k/dt = Lambda_eff(q)/N * a_k(q) - mu (q_k - q_{k+1}),
+ *                                  a_k(q) the probability that an arrival joins a server
+ *                                  holding k-1 jobs (the policy's law, see below).
+ *   shared-queue                   one FCFS queue for all N servers (M/M/N or M/M/N/N+B),
+ *                                  solved exactly; its fluid state is x = n/N (dim 1),
+ *                                  dx/dt = Lambda/N - mu min(x, 1).
+ *
+ * Policy laws (with q_0 = 1; "N" the number of servers):
+ *   random      a_k = q_{k-1} - q_k                 (exact for any N: independent M/M/1/K)
+ *   power-of-d  a_k = q_{k-1}^d - q_k^d             (both samplings; distinct sampling adds a
+ *                                                    1/N drift term used by the refined mean field)
+ *   jsq         a_k = q_{k-1}^N - q_k^N             (power-of-d with d = N: tends to the JSQ fluid
+ *                                                    limit q_1 = rho, q_k = 0 for k >= 2)
+ *   jiq         a_1 = 1 - q_1^N, a_k = q_1^(N-1) (q_{k-1} - q_k) for k >= 2
+ *                                                   (idle server if any, else random; q_1^N is
+ *                                                    the chance that no server is idle when servers
+ *                                                    are busy independently; tends to q_1 = min(rho, 1))
+ *
+ * Timeouts and retries (section 3): with timeout theta and r retries, the probability that a
+ * request copy is lost or times out is P_to(q) = sum_k a_k P(Erlang(k, mu) > theta) + P(lost),
+ * and Lambda_eff(q) = Lambda * sum_{i=0..r} P_to(q)^i.
+ *
+ * Units: seconds, jobs per second; probabilities in [0, 1]. All functions return 0 or a
+ * negative AC_E* status (error.h) and then fill `err` (which may be NULL).
+ */
+#ifndef ARCHCHECK_SOLVER_H
+#define ARCHCHECK_SOLVER_H
+
+#include <stddef.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a number comes from. */
+typedef enum ac_solver_approx {
+    AC_SOLVER_APPROX_EXACT = 0,  /* closed form or exact Markov chain */
+    AC_SOLVER_APPROX_MEAN_FIELD, /* the N -> infinity fixed point */
+    AC_SOLVER_APPROX_REFINED,    /* mean field + 1/N term (Gast and Van Houdt 2017) */
+    AC_SOLVER_APPROX_FLUID       /* fluid limit (transients of a shared queue) */
+} ac_solver_approx;
+
+/* "exact", "mean-field", "refined" or "fluid" (the names of spec/output.md). Never NULL. */
+const char *ac_solver_approx_name(ac_solver_approx approx);
+
+/* When the headline numbers use the refined mean field. */
+typedef enum ac_solver_refine {
+    AC_SOLVER_REFINE_AUTO = 0, /* when servers < refine_below and the policy has one */
+    AC_SOLVER_REFINE_NEVER,
+    AC_SOLVER_REFINE_ALWAYS /* whenever the policy has one */
+} ac_solver_refine;
+
+typedef struct ac_solver_options {
+    double tail_tolerance; /* truncation of an unbounded (or long) buffer: the dropped mass
+                              sum_{k>K} q_k stays below this; default 1e-12 */
+    double residual_tolerance; /* Newton stops when max_k |f_k(q)| <= this * (lambda + mu)
+                                  (per-server rates); default 1e-13 */
+    double rtol, atol;         /* integration tolerances (GSL msbdf); default 1e-8, 1e-11 */
+    double max_time;           /* integration horizon before giving up, in units of 1/mu;
+                                  default 1e6 */
+    ac_solver_refine refine;   /* default AUTO */
+    size_t refine_below;       /* default 100 servers */
+    int all_starts;    /* 1: integrate from empty and full even when the equilibrium is
+                          provably unique (no retries); default 0 */
+    int burst_search;  /* 1: find the smallest burst that tips a bistable pool; default 1 */
+} ac_solver_options;
+
+/* Fill `opt` with the defaults above. */
+void ac_solver_options_init(ac_solver_options *opt);
+
+/* The numbers at one equilibrium. Rates are for the whole pool. */
+typedef struct ac_solver_kpi {
+    double mean_jobs;          /* per server (E[L] = sum_k q_k) */
+    double throughput;         /* jobs completed per second, pool (N mu q_1) */
+    double utilization;        /* busy fraction of the servers, q_1 */
+    double loss_probability;   /* fraction of arriving copies lost to a full buffer */
+    double mean_response_time; /* s, of an accepted copy (Little: E[L] / (mu q_1)) */
+    double wait_probability;   /* an accepted copy waits before service */
+    double mean_wait;          /* s */
+    double p50, p95, p99;      /* s, response-time percentiles of an accepted copy */
+    double timeout_fraction;   /* P_to: copies that time out or are lost (0 without timeout and
+                                  without loss) */
+    double effective_arrival_rate; /* jobs/s including retries, pool */
+    ac_solver_approx approximation;            /* of every number above */
+    double expected_rel_error;  /* expected relative error of mean_jobs against the finite-N pool
+                                   (0 for exact; see ac_solver_pool_solve) */
+} ac_solver_kpi;
+
+/* Where an equilibrium was found from (bit mask). */
+enum {
+    AC_SOLVER_FROM_EMPTY = 1,
+    AC_SOLVER_FROM_FULL = 2,
+    AC_SOLVER_FROM_CLOSED_FORM = 4,
+    AC_SOLVER_FROM_BETWEEN = 8 /* Newton between two stable equilibria (a saddle) */
+};
+
+/* Opaque: a response-time law (a mixture of Erlang laws), owned by the result. */
+typedef struct ac_solver_rtd ac_solver_rtd;
+
+typedef struct ac_solver_equilibrium {
+    double *q;   /* q[k-1], k = 1..dim (shared-queue: dim 1, the fluid state n/N) */
+    size_t dim;
+    unsigned found_from; /* AC_SOLVER_FROM_* bits */
+    int stable;          /* every eigenvalue of the Jacobian has a negative real part */
+    double max_real_eigenvalue; /* 1/s, the slowest decay rate (largest real part) */
+    double max_eigenvalue_imag; /* its imaginary part */
+    size_t unstable_eigenvalues; /* count with a positive real part */
+    double relaxation_time;      /* s, -1/max_real_eigenvalue; INFINITY if not stable */
+    int lyapunov_solved;         /* 1 when J S + S J^T + Q = 0 was solved */
+    int lyapunov_pd;             /* 1 when its solution S is positive definite */
+    double mean_jobs_std;        /* std of the mean jobs per server at N servers,
+                                    sqrt(1^T S 1 / N) (NAN when not solved) */
+    ac_solver_kpi mean_field;    /* at q (approximation exact or mean-field) */
+    int has_refined;
+    ac_solver_kpi refined;       /* mean field + 1/N (has_refined) */
+    ac_solver_rtd *rtd;          /* response law at q (refined law when refined is the headline) */
+} ac_solver_equilibrium;
+
+/* A burst: extra_rate jobs/s added to the pool's arrivals for `duration` seconds. */
+typedef struct ac_solver_burst {
+    double extra_rate; /* jobs/s, pool */
+    double duration;   /* s, the shortest that tips the pool; INFINITY when none does */
+    double jobs;       /* extra_rate * duration: the burst's size in jobs */
+} ac_solver_burst;
+
+typedef struct ac_solver_pool_result {
+    ac_dispatch dispatch;
+    size_t servers;
+    double arrival_rate;  /* jobs/s, pool (as given) */
+    double service_rate;  /* per server */
+    double load;          /* rho = arrival_rate / (servers * service_rate) */
+    int overload;         /* 1: rho >= 1 with an unbounded buffer; no equilibrium exists and
+                             nequilibria = 0 (the queues grow without bound) */
+    size_t buffer;        /* as in ac_pool (AC_UNBOUNDED possible) */
+    size_t truncation;    /* levels K of the state actually solved */
+    double tail_mass;     /* bound on the dropped mass sum_{k>K} q_k (0 when K = buffer) */
+    int unique;           /* 1: the equilibrium is provably unique (no retries: the flux
+                             equations have one solution) */
+
+    ac_solver_equilibrium *equilibria; /* stable ones first, by mean jobs */
+    size_t nequilibria;
+    size_t operating;     /* index of the equilibrium reached from empty */
+
+    ac_solver_kpi kpi;    /* the headline numbers: the operating equilibrium, refined or not */
+
+    int bistable;         /* two stable equilibria: a metastable failure mode */
+    size_t good, bad;     /* their indices (bistable) */
+    ac_solver_burst *bursts; /* tried burst sizes (bistable and burst_search) */
+    size_t nbursts;
+    ac_solver_burst smallest_burst; /* the one with the fewest jobs (duration INFINITY if none) */
+} ac_solver_pool_result;
+
+/*
+ * Solve the steady state of `pool` under a total arrival rate `arrival_rate` (jobs/s, >= 0).
+ *
+ * Method: an unbounded buffer is truncated at the smallest K whose closed-form tail mass is
+ * below opt->tail_tolerance (also a finite buffer longer than that); rho >= 1 with an unbounded
+ * buffer is reported as overload without integrating. Without retries the equilibrium is
+ * unique (flux equations) and is found by Newton from the closed form and by implicit Euler
+ * with growing steps from empty; with retries the ODE is integrated (GSL msbdf, analytic
+ * Jacobian) from empty and from full (which bracket every equilibrium, the system being
+ * cooperative), each limit polished by Newton. For each equilibrium: eigenvalues of J,
+ * the Lyapunov equation J S + S J^T + Q = 0, the KPIs, the refined mean field
+ * q + V/N with J V = -1/2 sum_ij d2f/dq_i dq_j S_ij - g (power-of-d and random only).
+ *
+ * Headline approximation: exact for random without retries and for shared-queue without
+ * retries; refined when opt->refine says so; else mean-field. expected_rel_error is
+ * |refined - mean field| / mean field for the mean field, its square for the refined
+ * numbers, and for jsq/jiq the gap to the M/M/N lower bound.
+ *
+ * `opt` may be NULL (defaults). On success *out owns a new result (free it with
+ * ac_solver_pool_result_free). Returns 0, AC_EINVAL (bad parameters), AC_ENOMEM,
+ * AC_ENUMERIC (no convergence) or AC_ELIMIT (state too large: more than 10^7 levels, or
+ * a dense analysis above 1500 levels).
+ */
+int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
+                         ac_solver_pool_result **out, ac_error *err);
+
+/* Free a result. NULL is a no-op. */
+void ac_solver_pool_result_free(ac_solver_pool_result *result);
+
+/* P(T > t) for the response time T (s) of an accepted job at equilibrium `eq` (t >= 0, s).
+ * NAN when eq is out of range. */
+double ac_solver_pool_ccdf(const ac_solver_pool_result *result, size_t eq, double t);
+
+/* P(W > t) for the waiting time W (s) before service at equilibrium `eq`. */
+double ac_solver_pool_wait_ccdf(const ac_solver_pool_result *result, size_t eq, double t);
+
+/* The p-quantile (0 < p < 1) of the response time (wait = 0) or the waiting time (wait = 1)
+ * at equilibrium `eq`, in s, into *out. Returns 0 or AC_EINVAL / AC_ENUMERIC. */
+int ac_solver_pool_quantile(const ac_solver_pool_result *result, size_t eq, double p, int wait,
+                            double *out, ac_error *err);
+
+/*
+ * The pool's ODE on plain arrays, for transient integration (one pool's block of a network).
+ * The model holds scratch space: use one model per thread.
+ */
+typedef struct ac_solver_pool_model ac_solver_pool_model;
+
+/* A model of `pool` at total arrival rate `arrival_rate` (jobs/s) with `dim` levels (0: the
+ * automatic truncation of ac_solver_pool_solve; a finite buffer caps dim). */
+int ac_solver_pool_model_new(const ac_pool *pool, double arrival_rate, size_t dim,
+                             ac_solver_pool_model **out, ac_error *err);
+void ac_solver_pool_model_free(ac_solver_pool_model *model);
+
+/* The state dimension. */
+size_t ac_solver_pool_model_dim(const ac_solver_pool_model *model);
+
+/* Change the total arrival rate (jobs/s, >= 0), e.g. for a time-varying profile. */
+void ac_solver_pool_model_set_arrival_rate(ac_solver_pool_model *model, double arrival_rate);
+
+/* out[k] = dq_k/dt at q (both of length dim), 1/s. */
+void ac_solver_pool_model_drift(ac_solver_pool_model *model, const double *q, double *out);
+
+/* out[i*dim + j] = d f_i / d q_j at q (row-major dim x dim), 1/s. */
+void ac_solver_pool_model_jacobian(ac_solver_pool_model *model, const double *q, double *out);
+
+/* The departure rate of the pool at q, jobs/s (N mu q_1): the flow routed downstream. */
+double ac_solver_pool_model_departures(const ac_solver_pool_model *model, const double *q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * Finding equilibria of a pool's ODE dq/dt = f(q): Newton on the analytic Jacobian, implicit
+ * Euler with growing steps (pseudo-transient continuation), and GSL's msbdf integrator.
+ *
+ * Internal convention: a method that merely fails to converge returns AC_ENUMERIC without
+ * setting `err` (the caller decides whether to try something else); `err` is set for real
+ * failures (memory, GSL errors).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "solver/pool.h"
+
+static double scale_of(const ac_solver_pool_model *m)
+{
+    return m->lambda + m->extra + m->mu;
+}
+
+static double max_abs(size_t n, const double *v)
+{
+    double r = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            return INFINITY;
+        r = fmax(r, fabs(v[i]));
+    }
+    return r;
+}
+
+static void clamp_unit(size_t n, double *q)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        q[i] = q[i] < 0.0 ? 0.0 : (q[i] > 1.0 ? 1.0 : q[i]);
+}
+
+/*
+ * Newton's method on f(q) = 0: J(q) dq = -f(q), q <- q + dq (kept in [0, 1]^n), until
+ * max|f| <= tol (lambda + mu) and the step is at rounding level.
+ */
+int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *err)
+{
+    size_t n = m->n, it;
+    double *f = malloc(n * sizeof *f), *J = malloc(n * n * sizeof *J);
+    double *q0 = malloc(n * sizeof *q0), s = scale_of(m);
+    int rc = AC_ENUMERIC;
+    if (f == NULL || J == NULL || q0 == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (Newton, %zu levels)", n);
+        goto cleanup;
+    }
+    memcpy(q0, q, n * sizeof *q0);
+    for (it = 0; it < 60; it++) {
+        double res, step;
+        size_t i;
+        ac_solver_model_drift(m, q, f);
+        res = max_abs(n, f);
+        if (!isfinite(res))
+            break;
+        ac_solver_model_jacobian(m, q, J);
+        for (i = 0; i < n; i++)
+            f[i] = -f[i];
+        if (ac_solver_lu_solve(n, J, f, err) < 0)
+            break;
+        step = max_abs(n, f);
+        if (!isfinite(step))
+            break;
+        for (i = 0; i < n; i++)
+            q[i] += f[i];
+        clamp_unit(n, q);
+        if (res <= tol * s && step <= 1e-9) {
+            rc = 0;
+            break;
+        }
+    }
+    if (rc == 0) {
+        ac_solver_model_drift(m, q, f);
+        if (!(max_abs(n, f) <= tol * s * 10.0))
+            rc = AC_ENUMERIC;
+    }
+    if (rc != 0)
+        memcpy(q, q0, n * sizeof *q0);
+cleanup:
+    free(f);
+    free(J);
+    free(q0);
+    return rc;
+}
+
+/*
+ * Implicit Euler with growing steps h: y - q - h f(y) = 0 solved by Newton
+ * ((I - h J(y)) dy = -(y - q - h f(y))), h tripled after a success, quartered after a
+ * failure; once max|f| is small, plain Newton (h = infinity) finishes. Without retries the
+ * pool has one equilibrium (its flux equations have one solution) and the cooperative ODE
+ * converges to it from every state, so following the flow loosely with large steps is safe.
+ */
+int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                  ac_error *err)
+{
+    size_t n = m->n, step, it, i;
+    double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g), *f = malloc(n * sizeof *f);
+    double *J = malloc(n * n * sizeof *J), s = scale_of(m), h = 0.5 / s, res;
+    int rc = AC_ENUMERIC, ok;
+    if (y == NULL || g == NULL || f == NULL || J == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (implicit Euler, %zu levels)", n);
+        goto cleanup;
+    }
+    for (step = 0; step < 400; step++) {
+        ac_solver_model_drift(m, q, f);
+        res = max_abs(n, f);
+        if (!isfinite(res))
+            break;
+        if (res <= 1e-6 * s) {
+            memcpy(y, q, n * sizeof *y);
+            if (ac_solver_newton(m, y, opt->residual_tolerance, err) == 0) {
+                memcpy(q, y, n * sizeof *y);
+                rc = 0;
+                break;
+            }
+            if (err != NULL && err->code == AC_ENOMEM)
+                break;
+        }
+        memcpy(y, q, n * sizeof *y);
+        ok = 0;
+        for (it = 0; it < 12; it++) {
+            double dmax;
+            ac_solver_model_drift(m, y, f);
+            ac_solver_model_jacobian(m, y, J);
+            for (i = 0; i < n; i++) {
+                size_t j;
+                g[i] = -(y[i] - q[i] - h * f[i]);
+                for (j = 0; j < n; j++)
+                    J[i * n + j] = (i == j ? 1.0 : 0.0) - h * J[i * n + j];
+            }
+            if (ac_solver_lu_solve(n, J, g, err) < 0)
+                break;
+            dmax = max_abs(n, g);
+            if (!isfinite(dmax))
+                break;
+            for (i = 0; i < n; i++)
+                y[i] += g[i];
+            clamp_unit(n, y);
+            if (dmax <= 1e-12) {
+                ok = 1;
+                break;
+            }
+        }
+        if (ok) {
+            memcpy(q, y, n * sizeof *y);
+            h = fmin(h * 3.0, 1e15 / s);
+        } else {
+            h *= 0.25;
+            if (h < 1e-12 / s)
+                break;
+        }
+    }
+cleanup:
+    free(y);
+    free(g);
+    free(f);
+    free(J);
+    return rc;
+}
+
+static int ode_f(double t, const double y[], double dydt[], void *params)
+{
+    (void)t;
+    ac_solver_model_drift(params, y, dydt);
+    return GSL_SUCCESS;
+}
+
+static int ode_jac(double t, const double y[], double *dfdy, double dfdt[], void *params)
+{
+    ac_solver_pool_model *m = params;
+    size_t i;
+    (void)t;
+    ac_solver_model_jacobian(m, y, dfdy);
+    for (i = 0; i < m->n; i++)
+        dfdt[i] = 0.0;
+    return GSL_SUCCESS;
+}
+
+static gsl_odeiv2_driver *driver_new(ac_solver_pool_model *m, gsl_odeiv2_system *sys,
+                                     const ac_solver_options *opt)
+{
+    gsl_odeiv2_driver *d;
+    sys->function = ode_f;
+    sys->jacobian = ode_jac;
+    sys->dimension = m->n;
+    sys->params = m;
+    d = gsl_odeiv2_driver_alloc_y_new(sys, gsl_odeiv2_step_msbdf, 1e-3 / scale_of(m), opt->atol,
+                                      opt->rtol);
+    if (d != NULL)
+        gsl_odeiv2_driver_set_nmax(d, 1000000);
+    return d;
+}
+
+/* Integrate dq/dt = f(q) over [0, t_end] (s) with msbdf and the analytic Jacobian. */
+int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
+                        const ac_solver_options *opt, ac_error *err)
+{
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *d = driver_new(m, &sys, opt);
+    double t = 0.0;
+    int status;
+    if (d == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu levels)", m->n);
+    status = gsl_odeiv2_driver_apply(d, &t, t_end, q);
+    gsl_odeiv2_driver_free(d);
+    clamp_unit(m->n, q);
+    if (status != GSL_SUCCESS)
+        return ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", t,
+                            gsl_strerror(status));
+    return 0;
+}
+
+/* 1 when every eigenvalue of J(q) has a negative real part */
+static int is_stable(ac_solver_pool_model *m, const double *q, ac_error *err, int *stable)
+{
+    size_t n = m->n, unstable;
+    double *J = malloc(n * n * sizeof *J), re, im, lo;
+    int rc;
+    if (J == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (Jacobian of %zu)", n);
+    ac_solver_model_jacobian(m, q, J);
+    rc = ac_solver_eigen(n, J, &re, &im, &lo, &unstable, err);
+    *stable = rc == 0 && re < 0.0;
+    free(J);
+    return rc;
+}
+
+/*
+ * Follow the flow from q to its limit: msbdf over chunks of doubling length; once max|f| is
+ * small, Newton polishes a copy, accepted when the polished point is a stable equilibrium
+ * (a trajectory only lingers near a saddle). Gives up after opt->max_time / mu.
+ */
+int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                     ac_error *err)
+{
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *d = driver_new(m, &sys, opt);
+    size_t n = m->n;
+    double *f = malloc(n * sizeof *f), *y = malloc(n * sizeof *y);
+    double t = 0.0, chunk = 1.0 / m->mu, horizon = opt->max_time / m->mu, s = scale_of(m);
+    int rc = 0, status, stable;
+    if (d == NULL || f == NULL || y == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu levels)", n);
+        goto cleanup;
+    }
+    for (;;) {
+        status = gsl_odeiv2_driver_apply(d, &t, t + chunk, q);
+        if (status != GSL_SUCCESS) {
+            rc = ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", t,
+                              gsl_strerror(status));
+            goto cleanup;
+        }
+        ac_solver_model_drift(m, q, f);
+        if (max_abs(n, f) <= 1e-5 * s) {
+            memcpy(y, q, n * sizeof *y);
+            if (ac_solver_newton(m, y, opt->residual_tolerance, err) == 0) {
+                rc = is_stable(m, y, err, &stable);
+                if (rc < 0)
+                    goto cleanup;
+                if (stable) {
+                    memcpy(q, y, n * sizeof *y);
+                    goto cleanup;
+                }
+            }
+            if (err != NULL && err->code == AC_ENOMEM) {
+                rc = AC_ENOMEM;
+                goto cleanup;
+            }
+        }
+        if (t >= horizon) {
+            rc = ac_error_set(err, AC_ENUMERIC,
+                              "the %s pool did not settle within %g s (a limit cycle?)",
+                              m->policy->name, horizon);
+            goto cleanup;
+        }
+        chunk *= 2.0;
+        if (t + chunk > horizon)
+            chunk = horizon - t;
+    }
+cleanup:
+    if (d != NULL)
+        gsl_odeiv2_driver_free(d);
+    free(f);
+    free(y);
+    return rc;
+}

@@ -1,0 +1,249 @@
+/*
+ * Dispatch `shared-queue`: one FCFS queue for all N servers, the M/M/N (unbounded) or
+ * M/M/N/N+B queue, solved exactly in steady state:
+ *   p_n ∝ a^n / n! (n <= N),  p_n ∝ a^N / N! (a/N)^(n-N) (n > N),  a = Lambda / mu.
+ * An accepted arrival that finds n >= N jobs waits Erlang(n - N + 1, N mu); its response time
+ * adds an Exp(mu) service, which is a Geometric(1/N) number of Exp(N mu) phases, so both laws
+ * are Erlang mixtures of rate N mu. Unbounded: Erlang C, P(W > t) = C e^{-(N mu - Lambda) t}.
+ * Transients use the fluid limit dx/dt = Lambda/N - mu min(x, 1), x = n/N (arrivals lost at
+ * x = 1 + B/N).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "solver/pool.h"
+
+/* f = lambda [x < 1 + B/N] - mu min(x, 1) */
+static void shared_drift(const ac_solver_pool_model *m, const double *q, double *f)
+{
+    double x = q[0];
+    f[0] = (x < m->buffer_x ? m->lambda + m->extra : 0.0) - m->mu * (x < 1.0 ? x : 1.0);
+}
+
+static void shared_jacobian(const ac_solver_pool_model *m, const double *q, double *J)
+{
+    J[0] = q[0] < 1.0 ? -m->mu : 0.0;
+}
+
+const ac_solver_policy ac_solver_policy_shared_queue = {
+    .name = "shared-queue",
+    .independent = 0,
+    .admit = NULL,
+    .admit_jacobian = NULL,
+    .admit_hessian = NULL,
+    .admit_finite_n = NULL,
+    .closed_form = NULL,
+    .drift = shared_drift,
+    .jacobian = shared_jacobian,
+};
+
+/* Erlang C: C(N, a) = N B / (N - a (1 - B)), B = Erlang B by B_n = a B_{n-1} / (n + a B_{n-1}). */
+double ac_solver_erlang_c(size_t servers, double a)
+{
+    double b = 1.0, N = (double)servers;
+    size_t n;
+    for (n = 1; n <= servers; n++)
+        b = a * b / ((double)n + a * b);
+    return N * b / (N - a * (1.0 - b));
+}
+
+/* The response mixture from the wait mixture: w'_m = (1 - p) w'_{m-1} + p w_{m-1}, p = 1/N
+ * (W plus a Geometric(p) number of phases), until the remaining mass is below 1e-17. */
+static int response_from_wait(const double *w, size_t nw, double N, double **out, size_t *nout,
+                              ac_error *err)
+{
+    double p = 1.0 / N, left = 1.0, *r;
+    size_t extra = 1, m, n;
+    if (p < 1.0)
+        extra = (size_t)ceil(log(1e-17) / log1p(-p)) + 1;
+    if (nw + extra > AC_SOLVER_LEVELS_MAX)
+        return ac_error_set(err, AC_ELIMIT, "response-time law of %zu phases over the limit",
+                            nw + extra);
+    n = nw + extra;
+    r = malloc(n * sizeof *r);
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
+    r[0] = 0.0;
+    for (m = 1; m < n; m++) {
+        r[m] = (1.0 - p) * r[m - 1] + p * (m - 1 < nw ? w[m - 1] : 0.0);
+        left -= r[m];
+        if (m >= nw && left < 1e-17) {
+            n = m + 1;
+            break;
+        }
+    }
+    *out = r;
+    *nout = n;
+    return 0;
+}
+
+int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
+                           const ac_solver_options *opt, ac_solver_pool_result *r,
+                           ac_error *err)
+{
+    double N = (double)pool->servers, mu = pool->service_rate, a = arrival_rate / mu;
+    double rho = a / N, alpha = N * mu, *w = NULL, *resp = NULL, *lp = NULL;
+    double mean_n, var_n, loss, thr, lmax, z, C;
+    size_t nw, nresp = 0, j, n, B = pool->buffer, top;
+    ac_solver_equilibrium *eq;
+    ac_solver_kpi *k;
+    int rc = 0;
+    (void)opt;
+
+    if (pool->retries > 0)
+        return ac_error_set(err, AC_EINVAL,
+                            "retries on a shared-queue pool are not supported by the solver yet");
+    r->equilibria = calloc(1, sizeof *r->equilibria);
+    if (r->equilibria == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (result)");
+    r->nequilibria = 1;
+    r->truncation = 1;
+    r->unique = 1;
+    eq = &r->equilibria[0];
+    k = &eq->mean_field;
+
+    if (B == AC_UNBOUNDED) {
+        /* Erlang C (rho < 1 here) */
+        C = pool->servers > 0 ? ac_solver_erlang_c(pool->servers, a) : 1.0;
+        nw = 2;
+        while (C * pow(rho, (double)(nw - 1)) > 1e-17 && nw < AC_SOLVER_LEVELS_MAX)
+            nw++;
+        w = malloc(nw * sizeof *w);
+        if (w == NULL) {
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N)");
+            goto cleanup;
+        }
+        w[0] = 1.0 - C;
+        for (j = 1; j < nw; j++)
+            w[j] = C * (1.0 - rho) * pow(rho, (double)(j - 1));
+        mean_n = a + C * rho / (1.0 - rho);
+        /* E[n^2] = sum_{m<N} m^2 p_m + sum_{i>=0} (N+i)^2 C (1-rho) rho^i
+                 = sum_{m<N} m^2 p_m + C (N^2 + 2N rho/(1-rho) + rho(1+rho)/(1-rho)^2);
+           p_m (m < N) in log space, normalised to P(n < N) = 1 - C */
+        {
+            double lpn = 0.0, lmx = 0.0, norm = 0.0, sm2 = 0.0;
+            size_t m;
+            lp = malloc((pool->servers + 1) * sizeof *lp);
+            if (lp == NULL) {
+                rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N)");
+                goto cleanup;
+            }
+            for (m = 0; m < pool->servers; m++) {
+                if (m > 0)
+                    lpn += log(a) - log((double)m);
+                lp[m] = lpn;
+                lmx = fmax(lmx, lpn);
+            }
+            for (m = 0; m < pool->servers; m++)
+                norm += exp(lp[m] - lmx);
+            for (m = 0; m < pool->servers; m++)
+                sm2 += (double)m * (double)m * (1.0 - C) * exp(lp[m] - lmx) / norm;
+            var_n = sm2 +
+                    C * (N * N + 2.0 * N * rho / (1.0 - rho) +
+                         rho * (1.0 + rho) / ((1.0 - rho) * (1.0 - rho))) -
+                    mean_n * mean_n;
+        }
+        loss = 0.0;
+        thr = arrival_rate;
+    } else {
+        /* M/M/N/N+B in log space */
+        top = pool->servers + B;
+        lp = malloc((top + 1) * sizeof *lp);
+        if (lp == NULL) {
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
+            goto cleanup;
+        }
+        lp[0] = 0.0;
+        lmax = 0.0;
+        for (n = 1; n <= top; n++) {
+            lp[n] = lp[n - 1] + log(a) - log(n <= pool->servers ? (double)n : N);
+            if (a == 0.0)
+                lp[n] = -INFINITY;
+            lmax = fmax(lmax, lp[n]);
+        }
+        z = 0.0;
+        for (n = 0; n <= top; n++)
+            z += exp(lp[n] - lmax);
+        mean_n = 0.0;
+        var_n = 0.0;
+        for (n = 0; n <= top; n++) {
+            double p = exp(lp[n] - lmax) / z;
+            mean_n += (double)n * p;
+            var_n += (double)n * (double)n * p;
+        }
+        var_n -= mean_n * mean_n;
+        loss = exp(lp[top] - lmax) / z;
+        thr = arrival_rate * (1.0 - loss);
+        nw = B + 1;
+        w = malloc(nw * sizeof *w);
+        if (w == NULL) {
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
+            goto cleanup;
+        }
+        w[0] = 0.0;
+        for (n = 0; n < pool->servers && n < top; n++)
+            w[0] += exp(lp[n] - lmax) / z / (1.0 - loss);
+        for (j = 1; j < nw; j++)
+            w[j] = exp(lp[pool->servers + j - 1] - lmax) / z / (1.0 - loss);
+        C = 1.0 - w[0];
+    }
+
+    rc = response_from_wait(w, nw, N, &resp, &nresp, err);
+    if (rc < 0)
+        goto cleanup;
+    eq->rtd = calloc(1, sizeof *eq->rtd);
+    if (eq->rtd == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (result)");
+        goto cleanup;
+    }
+    rc = ac_solver_mix_init(&eq->rtd->wait, alpha, w, nw, err);
+    if (rc == 0)
+        rc = ac_solver_mix_init(&eq->rtd->response, alpha, resp, nresp, err);
+    if (rc < 0)
+        goto cleanup;
+
+    eq->dim = 1;
+    eq->q = malloc(sizeof *eq->q);
+    if (eq->q == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (result)");
+        goto cleanup;
+    }
+    eq->q[0] = fmin(rho, B == AC_UNBOUNDED ? INFINITY : 1.0 + (double)B / N);
+    eq->found_from = AC_SOLVER_FROM_CLOSED_FORM;
+    eq->stable = 1;
+    eq->max_real_eigenvalue = -mu; /* the fluid limit's */
+    eq->max_eigenvalue_imag = 0.0;
+    eq->relaxation_time = 1.0 / mu;
+    eq->lyapunov_solved = 1;
+    eq->lyapunov_pd = var_n > 0.0;
+    eq->mean_jobs_std = sqrt(var_n > 0.0 ? var_n : 0.0) / N;
+
+    k->mean_jobs = mean_n / N;
+    k->throughput = thr;
+    k->utilization = thr / (N * mu);
+    k->loss_probability = loss;
+    k->mean_response_time = thr > 0.0 ? mean_n / thr : 1.0 / mu;
+    k->wait_probability = C;
+    k->mean_wait = eq->rtd->wait.mean;
+    rc = ac_solver_mix_quantile(&eq->rtd->response, 0.50, &k->p50, err);
+    if (rc == 0)
+        rc = ac_solver_mix_quantile(&eq->rtd->response, 0.95, &k->p95, err);
+    if (rc == 0)
+        rc = ac_solver_mix_quantile(&eq->rtd->response, 0.99, &k->p99, err);
+    if (rc < 0)
+        goto cleanup;
+    k->timeout_fraction =
+        pool->timeout > 0.0
+            ? loss + (1.0 - loss) * ac_solver_mix_ccdf(&eq->rtd->response, pool->timeout)
+            : loss;
+    k->effective_arrival_rate = arrival_rate;
+    k->approximation = AC_SOLVER_APPROX_EXACT;
+    k->expected_rel_error = 0.0;
+    r->kpi = *k;
+    r->operating = 0;
+cleanup:
+    free(w);
+    free(resp);
+    free(lp);
+    return rc;
+}

@@ -1,0 +1,143 @@
+/*
+ * Internal to solver/: the pool model, the dispatch-policy interface, linear algebra,
+ * response-time laws. Nothing here is part of the public API (include/archcheck/solver.h).
+ */
+#ifndef AC_SOLVER_POOL_H
+#define AC_SOLVER_POOL_H
+
+#include <stddef.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+#include "archcheck/solver.h"
+
+/* Largest state for dense linear algebra (eigenvalues, Newton, msbdf). */
+#define AC_SOLVER_DENSE_MAX 1500
+/* Largest state for the Lyapunov equation. */
+#define AC_SOLVER_LYAP_MAX 400
+/* Largest truncation of an unbounded buffer. */
+#define AC_SOLVER_LEVELS_MAX 10000000
+
+/*
+ * A dispatch policy: the law a_k(q) by which an arrival joins a server holding k-1 jobs.
+ * The generic model adds departures, timeouts and retries:
+ *   f_k(q) = lambda S(P(q)) a_k(q) - mu (q_k - q_{k+1}).
+ * A new policy is one new file defining one of these.
+ */
+typedef struct ac_solver_policy {
+    const char *name;
+    /* 1: servers are independent (the mean field is exact without retries) */
+    int independent;
+    /* a[k-1], k = 1..n: the law; returns the lost fraction 1 - sum_k a_k */
+    double (*admit)(const ac_solver_pool_model *m, const double *q, double *a);
+    /* da[(k-1) n + (j-1)] = d a_k / d q_j; da is zeroed by the caller */
+    void (*admit_jacobian)(const ac_solver_pool_model *m, const double *q, double *da);
+    /* h[k-1] = sum_ij d2 a_k / dq_i dq_j W_ij (W symmetric n x n); NULL: no refined mean field */
+    void (*admit_hessian)(const ac_solver_pool_model *m, const double *q, const double *W,
+                          double *h);
+    /* b: the finite-N law is a + b/N + o(1/N); NULL when b = 0 */
+    void (*admit_finite_n)(const ac_solver_pool_model *m, const double *q, double *b);
+    /* q_k of the unbounded-buffer fixed point at per-server load rho < 1 */
+    double (*closed_form)(const ac_solver_pool_model *m, double rho, size_t k);
+    /* a whole drift and Jacobian replacing the generic ones (shared-queue); usually NULL */
+    void (*drift)(const ac_solver_pool_model *m, const double *q, double *f);
+    void (*jacobian)(const ac_solver_pool_model *m, const double *q, double *J);
+} ac_solver_policy;
+
+/* power-of-d's law with exponent m->d, shared with jsq (policy_pod.c). */
+double ac_solver_pod_admit(const ac_solver_pool_model *m, const double *q, double *a);
+void ac_solver_pod_admit_jacobian(const ac_solver_pool_model *m, const double *q, double *da);
+double ac_solver_pod_closed_form(const ac_solver_pool_model *m, double rho, size_t k);
+
+extern const ac_solver_policy ac_solver_policy_random;
+extern const ac_solver_policy ac_solver_policy_power_of_d;
+extern const ac_solver_policy ac_solver_policy_jsq;
+extern const ac_solver_policy ac_solver_policy_jiq;
+extern const ac_solver_policy ac_solver_policy_shared_queue;
+
+struct ac_solver_pool_model {
+    const ac_solver_policy *policy;
+    size_t n;         /* state dimension */
+    int real_buffer;  /* 1: q_{n+1} = 0 is the buffer (losses are real); 0: a truncation */
+    double servers;   /* N */
+    double lambda;    /* per-server arrival rate of fresh requests, 1/s */
+    double extra;     /* per-server extra arrival rate (bursts), 1/s */
+    double mu;        /* service rate, 1/s */
+    double d;         /* sampling exponent: power-of-d d, jsq/jiq N */
+    int distinct;     /* power-of-d with distinct sampling */
+    size_t retries;
+    double theta;     /* timeout, s; 0: none */
+    double buffer_x;  /* shared-queue: most jobs per server, 1 + B/N (INFINITY: unbounded) */
+    double *c;        /* c[k-1] = P(Erlang(k, mu) <= theta): joining level k, no timeout */
+    double *a, *gp;   /* scratch: the law a_k, grad P */
+};
+
+/* Drift and Jacobian (model.c). */
+void ac_solver_model_drift(ac_solver_pool_model *m, const double *q, double *f);
+void ac_solver_model_jacobian(ac_solver_pool_model *m, const double *q, double *J);
+
+/* The per-server arrival rate lambda_eff(q) = (lambda + extra) S(P(q)) and P(q); fills m->a. */
+double ac_solver_model_rate(ac_solver_pool_model *m, const double *q, double *p_to,
+                            double *loss);
+
+/* S(P) = sum_{i=0..r} P^i and its first two derivatives. */
+void ac_solver_retry_sum(size_t r, double p, double *s, double *s1, double *s2);
+
+/* Allocate a model of dimension n (policy, rates set by the caller). */
+int ac_solver_model_alloc(size_t n, ac_solver_pool_model **out, ac_error *err);
+
+/* Build the model of a pool (dim 0: automatic); *tail_out the truncation's dropped mass. */
+int ac_solver_model_build(const ac_pool *pool, double arrival_rate, size_t dim,
+                          const ac_solver_options *opt, ac_solver_pool_model **out,
+                          double *tail_out, ac_error *err);
+
+/* Linear algebra (linalg.c). Matrices row-major. */
+int ac_solver_lu_solve(size_t n, double *A, double *b, ac_error *err);
+int ac_solver_eigen(size_t n, const double *J, double *max_re, double *max_im,
+                    double *min_re, size_t *unstable, ac_error *err);
+int ac_solver_lyapunov(size_t n, const double *J, const double *Q, double min_re, double max_re,
+                       double *W, ac_error *err);
+int ac_solver_is_pd(size_t n, const double *W, int *pd, ac_error *err);
+
+/* Equilibrium search (equilibrium.c). q has dimension m->n. */
+int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *err);
+int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                  ac_error *err);
+int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
+                        const ac_solver_options *opt, ac_error *err);
+int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                     ac_error *err);
+
+/* Response-time laws (rtd.c). A mixture sum_m w_m Erlang(m, rate), m = 0..n-1 (Erlang(0) = 0). */
+typedef struct ac_solver_mix {
+    double rate;  /* 1/s */
+    size_t n;
+    double *tail; /* tail[i] = sum_{m > i} w_m, i = 0..n-1 */
+    double mean;  /* s */
+} ac_solver_mix;
+
+/* The laws of one equilibrium: the wait W and the response T = W + service. */
+struct ac_solver_rtd {
+    ac_solver_mix wait, response;
+};
+
+int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n, ac_error *err);
+void ac_solver_mix_clear(ac_solver_mix *mx);
+double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t);
+int ac_solver_mix_quantile(const ac_solver_mix *mx, double p, double *out, ac_error *err);
+void ac_solver_rtd_free(ac_solver_rtd *r);
+/* A pool queue's laws from the accepted law pi[k] (k jobs ahead, k = 0..n-1, rate mu). */
+int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out,
+                        ac_error *err);
+/* P(Erlang(k, rate) <= t) for k = 1..n into out[k-1]. */
+void ac_solver_erlang_cdf_levels(double rate, double t, size_t n, double *out);
+
+/* Erlang C: P(wait) in M/M/N at offered load a = Lambda/mu < N (policy_shared.c). */
+double ac_solver_erlang_c(size_t servers, double a);
+
+/* Shared queue (policy_shared.c): exact M/M/N/N+B. */
+int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
+                           const ac_solver_options *opt, ac_solver_pool_result *r,
+                           ac_error *err);
+
+#endif

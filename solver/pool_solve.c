@@ -1,0 +1,787 @@
+/*
+ * ac_solver_pool_solve: equilibria of a pool, their stability, KPIs, the refined mean field,
+ * and the bursts that tip a bistable pool (spec/models.md sections 1-3).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver/pool.h"
+
+/* Equilibria closer than this (max norm on q) are one. */
+#define MERGE_TOL 1e-6
+/* Levels below this are dropped from the Lyapunov equation (their noise is nil). */
+#define LYAP_LEVEL_MIN 1e-14
+
+void ac_solver_options_init(ac_solver_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->tail_tolerance = 1e-12;
+    opt->residual_tolerance = 1e-13;
+    opt->rtol = 1e-8;
+    opt->atol = 1e-11;
+    opt->max_time = 1e6;
+    opt->refine = AC_SOLVER_REFINE_AUTO;
+    opt->refine_below = 100;
+    opt->all_starts = 0;
+    opt->burst_search = 1;
+}
+
+const char *ac_solver_approx_name(ac_solver_approx approx)
+{
+    switch (approx) {
+    case AC_SOLVER_APPROX_EXACT: return "exact";
+    case AC_SOLVER_APPROX_MEAN_FIELD: return "mean-field";
+    case AC_SOLVER_APPROX_REFINED: return "refined";
+    case AC_SOLVER_APPROX_FLUID: return "fluid";
+    }
+    return "mean-field";
+}
+
+static void equilibrium_clear(ac_solver_equilibrium *eq)
+{
+    free(eq->q);
+    eq->q = NULL;
+    ac_solver_rtd_free(eq->rtd);
+    eq->rtd = NULL;
+}
+
+void ac_solver_pool_result_free(ac_solver_pool_result *result)
+{
+    size_t i;
+    if (result == NULL)
+        return;
+    for (i = 0; i < result->nequilibria; i++)
+        equilibrium_clear(&result->equilibria[i]);
+    free(result->equilibria);
+    free(result->bursts);
+    free(result);
+}
+
+double ac_solver_pool_ccdf(const ac_solver_pool_result *result, size_t eq, double t)
+{
+    if (result == NULL || eq >= result->nequilibria || result->equilibria[eq].rtd == NULL)
+        return NAN;
+    return ac_solver_mix_ccdf(&result->equilibria[eq].rtd->response, t);
+}
+
+double ac_solver_pool_wait_ccdf(const ac_solver_pool_result *result, size_t eq, double t)
+{
+    if (result == NULL || eq >= result->nequilibria || result->equilibria[eq].rtd == NULL)
+        return NAN;
+    return ac_solver_mix_ccdf(&result->equilibria[eq].rtd->wait, t);
+}
+
+int ac_solver_pool_quantile(const ac_solver_pool_result *result, size_t eq, double p, int wait,
+                            double *out, ac_error *err)
+{
+    const ac_solver_rtd *r;
+    if (result == NULL || out == NULL || eq >= result->nequilibria ||
+        result->equilibria[eq].rtd == NULL)
+        return ac_error_set(err, AC_EINVAL, "no equilibrium %zu", eq);
+    r = result->equilibria[eq].rtd;
+    return ac_solver_mix_quantile(wait ? &r->wait : &r->response, p, out, err);
+}
+
+/* ---------------------------------------------------------------- candidates */
+
+typedef struct cand_list {
+    double **q;
+    unsigned *from;
+    size_t count, cap;
+} cand_list;
+
+static void cand_list_clear(cand_list *c)
+{
+    size_t i;
+    for (i = 0; i < c->count; i++)
+        free(c->q[i]);
+    free(c->q);
+    free(c->from);
+    memset(c, 0, sizeof *c);
+}
+
+/* Add q (copied) found from `from`, or merge it with a known one. */
+static int cand_add(cand_list *c, size_t n, const double *q, unsigned from, ac_error *err)
+{
+    size_t i, k;
+    for (i = 0; i < c->count; i++) {
+        double dmax = 0.0;
+        for (k = 0; k < n; k++)
+            dmax = fmax(dmax, fabs(c->q[i][k] - q[k]));
+        if (dmax < MERGE_TOL) {
+            c->from[i] |= from;
+            return 0;
+        }
+    }
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 4;
+        double **q2 = realloc(c->q, cap * sizeof *q2);
+        unsigned *f2;
+        if (q2 == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
+        c->q = q2;
+        f2 = realloc(c->from, cap * sizeof *f2);
+        if (f2 == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
+        c->from = f2;
+        c->cap = cap;
+    }
+    c->q[c->count] = malloc(n * sizeof *q);
+    if (c->q[c->count] == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
+    memcpy(c->q[c->count], q, n * sizeof *q);
+    c->from[c->count] = from;
+    c->count++;
+    return 0;
+}
+
+/* M/M/1/K of random dispatch: q_k = (rho^k - rho^(K+1)) / (1 - rho^(K+1)) (rho^k unbounded),
+ * written with sigma = 1/rho when rho > 1, (K+1-k)/(K+1) at rho = 1. */
+static void random_exact(const ac_solver_pool_model *m, size_t buffer, double *q)
+{
+    double rho = m->lambda / m->mu, K = (double)buffer;
+    size_t k;
+    for (k = 1; k <= m->n; k++) {
+        double dk = (double)k;
+        if (buffer == AC_UNBOUNDED)
+            q[k - 1] = pow(rho, dk);
+        else if (rho < 1.0)
+            q[k - 1] = (pow(rho, dk) - pow(rho, K + 1.0)) / (1.0 - pow(rho, K + 1.0));
+        else if (rho > 1.0)
+            q[k - 1] = (1.0 - pow(1.0 / rho, K + 1.0 - dk)) / (1.0 - pow(1.0 / rho, K + 1.0));
+        else
+            q[k - 1] = (K + 1.0 - dk) / (K + 1.0);
+    }
+}
+
+/* Candidates: without retries the equilibrium is unique (closed form + Newton, implicit Euler
+ * from empty); with retries msbdf from empty and from full, then Newton between two stable
+ * ones for the saddle. */
+static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
+                           const ac_solver_options *opt, cand_list *c, ac_error *err)
+{
+    size_t n = m->n, k;
+    double *q = malloc(n * sizeof *q), rho = m->lambda / m->mu;
+    int rc = 0;
+    if (q == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
+    if (m->retries == 0 && m->policy->independent) {
+        random_exact(m, pool->buffer, q);
+        rc = cand_add(c, n, q, AC_SOLVER_FROM_CLOSED_FORM, err);
+        goto cleanup;
+    }
+    if (n > AC_SOLVER_DENSE_MAX) {
+        rc = ac_error_set(err, AC_ELIMIT, "a %s pool state of %zu levels is over the limit %d",
+                          m->policy->name, n, AC_SOLVER_DENSE_MAX);
+        goto cleanup;
+    }
+    if (m->retries == 0) {
+        if (rho < 1.0 && m->policy->closed_form != NULL) {
+            for (k = 0; k < n; k++)
+                q[k] = m->policy->closed_form(m, rho, k + 1);
+            if (ac_solver_newton(m, q, opt->residual_tolerance, err) == 0) {
+                rc = cand_add(c, n, q, AC_SOLVER_FROM_CLOSED_FORM, err);
+                if (rc < 0)
+                    goto cleanup;
+            }
+        }
+        memset(q, 0, n * sizeof *q);
+        if (ac_solver_ptc(m, q, opt, err) == 0) {
+            rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
+            if (rc < 0)
+                goto cleanup;
+        } else if (err != NULL && err->code != 0) {
+            rc = err->code;
+            goto cleanup;
+        }
+        if (opt->all_starts || c->count == 0) {
+            for (k = 0; k < n; k++)
+                q[k] = 1.0;
+            if (ac_solver_ptc(m, q, opt, err) == 0) {
+                rc = cand_add(c, n, q, AC_SOLVER_FROM_FULL, err);
+                if (rc < 0)
+                    goto cleanup;
+            } else if (err != NULL && err->code != 0) {
+                rc = err->code;
+                goto cleanup;
+            }
+        }
+        if (c->count == 0) {
+            /* last resort: follow the flow with msbdf */
+            memset(q, 0, n * sizeof *q);
+            rc = ac_solver_settle(m, q, opt, err);
+            if (rc == 0)
+                rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
+        }
+        goto cleanup;
+    }
+    /* retries: the cooperative ODE's limits from empty (the least equilibrium) and from full
+     * (the greatest) bracket every equilibrium */
+    memset(q, 0, n * sizeof *q);
+    rc = ac_solver_settle(m, q, opt, err);
+    if (rc < 0)
+        goto cleanup;
+    rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
+    if (rc < 0)
+        goto cleanup;
+    for (k = 0; k < n; k++)
+        q[k] = 1.0;
+    rc = ac_solver_settle(m, q, opt, err);
+    if (rc < 0)
+        goto cleanup;
+    rc = cand_add(c, n, q, AC_SOLVER_FROM_FULL, err);
+    if (rc < 0)
+        goto cleanup;
+    if (c->count == 2) {
+        static const double at[] = {0.5, 0.25, 0.75, 0.1, 0.9};
+        size_t i;
+        for (i = 0; i < sizeof at / sizeof at[0]; i++) {
+            for (k = 0; k < n; k++)
+                q[k] = c->q[0][k] + at[i] * (c->q[1][k] - c->q[0][k]);
+            if (ac_solver_newton(m, q, opt->residual_tolerance, err) == 0) {
+                rc = cand_add(c, n, q, AC_SOLVER_FROM_BETWEEN, err);
+                if (rc < 0)
+                    goto cleanup;
+                if (c->count > 2)
+                    break;
+            }
+        }
+    }
+cleanup:
+    free(q);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- analysis */
+
+typedef struct solve_ctx {
+    ac_solver_pool_model *m;
+    const ac_pool *pool;
+    const ac_solver_options *opt;
+    int prefer_refined;
+} solve_ctx;
+
+/* KPIs from an arrival law a (joining level k+1 = k ahead) and the level means q. */
+static int kpi_fill(const solve_ctx *x, const double *q, const double *a, double lost,
+                    double p_to, double lambda_eff, ac_solver_kpi *k, ac_solver_rtd **rtd_out,
+                    ac_error *err)
+{
+    const ac_solver_pool_model *m = x->m;
+    size_t n = m->n, i;
+    double *pi = malloc(n * sizeof *pi), acc = 0.0, sum = 0.0, N = m->servers;
+    ac_solver_rtd *rtd = NULL;
+    int rc = 0;
+    if (pi == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (KPIs)");
+    for (i = 0; i < n; i++) {
+        pi[i] = a[i] > 0.0 ? a[i] : 0.0;
+        acc += pi[i];
+        sum += q[i];
+    }
+    for (i = 0; i < n; i++)
+        pi[i] = acc > 0.0 ? pi[i] / acc : (i == 0 ? 1.0 : 0.0);
+    rc = ac_solver_rtd_queue(m->mu, pi, n, &rtd, err);
+    if (rc < 0)
+        goto cleanup;
+    k->mean_jobs = sum;
+    k->utilization = q[0];
+    k->throughput = N * m->mu * q[0];
+    k->loss_probability = m->real_buffer ? lost : 0.0;
+    k->mean_response_time = q[0] > 0.0 ? sum / (m->mu * q[0]) : 1.0 / m->mu;
+    k->wait_probability = 1.0 - pi[0];
+    k->mean_wait = k->mean_response_time - 1.0 / m->mu;
+    if (k->mean_wait < 0.0)
+        k->mean_wait = 0.0;
+    rc = ac_solver_mix_quantile(&rtd->response, 0.50, &k->p50, err);
+    if (rc == 0)
+        rc = ac_solver_mix_quantile(&rtd->response, 0.95, &k->p95, err);
+    if (rc == 0)
+        rc = ac_solver_mix_quantile(&rtd->response, 0.99, &k->p99, err);
+    if (rc < 0)
+        goto cleanup;
+    k->timeout_fraction = m->real_buffer || m->theta > 0.0 ? p_to : 0.0;
+    k->effective_arrival_rate = N * lambda_eff;
+    *rtd_out = rtd;
+    rtd = NULL;
+cleanup:
+    free(pi);
+    ac_solver_rtd_free(rtd);
+    return rc;
+}
+
+/*
+ * The refined mean field (Gast and Van Houdt 2017) at an equilibrium q with Jacobian J and
+ * Lyapunov solution W (n x n, zero-padded):
+ *   J V = -1/2 F - g,  F_k = sum_ij d2 f_k/dq_i dq_j W_ij,  g = the 1/N drift term,
+ * with f_k = lf S(P) a_k - mu (q_k - q_{k+1}), P = 1 - sum_m c_m a_m:
+ *   F_k = lf [S'' a_k (gP^T W gP) + S' a_k (H_P:W) + 2 S' (da_k^T W gP) + S h_k],
+ *   g_k = lf [S b_k - S' a_k sum_m c_m b_m],  gP = -sum_m c_m da_m,  H_P:W = -sum_m c_m h_m.
+ * Refined means: E[q] = q + V/N, E[a] = a + (da V + h/2 + b)/N.
+ */
+static int refine(const solve_ctx *x, const double *q, const double *J, const double *W,
+                  ac_solver_equilibrium *eq, int keep_rtd, ac_error *err)
+{
+    ac_solver_pool_model *m = x->m;
+    size_t n = m->n, i, j;
+    double *da = calloc(n * n, sizeof *da), *h = malloc(n * sizeof *h), *b = calloc(n, sizeof *b);
+    double *gp = calloc(n, sizeof *gp), *wg = malloc(n * sizeof *wg), *V = malloc(n * sizeof *V);
+    double *A = malloc(n * n * sizeof *A), *qr = malloc(n * sizeof *qr), *ar = malloc(n * sizeof *ar);
+    double *a = malloc(n * sizeof *a);
+    double N = m->servers, lf = m->lambda + m->extra, lost, p, s, s1, s2, hp = 0.0, gwg = 0.0;
+    double cb = 0.0, lost_r, p_r, leff_r, mf;
+    ac_solver_rtd *rtd = NULL;
+    int rc = 0;
+    if (da == NULL || h == NULL || b == NULL || gp == NULL || wg == NULL || V == NULL ||
+        A == NULL || qr == NULL || ar == NULL || a == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (refined mean field)");
+        goto cleanup;
+    }
+    lost = m->policy->admit(m, q, a);
+    (void)lost;
+    m->policy->admit_jacobian(m, q, da);
+    m->policy->admit_hessian(m, q, W, h);
+    if (m->policy->admit_finite_n != NULL)
+        m->policy->admit_finite_n(m, q, b);
+    p = 1.0;
+    for (i = 0; i < n; i++) {
+        p -= m->c[i] * a[i];
+        hp -= m->c[i] * h[i];
+        cb += m->c[i] * b[i];
+        for (j = 0; j < n; j++)
+            gp[j] -= m->c[i] * da[i * n + j];
+    }
+    ac_solver_retry_sum(m->retries, p, &s, &s1, &s2);
+    for (i = 0; i < n; i++) { /* wg = W gP */
+        wg[i] = 0.0;
+        for (j = 0; j < n; j++)
+            wg[i] += W[i * n + j] * gp[j];
+        gwg += gp[i] * wg[i];
+    }
+    for (i = 0; i < n; i++) {
+        double dawg = 0.0, F, g;
+        for (j = 0; j < n; j++)
+            dawg += da[i * n + j] * wg[j];
+        F = lf * (s2 * a[i] * gwg + s1 * a[i] * hp + 2.0 * s1 * dawg + s * h[i]);
+        g = lf * (s * b[i] - s1 * a[i] * cb);
+        V[i] = -0.5 * F - g;
+    }
+    memcpy(A, J, n * n * sizeof *A);
+    if (ac_solver_lu_solve(n, A, V, err) < 0) {
+        rc = 0; /* singular J: no refined numbers */
+        goto cleanup;
+    }
+    for (i = 0; i < n; i++) {
+        double dav = 0.0;
+        for (j = 0; j < n; j++)
+            dav += da[i * n + j] * V[j];
+        qr[i] = q[i] + V[i] / N;
+        ar[i] = a[i] + (dav + 0.5 * h[i] + b[i]) / N;
+    }
+    lost_r = 1.0;
+    p_r = 1.0;
+    for (i = 0; i < n; i++) {
+        lost_r -= ar[i];
+        p_r -= m->c[i] * ar[i];
+    }
+    leff_r = m->retries > 0 ? lf * (s + s1 * (p_r - p) + 0.5 * s2 * gwg / N) : lf;
+    rc = kpi_fill(x, qr, ar, lost_r, p_r, leff_r, &eq->refined, &rtd, err);
+    if (rc < 0)
+        goto cleanup;
+    eq->has_refined = 1;
+    mf = eq->mean_field.mean_jobs;
+    eq->mean_field.expected_rel_error = mf > 0.0 ? fabs(eq->refined.mean_jobs - mf) / mf : 0.0;
+    eq->refined.expected_rel_error =
+        eq->mean_field.expected_rel_error * eq->mean_field.expected_rel_error;
+    eq->refined.approximation = AC_SOLVER_APPROX_REFINED;
+    if (keep_rtd) {
+        ac_solver_rtd_free(eq->rtd);
+        eq->rtd = rtd;
+        rtd = NULL;
+    }
+cleanup:
+    free(da);
+    free(h);
+    free(b);
+    free(gp);
+    free(wg);
+    free(V);
+    free(A);
+    free(qr);
+    free(ar);
+    free(a);
+    ac_solver_rtd_free(rtd);
+    return rc;
+}
+
+/* random without retries, above the dense limits: J is tridiagonal Toeplitz (lambda below,
+ * -(lambda+mu) on, mu above the diagonal) with eigenvalues
+ * -(lambda+mu) + 2 sqrt(lambda mu) cos(j pi/(n+1)); the servers are independent, so
+ * N Cov(q_j, q_k) = q_max(j,k) - q_j q_k and N Var(mean jobs) = sum (2k-1) q_k - (sum q_k)^2. */
+static void analyse_independent_large(const ac_solver_pool_model *m, const double *q,
+                                      ac_solver_equilibrium *eq)
+{
+    double l = m->lambda, mu = m->mu, c = 2.0 * sqrt(l * mu), sum = 0.0, s2 = 0.0;
+    size_t k;
+    eq->max_real_eigenvalue = -(l + mu) + c * cos(3.14159265358979323846 / ((double)m->n + 1.0));
+    eq->max_eigenvalue_imag = 0.0;
+    eq->unstable_eigenvalues = 0;
+    for (k = 0; k < m->n; k++) {
+        sum += q[k];
+        s2 += (2.0 * (double)k + 1.0) * q[k];
+    }
+    eq->lyapunov_solved = 1;
+    eq->lyapunov_pd = 1;
+    eq->mean_jobs_std = sqrt(fmax(s2 - sum * sum, 0.0) / m->servers);
+}
+
+/* Stability, Lyapunov, KPIs and the refined mean field at the equilibrium q. */
+static int analyse(const solve_ctx *x, const double *q, unsigned from, ac_solver_equilibrium *eq,
+                   ac_error *err)
+{
+    ac_solver_pool_model *m = x->m;
+    size_t n = m->n, ne, i, j, unstable = 0;
+    double *J = NULL, *Je = NULL, *Q = NULL, *We = NULL, *W = NULL;
+    double lost, p_to, rate, re = 0.0, im = 0.0, lo = 0.0;
+    int rc = 0, exact = m->policy->independent && m->retries == 0;
+    ac_error local = {0};
+
+    eq->dim = n;
+    eq->found_from = from;
+    eq->q = malloc(n * sizeof *eq->q);
+    if (eq->q == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (equilibrium)");
+    memcpy(eq->q, q, n * sizeof *q);
+    eq->mean_jobs_std = NAN;
+
+    rate = ac_solver_model_rate(m, q, &p_to, &lost);
+    rc = kpi_fill(x, q, m->a, lost, p_to, rate, &eq->mean_field, &eq->rtd, err);
+    if (rc < 0)
+        return rc;
+    eq->mean_field.approximation = exact ? AC_SOLVER_APPROX_EXACT : AC_SOLVER_APPROX_MEAN_FIELD;
+    eq->mean_field.expected_rel_error = exact ? 0.0 : NAN;
+
+    if (exact && n > AC_SOLVER_LYAP_MAX) {
+        analyse_independent_large(m, q, eq);
+        goto verdict;
+    }
+    if (n > AC_SOLVER_DENSE_MAX)
+        return ac_error_set(err, AC_ELIMIT, "a %zu-level state is over the dense limit %d", n,
+                            AC_SOLVER_DENSE_MAX);
+    J = malloc(n * n * sizeof *J);
+    if (J == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (Jacobian of %zu)", n);
+    ac_solver_model_jacobian(m, q, J);
+    rc = ac_solver_eigen(n, J, &re, &im, &lo, &unstable, err);
+    if (rc < 0)
+        goto cleanup;
+    eq->max_real_eigenvalue = re;
+    eq->max_eigenvalue_imag = im;
+    eq->unstable_eigenvalues = unstable;
+
+    /* Lyapunov on the levels that carry mass */
+    ne = n;
+    while (ne > 1 && q[ne - 1] < LYAP_LEVEL_MIN)
+        ne--;
+    if (ne <= AC_SOLVER_LYAP_MAX) {
+        double sum = 0.0;
+        int pd = 0;
+        Je = malloc(ne * ne * sizeof *Je);
+        Q = calloc(ne * ne, sizeof *Q);
+        We = malloc(ne * ne * sizeof *We);
+        W = calloc(n * n, sizeof *W);
+        if (Je == NULL || Q == NULL || We == NULL || W == NULL) {
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (Lyapunov of %zu)", ne);
+            goto cleanup;
+        }
+        for (i = 0; i < ne; i++) {
+            for (j = 0; j < ne; j++)
+                Je[i * ne + j] = J[i * n + j];
+            /* Q_kk = arrivals joining level k + departures from level k (unit jumps) */
+            Q[i * ne + i] = rate * m->a[i] + m->mu * (q[i] - (i + 1 < n ? q[i + 1] : 0.0));
+        }
+        if (ac_solver_lyapunov(ne, Je, Q, lo, re, We, &local) == 0) {
+            eq->lyapunov_solved = 1;
+            rc = ac_solver_is_pd(ne, We, &pd, err);
+            if (rc < 0)
+                goto cleanup;
+            eq->lyapunov_pd = pd;
+            for (i = 0; i < ne; i++)
+                for (j = 0; j < ne; j++) {
+                    W[i * n + j] = We[i * ne + j];
+                    sum += We[i * ne + j];
+                }
+            eq->mean_jobs_std = sqrt(fmax(sum, 0.0) / m->servers);
+        } else if (local.code == AC_ENOMEM) {
+            rc = ac_error_set(err, AC_ENOMEM, "%s", local.message);
+            goto cleanup;
+        }
+    }
+    if (!exact && eq->lyapunov_solved && re < 0.0 && m->policy->admit_hessian != NULL) {
+        rc = refine(x, q, J, W, eq, x->prefer_refined, err);
+        if (rc < 0)
+            goto cleanup;
+    }
+    if (!exact && !eq->has_refined && m->real_buffer == 0 && m->retries == 0 &&
+        (m->policy == &ac_solver_policy_jsq || m->policy == &ac_solver_policy_jiq)) {
+        /* no 1/N expansion: the gap to M/M/N, which no dispatcher beats, bounds the error
+         * from below: E[L]/N = rho + C rho / (N (1 - rho)) */
+        double rho = m->lambda / m->mu;
+        if (rho > 0.0 && rho < 1.0) {
+            double C = ac_solver_erlang_c((size_t)m->servers, rho * m->servers);
+            eq->mean_field.expected_rel_error = C / (m->servers * (1.0 - rho));
+        }
+    }
+verdict:
+    eq->stable = eq->max_real_eigenvalue < 0.0;
+    eq->relaxation_time = eq->stable ? -1.0 / eq->max_real_eigenvalue : INFINITY;
+cleanup:
+    free(J);
+    free(Je);
+    free(Q);
+    free(We);
+    free(W);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- bursts */
+
+static double dist_max(size_t n, const double *a, const double *b)
+{
+    double r = 0.0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        r = fmax(r, fabs(a[i] - b[i]));
+    return r;
+}
+
+/* 1 when `extra` per-server arrivals for tau seconds, from the good equilibrium, leave the pool
+ * settling at the bad one once released. */
+static int tips(ac_solver_pool_model *m, const ac_solver_options *opt, const double *good,
+                const double *bad, double extra, double tau, double *q, int *out, ac_error *err)
+{
+    int rc;
+    memcpy(q, good, m->n * sizeof *q);
+    m->extra = extra;
+    rc = ac_solver_integrate(m, q, tau, opt, err);
+    m->extra = 0.0;
+    if (rc < 0)
+        return rc;
+    rc = ac_solver_settle(m, q, opt, err);
+    if (rc < 0)
+        return rc;
+    *out = dist_max(m->n, q, bad) < dist_max(m->n, q, good);
+    return 0;
+}
+
+/*
+ * For a few burst sizes (extra arrival rate), the shortest duration that tips the pool,
+ * by bisection: the ODE is cooperative and the burst raises the state monotonically, so a
+ * longer burst leaves a higher state and tipping is monotone in the duration.
+ */
+static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
+                        ac_solver_pool_result *r, ac_error *err)
+{
+    static const double sizes[] = {0.25, 0.5, 1.0, 2.0};
+    const size_t nsizes = sizeof sizes / sizeof sizes[0];
+    const double *good = r->equilibria[r->good].q, *bad = r->equilibria[r->bad].q;
+    double *q = malloc(m->n * sizeof *q), base = m->lambda > 0.0 ? m->lambda : m->mu;
+    double cap = 1e4 / m->mu;
+    size_t i;
+    int rc = 0, tipped;
+    r->bursts = calloc(nsizes, sizeof *r->bursts);
+    if (q == NULL || r->bursts == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (bursts)");
+        goto cleanup;
+    }
+    r->nbursts = nsizes;
+    r->smallest_burst.duration = INFINITY;
+    r->smallest_burst.jobs = INFINITY;
+    for (i = 0; i < nsizes; i++) {
+        double extra = sizes[i] * base, lo = 0.0, hi = 1.0 / m->mu;
+        ac_solver_burst *b = &r->bursts[i];
+        b->extra_rate = extra * m->servers;
+        b->duration = INFINITY;
+        b->jobs = INFINITY;
+        for (;;) {
+            rc = tips(m, opt, good, bad, extra, hi, q, &tipped, err);
+            if (rc < 0)
+                goto cleanup;
+            if (tipped || hi > cap)
+                break;
+            lo = hi;
+            hi *= 2.0;
+        }
+        if (!tipped)
+            continue;
+        while (hi - lo > 1e-3 * hi) {
+            double mid = 0.5 * (lo + hi);
+            rc = tips(m, opt, good, bad, extra, mid, q, &tipped, err);
+            if (rc < 0)
+                goto cleanup;
+            if (tipped)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        b->duration = hi;
+        b->jobs = b->extra_rate * hi;
+        if (b->jobs < r->smallest_burst.jobs)
+            r->smallest_burst = *b;
+    }
+cleanup:
+    free(q);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the solve */
+
+static int eq_order(const void *pa, const void *pb)
+{
+    const ac_solver_equilibrium *a = pa, *b = pb;
+    if (a->stable != b->stable)
+        return a->stable ? -1 : 1;
+    return (a->mean_field.mean_jobs > b->mean_field.mean_jobs) -
+           (a->mean_field.mean_jobs < b->mean_field.mean_jobs);
+}
+
+static void overload_kpi(const ac_solver_pool_result *r, ac_solver_kpi *k)
+{
+    double cap = (double)r->servers * r->service_rate;
+    k->mean_jobs = INFINITY;
+    k->throughput = cap;
+    k->utilization = 1.0;
+    k->loss_probability = 0.0;
+    k->mean_response_time = INFINITY;
+    k->wait_probability = 1.0;
+    k->mean_wait = INFINITY;
+    k->p50 = k->p95 = k->p99 = INFINITY;
+    k->timeout_fraction = r->arrival_rate > 0.0 ? 1.0 : 0.0;
+    k->effective_arrival_rate = r->arrival_rate;
+    k->approximation = AC_SOLVER_APPROX_FLUID;
+    k->expected_rel_error = 0.0;
+}
+
+int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
+                         ac_solver_pool_result **out, ac_error *err)
+{
+    ac_solver_options defaults;
+    ac_solver_pool_result *r = NULL;
+    ac_solver_pool_model *m = NULL;
+    cand_list cands = {0};
+    solve_ctx x;
+    double tail = 0.0;
+    size_t i, nstable = 0;
+    int rc = 0;
+
+    if (out == NULL)
+        return ac_error_set(err, AC_EINVAL, "no output for the pool result");
+    *out = NULL;
+    if (opt == NULL) {
+        ac_solver_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (pool == NULL)
+        return ac_error_set(err, AC_EINVAL, "no pool");
+    if (pool->servers < 1 || !(pool->service_rate > 0.0) || !isfinite(pool->service_rate) ||
+        !(arrival_rate >= 0.0) || !isfinite(arrival_rate))
+        return ac_error_set(err, AC_EINVAL,
+                            "a pool needs servers >= 1, a positive service rate and an arrival "
+                            "rate >= 0 (got %zu, %g, %g)",
+                            pool->servers, pool->service_rate, arrival_rate);
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (pool result)");
+    r->dispatch = pool->dispatch;
+    r->servers = pool->servers;
+    r->arrival_rate = arrival_rate;
+    r->service_rate = pool->service_rate;
+    r->load = arrival_rate / ((double)pool->servers * pool->service_rate);
+    r->buffer = pool->buffer;
+    r->smallest_burst.duration = INFINITY;
+    r->smallest_burst.jobs = INFINITY;
+
+    if (pool->buffer == AC_UNBOUNDED && r->load >= 1.0) {
+        r->overload = 1;
+        overload_kpi(r, &r->kpi);
+        goto done;
+    }
+    if (pool->dispatch == AC_DISPATCH_SHARED_QUEUE) {
+        rc = ac_solver_shared_solve(pool, arrival_rate, opt, r, err);
+        if (rc < 0)
+            goto cleanup;
+        goto done;
+    }
+
+    rc = ac_solver_model_build(pool, arrival_rate, 0, opt, &m, &tail, err);
+    if (rc < 0)
+        goto cleanup;
+    r->truncation = m->n;
+    r->tail_mass = tail;
+    r->unique = pool->retries == 0;
+
+    rc = find_equilibria(m, pool, opt, &cands, err);
+    if (rc < 0)
+        goto cleanup;
+    if (cands.count == 0) {
+        rc = ac_error_set(err, AC_ENUMERIC, "no equilibrium found for the %s pool",
+                          m->policy->name);
+        goto cleanup;
+    }
+
+    x.m = m;
+    x.pool = pool;
+    x.opt = opt;
+    x.prefer_refined =
+        opt->refine == AC_SOLVER_REFINE_ALWAYS ||
+        (opt->refine == AC_SOLVER_REFINE_AUTO && pool->servers < opt->refine_below);
+    r->equilibria = calloc(cands.count, sizeof *r->equilibria);
+    if (r->equilibria == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
+        goto cleanup;
+    }
+    for (i = 0; i < cands.count; i++) {
+        r->nequilibria = i + 1;
+        rc = analyse(&x, cands.q[i], cands.from[i], &r->equilibria[i], err);
+        if (rc < 0)
+            goto cleanup;
+    }
+    qsort(r->equilibria, r->nequilibria, sizeof *r->equilibria, eq_order);
+    r->operating = 0;
+    for (i = 0; i < r->nequilibria; i++) {
+        if (r->equilibria[i].stable)
+            nstable++;
+        if (r->equilibria[i].found_from & (AC_SOLVER_FROM_EMPTY | AC_SOLVER_FROM_CLOSED_FORM)) {
+            if (!(r->equilibria[r->operating].found_from &
+                  (AC_SOLVER_FROM_EMPTY | AC_SOLVER_FROM_CLOSED_FORM)))
+                r->operating = i;
+        }
+    }
+    {
+        const ac_solver_equilibrium *op = &r->equilibria[r->operating];
+        r->kpi = x.prefer_refined && op->has_refined ? op->refined : op->mean_field;
+    }
+    if (nstable >= 2) {
+        r->bistable = 1;
+        r->good = r->operating;
+        r->bad = r->operating;
+        for (i = 0; i < r->nequilibria; i++)
+            if (i != r->good && r->equilibria[i].stable &&
+                (r->bad == r->good || r->equilibria[i].mean_field.mean_jobs >
+                                          r->equilibria[r->bad].mean_field.mean_jobs))
+                r->bad = i;
+        if (opt->burst_search) {
+            rc = burst_search(m, opt, r, err);
+            if (rc < 0)
+                goto cleanup;
+        }
+    }
+done:
+    *out = r;
+    r = NULL;
+cleanup:
+    cand_list_clear(&cands);
+    ac_solver_pool_model_free(m);
+    ac_solver_pool_result_free(r);
+    return rc;
+}

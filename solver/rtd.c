@@ -1,0 +1,186 @@
+/*
+ * Response-time laws: mixtures of Erlang laws of one rate, their CCDF and quantiles.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include "solver/pool.h"
+
+int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n, ac_error *err)
+{
+    double acc = 0.0, mean = 0.0;
+    size_t i;
+    mx->rate = rate;
+    mx->n = n;
+    mx->tail = malloc((n ? n : 1) * sizeof *mx->tail);
+    if (mx->tail == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
+    /* tail[i] = sum_{m > i} w_m, accumulated from the end for accuracy */
+    for (i = n; i-- > 0;) {
+        mx->tail[i] = acc;
+        acc += w[i] > 0.0 ? w[i] : 0.0;
+    }
+    if (acc > 0.0 && fabs(acc - 1.0) > 0.0) {
+        for (i = 0; i < n; i++)
+            mx->tail[i] /= acc;
+    }
+    for (i = 0; i < n; i++)
+        mean += mx->tail[i];
+    mx->mean = rate > 0.0 ? mean / rate : 0.0;
+    return 0;
+}
+
+void ac_solver_mix_clear(ac_solver_mix *mx)
+{
+    if (mx == NULL)
+        return;
+    free(mx->tail);
+    mx->tail = NULL;
+    mx->n = 0;
+}
+
+/*
+ * P(X > t) = sum_m w_m P(Erlang(m, r) > t) = sum_i Pois(i; r t) tail_i,
+ * since P(Erlang(m, r) > t) = sum_{i < m} Pois(i; r t). Poisson terms in log space.
+ */
+double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
+{
+    double x, lx, lp, s = 0.0;
+    size_t i;
+    if (!(t > 0.0))
+        return mx->n > 0 ? mx->tail[0] : 0.0;
+    x = mx->rate * t;
+    lx = log(x);
+    lp = -x;
+    for (i = 0; i + 1 < mx->n; i++) {
+        if (i > 0)
+            lp += lx - log((double)i);
+        if (lp > -745.0)
+            s += exp(lp) * mx->tail[i];
+        else if ((double)i > x)
+            break; /* past the mode: every later term is smaller still */
+    }
+    return s > 1.0 ? 1.0 : s;
+}
+
+typedef struct quantile_ctx {
+    const ac_solver_mix *mx;
+    double target;
+} quantile_ctx;
+
+static double quantile_fn(double t, void *p)
+{
+    const quantile_ctx *c = p;
+    return ac_solver_mix_ccdf(c->mx, t) - c->target;
+}
+
+/* The p-quantile: the t with P(X > t) = 1 - p (0 when P(X > 0) <= 1 - p); Brent's method. */
+int ac_solver_mix_quantile(const ac_solver_mix *mx, double p, double *out, ac_error *err)
+{
+    quantile_ctx ctx;
+    gsl_function F;
+    gsl_root_fsolver *s = NULL;
+    double lo = 0.0, hi;
+    int rc = 0, status, iter = 0;
+    if (!(p > 0.0 && p < 1.0))
+        return ac_error_set(err, AC_EINVAL, "quantile level %g is not in (0, 1)", p);
+    ctx.mx = mx;
+    ctx.target = 1.0 - p;
+    if (ac_solver_mix_ccdf(mx, 0.0) <= ctx.target) {
+        *out = 0.0;
+        return 0;
+    }
+    hi = mx->mean > 0.0 ? mx->mean : 1.0 / mx->rate;
+    while (ac_solver_mix_ccdf(mx, hi) > ctx.target) {
+        lo = hi;
+        hi *= 2.0;
+        if (++iter > 2000)
+            return ac_error_set(err, AC_ENUMERIC, "quantile %g: no upper bracket", p);
+    }
+    F.function = quantile_fn;
+    F.params = &ctx;
+    s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (root solver)");
+    status = gsl_root_fsolver_set(s, &F, lo, hi);
+    if (status != GSL_SUCCESS) {
+        rc = ac_error_set(err, AC_ENUMERIC, "quantile %g: %s", p, gsl_strerror(status));
+        goto cleanup;
+    }
+    for (iter = 0; iter < 300; iter++) {
+        status = gsl_root_fsolver_iterate(s);
+        if (status != GSL_SUCCESS) {
+            rc = ac_error_set(err, AC_ENUMERIC, "quantile %g: %s", p, gsl_strerror(status));
+            goto cleanup;
+        }
+        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+                                        0.0, 1e-14);
+        if (status == GSL_SUCCESS)
+            break;
+    }
+    *out = gsl_root_fsolver_root(s);
+cleanup:
+    gsl_root_fsolver_free(s);
+    return rc;
+}
+
+void ac_solver_rtd_free(ac_solver_rtd *r)
+{
+    if (r == NULL)
+        return;
+    ac_solver_mix_clear(&r->wait);
+    ac_solver_mix_clear(&r->response);
+    free(r);
+}
+
+/* A server queue: k jobs ahead => W ~ Erlang(k, mu), T ~ Erlang(k + 1, mu). */
+int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out,
+                        ac_error *err)
+{
+    ac_solver_rtd *r = calloc(1, sizeof *r);
+    double *w = malloc((n + 1) * sizeof *w);
+    int rc = 0;
+    size_t k;
+    if (r == NULL || w == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
+        goto cleanup;
+    }
+    rc = ac_solver_mix_init(&r->wait, mu, pi, n, err);
+    if (rc < 0)
+        goto cleanup;
+    w[0] = 0.0;
+    for (k = 0; k < n; k++)
+        w[k + 1] = pi[k];
+    rc = ac_solver_mix_init(&r->response, mu, w, n + 1, err);
+    if (rc < 0)
+        goto cleanup;
+    *out = r;
+    r = NULL;
+cleanup:
+    free(w);
+    ac_solver_rtd_free(r);
+    return rc;
+}
+
+/* P(Erlang(k, r) <= t) = 1 - sum_{i < k} Pois(i; r t), k = 1..n. */
+void ac_solver_erlang_cdf_levels(double rate, double t, size_t n, double *out)
+{
+    double x = rate * t, lx, lp, q = 0.0;
+    size_t k;
+    if (!(x > 0.0)) {
+        for (k = 0; k < n; k++)
+            out[k] = 0.0;
+        return;
+    }
+    lx = log(x);
+    lp = -x;
+    for (k = 0; k < n; k++) {
+        if (k > 0)
+            lp += lx - log((double)k);
+        q += exp(lp);
+        out[k] = q >= 1.0 ? 0.0 : 1.0 - q;
+    }
+}
