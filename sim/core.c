@@ -1,0 +1,869 @@
+/*
+ * The event core: heap, object pools, requests and fan-out groups, routing,
+ * timeouts and retries, and the event loop of one replication.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "sim/internal.h"
+
+/* ---- failure ------------------------------------------------------------------------------- */
+
+void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
+{
+    if (s->status == 0) {
+        s->status = code;
+        ac_error_set(s->err, code, "simulation: %s", msg);
+    }
+}
+
+/* ---- heap of (time, event) ------------------------------------------------------------------ */
+
+static void heap_place(ac_sim_state *s, size_t i, ac_sim_heap_item it)
+{
+    s->heap[i] = it;
+    s->ev[it.ev].pos = (uint32_t)i;
+}
+
+static void heap_sift_up(ac_sim_state *s, size_t i)
+{
+    ac_sim_heap_item it = s->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (s->heap[p].t <= it.t)
+            break;
+        heap_place(s, i, s->heap[p]);
+        i = p;
+    }
+    heap_place(s, i, it);
+}
+
+static void heap_sift_down(ac_sim_state *s, size_t i)
+{
+    ac_sim_heap_item it = s->heap[i];
+    size_t n = s->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && s->heap[c + 1].t < s->heap[c].t)
+            c++;
+        if (s->heap[c].t >= it.t)
+            break;
+        heap_place(s, i, s->heap[c]);
+        i = c;
+    }
+    heap_place(s, i, it);
+}
+
+/* Remove the item at heap position i. */
+static void heap_remove_at(ac_sim_state *s, size_t i)
+{
+    ac_sim_heap_item last;
+    s->ev[s->heap[i].ev].pos = AC_SIM_NIL;
+    s->nheap--;
+    if (i == s->nheap)
+        return;
+    last = s->heap[s->nheap];
+    heap_place(s, i, last);
+    if (i > 0 && s->heap[(i - 1) / 2].t > last.t)
+        heap_sift_up(s, i);
+    else
+        heap_sift_down(s, i);
+}
+
+/* ---- events ---------------------------------------------------------------------------------- */
+
+static int events_grow(ac_sim_state *s)
+{
+    size_t cap = s->nev_cap ? 2 * s->nev_cap : 1024;
+    ac_sim_event *ev;
+    ac_sim_heap_item *heap;
+    if (cap >= AC_SIM_NIL) {
+        ac_sim_fail(s, AC_ELIMIT, "too many pending events");
+        return AC_ELIMIT;
+    }
+    ev = realloc(s->ev, cap * sizeof *ev);
+    if (ev == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (events)");
+        return AC_ENOMEM;
+    }
+    s->ev = ev;
+    heap = realloc(s->heap, cap * sizeof *heap);
+    if (heap == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (event heap)");
+        return AC_ENOMEM;
+    }
+    s->heap = heap;
+    for (size_t i = s->nev_cap; i < cap; i++) {
+        ev[i].pos = AC_SIM_NIL;
+        ev[i].kind = AC_SIM_EV_FREE;
+        ev[i].sub = 0;
+        ev[i].arg = 0;
+        ev[i].node = (i + 1 < cap) ? (uint32_t)(i + 1) : s->ev_free;
+    }
+    s->ev_free = (uint32_t)s->nev_cap;
+    s->nev_cap = cap;
+    return 0;
+}
+
+/* An unscheduled event from the free list; AC_SIM_NIL on failure (status set). */
+uint32_t ac_sim_event_alloc(ac_sim_state *s)
+{
+    uint32_t e;
+    if (s->ev_free == AC_SIM_NIL && events_grow(s) != 0)
+        return AC_SIM_NIL;
+    e = s->ev_free;
+    s->ev_free = s->ev[e].node;
+    s->ev[e].pos = AC_SIM_NIL;
+    s->ev[e].node = 0;
+    s->ev[e].arg = 0;
+    s->ev[e].sub = 0;
+    return e;
+}
+
+void ac_sim_event_release(ac_sim_state *s, uint32_t e)
+{
+    if (s->ev[e].pos != AC_SIM_NIL)
+        heap_remove_at(s, s->ev[e].pos);
+    s->ev[e].kind = AC_SIM_EV_FREE;
+    s->ev[e].node = s->ev_free;
+    s->ev_free = e;
+}
+
+/* (Re)schedule event e at time t. */
+void ac_sim_event_schedule(ac_sim_state *s, uint32_t e, double t)
+{
+    uint32_t pos = s->ev[e].pos;
+    if (pos == AC_SIM_NIL) {
+        size_t i = s->nheap++;
+        s->heap[i].t = t;
+        s->heap[i].ev = e;
+        heap_sift_up(s, i);
+    } else {
+        double old = s->heap[pos].t;
+        s->heap[pos].t = t;
+        if (t < old)
+            heap_sift_up(s, pos);
+        else
+            heap_sift_down(s, pos);
+    }
+}
+
+void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
+{
+    if (s->ev[e].pos != AC_SIM_NIL)
+        heap_remove_at(s, s->ev[e].pos);
+}
+
+/* ---- jobs ------------------------------------------------------------------------------------ */
+
+static int jobs_grow(ac_sim_state *s)
+{
+    size_t cap = s->njob_cap ? 2 * s->njob_cap : 1024;
+    ac_sim_job *jobs;
+    if (cap >= AC_SIM_NIL)
+        cap = AC_SIM_NIL - 1;
+    if (cap <= s->njob_cap) {
+        ac_sim_fail(s, AC_ELIMIT, "too many jobs");
+        return AC_ELIMIT;
+    }
+    jobs = realloc(s->jobs, cap * sizeof *jobs);
+    if (jobs == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (jobs)");
+        return AC_ENOMEM;
+    }
+    s->jobs = jobs;
+    for (size_t i = s->njob_cap; i < cap; i++)
+        jobs[i].next = (i + 1 < cap) ? (uint32_t)(i + 1) : s->job_free;
+    s->job_free = (uint32_t)s->njob_cap;
+    s->njob_cap = cap;
+    return 0;
+}
+
+/* A fresh job (no group, attempt 0); AC_SIM_NIL on failure (status set). */
+uint32_t ac_sim_job_alloc(ac_sim_state *s)
+{
+    uint32_t j;
+    ac_sim_job *jb;
+    if (s->njobs_live >= s->max_jobs) {
+        ac_sim_fail(s, AC_ELIMIT,
+                    "more jobs in the system than max_jobs: the model looks overloaded");
+        return AC_SIM_NIL;
+    }
+    if (s->job_free == AC_SIM_NIL && jobs_grow(s) != 0)
+        return AC_SIM_NIL;
+    j = s->job_free;
+    jb = &s->jobs[j];
+    s->job_free = jb->next;
+    jb->next = AC_SIM_NIL;
+    jb->group = AC_SIM_NIL;
+    jb->tmo_ev = AC_SIM_NIL;
+    jb->node = AC_SIM_NIL;
+    jb->server = 0;
+    jb->attempt = 0;
+    jb->zombie = 0;
+    jb->t_arrive = s->now;
+    s->njobs_live++;
+    return j;
+}
+
+void ac_sim_job_release(ac_sim_state *s, uint32_t j)
+{
+    s->jobs[j].next = s->job_free;
+    s->job_free = j;
+    s->njobs_live--;
+}
+
+/* ---- groups (requests and fan-outs) --------------------------------------------------------- */
+
+static uint32_t group_alloc(ac_sim_state *s)
+{
+    uint32_t g;
+    if (s->group_free == AC_SIM_NIL) {
+        size_t cap = s->ngroup_cap ? 2 * s->ngroup_cap : 1024;
+        ac_sim_group *gr;
+        if (cap >= AC_SIM_NIL) {
+            ac_sim_fail(s, AC_ELIMIT, "too many requests in the system");
+            return AC_SIM_NIL;
+        }
+        gr = realloc(s->groups, cap * sizeof *gr);
+        if (gr == NULL) {
+            ac_sim_fail(s, AC_ENOMEM, "out of memory (requests)");
+            return AC_SIM_NIL;
+        }
+        s->groups = gr;
+        if (s->njoin > 0) {
+            uint32_t *p = realloc(s->pending, cap * s->njoin * sizeof *p);
+            if (p == NULL) {
+                ac_sim_fail(s, AC_ENOMEM, "out of memory (joins)");
+                return AC_SIM_NIL;
+            }
+            s->pending = p;
+            memset(p + s->ngroup_cap * s->njoin, 0,
+                   (cap - s->ngroup_cap) * s->njoin * sizeof *p);
+        }
+        for (size_t i = s->ngroup_cap; i < cap; i++)
+            gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;
+        s->group_free = (uint32_t)s->ngroup_cap;
+        s->ngroup_cap = cap;
+    }
+    g = s->group_free;
+    s->group_free = s->groups[g].next_free;
+    s->groups[g].t0 = s->now;
+    s->groups[g].parent = AC_SIM_NIL;
+    s->groups[g].live = 0;
+    s->groups[g].npending = 0;
+    s->groups[g].entry = AC_SIM_NIL;
+    s->groups[g].client = AC_SIM_NIL;
+    s->groups[g].failed = 0;
+    return g;
+}
+
+static void group_free(ac_sim_state *s, uint32_t g)
+{
+    if (s->njoin > 0)
+        memset(s->pending + (size_t)g * s->njoin, 0, s->njoin * sizeof *s->pending);
+    s->groups[g].next_free = s->group_free;
+    s->group_free = g;
+}
+
+void ac_sim_counts_record(ac_sim_counts *c, double t)
+{
+    c->completions++;
+    c->sum_resp += t;
+    c->hist[ac_sim_hist_bin(t)]++;
+}
+
+/* A request is complete: end-to-end statistics, and its client thinks again. */
+static void request_complete(ac_sim_state *s, uint32_t g)
+{
+    const ac_sim_group *gr = &s->groups[g];
+    ac_sim_entry *e = &s->entries[gr->entry];
+    uint32_t client = gr->client;
+    if (s->measuring) {
+        ac_sim_counts_record(&e->c, s->now - gr->t0);
+        if (gr->failed)
+            e->c.failed_requests++;
+    }
+    if (client != AC_SIM_NIL)
+        ac_sim_client_done(s, client);
+}
+
+/* Give back one unit of `live` to group g. A group whose live units are all
+ * jobs waiting at joins that cannot fill any more (live == npending) is
+ * complete too. A complete group frees itself and gives one unit back to its
+ * parent; a complete request is recorded. */
+static void group_release(ac_sim_state *s, uint32_t g)
+{
+    while (g != AC_SIM_NIL) {
+        ac_sim_group *gr = &s->groups[g];
+        uint32_t parent;
+        gr->live--;
+        if (gr->live > 0 && gr->live == gr->npending) {
+            memset(s->pending + (size_t)g * s->njoin, 0, s->njoin * sizeof *s->pending);
+            gr->npending = 0;
+            gr->live = 0;
+        }
+        if (gr->live > 0)
+            return;
+        parent = gr->parent;
+        if (parent == AC_SIM_NIL)
+            request_complete(s, g);
+        group_free(s, g);
+        g = parent;
+    }
+}
+
+static void group_mark_failed(ac_sim_state *s, uint32_t g)
+{
+    while (g != AC_SIM_NIL && s->groups[g].parent != AC_SIM_NIL)
+        g = s->groups[g].parent;
+    if (g != AC_SIM_NIL)
+        s->groups[g].failed = 1;
+}
+
+/* A job that gave up (or was lost with no retry left) leaves the system. */
+static void job_fail(ac_sim_state *s, uint32_t j)
+{
+    uint32_t g = s->jobs[j].group;
+    ac_sim_job_release(s, j);
+    if (g != AC_SIM_NIL) {
+        group_mark_failed(s, g);
+        group_release(s, g);
+    }
+}
+
+/* ---- arrivals, timeouts, retries ------------------------------------------------------------ */
+
+static void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
+{
+    uint32_t e;
+    if (!(n->timeout > 0))
+        return;
+    e = ac_sim_event_alloc(s);
+    if (e == AC_SIM_NIL)
+        return;
+    s->ev[e].kind = AC_SIM_EV_TIMEOUT;
+    s->ev[e].arg = j;
+    s->jobs[j].tmo_ev = e;
+    ac_sim_event_schedule(s, e, s->jobs[j].t_arrive + n->timeout);
+}
+
+/* Offer job j to node ni: an attempt. A refused attempt is lost and, while
+ * the node's retries last, sent again at once; then the job fails. */
+static void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
+{
+    ac_sim_node *n = &s->nodes[ni];
+    for (;;) {
+        ac_sim_job *jb = &s->jobs[j];
+        jb->node = ni;
+        jb->t_arrive = s->now;
+        jb->zombie = 0;
+        jb->tmo_ev = AC_SIM_NIL;
+        n->c.attempts++;
+        if (jb->attempt == 0)
+            n->c.first++;
+        if (n->ops->arrive(s, n, j)) {
+            arm_timeout(s, n, j);
+            return;
+        }
+        if (s->status != 0)
+            return;
+        n->c.lost++;
+        if (s->jobs[j].attempt < n->retries) {
+            s->jobs[j].attempt++;
+            n->c.retries++;
+            continue;
+        }
+        n->c.failures++;
+        job_fail(s, j);
+        return;
+    }
+}
+
+/* The client of job j's node gave up on it: the copy stays (a zombie) and a
+ * new attempt is sent if retries remain; otherwise the job fails. */
+static void timeout_fire(ac_sim_state *s, uint32_t e)
+{
+    uint32_t j = s->ev[e].arg;
+    uint32_t ni = s->jobs[j].node;
+    ac_sim_node *n = &s->nodes[ni];
+    uint32_t g = s->jobs[j].group;
+    uint32_t attempt = s->jobs[j].attempt;
+    ac_sim_event_release(s, e);
+    s->jobs[j].tmo_ev = AC_SIM_NIL;
+    s->jobs[j].zombie = 1;
+    s->jobs[j].group = AC_SIM_NIL;
+    n->c.timeouts++;
+    if (attempt < n->retries) {
+        uint32_t nj = ac_sim_job_alloc(s);
+        if (nj == AC_SIM_NIL)
+            return;
+        s->jobs[nj].group = g;
+        s->jobs[nj].attempt = attempt + 1;
+        n->c.retries++;
+        deliver(s, ni, nj);
+        return;
+    }
+    n->c.failures++;
+    if (g != AC_SIM_NIL) {
+        group_mark_failed(s, g);
+        group_release(s, g);
+    }
+}
+
+/* ---- routing -------------------------------------------------------------------------------- */
+
+/* One completion (of a job of group g) travels along route r: the fan-in
+ * first (join within a fan-out group, or batch across requests), then the
+ * fan-out (k jobs in a new child group). The caller still holds the
+ * completed job's unit of g. */
+static void route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
+{
+    uint32_t target = g;
+    if (r->fanin > 1) {
+        if (g == AC_SIM_NIL || s->groups[g].parent == AC_SIM_NIL) {
+            if (++s->batch[r->join] < r->fanin)
+                return;
+            s->batch[r->join] = 0;
+        } else {
+            uint32_t *pc = &s->pending[(size_t)g * s->njoin + r->join];
+            ac_sim_group *gr = &s->groups[g];
+            if (*pc + 1 < r->fanin) {
+                (*pc)++;
+                gr->npending++;
+                gr->live++;
+                return;
+            }
+            gr->npending -= *pc;
+            gr->live -= *pc;
+            *pc = 0;
+            /* the whole group joined: the job returns to the enclosing group */
+            if (gr->live == 1)
+                target = gr->parent;
+        }
+    }
+    if (r->fanout > 1 && target != AC_SIM_NIL) {
+        uint32_t child = group_alloc(s);
+        if (child == AC_SIM_NIL)
+            return;
+        s->groups[child].parent = target;
+        s->groups[target].live++;
+        target = child;
+    }
+    if (target != AC_SIM_NIL)
+        s->groups[target].live += r->fanout; /* reserved before any can finish */
+    for (uint32_t k = 0; k < r->fanout; k++) {
+        uint32_t j = ac_sim_job_alloc(s);
+        if (j == AC_SIM_NIL)
+            return;
+        s->jobs[j].group = target;
+        deliver(s, r->via != AC_SIM_NIL ? r->via : r->to, j);
+        if (s->status != 0)
+            return;
+    }
+}
+
+/* Job j finished at node n (already out of the node's structures): record
+ * it, then route it on (every parallel route, and one route chosen by p). */
+void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
+{
+    ac_sim_job *jb = &s->jobs[j];
+    uint32_t g = jb->group;
+    int zombie = jb->zombie;
+    if (s->measuring)
+        ac_sim_counts_record(&n->c, s->now - jb->t_arrive);
+    if (jb->tmo_ev != AC_SIM_NIL)
+        ac_sim_event_release(s, jb->tmo_ev);
+    ac_sim_job_release(s, j);
+    if (zombie)
+        return;
+    for (size_t i = 0; i < n->npar; i++)
+        route_send(s, &s->routes[n->par[i]], g);
+    if (n->nchoice > 0) {
+        double u = gsl_rng_uniform(s->rng);
+        for (size_t i = 0; i < n->nchoice; i++) {
+            if (u < n->cum[i]) {
+                route_send(s, &s->routes[n->choice[i]], g);
+                break;
+            }
+        }
+    }
+    if (g != AC_SIM_NIL)
+        group_release(s, g);
+}
+
+/* Job j leaves node n (a link) for node `to`, as the same job. */
+void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t j, uint32_t to)
+{
+    if (s->measuring)
+        ac_sim_counts_record(&n->c, s->now - s->jobs[j].t_arrive);
+    s->jobs[j].attempt = 0;
+    deliver(s, to, j);
+}
+
+/* A new request from entry `entry` (client: population client or NIL). */
+void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client)
+{
+    uint32_t g = group_alloc(s), j;
+    if (g == AC_SIM_NIL)
+        return;
+    s->groups[g].entry = entry;
+    s->groups[g].client = client;
+    s->groups[g].live = 1;
+    if (s->measuring)
+        s->entries[entry].c.attempts++;
+    j = ac_sim_job_alloc(s);
+    if (j == AC_SIM_NIL)
+        return;
+    s->jobs[j].group = g;
+    deliver(s, s->entries[entry].to, j);
+}
+
+/* Place an initial job j (no request) at node n at time 0: its timeout runs. */
+void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t j)
+{
+    s->jobs[j].node = n->index;
+    s->jobs[j].t_arrive = s->now;
+    arm_timeout(s, n, j);
+}
+
+/* ---- model check and state ----------------------------------------------------------------- */
+
+static const char *kind_name(ac_node_kind kind)
+{
+    switch (kind) {
+    case AC_NODE_POOL:
+        return "pool";
+    case AC_NODE_FUNCTION:
+        return "function";
+    case AC_NODE_QUEUE:
+        return "queue";
+    case AC_NODE_GATEWAY:
+        return "gateway";
+    }
+    return "node";
+}
+
+int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *err)
+{
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *nd = &m->nodes[i];
+        const ac_pool *p = &nd->u.pool;
+        if (nd->kind != AC_NODE_POOL)
+            return ac_error_set_at(err, AC_EINVAL, nd->loc,
+                                   "simulation of %s '%s' is not supported yet",
+                                   kind_name(nd->kind), nd->id ? nd->id : "?");
+        if (p->servers < 1 || p->servers >= AC_SIM_NIL || !(p->service_rate > 0) ||
+            !isfinite(p->service_rate) || p->buffer < 1 || !(p->timeout >= 0) ||
+            (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) ||
+            p->retries >= AC_SIM_NIL || (unsigned)p->dispatch > AC_DISPATCH_SHARED_QUEUE)
+            return ac_error_set_at(err, AC_EINVAL, nd->loc,
+                                   "pool '%s': invalid parameters for simulation",
+                                   nd->id ? nd->id : "?");
+    }
+    for (size_t i = 0; i < m->nlinks; i++) {
+        const ac_link *l = &m->links[i];
+        if (l->from >= m->nnodes || l->to >= m->nnodes || !(l->capacity > 0) ||
+            !(l->latency >= 0) || !isfinite(l->latency))
+            return ac_error_set_at(err, AC_EINVAL, l->loc, "link: invalid parameters");
+    }
+    for (size_t i = 0; i < m->nroutes; i++) {
+        const ac_route *r = &m->routes[i];
+        if (r->from >= m->nnodes || r->to >= m->nnodes || !(r->p >= 0 && r->p <= 1) ||
+            r->fanout < 1 || r->fanin < 1 || r->fanout >= AC_SIM_NIL || r->fanin >= AC_SIM_NIL)
+            return ac_error_set_at(err, AC_EINVAL, r->loc, "route: invalid parameters");
+    }
+    for (size_t i = 0; i < m->nnodes; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].from == i && !m->routes[k].parallel)
+                sum += m->routes[k].p;
+        if (sum > 1 + 1e-9)
+            return ac_error_set_at(err, AC_EINVAL, m->nodes[i].loc,
+                                   "the routes from '%s' have p summing to %g > 1",
+                                   m->nodes[i].id ? m->nodes[i].id : "?", sum);
+    }
+    for (size_t i = 0; i < m->nsources; i++) {
+        const ac_source *src = &m->sources[i];
+        if (src->to >= m->nnodes || !(src->rate >= 0) || !isfinite(src->rate) ||
+            !(src->scv > 0) || !isfinite(src->scv))
+            return ac_error_set_at(err, AC_EINVAL, src->loc, "source '%s': invalid parameters",
+                                   src->id ? src->id : "?");
+        if (opt->use_profiles && src->profile != AC_NONE) {
+            const ac_profile *pr;
+            if (src->profile >= m->nprofiles)
+                return ac_error_set_at(err, AC_EINVAL, src->loc, "source: bad profile index");
+            pr = &m->profiles[src->profile];
+            if (pr->npoints < 2 || pr->points[0].at != 0)
+                return ac_error_set_at(err, AC_EINVAL, pr->loc, "profile: invalid points");
+            for (size_t k = 0; k < pr->npoints; k++)
+                if (!(pr->points[k].rate >= 0) || !isfinite(pr->points[k].rate) ||
+                    (k > 0 && !(pr->points[k].at > pr->points[k - 1].at)))
+                    return ac_error_set_at(err, AC_EINVAL, pr->points[k].loc,
+                                           "profile: invalid point");
+        }
+    }
+    for (size_t i = 0; i < m->npopulations; i++) {
+        const ac_population *p = &m->populations[i];
+        if (p->to >= m->nnodes || !(p->think_time >= 0) || !isfinite(p->think_time) ||
+            p->size >= AC_SIM_NIL)
+            return ac_error_set_at(err, AC_EINVAL, p->loc, "population '%s': invalid parameters",
+                                   p->id ? p->id : "?");
+    }
+    for (size_t i = 0; i < opt->ninitial; i++) {
+        const ac_sim_initial_state *is = &opt->initial[i];
+        if (is->node >= m->nnodes || is->count != m->nodes[is->node].u.pool.servers ||
+            (is->count > 0 && is->jobs == NULL))
+            return ac_error_set(err, AC_EINVAL,
+                                "initial state %zu: node index or server count is wrong", i);
+    }
+    return 0;
+}
+
+static int routes_compile(ac_sim_state *s)
+{
+    const ac_model *m = s->model;
+    s->nroutes = m->nroutes;
+    if (m->nroutes > 0) {
+        s->routes = calloc(m->nroutes, sizeof *s->routes);
+        if (s->routes == NULL)
+            return AC_ENOMEM;
+    }
+    for (size_t i = 0; i < m->nroutes; i++) {
+        const ac_route *r = &m->routes[i];
+        ac_sim_route *cr = &s->routes[i];
+        cr->to = (uint32_t)r->to;
+        cr->via = AC_SIM_NIL;
+        for (size_t l = 0; l < m->nlinks; l++)
+            if (m->links[l].from == r->from && m->links[l].to == r->to) {
+                cr->via = (uint32_t)(s->nmodel_nodes + l);
+                break;
+            }
+        cr->fanout = (uint32_t)r->fanout;
+        cr->fanin = (uint32_t)r->fanin;
+        cr->join = AC_SIM_NIL;
+        if (r->fanin > 1)
+            cr->join = (uint32_t)s->njoin++;
+    }
+    if (s->njoin > 0) {
+        s->batch = calloc(s->njoin, sizeof *s->batch);
+        if (s->batch == NULL)
+            return AC_ENOMEM;
+    }
+    for (size_t i = 0; i < s->nmodel_nodes; i++) {
+        ac_sim_node *n = &s->nodes[i];
+        size_t np = 0, nc = 0;
+        double cum = 0;
+        for (size_t k = 0; k < m->nroutes; k++) {
+            if (m->routes[k].from != i)
+                continue;
+            if (m->routes[k].parallel)
+                np++;
+            else if (m->routes[k].p > 0)
+                nc++;
+        }
+        if (np > 0 && (n->par = malloc(np * sizeof *n->par)) == NULL)
+            return AC_ENOMEM;
+        if (nc > 0 && ((n->choice = malloc(nc * sizeof *n->choice)) == NULL ||
+                       (n->cum = malloc(nc * sizeof *n->cum)) == NULL))
+            return AC_ENOMEM;
+        for (size_t k = 0; k < m->nroutes; k++) {
+            if (m->routes[k].from != i)
+                continue;
+            if (m->routes[k].parallel) {
+                n->par[n->npar++] = (uint32_t)k;
+            } else if (m->routes[k].p > 0) {
+                cum += m->routes[k].p;
+                n->choice[n->nchoice] = (uint32_t)k;
+                n->cum[n->nchoice++] = cum;
+            }
+        }
+    }
+    return 0;
+}
+
+static int node_counts_init(ac_sim_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    c->hist = calloc(AC_SIM_HIST_BINS, sizeof *c->hist);
+    return c->hist == NULL ? AC_ENOMEM : 0;
+}
+
+int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double horizon,
+                     double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err)
+{
+    ac_sim_state *s = calloc(1, sizeof *s);
+    int rc = AC_ENOMEM;
+    *out = NULL;
+    if (s == NULL)
+        return ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+    s->model = model;
+    s->opt = opt;
+    s->err = err;
+    s->horizon = horizon;
+    s->warmup = warmup;
+    s->max_jobs = opt->max_jobs;
+    s->ev_free = s->job_free = s->group_free = AC_SIM_NIL;
+    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (s->rng == NULL)
+        goto cleanup;
+    {
+        unsigned long seed32 = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffULL);
+        gsl_rng_set(s->rng, seed32 != 0 ? seed32 : 0x6d2b79f5UL); /* 0 would mean 4357 */
+    }
+    if (events_grow(s) != 0 || jobs_grow(s) != 0) {
+        rc = s->status;
+        goto cleanup;
+    }
+    s->nmodel_nodes = model->nnodes;
+    s->nnodes = model->nnodes + model->nlinks;
+    if (s->nnodes > 0 && (s->nodes = calloc(s->nnodes, sizeof *s->nodes)) == NULL)
+        goto cleanup;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        ac_sim_node *n = &s->nodes[i];
+        n->index = (uint32_t)i;
+        if ((rc = node_counts_init(&n->c)) != 0)
+            goto cleanup;
+        if (i < model->nnodes)
+            rc = ac_sim_pool_setup(s, n, &model->nodes[i].u.pool);
+        else
+            rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
+        if (rc != 0 || s->status != 0) {
+            rc = rc ? rc : s->status;
+            goto cleanup;
+        }
+    }
+    if ((rc = routes_compile(s)) != 0)
+        goto cleanup;
+    if ((rc = ac_sim_entries_setup(s)) != 0 || s->status != 0) {
+        rc = rc ? rc : s->status;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < opt->ninitial; i++) {
+        const ac_sim_initial_state *is = &opt->initial[i];
+        ac_sim_node *n = &s->nodes[is->node];
+        for (size_t k = 0; k < is->count; k++) {
+            if ((rc = n->ops->place(s, n, k, is->jobs[k])) != 0 || s->status != 0) {
+                rc = rc ? rc : s->status;
+                goto cleanup;
+            }
+        }
+    }
+    *out = s;
+    return 0;
+cleanup:
+    if (rc == AC_ENOMEM)
+        ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+    ac_sim_state_free(s);
+    return rc;
+}
+
+void ac_sim_state_free(ac_sim_state *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        ac_sim_node *n = &s->nodes[i];
+        free(n->c.hist);
+        free(n->par);
+        free(n->choice);
+        free(n->cum);
+        if (n->ops != NULL && n->ops->cleanup != NULL)
+            n->ops->cleanup(n);
+    }
+    free(s->nodes);
+    for (size_t i = 0; i < s->nentries; i++)
+        free(s->entries[i].c.hist);
+    free(s->entries);
+    free(s->client_ev);
+    free(s->client_entry);
+    free(s->routes);
+    free(s->batch);
+    free(s->pending);
+    free(s->groups);
+    free(s->jobs);
+    free(s->ev);
+    free(s->heap);
+    if (s->rng != NULL)
+        gsl_rng_free(s->rng);
+    free(s);
+}
+
+/* Start of the measurement window: close the time averages at the warm-up
+ * time and zero every counter. */
+static void begin_measure(ac_sim_state *s)
+{
+    double save = s->now;
+    s->now = s->warmup;
+    for (size_t i = 0; i < s->nnodes; i++) {
+        ac_sim_counts *c = &s->nodes[i].c;
+        uint64_t *hist = c->hist;
+        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
+        memset(c, 0, sizeof *c);
+        c->hist = hist;
+        c->last_t = s->warmup;
+    }
+    for (size_t i = 0; i < s->nentries; i++) {
+        ac_sim_counts *c = &s->entries[i].c;
+        uint64_t *hist = c->hist;
+        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
+        memset(c, 0, sizeof *c);
+        c->hist = hist;
+        c->last_t = s->warmup;
+    }
+    s->now = save;
+    s->measuring = 1;
+}
+
+/* Run one replication from time 0 to the horizon. */
+int ac_sim_state_run(ac_sim_state *s)
+{
+    while (s->nheap > 0) {
+        double t = s->heap[0].t;
+        uint32_t e;
+        if (t > s->horizon)
+            break;
+        if (!s->measuring && t >= s->warmup)
+            begin_measure(s);
+        e = s->heap[0].ev;
+        heap_remove_at(s, 0);
+        s->now = t;
+        switch (s->ev[e].kind) {
+        case AC_SIM_EV_NODE: {
+            ac_sim_node *n = &s->nodes[s->ev[e].node];
+            n->ops->event(s, n, e);
+            break;
+        }
+        case AC_SIM_EV_SOURCE:
+            ac_sim_source_fire(s, s->ev[e].arg);
+            break;
+        case AC_SIM_EV_THINK:
+            ac_sim_client_fire(s, s->ev[e].arg);
+            break;
+        case AC_SIM_EV_TIMEOUT:
+            timeout_fire(s, e);
+            break;
+        default:
+            ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled");
+            break;
+        }
+        s->events++;
+        if (s->status != 0)
+            return s->status;
+        if (s->event_cap != 0 && s->events > s->event_cap) {
+            ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
+            return s->status;
+        }
+    }
+    if (!s->measuring)
+        begin_measure(s);
+    s->now = s->horizon;
+    for (size_t i = 0; i < s->nnodes; i++)
+        ac_sim_node_touch(s, &s->nodes[i]);
+    return 0;
+}

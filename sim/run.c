@@ -1,0 +1,345 @@
+/*
+ * The public simulator API: options, replications (fixed or automatic),
+ * result assembly, text rendering.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "archcheck/sim.h"
+#include "common/strbuf.h"
+#include "sim/internal.h"
+
+void ac_sim_options_init(ac_sim_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->seed = 1;
+    opt->replications = 0;
+    opt->rel_precision = 0.01;
+    opt->min_replications = 5;
+    opt->max_replications = 200;
+    opt->horizon = 0;
+    opt->warmup = -1;
+    opt->max_events = 0;
+    opt->max_wall_seconds = 0;
+    opt->max_jobs = 10000000;
+    opt->use_profiles = 0;
+    opt->load_scale = 1.0;
+}
+
+static unsigned long long splitmix64(unsigned long long z)
+{
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* seed_r = splitmix64(splitmix64(seed) ^ stream): distinct streams from one
+ * seed, and seed 0 is as good as any other. */
+unsigned long long ac_sim_seed_mix(unsigned long long seed, unsigned long long stream)
+{
+    return splitmix64(splitmix64(seed) ^ stream);
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void node_result_free(ac_sim_node_result *r)
+{
+    free(r->id);
+}
+
+void ac_sim_result_free(ac_sim_result *res)
+{
+    if (res == NULL)
+        return;
+    for (size_t i = 0; i < res->nnodes; i++)
+        node_result_free(&res->nodes[i]);
+    for (size_t i = 0; i < res->nlinks; i++)
+        node_result_free(&res->links[i]);
+    for (size_t i = 0; i < res->nentries; i++)
+        free(res->entries[i].id);
+    free(res->nodes);
+    free(res->links);
+    free(res->entries);
+    free(res);
+}
+
+static ac_sim_result *result_new(const ac_model *m)
+{
+    ac_sim_result *res = calloc(1, sizeof *res);
+    size_t ne = m->nsources + m->npopulations;
+    if (res == NULL)
+        return NULL;
+    res->nodes = calloc(m->nnodes ? m->nnodes : 1, sizeof *res->nodes);
+    res->links = calloc(m->nlinks ? m->nlinks : 1, sizeof *res->links);
+    res->entries = calloc(ne ? ne : 1, sizeof *res->entries);
+    if (res->nodes == NULL || res->links == NULL || res->entries == NULL)
+        goto cleanup;
+    res->nnodes = m->nnodes;
+    res->nlinks = m->nlinks;
+    res->nentries = ne;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        res->nodes[i].id = ac_strdup(m->nodes[i].id ? m->nodes[i].id : "?");
+        res->nodes[i].servers = m->nodes[i].u.pool.servers;
+        if (res->nodes[i].id == NULL)
+            goto cleanup;
+    }
+    for (size_t i = 0; i < m->nlinks; i++) {
+        const ac_link *l = &m->links[i];
+        res->links[i].id =
+            l->id ? ac_strdup(l->id)
+                  : ac_strdupf("%s->%s", m->nodes[l->from].id ? m->nodes[l->from].id : "?",
+                               m->nodes[l->to].id ? m->nodes[l->to].id : "?");
+        res->links[i].is_link = 1;
+        res->links[i].servers = 1;
+        if (res->links[i].id == NULL)
+            goto cleanup;
+    }
+    for (size_t i = 0; i < ne; i++) {
+        const char *id = i < m->nsources ? m->sources[i].id : m->populations[i - m->nsources].id;
+        res->entries[i].id = ac_strdup(id ? id : "?");
+        res->entries[i].is_population = i >= m->nsources;
+        if (res->entries[i].id == NULL)
+            goto cleanup;
+    }
+    return res;
+cleanup:
+    ac_sim_result_free(res);
+    return NULL;
+}
+
+static void node_estimates(const ac_sim_welford *w, ac_sim_node_result *r)
+{
+    ac_sim_welford_estimate(&w[AC_SIM_K_ARRIVAL], &r->arrival_rate);
+    ac_sim_welford_estimate(&w[AC_SIM_K_THROUGHPUT], &r->throughput);
+    ac_sim_welford_estimate(&w[AC_SIM_K_UTIL], &r->utilization);
+    ac_sim_welford_estimate(&w[AC_SIM_K_JOBS], &r->mean_jobs);
+    ac_sim_welford_estimate(&w[AC_SIM_K_LOSS], &r->loss_probability);
+    ac_sim_welford_estimate(&w[AC_SIM_K_RESP], &r->mean_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P50], &r->p50_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P95], &r->p95_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P99], &r->p99_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_TIMEOUT], &r->timeout_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_RETRIES], &r->retries_per_job);
+    ac_sim_welford_estimate(&w[AC_SIM_K_FAILURE], &r->failure_probability);
+}
+
+static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
+{
+    ac_sim_welford_estimate(&w[AC_SIM_K_ARRIVAL], &r->arrival_rate);
+    ac_sim_welford_estimate(&w[AC_SIM_K_THROUGHPUT], &r->throughput);
+    ac_sim_welford_estimate(&w[AC_SIM_K_RESP], &r->mean_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P50], &r->p50_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P95], &r->p95_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_P99], &r->p99_response_time);
+    ac_sim_welford_estimate(&w[AC_SIM_K_FAILURE], &r->failure_probability);
+}
+
+/* The worst relative half-width of the main KPIs: the end-to-end mean
+ * response time of every entry; without entries, the mean jobs of every
+ * node. INFINITY while an interval is not available. */
+static double precision(const ac_sim_welford *w, size_t nnodes, size_t nmodel_nodes,
+                        size_t nentries)
+{
+    double worst = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < nentries; i++) {
+        ac_sim_estimate e;
+        ac_sim_welford_estimate(&w[(nnodes + i) * AC_SIM_K_COUNT + AC_SIM_K_RESP], &e);
+        if (e.n == 0)
+            continue; /* no completed request at all: nothing to make precise */
+        count++;
+        if (e.n < 2)
+            return INFINITY;
+        if (e.ci95 > 0)
+            worst = fmax(worst, e.mean != 0 ? e.ci95 / fabs(e.mean) : INFINITY);
+    }
+    if (nentries > 0 && count > 0)
+        return worst;
+    for (size_t i = 0; i < nmodel_nodes; i++) {
+        ac_sim_estimate e;
+        ac_sim_welford_estimate(&w[i * AC_SIM_K_COUNT + AC_SIM_K_JOBS], &e);
+        if (e.n < 2)
+            return INFINITY;
+        if (e.ci95 > 0)
+            worst = fmax(worst, e.mean != 0 ? e.ci95 / fabs(e.mean) : INFINITY);
+    }
+    return worst;
+}
+
+int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
+               ac_error *err)
+{
+    ac_sim_options opt;
+    ac_sim_result *res = NULL;
+    ac_sim_welford *w = NULL;
+    ac_sim_state *s = NULL;
+    size_t nslots, nnodes, r;
+    double horizon, warmup, t_start = wall_now(), rel = INFINITY;
+    unsigned long long events = 0;
+    int rc = 0;
+
+    if (out == NULL || model == NULL)
+        return ac_error_set(err, AC_EINVAL, "ac_sim_run: NULL argument");
+    *out = NULL;
+    if (user_opt != NULL)
+        opt = *user_opt;
+    else
+        ac_sim_options_init(&opt);
+    if (opt.max_jobs == 0)
+        opt.max_jobs = 10000000;
+    if (!(opt.load_scale > 0) || !isfinite(opt.load_scale) || !(opt.horizon >= 0) ||
+        !isfinite(opt.horizon) || isnan(opt.warmup) || !(opt.rel_precision >= 0) ||
+        (opt.ninitial > 0 && opt.initial == NULL))
+        return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
+    if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
+        return rc;
+    horizon = opt.horizon > 0 ? opt.horizon : 20000.0 * ac_sim_timescale(model);
+    warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
+    if (!(warmup < horizon))
+        return ac_error_set(err, AC_EINVAL, "simulation: the warm-up (%g s) must end before "
+                                            "the horizon (%g s)", warmup, horizon);
+
+    nnodes = model->nnodes + model->nlinks;
+    nslots = (nnodes + model->nsources + model->npopulations) * AC_SIM_K_COUNT;
+    res = result_new(model);
+    w = calloc(nslots ? nslots : 1, sizeof *w);
+    if (res == NULL || w == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+        goto cleanup;
+    }
+
+    for (r = 0;; r++) {
+        double kpi[AC_SIM_K_COUNT], window = horizon - warmup;
+        if (opt.replications > 0) {
+            if (r >= opt.replications)
+                break;
+        } else {
+            if (r >= opt.max_replications)
+                break;
+            if (r >= opt.min_replications && r >= 2) {
+                rel = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
+                if (rel <= opt.rel_precision)
+                    break;
+            }
+            if (r >= 2 && opt.max_events != 0 && events >= opt.max_events)
+                break;
+            if (r >= 2 && opt.max_wall_seconds > 0 &&
+                wall_now() - t_start >= opt.max_wall_seconds)
+                break;
+        }
+        rc = ac_sim_state_new(model, &opt, horizon, warmup,
+                              ac_sim_seed_mix(opt.seed, (unsigned long long)r), &s, err);
+        if (rc != 0)
+            goto cleanup;
+        if (opt.max_events != 0)
+            s->event_cap = opt.max_events > events ? opt.max_events - events : 1;
+        rc = ac_sim_state_run(s);
+        if (rc != 0) {
+            /* out of budget in automatic mode with enough replications: keep them */
+            if (rc == AC_ELIMIT && opt.replications == 0 && r >= 2 &&
+                s->events > s->event_cap && s->event_cap != 0) {
+                ac_error_clear(err);
+                rc = 0;
+                events += s->events;
+                break;
+            }
+            goto cleanup;
+        }
+        events += s->events;
+        for (size_t i = 0; i < nnodes; i++) {
+            ac_sim_node_kpis(&s->nodes[i], window, kpi);
+            for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
+                ac_sim_welford_add(&w[i * AC_SIM_K_COUNT + k], kpi[k]);
+        }
+        for (size_t i = 0; i < s->nentries; i++) {
+            ac_sim_entry_kpis(&s->entries[i], window, kpi);
+            for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
+                ac_sim_welford_add(&w[(nnodes + i) * AC_SIM_K_COUNT + k], kpi[k]);
+        }
+        ac_sim_state_free(s);
+        s = NULL;
+    }
+
+    for (size_t i = 0; i < model->nnodes; i++)
+        node_estimates(&w[i * AC_SIM_K_COUNT], &res->nodes[i]);
+    for (size_t i = 0; i < model->nlinks; i++)
+        node_estimates(&w[(model->nnodes + i) * AC_SIM_K_COUNT], &res->links[i]);
+    for (size_t i = 0; i < res->nentries; i++)
+        entry_estimates(&w[(nnodes + i) * AC_SIM_K_COUNT], &res->entries[i]);
+    res->replications = r;
+    res->events = events;
+    res->rel_halfwidth =
+        precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
+    res->converged = res->rel_halfwidth <= opt.rel_precision;
+    res->seed = opt.seed;
+    res->horizon = horizon;
+    res->warmup = warmup;
+    *out = res;
+    res = NULL;
+cleanup:
+    ac_sim_state_free(s);
+    ac_sim_result_free(res);
+    free(w);
+    return rc;
+}
+
+static void format_estimate(ac_strbuf *sb, const char *what, const char *id, const char *kpi,
+                            const ac_sim_estimate *e)
+{
+    ac_strbuf_printf(sb, "%s %s %s %.17g %.17g %zu\n", what, id, kpi, e->mean, e->ci95, e->n);
+}
+
+static void format_node(ac_strbuf *sb, const ac_sim_node_result *n)
+{
+    const char *w = n->is_link ? "link" : "node";
+    format_estimate(sb, w, n->id, "arrival_rate", &n->arrival_rate);
+    format_estimate(sb, w, n->id, "throughput", &n->throughput);
+    format_estimate(sb, w, n->id, "utilization", &n->utilization);
+    format_estimate(sb, w, n->id, "mean_jobs", &n->mean_jobs);
+    format_estimate(sb, w, n->id, "loss_probability", &n->loss_probability);
+    format_estimate(sb, w, n->id, "mean_response_time", &n->mean_response_time);
+    format_estimate(sb, w, n->id, "p50_response_time", &n->p50_response_time);
+    format_estimate(sb, w, n->id, "p95_response_time", &n->p95_response_time);
+    format_estimate(sb, w, n->id, "p99_response_time", &n->p99_response_time);
+    format_estimate(sb, w, n->id, "timeout_fraction", &n->timeout_fraction);
+    format_estimate(sb, w, n->id, "retries_per_job", &n->retries_per_job);
+    format_estimate(sb, w, n->id, "failure_probability", &n->failure_probability);
+}
+
+int ac_sim_result_format(const ac_sim_result *res, char **out, ac_error *err)
+{
+    ac_strbuf sb = {0};
+    if (res == NULL || out == NULL)
+        return ac_error_set(err, AC_EINVAL, "ac_sim_result_format: NULL argument");
+    ac_strbuf_printf(&sb, "simulation seed %lu replications %zu events %llu horizon %.17g "
+                          "warmup %.17g rel_halfwidth %.17g converged %d\n",
+                     res->seed, res->replications, res->events, res->horizon, res->warmup,
+                     res->rel_halfwidth, res->converged);
+    for (size_t i = 0; i < res->nnodes; i++)
+        format_node(&sb, &res->nodes[i]);
+    for (size_t i = 0; i < res->nlinks; i++)
+        format_node(&sb, &res->links[i]);
+    for (size_t i = 0; i < res->nentries; i++) {
+        const ac_sim_entry_result *e = &res->entries[i];
+        const char *w = e->is_population ? "population" : "source";
+        format_estimate(&sb, w, e->id, "arrival_rate", &e->arrival_rate);
+        format_estimate(&sb, w, e->id, "throughput", &e->throughput);
+        format_estimate(&sb, w, e->id, "mean_response_time", &e->mean_response_time);
+        format_estimate(&sb, w, e->id, "p50_response_time", &e->p50_response_time);
+        format_estimate(&sb, w, e->id, "p95_response_time", &e->p95_response_time);
+        format_estimate(&sb, w, e->id, "p99_response_time", &e->p99_response_time);
+        format_estimate(&sb, w, e->id, "failure_probability", &e->failure_probability);
+    }
+    *out = ac_strbuf_take(&sb);
+    if (*out == NULL)
+        return ac_error_set(err, AC_ENOMEM, "ac_sim_result_format: out of memory");
+    return 0;
+}

@@ -1,0 +1,191 @@
+/*
+ * Sources (renewal or non-homogeneous Poisson) and populations (closed
+ * clients with exponential think times).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "sim/internal.h"
+
+/* The rate of profile p at time t: linear between points, held after the last
+ * point, or periodic with period = the last point's time when `repeat`. */
+double ac_sim_profile_rate(const ac_profile *p, double scale, double t)
+{
+    const ac_profile_point *pt = p->points;
+    size_t n = p->npoints, lo = 0, hi;
+    double period = pt[n - 1].at;
+    if (p->repeat && period > 0 && t >= period)
+        t = fmod(t, period);
+    if (t >= period)
+        return pt[n - 1].rate * scale;
+    if (t <= pt[0].at)
+        return pt[0].rate * scale;
+    hi = n - 1; /* pt[lo].at <= t < pt[hi].at */
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (pt[mid].at <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return scale * (pt[lo].rate + (pt[hi].rate - pt[lo].rate) * (t - pt[lo].at) /
+                                      (pt[hi].at - pt[lo].at));
+}
+
+/* The next arrival of source e after `now`, or INFINITY when there is none
+ * before the horizon.
+ *  - profile: thinning (Lewis-Shedler) of a Poisson process of rate
+ *    lambda_max = the profile's maximum: a candidate at t is kept with
+ *    probability rate(t) / lambda_max;
+ *  - scv = 1: exponential; scv < 1: gamma(shape 1/scv, scale scv/lambda);
+ *  - scv > 1: balanced-means H2: phase i with probability p_i, mean
+ *    1/(2 p_i lambda), p1 = (1 + sqrt((scv-1)/(scv+1)))/2. */
+static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
+{
+    if (e->profile != NULL) {
+        double t = s->now;
+        if (!(e->lambda_max > 0))
+            return INFINITY;
+        for (;;) {
+            t += gsl_ran_exponential(s->rng, 1.0 / e->lambda_max);
+            if (t > s->horizon)
+                return INFINITY;
+            if (gsl_rng_uniform(s->rng) * e->lambda_max < ac_sim_profile_rate(e->profile, e->scale, t))
+                return t;
+        }
+    }
+    if (!(e->rate > 0))
+        return INFINITY;
+    if (e->scv == 1.0)
+        return s->now + gsl_ran_exponential(s->rng, 1.0 / e->rate);
+    if (e->scv < 1.0)
+        return s->now + gsl_ran_gamma(s->rng, 1.0 / e->scv, e->scv / e->rate);
+    if (gsl_rng_uniform(s->rng) < e->h2_p1)
+        return s->now + gsl_ran_exponential(s->rng, e->h2_mean1);
+    return s->now + gsl_ran_exponential(s->rng, e->h2_mean2);
+}
+
+static void schedule_next(ac_sim_state *s, uint32_t src)
+{
+    const ac_sim_entry *e = &s->entries[src];
+    double t = next_arrival(s, e);
+    if (t <= s->horizon)
+        ac_sim_event_schedule(s, e->ev, t);
+}
+
+void ac_sim_source_fire(ac_sim_state *s, uint32_t src)
+{
+    schedule_next(s, src);
+    ac_sim_request_start(s, src, AC_SIM_NIL);
+}
+
+static void think(ac_sim_state *s, uint32_t client)
+{
+    const ac_sim_entry *e = &s->entries[s->client_entry[client]];
+    double t = e->think > 0 ? gsl_ran_exponential(s->rng, e->think) : 0.0;
+    ac_sim_event_schedule(s, s->client_ev[client], s->now + t);
+}
+
+void ac_sim_client_fire(ac_sim_state *s, uint32_t client)
+{
+    ac_sim_request_start(s, s->client_entry[client], client);
+}
+
+void ac_sim_client_done(ac_sim_state *s, uint32_t client)
+{
+    think(s, client);
+}
+
+int ac_sim_entries_setup(ac_sim_state *s)
+{
+    const ac_model *m = s->model;
+    const ac_sim_options *opt = s->opt;
+    size_t c = 0;
+    s->nsources = m->nsources;
+    s->nentries = m->nsources + m->npopulations;
+    if (s->nentries > 0 && (s->entries = calloc(s->nentries, sizeof *s->entries)) == NULL)
+        return AC_ENOMEM;
+    for (size_t i = 0; i < s->nentries; i++) {
+        s->entries[i].c.hist = calloc(AC_SIM_HIST_BINS, sizeof *s->entries[i].c.hist);
+        if (s->entries[i].c.hist == NULL)
+            return AC_ENOMEM;
+    }
+    for (size_t i = 0; i < m->npopulations; i++)
+        s->nclients += m->populations[i].size;
+    if (s->nclients > 0) {
+        s->client_ev = malloc(s->nclients * sizeof *s->client_ev);
+        s->client_entry = malloc(s->nclients * sizeof *s->client_entry);
+        if (s->client_ev == NULL || s->client_entry == NULL)
+            return AC_ENOMEM;
+    }
+    for (size_t i = 0; i < m->nsources; i++) {
+        const ac_source *src = &m->sources[i];
+        ac_sim_entry *e = &s->entries[i];
+        e->to = (uint32_t)src->to;
+        e->rate = src->rate * opt->load_scale;
+        e->scv = src->scv;
+        e->scale = opt->load_scale;
+        if (e->scv > 1.0) {
+            double p1 = 0.5 * (1.0 + sqrt((e->scv - 1.0) / (e->scv + 1.0)));
+            e->h2_p1 = p1;
+            e->h2_mean1 = e->rate > 0 ? 1.0 / (2.0 * p1 * e->rate) : 0.0;
+            e->h2_mean2 = e->rate > 0 ? 1.0 / (2.0 * (1.0 - p1) * e->rate) : 0.0;
+        }
+        if (opt->use_profiles && src->profile != AC_NONE) {
+            e->profile = &m->profiles[src->profile];
+            for (size_t k = 0; k < e->profile->npoints; k++)
+                if (e->profile->points[k].rate * e->scale > e->lambda_max)
+                    e->lambda_max = e->profile->points[k].rate * e->scale;
+        }
+        e->ev = ac_sim_event_alloc(s);
+        if (e->ev == AC_SIM_NIL)
+            return s->status;
+        s->ev[e->ev].kind = AC_SIM_EV_SOURCE;
+        s->ev[e->ev].arg = (uint32_t)i;
+        schedule_next(s, (uint32_t)i);
+    }
+    for (size_t i = 0; i < m->npopulations; i++) {
+        const ac_population *pop = &m->populations[i];
+        uint32_t ei = (uint32_t)(m->nsources + i);
+        ac_sim_entry *e = &s->entries[ei];
+        e->to = (uint32_t)pop->to;
+        e->is_population = 1;
+        e->size = pop->size;
+        e->think = pop->think_time;
+        e->first_client = (uint32_t)c;
+        for (size_t k = 0; k < pop->size; k++, c++) {
+            uint32_t ev = ac_sim_event_alloc(s);
+            if (ev == AC_SIM_NIL)
+                return s->status;
+            s->ev[ev].kind = AC_SIM_EV_THINK;
+            s->ev[ev].arg = (uint32_t)c;
+            s->client_ev[c] = ev;
+            s->client_entry[c] = ei;
+            think(s, (uint32_t)c);
+        }
+    }
+    return 0;
+}
+
+/* The longest time constant of the model: service times, think times,
+ * inter-arrival times, link transmission times and latencies. */
+double ac_sim_timescale(const ac_model *m)
+{
+    double tau = 0;
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.service_rate > 0)
+            tau = fmax(tau, 1.0 / m->nodes[i].u.pool.service_rate);
+    for (size_t i = 0; i < m->nsources; i++)
+        if (m->sources[i].rate > 0)
+            tau = fmax(tau, 1.0 / m->sources[i].rate);
+    for (size_t i = 0; i < m->npopulations; i++)
+        tau = fmax(tau, m->populations[i].think_time);
+    for (size_t i = 0; i < m->nlinks; i++) {
+        tau = fmax(tau, m->links[i].latency);
+        if (isfinite(m->links[i].capacity) && m->links[i].capacity > 0)
+            tau = fmax(tau, 1.0 / m->links[i].capacity);
+    }
+    return tau > 0 ? tau : 1.0;
+}
