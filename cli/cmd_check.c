@@ -59,6 +59,7 @@ int ac_cli_check(int argc, char **argv)
     unsigned long seed = 1, jobs = 1;
     ac_cli_input in;
     ac_report_run run;
+    ac_analysis_options aopt;
 
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:j:h", opts, NULL)) != -1) {
@@ -107,6 +108,11 @@ int ac_cli_check(int argc, char **argv)
         return ac_cli_fail("check: no input file");
     }
     if (ac_cli_input_load(&in, argv + optind, (size_t)(argc - optind), fail_on) != 0) {
+        ac_cli_input_free(&in);
+        return AC_EXIT_USAGE;
+    }
+    ac_analysis_options_init(&aopt);
+    if (ac_cli_input_analyse(&in, &aopt, fail_on) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }

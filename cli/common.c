@@ -107,8 +107,9 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
     in->files = calloc(n, sizeof *in->files);
     in->diags = calloc(n, sizeof *in->diags);
     in->models = calloc(n, sizeof *in->models);
+    in->analyses = calloc(n, sizeof *in->analyses);
     in->n = n;
-    if (in->files == NULL || in->diags == NULL || in->models == NULL)
+    if (in->files == NULL || in->diags == NULL || in->models == NULL || in->analyses == NULL)
         return ac_cli_fail("out of memory");
     for (size_t i = 0; i < n; i++) {
         ac_error err = {0};
@@ -125,16 +126,36 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
     return 0;
 }
 
+int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        ac_error err = {0};
+        int rc;
+        if (in->models[i] == NULL)
+            continue;
+        rc = ac_analysis_run(in->models[i], opt, &in->analyses[i], &in->diags[i], &err);
+        if (rc != AC_OK && rc != AC_EINPUT)
+            return ac_cli_fail("%s: %s", in->files[i].file, err.message);
+        in->files[i].analysis = in->analyses[i];
+        ac_diag_list_sort(&in->diags[i]);
+        in->files[i].verdict = ac_report_verdict(&in->diags[i], fail_on);
+    }
+    return 0;
+}
+
 void ac_cli_input_free(ac_cli_input *in)
 {
     for (size_t i = 0; i < in->n; i++) {
         if (in->diags != NULL)
             ac_diag_list_clear(&in->diags[i]);
+        if (in->analyses != NULL)
+            ac_analysis_free(in->analyses[i]);
         if (in->models != NULL)
             ac_model_free(in->models[i]);
     }
     free(in->files);
     free(in->diags);
+    free(in->analyses);
     free(in->models);
     memset(in, 0, sizeof *in);
 }

@@ -1,9 +1,19 @@
 /*
- * JSON output (spec/output.md).
+ * JSON output (spec/output.md): keys in snake_case, quantities in SI units.
+ * Keys that do not apply (or whose value is not finite) are left out.
  */
-#include "archcheck/report.h"
+#include <math.h>
 
+#include "archcheck/report.h"
 #include "common/jsonw.h"
+
+static void key_double(ac_jsonw *w, const char *key, double v)
+{
+    if (!isfinite(v))
+        return;
+    ac_jsonw_key(w, key);
+    ac_jsonw_double(w, v);
+}
 
 static void write_findings(ac_jsonw *w, const ac_report_file *rf)
 {
@@ -43,6 +53,155 @@ static void write_findings(ac_jsonw *w, const ac_report_file *rf)
     ac_jsonw_array_end(w);
 }
 
+static void write_equilibria(ac_jsonw *w, const ac_solver_pool_result *r)
+{
+    ac_jsonw_key(w, "equilibria");
+    ac_jsonw_array_begin(w);
+    for (size_t e = 0; e < r->nequilibria; e++) {
+        const ac_solver_equilibrium *eq = &r->equilibria[e];
+        const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "stable");
+        ac_jsonw_bool(w, eq->stable);
+        key_double(w, "max_real_eigenvalue", eq->max_real_eigenvalue);
+        key_double(w, "relaxation_time", eq->relaxation_time);
+        if (eq->lyapunov_solved) {
+            ac_jsonw_key(w, "lyapunov_positive_definite");
+            ac_jsonw_bool(w, eq->lyapunov_pd);
+        }
+        key_double(w, "mean_jobs", k->mean_jobs);
+        key_double(w, "mean_jobs_std", eq->mean_jobs_std);
+        key_double(w, "mean_response_time", k->mean_response_time);
+        key_double(w, "timeout_fraction", k->timeout_fraction);
+        key_double(w, "effective_arrival_rate", k->effective_arrival_rate);
+        ac_jsonw_key(w, "operating");
+        ac_jsonw_bool(w, e == r->operating);
+        ac_jsonw_object_end(w);
+    }
+    ac_jsonw_array_end(w);
+}
+
+static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
+{
+    ac_jsonw_key(w, "nodes");
+    ac_jsonw_array_begin(w);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "id");
+        ac_jsonw_string(w, m->nodes[i].id);
+        ac_jsonw_key(w, "kind");
+        ac_jsonw_string(w, ac_node_kind_name(m->nodes[i].kind));
+        ac_jsonw_key(w, "analysed");
+        ac_jsonw_bool(w, na->analysed);
+        key_double(w, "arrival_rate", na->arrival_rate);
+        if (na->analysed) {
+            if (na->overload) {
+                ac_jsonw_key(w, "overload");
+                ac_jsonw_bool(w, 1);
+            }
+            key_double(w, "throughput", na->throughput);
+            key_double(w, "utilization", na->utilization);
+            key_double(w, "loss_probability", na->loss_probability);
+            key_double(w, "mean_jobs", na->mean_jobs);
+            key_double(w, "mean_response_time", na->mean_response_time);
+            key_double(w, "p50_response_time", na->p50);
+            key_double(w, "p95_response_time", na->p95);
+            key_double(w, "p99_response_time", na->p99);
+            ac_jsonw_key(w, "approximation");
+            ac_jsonw_string(w, ac_solver_approx_name(na->approximation));
+            key_double(w, "expected_relative_error", na->expected_rel_error);
+            if (na->pool != NULL) {
+                ac_jsonw_key(w, "truncation");
+                ac_jsonw_uint(w, na->pool->truncation);
+                key_double(w, "tail_mass", na->pool->tail_mass);
+                write_equilibria(w, na->pool);
+                if (na->pool->bistable) {
+                    ac_jsonw_key(w, "metastable");
+                    ac_jsonw_object_begin(w);
+                    ac_jsonw_key(w, "good_equilibrium");
+                    ac_jsonw_uint(w, na->pool->good);
+                    ac_jsonw_key(w, "bad_equilibrium");
+                    ac_jsonw_uint(w, na->pool->bad);
+                    key_double(w, "smallest_burst_extra_rate", na->pool->smallest_burst.extra_rate);
+                    key_double(w, "smallest_burst_duration", na->pool->smallest_burst.duration);
+                    key_double(w, "smallest_burst_jobs", na->pool->smallest_burst.jobs);
+                    ac_jsonw_object_end(w);
+                }
+            }
+        }
+        ac_jsonw_object_end(w);
+    }
+    ac_jsonw_array_end(w);
+}
+
+static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
+{
+    ac_jsonw_key(w, "checks");
+    ac_jsonw_array_begin(w);
+    for (size_t k = 0; k < a->nchecks; k++) {
+        const ac_check *c = &a->checks[k];
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "name");
+        ac_jsonw_string(w, c->name);
+        ac_jsonw_key(w, "status");
+        ac_jsonw_string(w, ac_check_status_name(c->status));
+        if (c->status != AC_CHECK_PASS) {
+            ac_jsonw_key(w, "rule");
+            ac_jsonw_string(w, c->rule);
+        }
+        if (c->has_value) {
+            key_double(w, "value", c->value);
+            key_double(w, "limit", c->limit);
+            key_double(w, "expected_relative_error", c->rel_error);
+        }
+        if (c->node != AC_NONE) {
+            ac_jsonw_key(w, "node");
+            ac_jsonw_string(w, m->nodes[c->node].id);
+        }
+        ac_jsonw_key(w, "line");
+        ac_jsonw_uint(w, c->loc.line);
+        if (c->suppressed) {
+            ac_jsonw_key(w, "suppressed");
+            ac_jsonw_bool(w, 1);
+        }
+        ac_jsonw_object_end(w);
+    }
+    ac_jsonw_array_end(w);
+}
+
+static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
+{
+    write_nodes(w, m, a);
+    if (a->e2e.available) {
+        ac_jsonw_key(w, "end_to_end");
+        ac_jsonw_object_begin(w);
+        key_double(w, "throughput", a->e2e.throughput);
+        key_double(w, "mean_response_time", a->e2e.mean_response_time);
+        if (a->e2e.percentiles) {
+            key_double(w, "p50_response_time", a->e2e.p50);
+            key_double(w, "p95_response_time", a->e2e.p95);
+            key_double(w, "p99_response_time", a->e2e.p99);
+        }
+        key_double(w, "loss_probability", a->e2e.loss_probability);
+        key_double(w, "expected_relative_error", a->e2e.expected_rel_error);
+        ac_jsonw_object_end(w);
+    }
+    if (a->has_headroom) {
+        ac_jsonw_key(w, "headroom");
+        ac_jsonw_object_begin(w);
+        key_double(w, "factor", a->headroom);
+        if (a->headroom_node != AC_NONE) {
+            ac_jsonw_key(w, "bottleneck");
+            ac_jsonw_string(w, m->nodes[a->headroom_node].id);
+        }
+        ac_jsonw_key(w, "binding");
+        ac_jsonw_string(w, a->headroom_binding);
+        ac_jsonw_object_end(w);
+    }
+    write_checks(w, m, a);
+}
+
 static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_file *rf)
 {
     ac_jsonw_object_begin(w);
@@ -50,15 +209,23 @@ static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_fi
     ac_jsonw_string(w, AC_VERSION);
     ac_jsonw_key(w, "file");
     ac_jsonw_string(w, rf->file);
-    ac_jsonw_key(w, "sha256");
-    ac_jsonw_string(w, rf->sha256);
+    if (rf->sha256[0] != '\0') {
+        ac_jsonw_key(w, "sha256");
+        ac_jsonw_string(w, rf->sha256);
+    }
     if (run->has_seed) {
         ac_jsonw_key(w, "seed");
         ac_jsonw_uint(w, run->seed);
     }
+    /* invalid input is a failed verdict (exit status 2) with input_valid false */
     ac_jsonw_key(w, "verdict");
-    ac_jsonw_string(w, ac_verdict_name(rf->verdict));
+    ac_jsonw_string(w, ac_verdict_name(rf->verdict == AC_VERDICT_INVALID ? AC_VERDICT_FAIL
+                                                                         : rf->verdict));
+    ac_jsonw_key(w, "input_valid");
+    ac_jsonw_bool(w, rf->verdict != AC_VERDICT_INVALID);
     write_findings(w, rf);
+    if (rf->analysis != NULL && rf->model != NULL)
+        write_analysis(w, rf->model, rf->analysis);
     ac_jsonw_object_end(w);
 }
 

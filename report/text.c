@@ -70,6 +70,25 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
             warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
     if (suppressed > 0)
         fprintf(fp, " (%zu suppressed)", suppressed);
+    {
+        size_t pass = 0, fail = 0, undecided = 0, any = 0;
+        for (size_t f = 0; f < run->nfiles; f++) {
+            const ac_analysis *a = run->files[f].analysis;
+            if (a == NULL)
+                continue;
+            any = 1;
+            for (size_t k = 0; k < a->nchecks; k++) {
+                if (a->checks[k].status == AC_CHECK_PASS)
+                    pass++;
+                else if (a->checks[k].status == AC_CHECK_FAIL)
+                    fail++;
+                else
+                    undecided++;
+            }
+        }
+        if (any)
+            fprintf(fp, "; checks: %zu pass, %zu fail, %zu inconclusive", pass, fail, undecided);
+    }
     if (run->nfiles == 1)
         fprintf(fp, "; verdict: %s\n",
                 run->files[0].verdict == AC_VERDICT_INVALID ? "invalid input"

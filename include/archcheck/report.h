@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "archcheck/analysis.h"
 #include "archcheck/error.h"
 #include "archcheck/model.h"
 
@@ -35,6 +36,7 @@ typedef struct ac_report_file {
     ac_verdict verdict;
     const ac_diag_list *diags; /* this file's findings, sorted */
     const ac_model *model;   /* NULL when the input was invalid */
+    const ac_analysis *analysis; /* NULL when not analysed (lint, invalid input) */
 } ac_report_file;
 
 typedef struct ac_report_run {
@@ -60,8 +62,16 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run);
 /* JUnit XML: one test suite per file, one test case per check. */
 int ac_report_junit(FILE *fp, const ac_report_run *run);
 
+/* CSV of the response-time distributions: one row per time point, columns
+ * t_s, then P(T > t) for each analysed node and end to end. */
+int ac_report_csv(FILE *fp, const ac_report_file *file);
+
+/* A human-readable table of the solution: nodes, equilibria, end to end, headroom. */
+int ac_report_solution_text(FILE *fp, const ac_report_file *file);
+
 /* The verdict of one file from its findings: INVALID on any input (AC0xx) error,
- * else FAIL on any unsuppressed finding at or above fail_on, else PASS. */
+ * else FAIL on any unsuppressed finding at or above fail_on, else INCONCLUSIVE on an
+ * unsuppressed AC900, else PASS. */
 ac_verdict ac_report_verdict(const ac_diag_list *diags, ac_severity fail_on);
 
 #ifdef __cplusplus
