@@ -852,6 +852,59 @@ static void build_workload(ac_pctx *ctx, const xmlNode *w)
     }
 }
 
+/* The attributes each mitigation kind needs and takes (besides id, kind, target, label). */
+static const struct {
+    ac_mitigation_kind kind;
+    const char *required[3];
+    const char *optional[2];
+} mitigation_kinds[] = {
+    {AC_MIT_PROVISIONED_CONCURRENCY, {"amount", NULL, NULL}, {NULL, NULL}},
+    {AC_MIT_PRE_WARMING, {"amount", NULL, NULL}, {"interval", NULL}},
+    {AC_MIT_SNAPSTART, {"restore", NULL, NULL}, {NULL, NULL}},
+    {AC_MIT_ADD_SERVERS, {"amount", NULL, NULL}, {NULL, NULL}},
+    {AC_MIT_RATE_LIMIT, {"rate", NULL, NULL}, {"burst", NULL}},
+    {AC_MIT_RETRY_BUDGET, {"ratio", NULL, NULL}, {NULL, NULL}},
+    {AC_MIT_SET, {"attribute", "value", NULL}, {NULL, NULL}},
+    {AC_MIT_COMBINE, {"of", NULL, NULL}, {NULL, NULL}},
+};
+
+static void check_mitigation_attrs(ac_pctx *ctx, const xmlNode *n, const ac_mitigation *mt,
+                                   const char *id)
+{
+    static const char *const kind_attrs[] = {"amount", "interval", "restore", "rate", "burst",
+                                             "ratio", "attribute", "value", "of"};
+    size_t k = 0;
+    while (k < sizeof mitigation_kinds / sizeof mitigation_kinds[0] &&
+           mitigation_kinds[k].kind != mt->kind)
+        k++;
+    if (k == sizeof mitigation_kinds / sizeof mitigation_kinds[0])
+        return;
+    for (size_t r = 0; r < 3 && mitigation_kinds[k].required[r] != NULL; r++)
+        if (!has_attr(n, mitigation_kinds[k].required[r]))
+            ac_pdiag(ctx, mt->loc, id, "AC029",
+                     "mitigation '%s' of kind '%s' needs the attribute '%s'", id,
+                     ac_mitigation_kind_name(mt->kind), mitigation_kinds[k].required[r]);
+    for (size_t a = 0; a < sizeof kind_attrs / sizeof kind_attrs[0]; a++) {
+        int used = 0;
+        if (!has_attr(n, kind_attrs[a]))
+            continue;
+        for (size_t r = 0; r < 3 && mitigation_kinds[k].required[r] != NULL; r++)
+            used |= strcmp(kind_attrs[a], mitigation_kinds[k].required[r]) == 0;
+        for (size_t o = 0; o < 2 && mitigation_kinds[k].optional[o] != NULL; o++)
+            used |= strcmp(kind_attrs[a], mitigation_kinds[k].optional[o]) == 0;
+        if (!used)
+            ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, kind_attrs[a]), id, "AC029",
+                     "a mitigation of kind '%s' does not use the attribute '%s'",
+                     ac_mitigation_kind_name(mt->kind), kind_attrs[a]);
+    }
+    if (mt->kind == AC_MIT_COMBINE && has_attr(n, "target"))
+        ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, "target"), id, "AC029",
+                 "mitigation '%s' of kind 'combine' takes no target: its parts have theirs", id);
+    if (mt->kind != AC_MIT_COMBINE && !has_attr(n, "target"))
+        ac_pdiag(ctx, mt->loc, id, "AC029", "mitigation '%s' of kind '%s' needs a target", id,
+                 ac_mitigation_kind_name(mt->kind));
+}
+
 static void build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
 {
     char idbuf[256];
@@ -862,13 +915,15 @@ static void build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
     mt->loc = ac_xml_elem_loc(ctx, n);
     mt->kind = (ac_mitigation_kind)-1;
     parse_attrs(ctx, n, mitigation_attrs, NSPECS(mitigation_attrs), mt, NULL);
+    check_mitigation_attrs(ctx, n, mt, id != NULL ? id : "?");
     of = get_attr(n, "of");
     if (of != NULL) {
         ac_loc loc = ac_xml_attr_loc(ctx, n, "of");
         size_t k = 0, cap = 0;
         char *save = NULL;
         for (char *p = of; *p; p++)
-            if (*p != ' ' && *p != '\t' && *p != '\n' && (p == of || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n'))
+            if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' &&
+                (p == of || p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n' || p[-1] == '\r'))
                 cap++;
         if (cap > 0) {
             mt->of = calloc(cap, sizeof *mt->of);
@@ -881,7 +936,8 @@ static void build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
         for (char *tok = strtok_r(of, " \t\r\n", &save); tok != NULL;
              tok = strtok_r(NULL, " \t\r\n", &save)) {
             if (!is_ncname(tok)) {
-                ac_pdiag(ctx, loc, id, "AC021", "attribute 'of' of <mitigation> lists '%s', which is not an id", tok);
+                ac_pdiag(ctx, loc, id, "AC021",
+                         "attribute 'of' of <mitigation> lists '%s', which is not an id", tok);
                 continue;
             }
             mt->of[k] = AC_NONE;
@@ -933,6 +989,11 @@ static void build_faults(ac_pctx *ctx, const xmlNode *n)
             ft->target = AC_NONE;
             ft->loc = ac_xml_elem_loc(ctx, c);
             parse_attrs(ctx, c, fault_attrs, NSPECS(fault_attrs), ft, NULL);
+            if (!has_attr(c, "delay") && !has_attr(c, "fail-prob") && !has_attr(c, "servers-down") &&
+                !has_attr(c, "capacity-loss") && !has_attr(c, "cold-start"))
+                ac_pdiag(ctx, ft->loc, NULL, "AC018",
+                         "a <fault> needs at least one fault attribute (delay, fail-prob, "
+                         "servers-down, capacity-loss or cold-start)");
         } else if (is_elem(c, "objective")) {
             size_t nt = count_children(c, "term");
             if (f->has_objective) {
@@ -985,6 +1046,14 @@ static void build_requirements(ac_pctx *ctx, const xmlNode *n)
     };
     ac_model *m = ctx->model;
     parse_attrs(ctx, n, requirements_attrs, NSPECS(requirements_attrs), NULL, NULL);
+    for (const xmlNode *prev = n->prev; prev != NULL; prev = prev->prev)
+        if (is_elem(prev, "requirements")) {
+            ac_pdiag(ctx, ac_xml_elem_loc(ctx, n), NULL, "AC030",
+                     "the file has more than one <requirements> element (the first is at line %u): "
+                     "put every requirement in one",
+                     ac_xml_elem_loc(ctx, prev).line);
+            break;
+        }
     for (const xmlNode *c = n->children; c != NULL; c = c->next) {
         if (c->type != XML_ELEMENT_NODE)
             continue;

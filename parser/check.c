@@ -54,7 +54,9 @@ static id_entry *collect_ids(ac_pctx *ctx, size_t *count)
     const ac_model *m = ctx->model;
     size_t n = m->nnodes + m->nsources + m->npopulations + m->nlinks + m->nmitigations, k = 0, w = 0;
     id_entry *t = calloc(n > 0 ? n : 1, sizeof *t);
-    if (t == NULL) {
+    ctx->dup_nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, 1);
+    if (t == NULL || ctx->dup_nodes == NULL) {
+        free(t);
         ctx->oom = 1;
         *count = 0;
         return NULL;
@@ -78,6 +80,8 @@ static id_entry *collect_ids(ac_pctx *ctx, size_t *count)
     qsort(t, k, sizeof *t, entry_cmp);
     for (size_t i = 0; i < k; i++) {
         if (w > 0 && strcmp(t[w - 1].id, t[i].id) == 0) {
+            if (t[i].kind == ID_NODE && ctx->dup_nodes != NULL)
+                ctx->dup_nodes[t[i].index] = 1;
             ac_pdiag(ctx, t[i].loc, t[i].id, "AC020",
                      "the id '%s' is already used by the %s at line %u", t[i].id,
                      id_kind_name(m, &t[w - 1]), t[w - 1].loc.line);
@@ -234,7 +238,7 @@ static void check_reachability(ac_pctx *ctx)
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!seen[i] && m->nodes[i].id != NULL)
+        if (!seen[i] && m->nodes[i].id != NULL && !ctx->dup_nodes[i])
             ac_pdiag(ctx, m->nodes[i].loc, m->nodes[i].id, "AC024",
                      "%s '%s' is unreachable: no route from a source or population leads to it",
                      ac_node_kind_name(m->nodes[i].kind), m->nodes[i].id);
@@ -309,7 +313,6 @@ static void check_faults(ac_pctx *ctx)
                      {"servers-down", &f->servers_down},
                      {"capacity-loss", &f->capacity_loss},
                      {"cold-start", &f->cold_start}};
-        int any = 0;
         if (f->target == AC_NONE)
             continue;
         tid = f->target_is_link ? m->links[f->target].id : m->nodes[f->target].id;
@@ -317,17 +320,11 @@ static void check_faults(ac_pctx *ctx)
         for (size_t a = 0; a < sizeof attrs / sizeof attrs[0]; a++) {
             if (!attrs[a].r->present)
                 continue;
-            any = 1;
             if (!fault_attr_ok(m, f, attrs[a].name))
                 ac_pdiag(ctx, f->loc, tid, "AC022",
                          "a <fault> on the %s '%s' cannot have '%s' (a %s has no such fault)",
                          tkind, tid, attrs[a].name, tkind);
         }
-        if (!any)
-            ac_pdiag(ctx, f->loc, tid, "AC018",
-                     "the <fault> on '%s' has no fault attribute (delay, fail-prob, servers-down, "
-                     "capacity-loss or cold-start)",
-                     tid);
         if (!f->target_is_link && f->servers_down.present &&
             m->nodes[f->target].kind == AC_NODE_POOL &&
             f->servers_down.hi >= (double)m->nodes[f->target].u.pool.servers &&
@@ -411,50 +408,8 @@ static void check_mitigations(ac_pctx *ctx)
         int ok = 1;
         if (mt->kind > AC_MIT_COMBINE)
             continue;
-        /* the attributes each kind needs */
-        {
-            const char *need = NULL;
-            switch (mt->kind) {
-            case AC_MIT_PROVISIONED_CONCURRENCY:
-            case AC_MIT_PRE_WARMING:
-            case AC_MIT_ADD_SERVERS:
-                if (mt->amount == 0)
-                    need = "amount";
-                break;
-            case AC_MIT_SNAPSTART:
-                if (mt->restore == 0.0)
-                    need = "restore";
-                break;
-            case AC_MIT_RATE_LIMIT:
-                if (mt->rate == 0.0)
-                    need = "rate";
-                break;
-            case AC_MIT_RETRY_BUDGET:
-                if (mt->ratio == 0.0)
-                    need = "ratio";
-                break;
-            case AC_MIT_SET:
-                if (mt->attribute == NULL)
-                    need = "attribute";
-                else if (mt->value == NULL)
-                    need = "value";
-                break;
-            case AC_MIT_COMBINE:
-                if (mt->nof == 0)
-                    need = "of";
-                break;
-            }
-            if (need != NULL)
-                ac_pdiag(ctx, mt->loc, id, "AC029",
-                         "mitigation '%s' of kind '%s' needs the attribute '%s'", id,
-                         ac_mitigation_kind_name(mt->kind), need);
-        }
         if (mt->kind == AC_MIT_COMBINE) {
             size_t nleaves = 0;
-            if (mt->target != AC_NONE)
-                ac_pdiag(ctx, mt->loc, id, "AC029",
-                         "mitigation '%s' of kind 'combine' takes no target: its parts have theirs",
-                         id);
             if (collect_leaves(m, i, onpath, leaves, &nleaves, n) != 0) {
                 ac_pdiag(ctx, mt->loc, id, "AC026",
                          "mitigation '%s' combines itself (directly or through another combine)",
@@ -496,11 +451,8 @@ static void check_mitigations(ac_pctx *ctx)
             }
             continue;
         }
-        if (mt->target == AC_NONE) {
-            if (mt->id != NULL)
-                ac_pdiag(ctx, mt->loc, id, "AC029", "mitigation '%s' needs a target", id);
-            continue;
-        }
+        if (mt->target == AC_NONE)
+            continue; /* missing (AC029) or unresolved (AC021): already reported */
         {
             const ac_node *t = &m->nodes[mt->target];
             const char *want = mitigation_target_kinds(mt->kind, t->kind, &ok);

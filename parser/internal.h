@@ -42,6 +42,8 @@ typedef struct ac_pctx {
     int oom;
     ac_pending_ref *refs;
     size_t nrefs, caprefs;
+    unsigned xml_errors;       /* libxml2 errors reported (only the first is kept) */
+    unsigned char *dup_nodes;  /* nodes whose id repeats an earlier one (check.c) */
 } ac_pctx;
 
 /* ---- xml.c ---- */

@@ -42,6 +42,7 @@ static void ctx_free(ac_pctx *ctx)
     free(ctx->refs);
     free(ctx->line_starts);
     free(ctx->tag_offsets);
+    free(ctx->dup_nodes);
 }
 
 int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_model **out,
@@ -60,7 +61,7 @@ int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_mod
     ctx.len = len;
     ctx.diags = diags;
     if (len > AC_PARSER_MAX_BYTES) {
-        ac_loc none = {ctx.file, 0, 0};
+        ac_loc none = {ctx.file, 1, 1};
         ac_pdiag(&ctx, none, NULL, "AC005", "the file is %zu bytes; the limit is %zu bytes (16 MiB)",
                  len, AC_PARSER_MAX_BYTES);
         rc = AC_EINPUT;
@@ -111,19 +112,19 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
     *out = NULL;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0) {
-        rc = ac_diag_add(diags, "AC001", path, 0, 0, NULL, "cannot read '%s': %s", path,
+        rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL, "cannot read '%s': %s", path,
                          strerror(errno));
         rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
         goto cleanup;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = ac_diag_add(diags, "AC001", path, 0, 0, NULL, "cannot read '%s': not a regular file",
+        rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL, "cannot read '%s': not a regular file",
                          path);
         rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
         goto cleanup;
     }
     if ((size_t)st.st_size > AC_PARSER_MAX_BYTES) {
-        rc = ac_diag_add(diags, "AC005", path, 0, 0, NULL,
+        rc = ac_diag_add(diags, "AC005", path, 1, 1, NULL,
                          "the file is %lld bytes; the limit is %zu bytes (16 MiB)",
                          (long long)st.st_size, AC_PARSER_MAX_BYTES);
         rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
@@ -139,7 +140,7 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            rc = ac_diag_add(diags, "AC001", path, 0, 0, NULL, "cannot read '%s': %s", path,
+            rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL, "cannot read '%s': %s", path,
                              strerror(errno));
             rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
             goto cleanup;
@@ -148,7 +149,7 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
             break;
         len += (size_t)n;
         if (len > (size_t)st.st_size) { /* the file grew while we read it */
-            rc = ac_diag_add(diags, "AC001", path, 0, 0, NULL,
+            rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL,
                              "cannot read '%s': it changed while being read", path);
             rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
             goto cleanup;

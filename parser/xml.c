@@ -48,11 +48,17 @@ static xmlParserInputPtr deny_loader(const char *url, const char *id, xmlParserC
 }
 
 /* Line index: the offset at which each line starts. */
+/* A line ends at "\n", "\r\n" or a lone "\r" (as XML normalises them). */
+static int is_line_end(const char *buf, size_t len, size_t i)
+{
+    return buf[i] == '\n' || (buf[i] == '\r' && (i + 1 >= len || buf[i + 1] != '\n'));
+}
+
 static int build_line_index(ac_pctx *ctx)
 {
     size_t n = 1;
     for (size_t i = 0; i < ctx->len; i++)
-        if (ctx->buf[i] == '\n')
+        if (is_line_end(ctx->buf, ctx->len, i))
             n++;
     ctx->line_starts = malloc(n * sizeof *ctx->line_starts);
     if (ctx->line_starts == NULL)
@@ -60,7 +66,7 @@ static int build_line_index(ac_pctx *ctx)
     ctx->line_starts[0] = 0;
     ctx->nlines = 1;
     for (size_t i = 0; i < ctx->len; i++)
-        if (ctx->buf[i] == '\n')
+        if (is_line_end(ctx->buf, ctx->len, i))
             ctx->line_starts[ctx->nlines++] = i + 1;
     return AC_OK;
 }
@@ -238,6 +244,9 @@ static void parse_error(void *user, xmlErrorPtr e)
     ac_loc loc;
     if (ctx == NULL || e == NULL || e->level == XML_ERR_WARNING)
         return;
+    /* later errors of a malformed document are mostly consequences of the first */
+    if (ctx->xml_errors++ > 0)
+        return;
     snprintf(msg, sizeof msg, "%s", e->message != NULL ? e->message : "malformed XML");
     trim_message(msg);
     if (e->code == XML_ERR_ENTITY_LOOP || e->code == XML_ERR_UNDECLARED_ENTITY ||
@@ -414,8 +423,9 @@ static void schema_error(void *user, xmlErrorPtr e)
         rest = strstr(msg, "': ");
         rest = rest != NULL ? rest + 3 : msg;
         if (strstr(rest, "is required but missing") != NULL ||
-            strstr(rest, "No matching global declaration") != NULL)
-            return; /* reported when the model is built */
+            strstr(rest, "No matching global declaration") != NULL ||
+            (strcmp(elem, "profile") == 0 && strstr(rest, "Missing child") != NULL))
+            return; /* reported when the model is built, with a better message */
         loc = ac_xml_elem_loc(ctx, node);
         ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s", elem, rest);
         return;

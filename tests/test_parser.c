@@ -568,6 +568,35 @@ static void test_semantics(void **state)
     expect_rule("<architecture format=\"1\"></architecture>", "AC031", 1);
 }
 
+/* One problem, one diagnostic: no cascades. */
+static void test_no_cascades(void **state)
+{
+    (void)state;
+    expect_one(HEAD POOL("web") "<mitigation id=\"m\" kind=\"add-servers\" target=\"web\" "
+                                "amount=\"0\"/></architecture>",
+               "AC011", 4, 52);
+    expect_one(HEAD POOL("web") "<mitigation id=\"m\" kind=\"add-servers\" target=\"WEB\" "
+                                "amount=\"2\"/></architecture>",
+               "AC021", 4, 39);
+    expect_one(HEAD POOL("web") "<mitigation id=\"m\" kind=\"add-servers\" target=\"web\" "
+                                "amount=\"2\" rate=\"5\"/></architecture>",
+               "AC029", 4, 63);
+    expect_one(HEAD POOL("web") "<faults><fault target=\"web\" delay=\"2s..1s\"/></faults>"
+                                "</architecture>",
+               "AC016", 4, 29);
+    expect_one(HEAD POOL("web") "<faults><fault target=\"web\"/></faults></architecture>", "AC018",
+               4, 9);
+    expect_one(HEAD POOL("web") "<requirements/>\n<requirements/></architecture>", "AC030", 5, 1);
+    expect_one(HEAD POOL("web") "<workload><profile source=\"u\"><point at=\"0s\" rate=\"1\"/>"
+                                "</profile></workload></architecture>",
+               "AC025", 4, 11);
+    expect_one(HEAD POOL("web") POOL("web") "</architecture>", "AC020", 4, 1);
+    /* lone CR line ends count as lines */
+    expect_one("<architecture format=\"1\">\r<workload><source id=\"u\" to=\"web\" rate=\"1\"/>"
+               "</workload>\r<pool id=\"web\" servers=\"x\" service-time=\"1s\"/></architecture>",
+               "AC010", 3, 16);
+}
+
 /* ---- hostile input ---- */
 
 static void test_hostile(void **state)
@@ -583,7 +612,8 @@ static void test_hostile(void **state)
                "<architecture format=\"1\" name=\"&lol2;\"/>",
                "AC003", 1, 1);
     expect_one("", "AC002", 1, 1);
-    expect_rule("<architecture format=\"1\">\n  <pool id=\"a\"\n", "AC002", 2);
+    /* only the first error of a malformed document: the rest are its consequences */
+    expect_rule("<architecture format=\"1\">\n  <pool id=\"a\"\n", "AC002", 1);
     /* a NUL byte */
     {
         static const char nul[] = "<architecture format=\"1\">\0</architecture>";
@@ -706,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_locations),
         cmocka_unit_test(test_errors_are_all_reported),
         cmocka_unit_test(test_semantics),
+        cmocka_unit_test(test_no_cascades),
         cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_samples_parse),
         cmocka_unit_test(test_schema_embedded),
