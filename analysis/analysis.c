@@ -25,6 +25,10 @@ void ac_analysis_options_init(ac_analysis_options *opt)
     memset(opt, 0, sizeof *opt);
     ac_solver_options_init(&opt->solver);
     opt->headroom = 1;
+    opt->validate = AC_VALIDATE_AUTO;
+    ac_sim_options_init(&opt->sim);
+    opt->sim.rel_precision = 0.01;
+    opt->sim.max_events = 500000000ull;
 }
 
 void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node, const char *fmt,
@@ -157,6 +161,17 @@ int ac_analysis_run(const ac_model *m, const ac_analysis_options *opt, ac_analys
         if (rc != AC_OK)
             goto fail;
     }
+    if (opt->validate == AC_VALIDATE_ALWAYS ||
+        (opt->validate == AC_VALIDATE_AUTO && ac_an_requirements_straddle(&c))) {
+        rc = ac_an_simulate(m, opt, a, err);
+        if (rc != AC_OK)
+            goto fail;
+    }
+    if (opt->validate != AC_VALIDATE_NEVER) {
+        rc = ac_an_check_basins(m, opt, a, err);
+        if (rc != AC_OK)
+            goto fail;
+    }
     ac_an_check_stability(&c);
     stability_checks(&c);
     ac_an_check_requirements(&c);
@@ -182,5 +197,6 @@ void ac_analysis_free(ac_analysis *a)
     free(a->nodes);
     ac_an_e2e_clear(&a->e2e);
     free(a->checks);
+    ac_sim_result_free(a->sim);
     free(a);
 }

@@ -83,6 +83,7 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysi
         a->has_headroom = 1;
         a->headroom = alpha_stab;
         a->headroom_node = stab_node;
+        a->headroom_rel_error = 0.0; /* 1 / max rho: exact */
         snprintf(a->headroom_binding, sizeof a->headroom_binding, "stability");
         goto cleanup;
     }
@@ -106,6 +107,17 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysi
     a->headroom = lo;
     a->headroom_node = node;
     snprintf(a->headroom_binding, sizeof a->headroom_binding, "%s", binding[0] ? binding : "stability");
+    /* the factor is as exact as the quantity that binds: loads from flow conservation are
+       exact where nothing is lost; latencies carry their nodes' stated errors */
+    a->headroom_rel_error = 0.0;
+    if (strcmp(a->headroom_binding, "utilization") != 0 &&
+        strcmp(a->headroom_binding, "stability") != 0)
+        for (size_t i = 0; i < m->nnodes; i++)
+            a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].kind == AC_NODE_POOL &&
+            (m->nodes[i].u.pool.buffer != AC_UNBOUNDED || m->nodes[i].u.pool.timeout > 0.0))
+            a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
 cleanup:
     for (size_t i = 0; i < scratch.nnodes; i++)
         ac_solver_pool_result_free(scratch.nodes[i].pool);

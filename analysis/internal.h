@@ -75,8 +75,19 @@ void ac_an_check_stability(ac_an_ctx *c);
 /* Record a check (grows a->checks). */
 void ac_an_add_check(ac_an_ctx *c, const ac_check *check);
 
+typedef enum ac_out_metric {
+    AC_OUT_OTHER = 0,
+    AC_OUT_LATENCY_MEAN,
+    AC_OUT_LATENCY_PCT, /* with `percentile` */
+    AC_OUT_UTILIZATION,
+    AC_OUT_LOSS,
+    AC_OUT_THROUGHPUT
+} ac_out_metric;
+
 /* One requirement's outcome. */
 typedef struct ac_req_outcome {
+    ac_out_metric metric;
+    double percentile;   /* AC_OUT_LATENCY_PCT: in (0, 100) */
     int evaluated;       /* 0: cannot be decided (why in `note`) */
     int pass;
     double value, limit; /* in SI units */
@@ -105,6 +116,22 @@ void ac_an_check_requirements(ac_an_ctx *c);
  * all hold in a? Sets binding/node of the first one that fails. */
 int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
                             size_t *node);
+
+/* validate.c: the simulation's estimate of an outcome's metric (node or end to end);
+ * returns 1 and fills mean/ci95 when the simulation has it. */
+int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metric,
+                     double percentile, size_t node, double *mean, double *ci95);
+
+/* Run the validating simulation into a->sim (a->sim_note says why not). */
+int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                   ac_error *err);
+
+/* Simulate each bistable pool from empty and from its bad equilibrium. */
+int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                       ac_error *err);
+
+/* Would any requirement be undecided by the approximation's error alone? */
+int ac_an_requirements_straddle(ac_an_ctx *c);
 
 /* headroom.c */
 int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,

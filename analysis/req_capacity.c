@@ -20,10 +20,7 @@ void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         o.node = c->a->headroom_node;
         o.evaluated = 1;
         o.pass = o.value >= o.limit;
-        /* the factor inherits the error of the binding numbers */
-        for (size_t i = 0; i < c->a->nnodes; i++)
-            if (c->a->nodes[i].expected_rel_error > o.rel_error)
-                o.rel_error = c->a->nodes[i].expected_rel_error;
+        o.rel_error = c->a->headroom_rel_error;
     } else {
         snprintf(o.note, sizeof o.note, "the headroom could not be computed");
     }

@@ -55,6 +55,8 @@ void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         snprintf(o.what, sizeof o.what, "latency p%g", r->percentile);
     else
         snprintf(o.what, sizeof o.what, "mean latency");
+    o.metric = r->percentile > 0.0 ? AC_OUT_LATENCY_PCT : AC_OUT_LATENCY_MEAN;
+    o.percentile = r->percentile;
     if (r->target != AC_NONE) {
         const ac_node_analysis *na = &c->a->nodes[r->target];
         if (!na->analysed) {

@@ -8,6 +8,14 @@
 
 #include "analysis/internal.h"
 
+/* Utilisation and throughput of a pool without a buffer and without timeouts follow from
+ * flow conservation alone (utilisation = lambda / (N mu)): exact whatever the dispatch. */
+static int flow_exact(const ac_model *m, size_t i)
+{
+    const ac_node *n = &m->nodes[i];
+    return n->kind == AC_NODE_POOL && n->u.pool.buffer == AC_UNBOUNDED && n->u.pool.timeout <= 0.0;
+}
+
 void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
     const ac_model *m = c->model;
@@ -22,11 +30,12 @@ void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         o.node = i;
         o.limit = r->max;
         snprintf(o.what, sizeof o.what, "utilization");
+        o.metric = AC_OUT_UTILIZATION;
         if (!na->analysed) {
             snprintf(o.note, sizeof o.note, "'%s' is not analysed", m->nodes[i].id);
         } else {
             o.value = na->overload ? INFINITY : na->utilization;
-            o.rel_error = na->expected_rel_error;
+            o.rel_error = flow_exact(m, i) ? 0.0 : na->expected_rel_error;
             o.evaluated = 1;
             o.pass = o.value <= o.limit;
         }
@@ -41,6 +50,7 @@ void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     o.node = r->target;
     o.limit = r->max;
     snprintf(o.what, sizeof o.what, "loss");
+    o.metric = AC_OUT_LOSS;
     if (r->target != AC_NONE) {
         const ac_node_analysis *na = &c->a->nodes[r->target];
         if (na->analysed) {
@@ -69,12 +79,13 @@ void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     o.node = r->target;
     o.limit = r->min;
     snprintf(o.what, sizeof o.what, "throughput");
+    o.metric = AC_OUT_THROUGHPUT;
     snprintf(o.unit, sizeof o.unit, "/s");
     if (r->target != AC_NONE) {
         const ac_node_analysis *na = &c->a->nodes[r->target];
         if (na->analysed) {
             o.value = na->throughput;
-            o.rel_error = na->expected_rel_error;
+            o.rel_error = flow_exact(c->model, r->target) ? 0.0 : na->expected_rel_error;
             o.evaluated = 1;
         } else {
             snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);

@@ -69,7 +69,44 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     ck.loc = r->loc;
     snprintf(ck.unit, sizeof ck.unit, "%s", o->unit);
 
-    if (!o->evaluated) {
+    {
+        double sm = 0.0, sci = 0.0;
+        if (o->evaluated &&
+            ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci)) {
+            ck.has_sim = 1;
+            ck.sim_value = sm;
+            ck.sim_ci95 = sci;
+        }
+    }
+    if (o->evaluated && straddles(o) && ck.has_sim) {
+        /* the simulation's interval decides where the approximation cannot */
+        double lo = ck.sim_value - ck.sim_ci95, hi = ck.sim_value + ck.sim_ci95;
+        int pass = upper ? hi <= o->limit : lo >= o->limit;
+        int fail = upper ? lo > o->limit : hi < o->limit;
+        char sv[48], sc[48];
+        format_value(sv, sizeof sv, ck.sim_value, o->unit);
+        format_value(sc, sizeof sc, ck.sim_ci95, o->unit);
+        ck.settled_by_simulation = pass || fail;
+        if (pass) {
+            ck.status = AC_CHECK_PASS;
+        } else if (fail) {
+            ck.status = AC_CHECK_FAIL;
+            snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
+            ac_an_finding(c, req_rule(r->kind), r->loc, node_id,
+                          "requirement %s %s not met: the simulation gives %s +- %s (95%%), "
+                          "%s the %s %s",
+                          o->what, where, sv, sc, upper ? "above" : "below",
+                          upper ? "maximum" : "minimum", lim);
+        } else {
+            ck.status = AC_CHECK_INCONCLUSIVE;
+            snprintf(ck.rule, sizeof ck.rule, "AC900");
+            ac_an_finding(c, "AC900", r->loc, node_id,
+                          "requirement %s %s is undecided: the approximation gives %s (stated "
+                          "error %.2g%%) and the simulation %s +- %s (95%%), both straddling the "
+                          "limit %s",
+                          o->what, where, val, 100.0 * o->rel_error, sv, sc, lim);
+        }
+    } else if (!o->evaluated) {
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s",
@@ -79,8 +116,10 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id,
                       "requirement %s %s is undecided: %s is within the approximation's stated "
-                      "error (%.2g%%) of the limit %s",
-                      o->what, where, val, 100.0 * o->rel_error, lim);
+                      "error (%.2g%%) of the limit %s%s%s",
+                      o->what, where, val, 100.0 * o->rel_error, lim,
+                      c->a->sim_note[0] ? ", and no simulation settles it: " : "",
+                      c->a->sim_note);
     } else if (o->pass) {
         ck.status = AC_CHECK_PASS;
     } else {
@@ -128,6 +167,23 @@ static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
     c->probe_failed = 1;
     snprintf(c->probe_binding, sizeof c->probe_binding, "%s", o->what);
     c->probe_node = o->node;
+}
+
+static void emit_straddle(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+{
+    (void)r;
+    if (o->evaluated && straddles(o))
+        c->probe_failed = 1;
+}
+
+int ac_an_requirements_straddle(ac_an_ctx *c)
+{
+    ac_an_ctx probe = *c;
+    probe.findings = NULL;
+    probe.probe_failed = 0;
+    for (size_t i = 0; i < c->model->nrequirements; i++)
+        dispatch(&probe, &c->model->requirements[i], emit_straddle);
+    return probe.probe_failed;
 }
 
 int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,

@@ -71,6 +71,17 @@ void ac_an_check_stability(ac_an_ctx *c)
             else
                 ac_strbuf_append(&sb, "no burst tried tipped it; the bad state is reached from a "
                                       "full start");
+            if (na->basin_checked)
+                ac_strbuf_printf(&sb,
+                                 "\nsimulated (%zu servers): started empty it holds %.4g +- %.2g "
+                                 "jobs per server (%s); started in the bad state, %.4g +- %.2g "
+                                 "(%s)",
+                                 node->u.pool.servers, na->basin_good.mean, na->basin_good.ci95,
+                                 na->stays_good ? "stays good" : "does not stay good",
+                                 na->basin_bad.mean, na->basin_bad.ci95,
+                                 na->stays_bad ? "stays bad: the failure mode is real"
+                                               : "leaves it: at this size the bad state is not "
+                                                 "absorbing");
             if (sb.data != NULL && ac_diag_set_detail(c->findings, sb.data) != AC_OK)
                 c->oom = 1;
             ac_strbuf_free(&sb);

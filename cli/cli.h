@@ -22,6 +22,7 @@ int ac_cli_check(int argc, char **argv);
 int ac_cli_rules(int argc, char **argv);
 int ac_cli_schema(int argc, char **argv);
 int ac_cli_solve(int argc, char **argv);
+int ac_cli_simulate(int argc, char **argv);
 
 /* Print "archcheck: " and the message to stderr; returns AC_EXIT_USAGE. */
 int ac_cli_fail(const char *fmt, ...)
@@ -62,8 +63,10 @@ typedef struct ac_cli_input {
 int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on);
 
 /* Analyse every valid input (findings join the file's diagnostics; verdicts are
- * recomputed). Returns 0 or AC_EXIT_USAGE after printing a fatal error. */
-int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on);
+ * recomputed). Without has_seed, a file's <faults seed> seeds its simulation.
+ * Returns 0 or AC_EXIT_USAGE after printing a fatal error. */
+int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on,
+                         int has_seed);
 void ac_cli_input_free(ac_cli_input *in);
 
 /* Exit status for a run's verdicts: 2 if any input is invalid, else 1 if any

@@ -21,6 +21,9 @@ static const char check_usage[] =
     "      --seed N         random seed for search and simulation (default: the file's, else 1)\n"
     "      --jobs N         worker threads (default 1)\n"
     "      --no-search      skip the worst-case search\n"
+    "      --validate       simulate and compare every approximation (by default the simulator\n"
+    "                       runs only where an approximation's error could flip a verdict)\n"
+    "      --no-validate    never simulate (undecided checks stay INCONCLUSIVE)\n"
     "      --color WHEN     auto (default), always or never\n"
     "  -h, --help           this help\n"
     "\n"
@@ -48,6 +51,8 @@ int ac_cli_check(int argc, char **argv)
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"no-search", no_argument, NULL, 'n'},
                                          {"report", required_argument, NULL, 'r'},
+                                         {"validate", no_argument, NULL, 'v'},
+                                         {"no-validate", no_argument, NULL, 'V'},
                                          {"color", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -60,6 +65,7 @@ int ac_cli_check(int argc, char **argv)
     ac_cli_input in;
     ac_report_run run;
     ac_analysis_options aopt;
+    ac_validate_mode validate = AC_VALIDATE_AUTO;
 
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:j:h", opts, NULL)) != -1) {
@@ -90,6 +96,8 @@ int ac_cli_check(int argc, char **argv)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
         case 'n': break;
+        case 'v': validate = AC_VALIDATE_ALWAYS; break;
+        case 'V': validate = AC_VALIDATE_NEVER; break;
         case 'r':
             return ac_cli_fail("--report: the PDF report is not available in archcheck %s yet",
                                AC_VERSION);
@@ -112,7 +120,9 @@ int ac_cli_check(int argc, char **argv)
         return AC_EXIT_USAGE;
     }
     ac_analysis_options_init(&aopt);
-    if (ac_cli_input_analyse(&in, &aopt, fail_on) != 0) {
+    aopt.validate = validate;
+    aopt.sim.seed = seed;
+    if (ac_cli_input_analyse(&in, &aopt, fail_on, has_seed) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }

@@ -38,6 +38,7 @@ int ac_cli_solve(int argc, char **argv)
     int c, status = AC_EXIT_PASS, rc = AC_OK;
 
     ac_analysis_options_init(&aopt);
+    aopt.validate = AC_VALIDATE_NEVER;
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -67,7 +68,7 @@ int ac_cli_solve(int argc, char **argv)
         return ac_cli_fail("solve: exactly one input file is needed");
     }
     if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0 ||
-        ac_cli_input_analyse(&in, &aopt, AC_SEV_ERROR) != 0) {
+        ac_cli_input_analyse(&in, &aopt, AC_SEV_ERROR, 0) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }

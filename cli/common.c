@@ -126,14 +126,18 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
     return 0;
 }
 
-int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on)
+int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on,
+                         int has_seed)
 {
     for (size_t i = 0; i < in->n; i++) {
         ac_error err = {0};
+        ac_analysis_options o = *opt;
         int rc;
         if (in->models[i] == NULL)
             continue;
-        rc = ac_analysis_run(in->models[i], opt, &in->analyses[i], &in->diags[i], &err);
+        if (!has_seed && in->models[i]->faults.has_seed)
+            o.sim.seed = in->models[i]->faults.seed;
+        rc = ac_analysis_run(in->models[i], &o, &in->analyses[i], &in->diags[i], &err);
         if (rc != AC_OK && rc != AC_EINPUT)
             return ac_cli_fail("%s: %s", in->files[i].file, err.message);
         in->files[i].analysis = in->analyses[i];

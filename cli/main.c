@@ -18,6 +18,7 @@ static const char usage[] =
     "  check    FILE...  validate, solve and judge every requirement: PASS, FAIL or INCONCLUSIVE\n"
     "  lint     FILE...  parse and validate only\n"
     "  solve    FILE     the steady state of every node: equilibria, stability, KPIs, latency\n"
+    "  simulate FILE     discrete-event simulation: every KPI with its 95% confidence interval\n"
     "  rules             list every rule: id, severity, description\n"
     "  schema            print the XSD of the input format\n"
     "\n"
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
         return ac_cli_check(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return ac_cli_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "simulate") == 0)
+        return ac_cli_simulate(argc - 1, argv + 1);
     if (strcmp(cmd, "rules") == 0)
         return ac_cli_rules(argc - 1, argv + 1);
     if (strcmp(cmd, "schema") == 0)

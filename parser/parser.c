@@ -15,6 +15,7 @@
 #include "archcheck/parser.h"
 #include "common/strbuf.h"
 #include "parser/internal.h"
+#include "parser/units.h"
 
 void ac_pdiag(ac_pctx *ctx, ac_loc loc, const char *node, const char *rule, const char *fmt, ...)
 {
@@ -160,5 +161,20 @@ cleanup:
     if (fd >= 0)
         close(fd);
     free(buf);
+    return rc;
+}
+
+int ac_parser_quantity(const char *text, ac_quantity kind, double *out, char *msg, size_t size)
+{
+    ac_unit_fail fail = {NULL, ""};
+    int rc;
+    switch (kind) {
+    case AC_QUANTITY_DURATION: rc = ac_units_duration(text, out, &fail); break;
+    case AC_QUANTITY_RATE: rc = ac_units_rate(text, out, &fail); break;
+    case AC_QUANTITY_PROBABILITY: rc = ac_units_probability(text, out, &fail); break;
+    default: rc = -1; snprintf(fail.message, sizeof fail.message, "has an unknown kind"); break;
+    }
+    if (rc != 0 && msg != NULL)
+        snprintf(msg, size, "%s", fail.message);
     return rc;
 }

@@ -6,6 +6,7 @@
 
 #include "archcheck/report.h"
 #include "common/jsonw.h"
+#include "report/internal.h"
 
 static void key_double(ac_jsonw *w, const char *key, double v)
 {
@@ -111,6 +112,36 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             ac_jsonw_key(w, "approximation");
             ac_jsonw_string(w, ac_solver_approx_name(na->approximation));
             key_double(w, "expected_relative_error", na->expected_rel_error);
+            if (a->sim != NULL && i < a->sim->nnodes) {
+                ac_jsonw_key(w, "simulation");
+                ac_jsonw_object_begin(w);
+                ac_report_sim_node_json(w, &a->sim->nodes[i]);
+                if (a->sim->nodes[i].mean_jobs.n > 0 && isfinite(na->mean_jobs) &&
+                    a->sim->nodes[i].mean_jobs.mean > 0.0)
+                    key_double(w, "relative_error_mean_jobs",
+                               (na->mean_jobs - a->sim->nodes[i].mean_jobs.mean) /
+                                   a->sim->nodes[i].mean_jobs.mean);
+                if (a->sim->nodes[i].mean_response_time.n > 0 &&
+                    isfinite(na->mean_response_time) &&
+                    a->sim->nodes[i].mean_response_time.mean > 0.0)
+                    key_double(w, "relative_error_mean_response_time",
+                               (na->mean_response_time - a->sim->nodes[i].mean_response_time.mean) /
+                                   a->sim->nodes[i].mean_response_time.mean);
+                ac_jsonw_object_end(w);
+            }
+            if (na->basin_checked) {
+                ac_jsonw_key(w, "metastability_simulation");
+                ac_jsonw_object_begin(w);
+                key_double(w, "from_empty_mean_jobs", na->basin_good.mean);
+                key_double(w, "from_empty_mean_jobs_ci95", na->basin_good.ci95);
+                ac_jsonw_key(w, "stays_good");
+                ac_jsonw_bool(w, na->stays_good);
+                key_double(w, "from_bad_mean_jobs", na->basin_bad.mean);
+                key_double(w, "from_bad_mean_jobs_ci95", na->basin_bad.ci95);
+                ac_jsonw_key(w, "stays_bad");
+                ac_jsonw_bool(w, na->stays_bad);
+                ac_jsonw_object_end(w);
+            }
             if (na->pool != NULL) {
                 ac_jsonw_key(w, "truncation");
                 ac_jsonw_uint(w, na->pool->truncation);
@@ -154,6 +185,12 @@ static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             key_double(w, "value", c->value);
             key_double(w, "limit", c->limit);
             key_double(w, "expected_relative_error", c->rel_error);
+        }
+        if (c->has_sim) {
+            key_double(w, "simulation_value", c->sim_value);
+            key_double(w, "simulation_value_ci95", c->sim_ci95);
+            ac_jsonw_key(w, "settled_by_simulation");
+            ac_jsonw_bool(w, c->settled_by_simulation);
         }
         if (c->node != AC_NONE) {
             ac_jsonw_key(w, "node");
@@ -200,6 +237,26 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         ac_jsonw_object_end(w);
     }
     write_checks(w, m, a);
+    if (a->sim != NULL) {
+        ac_jsonw_key(w, "validation");
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "replications");
+        ac_jsonw_uint(w, a->sim->replications);
+        ac_jsonw_key(w, "events");
+        ac_jsonw_uint(w, a->sim->events);
+        ac_jsonw_key(w, "seed");
+        ac_jsonw_uint(w, a->sim->seed);
+        key_double(w, "relative_half_width", a->sim->rel_halfwidth);
+        ac_jsonw_key(w, "converged");
+        ac_jsonw_bool(w, a->sim->converged);
+        ac_jsonw_object_end(w);
+    } else if (a->sim_note[0] != '\0') {
+        ac_jsonw_key(w, "validation");
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "skipped");
+        ac_jsonw_string(w, a->sim_note);
+        ac_jsonw_object_end(w);
+    }
 }
 
 static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_file *rf)

@@ -26,15 +26,26 @@
 
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/sim.h"
 #include "archcheck/solver.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+typedef enum ac_validate_mode {
+    AC_VALIDATE_AUTO = 0, /* simulate when a check is undecided by the approximation's error,
+                             and to demonstrate metastable failure modes (default) */
+    AC_VALIDATE_ALWAYS,   /* simulate every model the simulator supports */
+    AC_VALIDATE_NEVER
+} ac_validate_mode;
+
 typedef struct ac_analysis_options {
     ac_solver_options solver;
     int headroom;      /* 1: compute the headroom factor (default 1) */
+    ac_validate_mode validate;
+    ac_sim_options sim; /* for validation: seed, precision (default 1%), event budget
+                           (default 5e8 events: deterministic, no wall-clock limit) */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */
@@ -55,6 +66,11 @@ typedef struct ac_node_analysis {
     ac_solver_approx approximation;
     double expected_rel_error; /* stated relative error of the numbers (0 for exact) */
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
+    /* metastability by simulation (bistable pools, when simulated): the window mean of the
+       jobs per server when started empty and when started in the bad equilibrium */
+    int basin_checked;
+    ac_sim_estimate basin_good, basin_bad;
+    int stays_good, stays_bad;
 } ac_node_analysis;
 
 /* End-to-end numbers of the open workload (sources), combined along the routes. */
@@ -93,6 +109,10 @@ typedef struct ac_check {
     size_t node;         /* AC_NONE: end to end */
     ac_loc loc;          /* the requirement's (or node's) element */
     int suppressed;      /* its finding was suppressed */
+    int settled_by_simulation; /* the approximation's error straddled the limit and the
+                                  simulation's 95% interval decided */
+    int has_sim;
+    double sim_value, sim_ci95; /* the simulation's estimate, when simulated */
 } ac_check;
 
 typedef struct ac_analysis {
@@ -105,8 +125,11 @@ typedef struct ac_analysis {
     double headroom;           /* the largest workload factor meeting every requirement */
     size_t headroom_node;      /* the node that binds first, AC_NONE if none */
     char headroom_binding[64]; /* what binds: "stability", "utilization", "latency p95", ... */
+    double headroom_rel_error; /* the stated relative error of the factor */
     ac_check *checks;          /* every check, in the file's order (owned) */
     size_t nchecks;
+    ac_sim_result *sim;        /* the validating simulation, or NULL (owned) */
+    char sim_note[160];        /* why no simulation ran, when one was wanted */
 } ac_analysis;
 
 /*

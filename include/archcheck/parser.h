@@ -47,6 +47,17 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
 int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_model **out,
                            ac_diag_list *diags, ac_error *err);
 
+typedef enum ac_quantity {
+    AC_QUANTITY_DURATION = 0, /* seconds out */
+    AC_QUANTITY_RATE,         /* per second out */
+    AC_QUANTITY_PROBABILITY   /* a fraction out ("1%" or "0.01") */
+} ac_quantity;
+
+/* Parse a quantity written as in the format ("5min", "800/s", "1%"), e.g. a
+ * command-line option. Returns 0, or -1 with a message (after "value '...' ")
+ * in msg. */
+int ac_parser_quantity(const char *text, ac_quantity kind, double *out, char *msg, size_t size);
+
 /* The XSD of the format, NUL-terminated, owned by the library. *len (if not NULL)
  * receives its length in bytes. */
 const char *ac_parser_schema(size_t *len);

@@ -66,6 +66,11 @@ int ac_report_junit(FILE *fp, const ac_report_run *run);
  * t_s, then P(T > t) for each analysed node and end to end. */
 int ac_report_csv(FILE *fp, const ac_report_file *file);
 
+/* The result of `archcheck simulate`: JSON (each quantity with a sibling <key>_ci95) or
+ * a text table. */
+int ac_report_simulation_json(FILE *fp, const ac_report_file *file, const ac_sim_result *result);
+int ac_report_simulation_text(FILE *fp, const ac_report_file *file, const ac_sim_result *result);
+
 /* A human-readable table of the solution: nodes, equilibria, end to end, headroom. */
 int ac_report_solution_text(FILE *fp, const ac_report_file *file);
 

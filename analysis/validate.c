@@ -1,0 +1,181 @@
+/*
+ * Validation by simulation (models.md §7): the discrete-event simulator of the
+ * same semantics runs where the approximation's stated error could flip a
+ * verdict (or always, with --validate), and its 95% intervals settle the
+ * checks; bistable pools are simulated from each basin to show that the
+ * metastable failure mode is real.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+
+/* Can the simulator run this model? (Pools only, for now.) */
+static int simulable(const ac_model *m, char *why, size_t size)
+{
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].kind != AC_NODE_POOL) {
+            snprintf(why, size, "the simulator does not model %ss yet",
+                     ac_node_kind_name(m->nodes[i].kind));
+            return 0;
+        }
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].u.pool.has_autoscale) {
+            snprintf(why, size, "the simulator does not model autoscaling yet");
+            return 0;
+        }
+    return 1;
+}
+
+int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                   ac_error *err)
+{
+    ac_error e2 = {0};
+    int rc;
+    if (a->sim != NULL)
+        return AC_OK;
+    if (!simulable(m, a->sim_note, sizeof a->sim_note))
+        return AC_OK;
+    for (size_t i = 0; i < a->nnodes; i++)
+        if (a->nodes[i].overload) {
+            snprintf(a->sim_note, sizeof a->sim_note,
+                     "an overloaded node has no steady state to simulate");
+            return AC_OK;
+        }
+    rc = ac_sim_run(m, &opt->sim, &a->sim, &e2);
+    if (rc == AC_ENOMEM)
+        return ac_error_set(err, rc, "%s", e2.message);
+    if (rc != AC_OK) {
+        a->sim = NULL;
+        snprintf(a->sim_note, sizeof a->sim_note, "the simulation failed: %.120s", e2.message);
+    }
+    return AC_OK;
+}
+
+int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metric,
+                     double percentile, size_t node, double *mean, double *ci95)
+{
+    const ac_sim_estimate *e = NULL;
+    double scale = 1.0;
+    if (a->sim == NULL)
+        return 0;
+    if (node != AC_NONE) {
+        const ac_sim_node_result *r = &a->sim->nodes[node];
+        switch (metric) {
+        case AC_OUT_LATENCY_MEAN: e = &r->mean_response_time; break;
+        case AC_OUT_LATENCY_PCT:
+            e = percentile == 50.0   ? &r->p50_response_time
+                : percentile == 95.0 ? &r->p95_response_time
+                : percentile == 99.0 ? &r->p99_response_time
+                                     : NULL;
+            break;
+        case AC_OUT_UTILIZATION: e = &r->utilization; break;
+        case AC_OUT_LOSS: e = &r->failure_probability; break;
+        case AC_OUT_THROUGHPUT:
+            /* first attempts that did not fail: arrivals / (1 + retries per job) * (1 - failure) */
+            if (r->arrival_rate.n < 2 || r->failure_probability.n < 2)
+                return 0;
+            scale = (1.0 - r->failure_probability.mean) / (1.0 + r->retries_per_job.mean);
+            e = &r->arrival_rate;
+            break;
+        case AC_OUT_OTHER: return 0;
+        }
+    } else {
+        const ac_sim_entry_result *r;
+        if (a->sim->nentries != 1)
+            return 0; /* several sources: their mixture is not estimated directly */
+        r = &a->sim->entries[0];
+        switch (metric) {
+        case AC_OUT_LATENCY_MEAN: e = &r->mean_response_time; break;
+        case AC_OUT_LATENCY_PCT:
+            e = percentile == 50.0   ? &r->p50_response_time
+                : percentile == 95.0 ? &r->p95_response_time
+                : percentile == 99.0 ? &r->p99_response_time
+                                     : NULL;
+            break;
+        case AC_OUT_LOSS: e = &r->failure_probability; break;
+        case AC_OUT_THROUGHPUT:
+            if (r->failure_probability.n < 2)
+                return 0;
+            scale = 1.0 - r->failure_probability.mean;
+            e = &r->arrival_rate;
+            break;
+        case AC_OUT_UTILIZATION:
+        case AC_OUT_OTHER: return 0;
+        }
+    }
+    (void)m;
+    if (e == NULL || e->n < 2 || !isfinite(e->mean) || !isfinite(e->ci95))
+        return 0;
+    *mean = e->mean * scale;
+    *ci95 = e->ci95 * scale;
+    return 1;
+}
+
+/* Simulate a bistable pool started empty and started in its bad equilibrium: does each
+ * stay in its basin over the horizon? */
+int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                       ac_error *err)
+{
+    char why[160];
+    if (!simulable(m, why, sizeof why))
+        return AC_OK;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        ac_node_analysis *na = &a->nodes[i];
+        const ac_solver_pool_result *r = na->pool;
+        const ac_pool *p = &m->nodes[i].u.pool;
+        ac_sim_options so = opt->sim;
+        ac_sim_initial_state init;
+        ac_sim_result *res = NULL;
+        ac_error e2 = {0};
+        size_t *jobs = NULL;
+        double good, bad, relax;
+        int rc;
+        if (r == NULL || !r->bistable)
+            continue;
+        good = r->equilibria[r->good].mean_field.mean_jobs;
+        bad = r->equilibria[r->bad].mean_field.mean_jobs;
+        relax = fmax(r->equilibria[r->good].relaxation_time, r->equilibria[r->bad].relaxation_time);
+        if (!isfinite(relax) || relax <= 0.0)
+            relax = 1.0 / p->service_rate;
+        /* a horizon of many relaxation times, the measurement after a warm-up */
+        so.replications = 5;
+        so.horizon = fmax(200.0 * relax, 2000.0 / p->service_rate);
+        so.warmup = so.horizon / 2.0;
+        so.initial = NULL;
+        so.ninitial = 0;
+        rc = ac_sim_run(m, &so, &res, &e2);
+        if (rc == AC_ENOMEM)
+            return ac_error_set(err, rc, "%s", e2.message);
+        if (rc != AC_OK)
+            continue;
+        na->basin_good = res->nodes[i].mean_jobs;
+        ac_sim_result_free(res);
+        res = NULL;
+        jobs = malloc(p->servers * sizeof *jobs);
+        if (jobs == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (metastability)");
+        for (size_t s = 0; s < p->servers; s++)
+            jobs[s] = (size_t)floor(bad + 0.5);
+        init.node = i;
+        init.jobs = jobs;
+        init.count = p->servers;
+        so.initial = &init;
+        so.ninitial = 1;
+        rc = ac_sim_run(m, &so, &res, &e2);
+        free(jobs);
+        if (rc == AC_ENOMEM)
+            return ac_error_set(err, rc, "%s", e2.message);
+        if (rc != AC_OK)
+            continue;
+        na->basin_bad = res->nodes[i].mean_jobs;
+        ac_sim_result_free(res);
+        na->basin_checked = 1;
+        /* in a basin: closer to its equilibrium than to the other one */
+        na->stays_good = fabs(na->basin_good.mean - good) < fabs(na->basin_good.mean - bad);
+        na->stays_bad = fabs(na->basin_bad.mean - bad) < fabs(na->basin_bad.mean - good);
+    }
+    return AC_OK;
+}

@@ -1,0 +1,182 @@
+/*
+ * archcheck simulate FILE : the discrete-event simulation of the architecture.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archcheck/parser.h"
+#include "cli/cli.h"
+#include "common/atomic.h"
+
+static const char simulate_usage[] =
+    "usage: archcheck simulate [OPTIONS] FILE\n"
+    "\n"
+    "Simulate the architecture event by event (finite servers, the same semantics as the\n"
+    "solver) and estimate every KPI with a 95% confidence interval over independent\n"
+    "replications. The same seed gives the same output, byte for byte.\n"
+    "\n"
+    "options:\n"
+    "      --replications N     a fixed number of replications (default: automatic, until\n"
+    "                           --precision is reached)\n"
+    "      --precision P        target relative half-width of the main KPIs (default 1%)\n"
+    "      --horizon DURATION   length of each replication (default: automatic)\n"
+    "      --warmup DURATION    discarded start of each replication (default: horizon/10)\n"
+    "      --seed N             random seed (default: the file's <faults seed>, else 1)\n"
+    "      --max-events N       event budget over all replications (default 500000000)\n"
+    "      --profiles           sources follow their <profile> (default: steady rates)\n"
+    "  -f, --format FMT         text (default) or json\n"
+    "  -o, --output FILE        write to FILE (atomically) instead of stdout\n"
+    "  -h, --help               this help\n"
+    "\n"
+    "exit status: 0 simulated, 2 invalid input or command line, 3 the model cannot be\n"
+    "simulated (a node kind the simulator does not have, or an overloaded model)\n";
+
+static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+    if (*s == '\0' || *s == '-' || *s == '+')
+        return -1;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0' || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ac_cli_simulate(int argc, char **argv)
+{
+    static const struct option opts[] = {{"replications", required_argument, NULL, 'r'},
+                                         {"precision", required_argument, NULL, 'p'},
+                                         {"horizon", required_argument, NULL, 'H'},
+                                         {"warmup", required_argument, NULL, 'w'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"max-events", required_argument, NULL, 'm'},
+                                         {"profiles", no_argument, NULL, 'P'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    ac_sim_options so;
+    const char *format = "text", *out = NULL;
+    int c, has_seed = 0, status = AC_EXIT_PASS, rc;
+    unsigned long long v;
+    char msg[256];
+    ac_cli_input in;
+    ac_sim_result *res = NULL;
+    ac_error err = {0};
+
+    ac_sim_options_init(&so);
+    so.rel_precision = 0.01;
+    so.max_events = 500000000ull;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (parse_count(optarg, 1000000, &v) != 0 || v < 2)
+                return ac_cli_fail("--replications takes a whole number from 2 to 1000000: got "
+                                   "'%s'",
+                                   optarg);
+            so.replications = (size_t)v;
+            break;
+        case 'p':
+            if (ac_parser_quantity(optarg, AC_QUANTITY_PROBABILITY, &so.rel_precision, msg,
+                                   sizeof msg) != 0 ||
+                !(so.rel_precision > 0.0))
+                return ac_cli_fail("--precision takes a positive fraction or percentage (1%% or "
+                                   "0.01): got '%s'",
+                                   optarg);
+            break;
+        case 'H':
+            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so.horizon, msg, sizeof msg) !=
+                    0 ||
+                !(so.horizon > 0.0))
+                return ac_cli_fail("--horizon: '%s' %s", optarg,
+                                   msg[0] ? msg : "must be a positive duration");
+            break;
+        case 'w':
+            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so.warmup, msg, sizeof msg) != 0)
+                return ac_cli_fail("--warmup: '%s' %s", optarg, msg);
+            break;
+        case 's':
+            if (parse_count(optarg, 4294967295ull, &v) != 0)
+                return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'",
+                                   optarg);
+            so.seed = (unsigned long)v;
+            has_seed = 1;
+            break;
+        case 'm':
+            if (parse_count(optarg, 1000000000000ull, &v) != 0 || v == 0)
+                return ac_cli_fail("--max-events takes a positive whole number: got '%s'", optarg);
+            so.max_events = v;
+            break;
+        case 'P': so.use_profiles = 1; break;
+        case 'f':
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
+                return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);
+            format = optarg;
+            break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(simulate_usage, stdout); return AC_EXIT_PASS;
+        default: fputs(simulate_usage, stderr); return AC_EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        fputs(simulate_usage, stderr);
+        return ac_cli_fail("simulate: exactly one input file is needed");
+    }
+    if (so.horizon > 0.0 && so.warmup >= so.horizon)
+        return ac_cli_fail("--warmup must be shorter than --horizon");
+    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
+        ac_cli_input_free(&in);
+        return AC_EXIT_USAGE;
+    }
+    if (in.models[0] == NULL) {
+        ac_report_run run;
+        memset(&run, 0, sizeof run);
+        run.files = in.files;
+        run.nfiles = 1;
+        run.fail_on = AC_SEV_ERROR;
+        ac_report_text(stderr, &run);
+        ac_cli_input_free(&in);
+        return AC_EXIT_USAGE;
+    }
+    if (!has_seed && in.models[0]->faults.has_seed)
+        so.seed = in.models[0]->faults.seed;
+    rc = ac_sim_run(in.models[0], &so, &res, &err);
+    if (rc != AC_OK) {
+        ac_cli_input_free(&in);
+        if (rc == AC_ENOMEM)
+            return ac_cli_fail("%s", err.message);
+        fprintf(stderr, "archcheck: %s: cannot simulate: %s\n", in.files[0].file, err.message);
+        return AC_EXIT_INCONCLUSIVE;
+    }
+    {
+        ac_atomic_file f;
+        FILE *fp = stdout;
+        ac_error e2 = {0};
+        if (out != NULL && strcmp(out, "-") != 0) {
+            if (ac_atomic_open(&f, out, &e2) != AC_OK) {
+                status = ac_cli_fail("%s", e2.message);
+                goto done;
+            }
+            fp = f.fp;
+        }
+        rc = strcmp(format, "json") == 0 ? ac_report_simulation_json(fp, &in.files[0], res)
+                                         : ac_report_simulation_text(fp, &in.files[0], res);
+        if (fp != stdout) {
+            if (rc != AC_OK)
+                ac_atomic_abort(&f);
+            else if (ac_atomic_commit(&f, &e2) != AC_OK)
+                rc = ac_cli_fail("%s", e2.message);
+        }
+        if (rc != AC_OK)
+            status = AC_EXIT_USAGE;
+    }
+done:
+    ac_sim_result_free(res);
+    ac_cli_input_free(&in);
+    return status;
+}
