@@ -147,11 +147,13 @@ int ac_cli_simulate(int argc, char **argv)
         so.seed = in.models[0]->faults.seed;
     rc = ac_sim_run(in.models[0], &so, &res, &err);
     if (rc != AC_OK) {
-        ac_cli_input_free(&in);
         if (rc == AC_ENOMEM)
-            return ac_cli_fail("%s", err.message);
-        fprintf(stderr, "archcheck: %s: cannot simulate: %s\n", in.files[0].file, err.message);
-        return AC_EXIT_INCONCLUSIVE;
+            status = ac_cli_fail("%s", err.message);
+        else
+            fprintf(stderr, "archcheck: %s: cannot simulate: %s\n", in.files[0].file,
+                    err.message);
+        ac_cli_input_free(&in);
+        return rc == AC_ENOMEM ? status : AC_EXIT_INCONCLUSIVE;
     }
     {
         ac_atomic_file f;

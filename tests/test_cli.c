@@ -1436,6 +1436,148 @@ static void test_clean_valid_file_in_tmp(void **state)
     remove_tmpdir(dir);
 }
 
+
+/* ---- analysis commands: check verdicts, solve, simulate ---- */
+
+/* The verdict (exit status) of `check` on every good sample, as the samples' README
+ * explains for this version. */
+static void test_check_sample_verdicts(void **state)
+{
+    static const struct {
+        const char *file;
+        int status;
+        const char *rule; /* a rule that must be reported, or NULL */
+    } cases[] = {
+        {"samples/tandem.xml", 0, NULL},
+        {"samples/web-tier.xml", 0, NULL},
+        {"samples/overloaded.xml", 1, "[AC101]"},
+        {"samples/retry-storm.xml", 1, "[AC103]"},
+        {"samples/checkout.xml", 1, "[AC202]"},
+        {"samples/closed-network.xml", 3, "[AC900]"},
+        {"samples/autoscaled-api.xml", 3, "[AC900]"},
+        {"samples/serverless-pipeline.xml", 3, "[AC900]"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ac_test_run r = run_ac("check", "--color", "never", cases[i].file, NULL);
+        if (r.status != cases[i].status)
+            fail_msg("check %s: exit %d, expected %d\n%s", cases[i].file, r.status,
+                     cases[i].status, r.out);
+        if (cases[i].rule != NULL && strstr(r.out, cases[i].rule) == NULL)
+            fail_msg("check %s: no %s in\n%s", cases[i].file, cases[i].rule, r.out);
+        if (cases[i].status == 0)
+            assert_non_null(strstr(r.out, "verdict: pass"));
+        ac_test_run_free(&r);
+    }
+}
+
+static void test_check_json_keys(void **state)
+{
+    ac_test_run r = run_ac("check", "--format", "json", "samples/web-tier.xml", NULL);
+    static const char *const keys[] = {
+        "\"archcheck\": ", "\"file\": \"samples/web-tier.xml\"", "\"sha256\": ",
+        "\"verdict\": \"pass\"", "\"findings\": ", "\"nodes\": ", "\"arrival_rate\": 1300",
+        "\"utilization\": 0.65", "\"mean_jobs\": ", "\"p95_response_time\": ",
+        "\"approximation\": \"mean-field\"", "\"equilibria\": ", "\"stable\": true",
+        "\"max_real_eigenvalue\": ", "\"end_to_end\": ", "\"headroom\": ",
+        "\"bottleneck\": \"web\"", "\"checks\": "};
+    (void)state;
+    assert_int_equal(r.status, 0);
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strstr(r.out, keys[i]) == NULL)
+            fail_msg("check --format json: no %s in\n%s", keys[i], r.out);
+    ac_test_run_free(&r);
+}
+
+/* The retry storm: the metastable finding names both equilibria and the simulation shows
+ * that each basin holds. */
+static void test_check_metastable(void **state)
+{
+    ac_test_run r = run_ac("check", "--color", "never", "samples/retry-storm.xml", NULL);
+    (void)state;
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "two stable equilibria"));
+    assert_non_null(strstr(r.out, "good equilibrium: 1.1"));
+    assert_non_null(strstr(r.out, "bad equilibrium: 39.6"));
+    assert_non_null(strstr(r.out, "smallest burst"));
+    assert_non_null(strstr(r.out, "(stays good)"));
+    assert_non_null(strstr(r.out, "stays bad: the failure mode is real"));
+    ac_test_run_free(&r);
+}
+
+static void test_solve_outputs(void **state)
+{
+    ac_test_run r = run_ac("solve", "samples/tandem.xml", NULL);
+    size_t rows = 0;
+    (void)state;
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "end to end: mean"));
+    assert_non_null(strstr(r.out, "Lyapunov: positive definite"));
+    ac_test_run_free(&r);
+    r = run_ac("solve", "--format", "csv", "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(starts_with(r.out, "t_s,ccdf_"));
+    assert_non_null(strstr(r.out, ",ccdf_end_to_end\n"));
+    for (const char *p = r.out; *p; p++)
+        rows += *p == '\n';
+    assert_int_equal(rows, 502); /* the header and 501 time points */
+    assert_non_null(strstr(r.out, "\n0,1,1,"));  /* P(T > 0) = 1 */
+    ac_test_run_free(&r);
+    r = run_ac("solve", "--format", "json", "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"approximation\": \"exact\""));
+    ac_test_run_free(&r);
+    r = run_ac("solve", "samples/bad/AC012-duration-unit.xml", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "[AC012]"));
+    ac_test_run_free(&r);
+    r = run_ac("solve", "--format", "pdf", "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 2);
+    ac_test_run_free(&r);
+}
+
+static void test_simulate_deterministic(void **state)
+{
+    ac_test_run a = run_ac("simulate", "--format", "json", "--replications", "3", "--horizon",
+                           "200s", "--seed", "7", "samples/tandem.xml", NULL);
+    ac_test_run b = run_ac("simulate", "--format", "json", "--replications", "3", "--horizon",
+                           "200s", "--seed", "7", "samples/tandem.xml", NULL);
+    ac_test_run c = run_ac("simulate", "--format", "json", "--replications", "3", "--horizon",
+                           "200s", "--seed", "8", "samples/tandem.xml", NULL);
+    (void)state;
+    assert_int_equal(a.status, 0);
+    assert_string_equal(a.out, b.out);
+    assert_string_not_equal(a.out, c.out);
+    assert_non_null(strstr(a.out, "\"mean_jobs_ci95\": "));
+    assert_non_null(strstr(a.out, "\"approximation\": \"simulation\""));
+    assert_non_null(strstr(a.out, "\"replications\": 3"));
+    assert_non_null(strstr(a.out, "\"seed\": 7"));
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+    ac_test_run_free(&c);
+    a = run_ac("simulate", "--horizon", "10s", "--warmup", "20s", "samples/tandem.xml", NULL);
+    assert_int_equal(a.status, 2);
+    ac_test_run_free(&a);
+    a = run_ac("simulate", "samples/serverless-pipeline.xml", NULL);
+    assert_int_equal(a.status, 3); /* functions are not simulated yet */
+    assert_non_null(strstr(a.err, "cannot simulate"));
+    ac_test_run_free(&a);
+}
+
+/* --validate simulates and reports the simulation's value beside every check. */
+static void test_check_validate(void **state)
+{
+    ac_test_run r = run_ac("check", "--validate", "--format", "json", "--seed", "3",
+                           "samples/tandem.xml", NULL);
+    (void)state;
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"simulation\": {"));
+    assert_non_null(strstr(r.out, "\"relative_error_mean_jobs\": "));
+    assert_non_null(strstr(r.out, "\"simulation_value\": "));
+    assert_non_null(strstr(r.out, "\"validation\": {"));
+    ac_test_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1461,6 +1603,12 @@ int main(void)
         cmocka_unit_test(test_schema),
         cmocka_unit_test(test_subcommand_help),
         cmocka_unit_test(test_check_bad_file),
+        cmocka_unit_test(test_check_sample_verdicts),
+        cmocka_unit_test(test_check_json_keys),
+        cmocka_unit_test(test_check_metastable),
+        cmocka_unit_test(test_solve_outputs),
+        cmocka_unit_test(test_simulate_deterministic),
+        cmocka_unit_test(test_check_validate),
         cmocka_unit_test(test_check_usage_errors),
         cmocka_unit_test(test_check_output_file),
         cmocka_unit_test(test_check_output_unwritable),
