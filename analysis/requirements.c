@@ -196,7 +196,8 @@ int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, si
     c.probe_node = AC_NONE;
     for (size_t i = 0; i < m->nnodes && !c.probe_failed; i++) {
         const ac_node_analysis *na = &a->nodes[i];
-        if (na->overload || (na->pool != NULL && na->pool->bistable)) {
+        if ((m->nodes[i].kind == AC_NODE_POOL && !na->analysed && na->arrival_rate > 0.0) ||
+            na->overload || (na->pool != NULL && na->pool->bistable)) {
             c.probe_failed = 1;
             snprintf(c.probe_binding, sizeof c.probe_binding, "stability");
             c.probe_node = i;

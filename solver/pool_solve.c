@@ -461,9 +461,19 @@ static int analyse(const solve_ctx *x, const double *q, unsigned from, ac_solver
     eq->mean_field.approximation = exact ? AC_SOLVER_APPROX_EXACT : AC_SOLVER_APPROX_MEAN_FIELD;
     eq->mean_field.expected_rel_error = exact ? 0.0 : NAN;
 
-    if (exact && n > AC_SOLVER_LYAP_MAX) {
+    if (exact) {
+        /* independent servers: the Jacobian is tridiagonal Toeplitz, known in closed form */
         analyse_independent_large(m, q, eq);
         goto verdict;
+    }
+    if (x->opt->kpi_only && m->retries == 0 && !x->prefer_refined) {
+        /* without retries the equilibrium is unique and globally stable (the flux
+           equations); probes need the KPIs only */
+        eq->max_real_eigenvalue = NAN;
+        eq->max_eigenvalue_imag = NAN;
+        eq->stable = 1;
+        eq->relaxation_time = NAN;
+        return 0;
     }
     if (n > AC_SOLVER_DENSE_MAX)
         return ac_error_set(err, AC_ELIMIT, "a %zu-level state is over the dense limit %d", n,

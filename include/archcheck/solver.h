@@ -75,6 +75,10 @@ typedef struct ac_solver_options {
     int all_starts;    /* 1: integrate from empty and full even when the equilibrium is
                           provably unique (no retries); default 0 */
     int burst_search;  /* 1: find the smallest burst that tips a bistable pool; default 1 */
+    int kpi_only;      /* 1: without retries, skip the eigenvalues and the Lyapunov equation
+                          unless the refined mean field needs them (the equilibrium is then
+                          unique and stable; max_real_eigenvalue is NAN); for repeated probes
+                          such as the headroom search. Default 0 */
 } ac_solver_options;
 
 /* Fill `opt` with the defaults above. */
