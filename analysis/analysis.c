@@ -29,6 +29,7 @@ void ac_analysis_options_init(ac_analysis_options *opt)
     ac_sim_options_init(&opt->sim);
     opt->sim.rel_precision = 0.01;
     opt->sim.max_events = 500000000ull;
+    ac_transient_options_init(&opt->transient_opt);
 }
 
 void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node, const char *fmt,
@@ -97,16 +98,20 @@ static void stability_checks(ac_an_ctx *c)
 }
 
 /* Mark each check whose finding was suppressed. */
-static void mark_suppressed_checks(ac_analysis *a, const ac_diag_list *findings, size_t first)
+static void mark_suppressed_checks(const ac_model *m, ac_analysis *a, const ac_diag_list *findings,
+                                   size_t first)
 {
     for (size_t k = 0; k < a->nchecks; k++) {
         ac_check *ck = &a->checks[k];
+        const char *node = ck->node != AC_NONE ? m->nodes[ck->node].id : NULL;
         if (ck->status == AC_CHECK_PASS)
             continue;
         for (size_t i = first; i < findings->count; i++) {
             const ac_diag *d = &findings->items[i];
             if (d->suppressed && strcmp(d->rule, ck->rule) == 0 && d->line == ck->loc.line &&
-                d->column == ck->loc.column)
+                d->column == ck->loc.column &&
+                ((node == NULL && d->node == NULL) ||
+                 (node != NULL && d->node != NULL && strcmp(node, d->node) == 0)))
                 ck->suppressed = 1;
         }
     }
@@ -145,6 +150,9 @@ int ac_analysis_run(const ac_model *m, const ac_analysis_options *opt, ac_analys
     }
     if (rc != AC_OK)
         goto fail;
+    rc = ac_an_qna_apply(m, a, err);
+    if (rc != AC_OK)
+        goto fail;
     memset(&c, 0, sizeof c);
     c.model = m;
     c.opt = opt;
@@ -154,6 +162,9 @@ int ac_analysis_run(const ac_model *m, const ac_analysis_options *opt, ac_analys
     if (rc != AC_OK)
         goto fail;
     rc = ac_an_e2e_solve(m, a, err);
+    if (rc != AC_OK)
+        goto fail;
+    rc = ac_an_transient_solve(m, opt, a, err);
     if (rc != AC_OK)
         goto fail;
     if (opt->headroom) {
@@ -180,7 +191,7 @@ int ac_analysis_run(const ac_model *m, const ac_analysis_options *opt, ac_analys
         goto fail;
     }
     ac_an_apply_suppressions(m, findings, first);
-    mark_suppressed_checks(a, findings, first);
+    mark_suppressed_checks(m, a, findings, first);
     *out = a;
     return AC_OK;
 fail:
@@ -198,5 +209,6 @@ void ac_analysis_free(ac_analysis *a)
     ac_an_e2e_clear(&a->e2e);
     free(a->checks);
     ac_sim_result_free(a->sim);
+    ac_transient_free(a->transient);
     free(a);
 }

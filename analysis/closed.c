@@ -9,9 +9,11 @@
  *     R_i(m) = D_i (1 + Q_i(m-1))          single-server station
  *     X(m)   = m / (Z + sum_i R_i(m))
  *     Q_i(m) = X(m) R_i(m)
- * A station of c > 1 servers uses Seidmann's approximation: a single server of
- * demand D_i / c followed by a delay D_i (c - 1) / c; the numbers are then marked as an
- * approximation, "exact" only when every station has one server.
+ * A pool of c > 1 servers with random dispatch is exactly c single-server stations, each
+ * visited v_i / c times; any other c-server pool uses Seidmann's approximation: a single
+ * server of demand D_i / c followed by a delay D_i (c - 1) / c, and the numbers are then
+ * marked as an approximation. A link adds a delay station (its latency, v_l visits) and,
+ * with a finite capacity, a single-server station of demand v_l / capacity.
  * Above AC_AN_MVA_EXACT_MAX clients, Schweitzer's approximate MVA
  * (Q_i(M-1) ~ (M-1)/M Q_i(M)) replaces the recursion.
  */
@@ -24,11 +26,12 @@
 #define AC_AN_MVA_EXACT_MAX 100000
 
 typedef struct station {
-    size_t node;
-    double demand;   /* D_i / c for the queueing part, s */
-    double delay;    /* the Seidmann delay part, s */
+    size_t node;     /* AC_NONE for a link */
+    double demand;   /* queueing demand of one copy, s per request */
+    double delay;    /* pure delay per request (Seidmann part, link latency), s */
     double visits;
     size_t servers;
+    double copies;   /* identical single-server copies (random dispatch), else 1 */
 } station;
 
 /* Exact MVA; fills q (length ns) and returns X. */
@@ -39,12 +42,13 @@ static double mva_exact(const station *st, size_t ns, double think, size_t pop, 
     for (size_t m = 1; m <= pop; m++) {
         double total = think;
         for (size_t i = 0; i < ns; i++) {
-            resp[i] = st[i].demand * (1.0 + q[i]) + st[i].delay;
+            /* q[i]: jobs queued at one copy; the request visits every copy */
+            resp[i] = st[i].copies * st[i].demand * (1.0 + q[i]) + st[i].delay;
             total += resp[i];
         }
         x = (double)m / total;
         for (size_t i = 0; i < ns; i++)
-            q[i] = x * (resp[i] - st[i].delay);
+            q[i] = x * (resp[i] - st[i].delay) / st[i].copies;
     }
     return x;
 }
@@ -59,12 +63,12 @@ static double mva_schweitzer(const station *st, size_t ns, double think, size_t 
     for (int it = 0; it < 100000; it++) {
         double total = think, change = 0.0;
         for (size_t i = 0; i < ns; i++) {
-            resp[i] = st[i].demand * (1.0 + (mm - 1.0) / mm * q[i]) + st[i].delay;
+            resp[i] = st[i].copies * st[i].demand * (1.0 + (mm - 1.0) / mm * q[i]) + st[i].delay;
             total += resp[i];
         }
         x = mm / total;
         for (size_t i = 0; i < ns; i++) {
-            double nq = x * (resp[i] - st[i].delay);
+            double nq = x * (resp[i] - st[i].delay) / st[i].copies;
             change = fmax(change, fabs(nq - q[i]));
             q[i] = nq;
         }
@@ -95,7 +99,7 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
     v = calloc(n, sizeof *v);
     q = calloc(n, sizeof *q);
     resp = calloc(n, sizeof *resp);
-    st = calloc(n, sizeof *st);
+    st = calloc(n + m->nlinks + 1, sizeof *st);
     if (r == NULL || v == NULL || q == NULL || resp == NULL || st == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
         goto cleanup;
@@ -143,10 +147,33 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             st[ns].visits = v[i];
             st[ns].servers = node->u.pool.servers;
             st[ns].demand = v[i] / node->u.pool.service_rate / (double)node->u.pool.servers;
-            st[ns].delay = v[i] / node->u.pool.service_rate *
-                           ((double)node->u.pool.servers - 1.0) / (double)node->u.pool.servers;
-            if (node->u.pool.servers > 1)
-                exact = 0;
+            st[ns].copies = 1.0;
+            if (node->u.pool.servers > 1 && node->u.pool.dispatch == AC_DISPATCH_RANDOM) {
+                st[ns].copies = (double)node->u.pool.servers; /* exact: c independent queues */
+            } else {
+                st[ns].delay = v[i] / node->u.pool.service_rate *
+                               ((double)node->u.pool.servers - 1.0) /
+                               (double)node->u.pool.servers;
+                if (node->u.pool.servers > 1)
+                    exact = 0;
+            }
+            ns++;
+        }
+        for (size_t l = 0; l < m->nlinks; l++) {
+            const ac_link *lk = &m->links[l];
+            double vl = 0.0;
+            for (size_t k = 0; k < m->nroutes; k++)
+                if (m->routes[k].from == lk->from && m->routes[k].to == lk->to)
+                    vl += v[lk->from] * m->routes[k].p * (double)m->routes[k].fanout /
+                          (double)m->routes[k].fanin;
+            if (vl <= 0.0)
+                continue;
+            st[ns].node = AC_NONE;
+            st[ns].visits = vl;
+            st[ns].servers = 1;
+            st[ns].copies = 1.0;
+            st[ns].delay = vl * lk->latency;
+            st[ns].demand = isinf(lk->capacity) ? 0.0 : vl / lk->capacity;
             ns++;
         }
         if (pop->size > AC_AN_MVA_EXACT_MAX) {
@@ -156,7 +183,10 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             x = mva_exact(st, ns, pop->think_time, pop->size, q, resp);
         }
         for (size_t k = 0; k < ns; k++) {
-            ac_node_analysis *na = &a->nodes[st[k].node];
+            ac_node_analysis *na;
+            if (st[k].node == AC_NONE)
+                continue; /* a link */
+            na = &a->nodes[st[k].node];
             double c = (double)st[k].servers;
             ac_solver_pool_result_free(na->pool);
             memset(na, 0, sizeof *na);
@@ -165,8 +195,8 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             na->throughput = na->arrival_rate;
             na->utilization = x * st[k].demand;
             na->loss_probability = 0.0;
-            /* jobs at the station: queueing part plus those in the Seidmann delay */
-            na->mean_jobs = (q[k] + x * st[k].delay) / c;
+            /* jobs at the station: queueing part (every copy) plus those in the Seidmann delay */
+            na->mean_jobs = (q[k] * st[k].copies + x * st[k].delay) / c;
             na->mean_response_time = resp[k] / st[k].visits;
             na->p50 = na->p95 = na->p99 = NAN;
             na->approximation = exact ? AC_SOLVER_APPROX_EXACT : AC_SOLVER_APPROX_MEAN_FIELD;

@@ -404,8 +404,17 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         const ac_node_analysis *na = &a->nodes[i];
         if (na->arrival_rate > 0.0 && (!na->analysed || na->overload))
             mean_ok = 0;
+        if (na->arrival_rate > 0.0 && na->overload)
+            a->e2e.unbounded = 1;
         if (na->arrival_rate > 0.0)
             max_err = fmax(max_err, na->expected_rel_error);
+    }
+    for (size_t l = 0; l < m->nlinks; l++) {
+        const ac_link *lk = &m->links[l];
+        if (!isinf(lk->capacity) && ac_an_link_flow(m, a, lk->from, lk->to) >= lk->capacity) {
+            mean_ok = 0;
+            a->e2e.unbounded = 1;
+        }
     }
     for (size_t s = 0; s < m->nsources; s++) {
         size_t join = AC_NONE;
@@ -427,6 +436,7 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         goto cleanup;
     a->e2e.available = 1;
     a->e2e.expected_rel_error = max_err;
+    a->e2e.mean_rel_error = max_err;
     /* the mean by visit ratios: sum_i (Lambda_i / gamma) E[T_i], exact without fan-out */
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].arrival_rate > 0.0)
@@ -460,8 +470,10 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         a->e2e.p50 = quantile(cdf, c.M, c.h, 0.50);
         a->e2e.p95 = quantile(cdf, c.M, c.h, 0.95);
         a->e2e.p99 = quantile(cdf, c.M, c.h, 0.99);
-        if (has_fanout(m))
-            a->e2e.mean_response_time = mean;
+        if (has_fanout(m)) {
+            a->e2e.mean_response_time = mean; /* from the lattice */
+            a->e2e.mean_rel_error = max_err + c.h / fmax(mean, c.h);
+        }
         a->e2e.loss_probability = 1.0 - succ / rate_total;
         a->e2e.throughput = succ * a->scale;
         /* the lattice adds up to half a step per node to a quantile */

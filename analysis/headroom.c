@@ -52,6 +52,7 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     const ac_analysis_options *opt = &probe;
     ac_analysis scratch;
     double alpha_stab = INFINITY, lo, hi;
+    int lossy = 0;
     size_t stab_node = AC_NONE, node = AC_NONE;
     char binding[64] = "";
     int rc = AC_OK;
@@ -69,6 +70,8 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
                 return AC_OK; /* a node the analysis does not model: no headroom */
             continue;
         }
+        if (nd->u.pool.buffer != AC_UNBOUNDED || nd->u.pool.timeout > 0.0)
+            lossy = 1;
         if (nd->u.pool.buffer == AC_UNBOUNDED && na->arrival_rate > 0.0) {
             double rho = na->arrival_rate / ((double)nd->u.pool.servers * nd->u.pool.service_rate);
             /* arrival rates scale linearly with the sources while nothing is lost upstream */
@@ -78,6 +81,18 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
             }
         }
     }
+    for (size_t l = 0; l < m->nlinks; l++) {
+        const ac_link *lk = &m->links[l];
+        double flow = ac_an_link_flow(m, a, lk->from, lk->to);
+        if (!isinf(lk->capacity) && flow > 0.0 && lk->capacity / flow < alpha_stab) {
+            alpha_stab = lk->capacity / flow;
+            stab_node = lk->from;
+        }
+    }
+    /* behind a node that loses work, flows grow more slowly than the sources: the linear
+       bound does not hold, and the search probes instead */
+    if (lossy)
+        alpha_stab = INFINITY;
     memset(&scratch, 0, sizeof scratch);
     scratch.model = m;
     scratch.nnodes = m->nnodes;

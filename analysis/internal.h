@@ -47,6 +47,18 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
 int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err);
 void ac_an_e2e_clear(ac_end_to_end *e);
 
+/* ---- transient.c, qna.c ---- */
+
+/* Integrate the transient into a->transient as opt->transient asks (a failure other than
+ * AC_ENOMEM leaves it NULL with a->transient_note saying why). Returns 0 or AC_ENOMEM. */
+int ac_an_transient_solve(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
+                          ac_error *err);
+
+/* QNA two-moment correction of the pools fed by non-Poisson streams (sources with
+ * scv != 1); a no-op when every source is Poisson, or when already applied to a's current
+ * solution. Returns 0 or AC_ENOMEM. */
+int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err);
+
 /* ---- findings ---- */
 
 typedef struct ac_an_ctx {

@@ -1,9 +1,12 @@
 /*
  * Requirements that need more than the steady state: headroom (evaluated from
- * the headroom search), and recovery, scaling and resilience, which need the
- * transient model and the worst-case search (not in this version: inconclusive).
+ * the headroom search), recovery (from the fluid transient, transient.c), and
+ * scaling and resilience, which need the autoscaler's transient and the
+ * worst-case search (not in this version: inconclusive).
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/internal.h"
@@ -27,9 +30,269 @@ void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     emit(c, r, &o);
 }
 
+/*
+ * Recovery (format.md <recovery max>): the time from the end of the profile's burst (when
+ * the rate is back at its base after the peak) until the system is back within its
+ * requirements for good: the last time, after the burst, at which a criterion is violated
+ * (linear interpolation between samples). Criteria: every load-sensitive requirement that
+ * holds in steady state (utilisation of a pool, a pool's loss, latency of a pool by Little
+ * L / (mu q_1), end-to-end latency as sum_j v_j T_j(t) with the steady visit ratios; a
+ * percentile is followed as the mean times its steady-state ratio percentile / mean, a
+ * quasi-static approximation); without such requirements, every pool's mean jobs within 5%
+ * of its fixed point at the base rates. A target narrows the criteria to that node.
+ */
+typedef struct rec_crit {
+    size_t node;          /* AC_NONE: end to end */
+    int kind;             /* 0 utilization, 1 loss, 2 latency, 3 mean jobs within 5% */
+    double limit, ratio;  /* ratio: percentile / mean (latency) */
+    char what[64];
+} rec_crit;
+
+/* The criterion's value at sample s. */
+static double crit_value(const ac_analysis *a, const rec_crit *k, size_t s)
+{
+    const ac_transient *tr = a->transient;
+    if (k->node == AC_NONE) { /* end-to-end latency: sum_j v_j T_j(t) */
+        double total = 0.0, sum = 0.0;
+        for (size_t i = 0; i < a->model->nsources; i++)
+            total += a->scale * a->model->sources[i].rate;
+        for (size_t j = 0; j < tr->nnodes; j++)
+            if (tr->nodes[j].modelled && a->nodes[j].arrival_rate > 0.0 && total > 0.0)
+                sum += a->nodes[j].arrival_rate / total * tr->nodes[j].mean_response_time[s];
+        return sum * k->ratio;
+    }
+    {
+        const ac_transient_node *n = &tr->nodes[k->node];
+        switch (k->kind) {
+        case 0: return n->utilization[s];
+        case 1: return n->arrival_rate[s] > 0.0 ? n->loss_rate[s] / n->arrival_rate[s] : 0.0;
+        case 2: return n->mean_response_time[s] * k->ratio;
+        default: return fabs(n->mean_jobs[s] - n->steady_mean_jobs);
+        }
+    }
+}
+
+/* Normalised violation of a criterion: > 0 when outside. */
+static double crit_margin(const ac_analysis *a, const rec_crit *k, size_t s)
+{
+    double v = crit_value(a, k, s), lim = k->kind == 3 ? k->limit + 1e-12 : k->limit;
+    return (v - lim) / (lim > 0.0 ? lim : 1.0);
+}
+
+static int crit_add(rec_crit *list, size_t *n, size_t cap, size_t node, int kind, double limit,
+                    double ratio, const char *what)
+{
+    if (*n >= cap)
+        return 0;
+    list[*n].node = node;
+    list[*n].kind = kind;
+    list[*n].limit = limit;
+    list[*n].ratio = ratio;
+    snprintf(list[*n].what, sizeof list[*n].what, "%s", what);
+    (*n)++;
+    return 1;
+}
+
+/* The criteria of recovery for `target` (AC_NONE: all). Returns how many (at most cap). */
+static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, size_t cap)
+{
+    const ac_model *m = c->model;
+    const ac_analysis *a = c->a;
+    const ac_transient *tr = a->transient;
+    size_t n = 0;
+    char what[64];
+    for (size_t q = 0; q < m->nrequirements; q++) {
+        const ac_requirement *rq = &m->requirements[q];
+        for (size_t i = 0; i < m->nnodes; i++) {
+            const ac_node_analysis *na = &a->nodes[i];
+            if (!tr->nodes[i].modelled || !na->analysed || na->overload)
+                continue;
+            if (target != AC_NONE && i != target)
+                continue;
+            if (rq->target != AC_NONE && rq->target != i)
+                continue;
+            if (rq->kind == AC_REQ_UTILIZATION && na->utilization <= rq->max) {
+                snprintf(what, sizeof what, "utilization of '%s'", m->nodes[i].id);
+                crit_add(list, &n, cap, i, 0, rq->max, 1.0, what);
+            } else if (rq->kind == AC_REQ_LOSS && rq->target == i &&
+                       na->loss_probability <= rq->max) {
+                snprintf(what, sizeof what, "loss of '%s'", m->nodes[i].id);
+                crit_add(list, &n, cap, i, 1, rq->max, 1.0, what);
+            } else if (rq->kind == AC_REQ_LATENCY && rq->target == i && na->pool != NULL) {
+                double v = na->mean_response_time, ratio = 1.0;
+                if (rq->percentile > 0.0) {
+                    double pv = NAN;
+                    ac_error e = {0};
+                    if (rq->percentile == 50.0)
+                        pv = na->p50;
+                    else if (rq->percentile == 95.0)
+                        pv = na->p95;
+                    else if (rq->percentile == 99.0)
+                        pv = na->p99;
+                    else if (ac_solver_pool_quantile(na->pool, na->pool->operating,
+                                                     rq->percentile / 100.0, 0, &pv, &e) != AC_OK)
+                        pv = NAN;
+                    if (!(pv > 0.0) || !(v > 0.0))
+                        continue;
+                    ratio = pv / v;
+                    v = pv;
+                }
+                if (v <= rq->max) {
+                    snprintf(what, sizeof what, "latency %s of '%s'",
+                             rq->percentile > 0.0 ? "percentile" : "mean", m->nodes[i].id);
+                    crit_add(list, &n, cap, i, 2, rq->max, ratio, what);
+                }
+            }
+        }
+        if (rq->kind == AC_REQ_LATENCY && rq->target == AC_NONE && target == AC_NONE &&
+            a->e2e.available && a->e2e.mean_response_time > 0.0) {
+            double v = a->e2e.mean_response_time, ratio = 1.0;
+            if (rq->percentile > 0.0) {
+                double pv = rq->percentile == 50.0   ? a->e2e.p50
+                            : rq->percentile == 95.0 ? a->e2e.p95
+                            : rq->percentile == 99.0 ? a->e2e.p99
+                                                     : NAN;
+                if (!a->e2e.percentiles || !(pv > 0.0))
+                    continue;
+                ratio = pv / v;
+                v = pv;
+            }
+            if (v <= rq->max)
+                crit_add(list, &n, cap, AC_NONE, 2, rq->max, ratio, "end-to-end latency");
+        }
+    }
+    if (n > 0)
+        return n;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        double ref = tr->nodes[i].steady_mean_jobs;
+        if (!tr->nodes[i].modelled || !isfinite(ref) || (target != AC_NONE && i != target))
+            continue;
+        snprintf(what, sizeof what, "mean jobs of '%s' within 5%% of its steady state",
+                 m->nodes[i].id);
+        crit_add(list, &n, cap, i, 3, 0.05 * ref, 1.0, what);
+    }
+    return n;
+}
+
+static void recovery(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    const ac_analysis *a = c->a;
+    const ac_transient *tr = a->transient;
+    ac_req_outcome o;
+    rec_crit *crit = NULL;
+    size_t ncrit = 0, cap, first = AC_NONE, last_bad = AC_NONE, binding = 0;
+    size_t before = c->findings != NULL ? c->findings->count : 0;
+    double tend;
+
+    memset(&o, 0, sizeof o);
+    o.node = r->target;
+    o.limit = r->max;
+    snprintf(o.what, sizeof o.what, "recovery");
+    snprintf(o.unit, sizeof o.unit, "s");
+    if (tr == NULL) {
+        snprintf(o.note, sizeof o.note, "%.150s",
+                 a->transient_note[0] ? a->transient_note : "the transient was not computed");
+        if (c->model->nprofiles == 0)
+            snprintf(o.note, sizeof o.note,
+                     "the model has no <profile>, so there is no burst to recover from");
+        emit(c, r, &o);
+        return;
+    }
+    if (!tr->has_burst) {
+        snprintf(o.note, sizeof o.note,
+                 "no profile has a burst above its base rate (its first point's) that returns "
+                 "to the base rate");
+        emit(c, r, &o);
+        return;
+    }
+    tend = tr->burst_end;
+    if (!(tend < tr->horizon)) {
+        snprintf(o.note, sizeof o.note, "the burst ends at %gs, not before the horizon %gs",
+                 tend, tr->horizon);
+        emit(c, r, &o);
+        return;
+    }
+    cap = 4 * (c->model->nnodes + 1) * (c->model->nrequirements + 1);
+    crit = calloc(cap, sizeof *crit);
+    if (crit == NULL) {
+        c->oom = 1;
+        return;
+    }
+    ncrit = recovery_criteria(c, r->target, crit, cap);
+    if (ncrit == 0) {
+        snprintf(o.note, sizeof o.note,
+                 "no requirement that holds in steady state, and no pool with a steady state "
+                 "at the base rate, to recover to");
+        emit(c, r, &o);
+        free(crit);
+        return;
+    }
+    for (size_t s = 0; s < tr->nsamples; s++) {
+        if (tr->t[s] < tend)
+            continue;
+        if (first == AC_NONE)
+            first = s;
+        for (size_t k = 0; k < ncrit; k++)
+            if (crit_margin(a, &crit[k], s) > 0.0) {
+                last_bad = s;
+                binding = k;
+                break;
+            }
+    }
+    o.evaluated = 1;
+    if (last_bad == AC_NONE) {
+        o.value = 0.0;
+    } else if (last_bad + 1 >= tr->nsamples) {
+        double since = tr->horizon - tend;
+        o.value = since;
+        if (since < r->max) {
+            o.evaluated = 0;
+            snprintf(o.note, sizeof o.note,
+                     "the system is not back within its requirements at the horizon %gs, "
+                     "only %gs after the burst ended (extend the horizon)",
+                     tr->horizon, since);
+        }
+    } else {
+        /* the crossing of the binding criterion between last_bad and last_bad + 1 */
+        double m0 = crit_margin(a, &crit[binding], last_bad);
+        double m1 = crit_margin(a, &crit[binding], last_bad + 1);
+        double t0 = tr->t[last_bad], t1 = tr->t[last_bad + 1];
+        double tc = m0 > m1 ? t0 + (t1 - t0) * m0 / (m0 - m1) : t1;
+        o.value = fmax(0.0, fmin(tc, t1) - tend);
+    }
+    if (o.evaluated) {
+        double dt = tr->horizon / (double)(tr->nsamples - 1);
+        o.pass = last_bad == AC_NONE || (last_bad + 1 < tr->nsamples && o.value <= o.limit);
+        o.rel_error = o.value > 0.0 ? 0.5 * dt / o.value : 0.0; /* the sampling's resolution */
+        if (o.rel_error > 0.0 && fabs(o.value - o.limit) > o.rel_error * o.value)
+            o.rel_error = 0.0; /* clearly on one side: no straddle */
+    }
+    emit(c, r, &o);
+    if (o.evaluated && !o.pass && c->findings != NULL && c->findings->count > before) {
+        char detail[480];
+        if (last_bad + 1 >= tr->nsamples)
+            snprintf(detail, sizeof detail,
+                     "the burst ends at %gs; at the horizon (%gs) the %s is still outside its "
+                     "limit: the system does not recover within the horizon",
+                     tend, tr->horizon, crit[binding].what);
+        else
+            snprintf(detail, sizeof detail,
+                     "the burst ends at %gs; the %s is the last to come back, %gs later "
+                     "(fluid transient, %s)",
+                     tend, crit[binding].what, o.value, tr->method);
+        if (ac_diag_set_detail(c->findings, detail) != AC_OK)
+            c->oom = 1;
+    }
+    free(crit);
+}
+
 void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
     ac_req_outcome o;
+    if (r->kind == AC_REQ_RECOVERY) {
+        recovery(c, r, emit);
+        return;
+    }
     memset(&o, 0, sizeof o);
     o.node = r->target;
     snprintf(o.what, sizeof o.what, "%s", ac_req_kind_name(r->kind));

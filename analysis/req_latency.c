@@ -74,7 +74,7 @@ void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         }
     } else {
         const ac_end_to_end *e = &c->a->e2e;
-        int any_overload = 0;
+        int any_overload = e->unbounded;
         for (size_t i = 0; i < c->a->nnodes; i++)
             any_overload |= c->a->nodes[i].overload && c->a->nodes[i].arrival_rate > 0.0;
         if (any_overload) {
@@ -88,7 +88,7 @@ void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
                      "closed workload); only the mean is");
         } else {
             o.value = r->percentile > 0.0 ? e2e_quantile(e, p) : e->mean_response_time;
-            o.rel_error = e->expected_rel_error;
+            o.rel_error = r->percentile > 0.0 ? e->expected_rel_error : e->mean_rel_error;
             o.evaluated = !isnan(o.value);
         }
     }

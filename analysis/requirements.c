@@ -203,6 +203,14 @@ int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, si
             c.probe_node = i;
         }
     }
+    for (size_t l = 0; l < m->nlinks && !c.probe_failed; l++) {
+        const ac_link *lk = &m->links[l];
+        if (!isinf(lk->capacity) && ac_an_link_flow(m, a, lk->from, lk->to) >= lk->capacity) {
+            c.probe_failed = 1;
+            snprintf(c.probe_binding, sizeof c.probe_binding, "stability");
+            c.probe_node = lk->from;
+        }
+    }
     for (size_t i = 0; i < m->nrequirements && !c.probe_failed; i++) {
         const ac_requirement *r = &m->requirements[i];
         if (r->kind == AC_REQ_LATENCY || r->kind == AC_REQ_UTILIZATION || r->kind == AC_REQ_LOSS)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cli/baseline.h"
 #include "cli/cli.h"
 
 static const char check_usage[] =
@@ -17,6 +19,15 @@ static const char check_usage[] =
     "options:\n"
     "  -f, --format FMT     text (default), json, sarif or junit\n"
     "  -o, --output FILE    write the output to FILE (atomically) instead of stdout\n"
+    "      --report OUT.pdf also write the PDF report (verdict, checks, findings, a page per\n"
+    "                       node, end to end, how the numbers were obtained); byte-identical\n"
+    "                       for the same input and seed. Fonts: DejaVu Sans, from\n"
+    "                       $ARCHCHECK_FONT_DIR or /usr/share/fonts/truetype/dejavu\n"
+    "      --timestamp      date the PDF (CreationDate): $SOURCE_DATE_EPOCH if set, else now\n"
+    "      --baseline FILE  findings recorded in FILE are reported as suppressed (\"in\n"
+    "                       baseline\") and do not fail the verdict; new ones still do\n"
+    "      --write-baseline FILE  record the current findings in FILE (by rule, node and a\n"
+    "                       fingerprint of the message, not by line) and accept them\n"
     "      --fail-on SEV    error (default), warning or never: the least severity that fails\n"
     "      --seed N         random seed for search and simulation (default: the file's, else 1)\n"
     "      --jobs N         worker threads (default 1)\n"
@@ -42,6 +53,72 @@ static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
+/* --write-baseline records the findings (and then accepts them); --baseline suppresses the
+ * recorded ones. Verdicts are recomputed. Returns 0 or AC_EXIT_USAGE after printing why. */
+static int apply_baselines(ac_cli_input *in, const char *path, const char *write_path,
+                           ac_severity fail_on)
+{
+    ac_baseline b;
+    ac_error err = {0};
+    if (write_path != NULL) {
+        memset(&b, 0, sizeof b);
+        for (size_t i = 0; i < in->n; i++)
+            if (in->files[i].verdict != AC_VERDICT_INVALID &&
+                ac_baseline_add(&b, in->files[i].file, &in->diags[i]) != AC_OK) {
+                ac_baseline_free(&b);
+                return ac_cli_fail("out of memory");
+            }
+        if (ac_baseline_write(&b, write_path, &err) != AC_OK) {
+            ac_baseline_free(&b);
+            return ac_cli_fail("%s", err.message);
+        }
+        for (size_t i = 0; i < in->n; i++)
+            if (ac_baseline_apply(&b, in->files[i].file, &in->diags[i], in->analyses[i]) < 0) {
+                ac_baseline_free(&b);
+                return ac_cli_fail("out of memory");
+            }
+        ac_baseline_free(&b);
+    }
+    if (path != NULL) {
+        if (ac_baseline_load(&b, path, &err) != AC_OK)
+            return ac_cli_fail("%s", err.message);
+        for (size_t i = 0; i < in->n; i++)
+            if (ac_baseline_apply(&b, in->files[i].file, &in->diags[i], in->analyses[i]) < 0) {
+                ac_baseline_free(&b);
+                return ac_cli_fail("out of memory");
+            }
+        ac_baseline_free(&b);
+    }
+    if (path != NULL || write_path != NULL)
+        for (size_t i = 0; i < in->n; i++)
+            if (in->files[i].verdict != AC_VERDICT_INVALID)
+                in->files[i].verdict = ac_report_verdict(&in->diags[i], fail_on);
+    return 0;
+}
+
+/* The PDF report; --timestamp dates it ($SOURCE_DATE_EPOCH if set, for reproducible builds). */
+static int write_report(const ac_report_run *run, const char *path, int timestamp)
+{
+    ac_report_pdf_options opt;
+    ac_error err = {0};
+    ac_report_pdf_options_init(&opt);
+    opt.font_dir = getenv("ARCHCHECK_FONT_DIR");
+    if (opt.font_dir != NULL && opt.font_dir[0] == '\0')
+        opt.font_dir = NULL;
+    if (timestamp) {
+        const char *epoch = getenv("SOURCE_DATE_EPOCH");
+        unsigned long v;
+        opt.has_creation_date = 1;
+        if (epoch != NULL && parse_ulong(epoch, 253402300799ul, &v) == 0)
+            opt.creation_date = (long long)v;
+        else
+            opt.creation_date = (long long)time(NULL);
+    }
+    if (ac_report_pdf(path, run, &opt, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    return 0;
+}
+
 int ac_cli_check(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -51,6 +128,9 @@ int ac_cli_check(int argc, char **argv)
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"no-search", no_argument, NULL, 'n'},
                                          {"report", required_argument, NULL, 'r'},
+                                         {"timestamp", no_argument, NULL, 'T'},
+                                         {"baseline", required_argument, NULL, 'b'},
+                                         {"write-baseline", required_argument, NULL, 'B'},
                                          {"validate", no_argument, NULL, 'v'},
                                          {"no-validate", no_argument, NULL, 'V'},
                                          {"color", required_argument, NULL, 'c'},
@@ -58,7 +138,9 @@ int ac_cli_check(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
     ac_cli_format format = AC_FORMAT_TEXT;
-    const char *out = NULL, *color = "auto";
+    const char *out = NULL, *color = "auto", *report = NULL, *baseline = NULL,
+               *write_baseline = NULL;
+    int timestamp = 0;
     ac_severity fail_on = AC_SEV_ERROR;
     int never = 0, c, status, has_seed = 0;
     unsigned long seed = 1, jobs = 1;
@@ -98,9 +180,10 @@ int ac_cli_check(int argc, char **argv)
         case 'n': break;
         case 'v': validate = AC_VALIDATE_ALWAYS; break;
         case 'V': validate = AC_VALIDATE_NEVER; break;
-        case 'r':
-            return ac_cli_fail("--report: the PDF report is not available in archcheck %s yet",
-                               AC_VERSION);
+        case 'r': report = optarg; break;
+        case 'T': timestamp = 1; break;
+        case 'b': baseline = optarg; break;
+        case 'B': write_baseline = optarg; break;
         case 'c':
             if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
                 strcmp(optarg, "never") != 0)
@@ -126,6 +209,10 @@ int ac_cli_check(int argc, char **argv)
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
+    if (apply_baselines(&in, baseline, write_baseline, fail_on) != 0) {
+        ac_cli_input_free(&in);
+        return AC_EXIT_USAGE;
+    }
     memset(&run, 0, sizeof run);
     run.command = "check";
     run.files = in.files;
@@ -138,6 +225,8 @@ int ac_cli_check(int argc, char **argv)
     if (never && status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS;
     if (ac_cli_write(&run, format, out, stdout) != 0)
+        status = AC_EXIT_USAGE;
+    if (report != NULL && write_report(&run, report, timestamp) != 0)
         status = AC_EXIT_USAGE;
     ac_cli_input_free(&in);
     return status;

@@ -1,12 +1,16 @@
 /*
- * archcheck solve FILE : the steady state of every node and end to end.
+ * archcheck solve FILE : the steady state of every node and end to end, or with
+ * --transient the fluid transient of the network over the profile's horizon.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "archcheck/parser.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
+#include "common/jsonw.h"
 
 static const char solve_usage[] =
     "usage: archcheck solve [OPTIONS] FILE\n"
@@ -20,22 +24,196 @@ static const char solve_usage[] =
     "                       P(T > t) per node and end to end)\n"
     "  -o, --output FILE    write to FILE (atomically) instead of stdout\n"
     "      --refine WHEN    auto (default: refined mean field below 100 servers), always, never\n"
+    "      --transient      the fluid transient instead: per node over time, the offered rate,\n"
+    "                       throughput, mean jobs per server, utilisation, loss rate and mean\n"
+    "                       response time (Little); csv: t_s then one column per node and\n"
+    "                       quantity; json: arrays; text: a summary and a coarse table\n"
+    "      --horizon DUR    the transient's horizon (default: the last profile point; needed\n"
+    "                       when the model has no <profile>)\n"
     "  -h, --help           this help\n"
     "\n"
     "exit status: 0 solved, 2 invalid input or command line, 3 a node could not be solved\n";
+
+/* One CSV column: a node's quantity. */
+static void csv_col(FILE *fp, const char *id, const char *what)
+{
+    fputc(',', fp);
+    fputs(id, fp); /* ids are NCNames: no comma, no quote */
+    fputc('.', fp);
+    fputs(what, fp);
+}
+
+static void csv_val(FILE *fp, const double *v, size_t s)
+{
+    if (v != NULL && isfinite(v[s]))
+        fprintf(fp, ",%.10g", v[s]);
+    else
+        fputc(',', fp);
+}
+
+/* CSV: t_s, then per node its arrival rate and throughput, and for pools mean jobs,
+ * utilisation, loss rate and mean response time. */
+static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
+{
+    fputs("t_s", fp);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        csv_col(fp, m->nodes[i].id, "arrival_rate");
+        csv_col(fp, m->nodes[i].id, "throughput");
+        if (tr->nodes[i].modelled) {
+            csv_col(fp, m->nodes[i].id, "mean_jobs");
+            csv_col(fp, m->nodes[i].id, "utilization");
+            csv_col(fp, m->nodes[i].id, "loss_rate");
+            csv_col(fp, m->nodes[i].id, "mean_response_time");
+        }
+    }
+    fputc('\n', fp);
+    for (size_t s = 0; s < tr->nsamples; s++) {
+        fprintf(fp, "%.10g", tr->t[s]);
+        for (size_t i = 0; i < m->nnodes; i++) {
+            const ac_transient_node *n = &tr->nodes[i];
+            csv_val(fp, n->arrival_rate, s);
+            csv_val(fp, n->throughput, s);
+            if (n->modelled) {
+                csv_val(fp, n->mean_jobs, s);
+                csv_val(fp, n->utilization, s);
+                csv_val(fp, n->loss_rate, s);
+                csv_val(fp, n->mean_response_time, s);
+            }
+        }
+        fputc('\n', fp);
+    }
+    return ferror(fp) ? AC_EIO : AC_OK;
+}
+
+static void json_array(ac_jsonw *w, const char *key, const double *v, size_t n)
+{
+    if (v == NULL)
+        return;
+    ac_jsonw_key(w, key);
+    ac_jsonw_array_begin(w);
+    for (size_t s = 0; s < n; s++)
+        ac_jsonw_double(w, v[s]);
+    ac_jsonw_array_end(w);
+}
+
+static int transient_json(FILE *fp, const char *file, const ac_model *m, const ac_transient *tr)
+{
+    ac_jsonw w;
+    ac_jsonw_init(&w, fp);
+    ac_jsonw_object_begin(&w);
+    ac_jsonw_key(&w, "archcheck");
+    ac_jsonw_string(&w, AC_VERSION);
+    ac_jsonw_key(&w, "file");
+    ac_jsonw_string(&w, file);
+    ac_jsonw_key(&w, "transient");
+    ac_jsonw_object_begin(&w);
+    ac_jsonw_key(&w, "horizon");
+    ac_jsonw_double(&w, tr->horizon);
+    ac_jsonw_key(&w, "method");
+    ac_jsonw_string(&w, tr->method);
+    ac_jsonw_key(&w, "dimension");
+    ac_jsonw_uint(&w, tr->dim);
+    ac_jsonw_key(&w, "approximation");
+    ac_jsonw_string(&w, "fluid");
+    if (tr->has_burst) {
+        ac_jsonw_key(&w, "burst_end");
+        ac_jsonw_double(&w, tr->burst_end);
+    }
+    if (tr->note[0]) {
+        ac_jsonw_key(&w, "note");
+        ac_jsonw_string(&w, tr->note);
+    }
+    json_array(&w, "t", tr->t, tr->nsamples);
+    ac_jsonw_key(&w, "nodes");
+    ac_jsonw_array_begin(&w);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_transient_node *n = &tr->nodes[i];
+        ac_jsonw_object_begin(&w);
+        ac_jsonw_key(&w, "id");
+        ac_jsonw_string(&w, m->nodes[i].id);
+        ac_jsonw_key(&w, "kind");
+        ac_jsonw_string(&w, ac_node_kind_name(m->nodes[i].kind));
+        ac_jsonw_key(&w, "modelled");
+        ac_jsonw_bool(&w, n->modelled);
+        if (n->modelled) {
+            ac_jsonw_key(&w, "levels");
+            ac_jsonw_uint(&w, n->dim);
+        }
+        json_array(&w, "arrival_rate", n->arrival_rate, tr->nsamples);
+        json_array(&w, "throughput", n->throughput, tr->nsamples);
+        json_array(&w, "mean_jobs", n->mean_jobs, tr->nsamples);
+        json_array(&w, "utilization", n->utilization, tr->nsamples);
+        json_array(&w, "loss_rate", n->loss_rate, tr->nsamples);
+        json_array(&w, "mean_response_time", n->mean_response_time, tr->nsamples);
+        ac_jsonw_object_end(&w);
+    }
+    ac_jsonw_array_end(&w);
+    ac_jsonw_object_end(&w);
+    ac_jsonw_object_end(&w);
+    ac_jsonw_end(&w);
+    return ferror(fp) ? AC_EIO : AC_OK;
+}
+
+/* Text: per pool its peak mean jobs (and when), peak utilisation and final state, then the
+ * mean jobs per server at (up to) 21 evenly spaced sample times. */
+static int transient_text(FILE *fp, const char *file, const ac_model *m, const ac_transient *tr)
+{
+    size_t step = tr->nsamples > 21 ? (tr->nsamples - 1) / 20 : 1;
+    fprintf(fp, "%s: fluid transient over %gs (%s, %zu states)\n", file, tr->horizon,
+            tr->method, tr->dim);
+    if (tr->has_burst)
+        fprintf(fp, "burst back at its base rate at %gs\n", tr->burst_end);
+    if (tr->note[0])
+        fprintf(fp, "note: %s\n", tr->note);
+    fprintf(fp, "\n%-16s %7s %12s %10s %10s %12s %12s\n", "node", "levels", "peak jobs/srv",
+            "at (s)", "peak util", "final jobs", "final resp");
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_transient_node *n = &tr->nodes[i];
+        size_t ipk = 0;
+        double umax = 0.0;
+        if (!n->modelled) {
+            fprintf(fp, "%-16.16s (not modelled: inflow passed on)\n", m->nodes[i].id);
+            continue;
+        }
+        for (size_t s = 0; s < tr->nsamples; s++) {
+            if (n->mean_jobs[s] > n->mean_jobs[ipk])
+                ipk = s;
+            umax = fmax(umax, n->utilization[s]);
+        }
+        fprintf(fp, "%-16.16s %7zu %12.5g %10.4g %10.4f %12.5g %11.4gs\n", m->nodes[i].id, n->dim,
+                n->mean_jobs[ipk], tr->t[ipk], umax, n->mean_jobs[tr->nsamples - 1],
+                n->mean_response_time[tr->nsamples - 1]);
+    }
+    fprintf(fp, "\nmean jobs per server\n%10s", "t (s)");
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (tr->nodes[i].modelled)
+            fprintf(fp, " %12.12s", m->nodes[i].id);
+    fputc('\n', fp);
+    for (size_t s = 0; s < tr->nsamples; s += step) {
+        fprintf(fp, "%10.4g", tr->t[s]);
+        for (size_t i = 0; i < m->nnodes; i++)
+            if (tr->nodes[i].modelled)
+                fprintf(fp, " %12.5g", tr->nodes[i].mean_jobs[s]);
+        fputc('\n', fp);
+    }
+    return ferror(fp) ? AC_EIO : AC_OK;
+}
 
 int ac_cli_solve(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"refine", required_argument, NULL, 'r'},
+                                         {"transient", no_argument, NULL, 'T'},
+                                         {"horizon", required_argument, NULL, 'H'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *format = "text", *out = NULL;
     ac_analysis_options aopt;
     ac_cli_input in;
     ac_report_run run;
-    int c, status = AC_EXIT_PASS, rc = AC_OK;
+    int c, status = AC_EXIT_PASS, rc = AC_OK, transient = 0;
+    double horizon = 0.0;
 
     ac_analysis_options_init(&aopt);
     aopt.validate = AC_VALIDATE_NEVER;
@@ -59,6 +237,15 @@ int ac_cli_solve(int argc, char **argv)
             else
                 return ac_cli_fail("--refine takes auto, always or never: got '%s'", optarg);
             break;
+        case 'T': transient = 1; break;
+        case 'H': {
+            char msg[160];
+            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &horizon, msg, sizeof msg) != 0)
+                return ac_cli_fail("--horizon: value '%s' %s", optarg, msg);
+            if (!(horizon > 0.0))
+                return ac_cli_fail("--horizon must be a positive duration: got '%s'", optarg);
+            break;
+        }
         case 'h': fputs(solve_usage, stdout); return AC_EXIT_PASS;
         default: fputs(solve_usage, stderr); return AC_EXIT_USAGE;
         }
@@ -67,8 +254,22 @@ int ac_cli_solve(int argc, char **argv)
         fputs(solve_usage, stderr);
         return ac_cli_fail("solve: exactly one input file is needed");
     }
-    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0 ||
-        ac_cli_input_analyse(&in, &aopt, AC_SEV_ERROR, 0) != 0) {
+    if (horizon > 0.0 && !transient)
+        return ac_cli_fail("--horizon applies to --transient");
+    if (transient) {
+        aopt.transient = AC_TRANSIENT_ALWAYS;
+        aopt.transient_opt.horizon = horizon;
+        aopt.headroom = 0;
+    }
+    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
+        ac_cli_input_free(&in);
+        return AC_EXIT_USAGE;
+    }
+    if (transient && in.models[0] != NULL && in.models[0]->nprofiles == 0 && horizon <= 0.0) {
+        ac_cli_input_free(&in);
+        return ac_cli_fail("solve --transient: the model has no <profile>: give --horizon");
+    }
+    if (ac_cli_input_analyse(&in, &aopt, AC_SEV_ERROR, 0) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
@@ -85,6 +286,41 @@ int ac_cli_solve(int argc, char **argv)
     for (size_t i = 0; i < in.analyses[0]->nnodes; i++)
         if (!in.analyses[0]->nodes[i].analysed)
             status = AC_EXIT_INCONCLUSIVE;
+    if (transient) {
+        const ac_transient *tr = in.analyses[0]->transient;
+        ac_atomic_file f;
+        ac_error err = {0};
+        FILE *fp = stdout;
+        if (tr == NULL) {
+            fprintf(stderr, "archcheck: %s: %s\n", in.files[0].file,
+                    in.analyses[0]->transient_note);
+            ac_cli_input_free(&in);
+            return AC_EXIT_INCONCLUSIVE;
+        }
+        if (out != NULL && strcmp(out, "-") != 0) {
+            if (ac_atomic_open(&f, out, &err) != AC_OK) {
+                ac_cli_input_free(&in);
+                return ac_cli_fail("%s", err.message);
+            }
+            fp = f.fp;
+        }
+        if (strcmp(format, "csv") == 0)
+            rc = transient_csv(fp, in.models[0], tr);
+        else if (strcmp(format, "json") == 0)
+            rc = transient_json(fp, in.files[0].file, in.models[0], tr);
+        else
+            rc = transient_text(fp, in.files[0].file, in.models[0], tr);
+        if (fp != stdout) {
+            if (rc != AC_OK)
+                ac_atomic_abort(&f);
+            else if (ac_atomic_commit(&f, &err) != AC_OK)
+                rc = ac_cli_fail("%s", err.message);
+        }
+        if (rc != AC_OK)
+            status = AC_EXIT_USAGE;
+        ac_cli_input_free(&in);
+        return status;
+    }
     if (strcmp(format, "json") == 0) {
         if (ac_cli_write(&run, AC_FORMAT_JSON, out, stdout) != 0)
             status = AC_EXIT_USAGE;

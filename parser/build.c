@@ -17,6 +17,7 @@
 #include "common/strbuf.h"
 #include "parser/internal.h"
 #include "parser/units.h"
+#include "archcheck/parser.h"
 #include "archcheck/rules.h"
 
 static_assert(sizeof(ac_dispatch) == sizeof(int), "enums are stored as int");
@@ -1216,5 +1217,87 @@ int ac_build_check_node_attr(ac_pctx *ctx, ac_node_kind kind, const char *attr, 
                  allowed.data != NULL ? allowed.data : "");
         ac_strbuf_free(&allowed);
     }
+    return -1;
+}
+
+/* The value of the attribute `s` of `base` as the format writes it ("100ms", "2", "jsq",
+ * "unbounded"). */
+static void format_value(const attr_spec *s, const void *base, char *buf, size_t size)
+{
+    const char *p = (const char *)base + s->offset;
+    double v = 0.0;
+    size_t c = 0;
+    int k = 0;
+    switch (s->type) {
+    case T_COUNT:
+        memcpy(&c, p, sizeof c);
+        if (c == AC_UNBOUNDED)
+            snprintf(buf, size, "unbounded");
+        else
+            snprintf(buf, size, "%zu", c);
+        return;
+    case T_ENUM:
+    case T_BOOL:
+        memcpy(&k, p, sizeof k);
+        snprintf(buf, size, "%s", k >= 0 && s->keywords[k] != NULL ? s->keywords[k] : "?");
+        return;
+    case T_DURATION:
+    case T_PERIOD_RATE:
+        memcpy(&v, p, sizeof v);
+        if (s->type == T_PERIOD_RATE)
+            v = v > 0.0 ? 1.0 / v : INFINITY;
+        if (!isfinite(v))
+            snprintf(buf, size, "unbounded");
+        else if (v > 0.0 && v < 1.0)
+            snprintf(buf, size, "%gms", v * 1e3);
+        else
+            snprintf(buf, size, "%gs", v);
+        return;
+    case T_RATE:
+        memcpy(&v, p, sizeof v);
+        if (isfinite(v))
+            snprintf(buf, size, "%g/s", v);
+        else
+            snprintf(buf, size, "unbounded");
+        return;
+    default:
+        memcpy(&v, p, sizeof v);
+        snprintf(buf, size, "%g", v);
+        return;
+    }
+}
+
+int ac_parser_set_node_attr(ac_node *node, const char *attr, const char *value, char *msg,
+                            size_t size)
+{
+    size_t n = 0;
+    const attr_spec *specs = node_specs(node->kind, &n);
+    ac_diag_list diags = {0};
+    ac_pctx ctx;
+    ac_loc loc = {NULL, 0, 0};
+    char old[64];
+    int rc = -1;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.file = node->loc.file != NULL ? node->loc.file : "-";
+    ctx.diags = &diags;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(specs[i].name, attr) != 0)
+            continue;
+        if (specs[i].type == T_NAME || specs[i].offset == (size_t)-1 ||
+            strcmp(attr, "label") == 0) {
+            snprintf(msg, size, "the attribute '%s' cannot be set", attr);
+            return -1;
+        }
+        format_value(&specs[i], node, old, sizeof old);
+        rc = parse_value(&ctx, &specs[i], value, node, loc, ac_node_kind_name(node->kind),
+                         node->id);
+        if (rc == 0)
+            snprintf(msg, size, "%s", old);
+        else
+            snprintf(msg, size, "%s", diags.count > 0 ? diags.items[0].message : "out of memory");
+        ac_diag_list_clear(&diags);
+        return rc;
+    }
+    snprintf(msg, size, "a %s has no attribute '%s'", ac_node_kind_name(node->kind), attr);
     return -1;
 }

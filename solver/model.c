@@ -157,6 +157,16 @@ static int truncation(const ac_solver_pool_model *m, double rho, double tol, siz
         q[len++] = v;
         if (v < tol * 1e-6 || len >= AC_SOLVER_LEVELS_MAX)
             break;
+        /* near saturation the tail decays geometrically at best: predict the levels still
+           needed and give up at once rather than after AC_SOLVER_LEVELS_MAX evaluations */
+        if (len >= 64 && q[len - 2] > 0.0 && v > 0.0) {
+            double ratio = v / q[len - 2];
+            if (ratio < 1.0 &&
+                (double)len + log(tol * 1e-6 / v) / log(ratio) > (double)AC_SOLVER_LEVELS_MAX) {
+                len = AC_SOLVER_LEVELS_MAX;
+                break;
+            }
+        }
     }
     if (len >= AC_SOLVER_LEVELS_MAX) {
         rc = ac_error_set(err, AC_ELIMIT,

@@ -14,8 +14,7 @@
  *   headroom by bisection (relative precision 1e-6)                        1e-5 relative
  *   the simulator                                                          its 95% CI widened by 2%
  *
- * Tests marked BUG assert the correct value; the implementation does not give it yet. Their
- * failing assertions are compiled only with -DAC_KNOWN_BUGS (see the report of each).
+ * Comments "Was a bug (fixed)" name defects these tests found; they now guard against them.
  */
 #include "helpers.h"
 
@@ -596,16 +595,14 @@ static void test_mva_link_latency(void **state)
                 "<link from=\"a\" to=\"b\" latency=\"500ms\"/>\n"
                 "</architecture>\n");
     assert_double_close(x, 1.170068, 0, 1e-6);
-    /* BUG: ac_an_closed_solve (closed.c:130-151) builds its stations from the nodes only and
+    /* Was a bug (fixed): ac_an_closed_solve (closed.c:130-151) builds its stations from the nodes only and
      * never reads m->links: the link's latency is no delay station, so X = 324/233 = 1.3906
      * (as without the link) and the end-to-end mean, 125/108 = 1.1574 s, omits the 0.5 s. */
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->e2e.throughput, x, 0, 1e-9);
     assert_double_close(node(&f, "a")->mean_jobs, 130.0 / 147.0, 0, 1e-9);
     assert_double_close(node(&f, "b")->mean_jobs, 53.0 / 147.0, 0, 1e-9);
     assert_double_close(node(&f, "a")->mean_response_time, 65.0 / 86.0, 0, 1e-9);
     assert_double_close(f.a->e2e.mean_response_time, 269.0 / 172.0, 0, 1e-9);
-#endif
     /* whatever the link, Little holds on the loop: N = X (Z + R) */
     assert_double_close(f.a->e2e.throughput * (1.0 + f.a->e2e.mean_response_time), 3.0, 0, 1e-9);
     fx_free(&f);
@@ -697,16 +694,14 @@ static void test_mva_multi_server(void **state)
     assert_true(fabs(sr->entries[0].throughput.mean - 27.0 / 23.0) <=
                 sr->entries[0].throughput.ci95 + 0.02 * 27.0 / 23.0);
     ac_sim_result_free(sr);
-    /* BUG: closed.c:145-149 applies Seidmann's multi-server approximation (an M/M/c station)
+    /* Was a bug (fixed): closed.c:145-149 applies Seidmann's multi-server approximation (an M/M/c station)
      * to every pool of c > 1 servers whatever its dispatch; a random-dispatch pool is c
      * single-server stations with exact product form (X = 27/23 = 1.1739, as the simulator
      * confirms), and the Seidmann value X = 17/13 = 1.3077 is 11% off, beyond the 5% error the
      * analysis states for it. */
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->e2e.throughput, 27.0 / 23.0, 0, 1e-9);
     assert_double_close(node(&f, "a")->mean_jobs, 21.0 / 23.0, 0, 1e-9);
     assert_double_close(f.a->e2e.mean_response_time, 14.0 / 9.0, 0, 1e-9);
-#endif
     assert_true(fabs(f.a->e2e.throughput - 27.0 / 23.0) <=
                 (node(&f, "a")->expected_rel_error + 0.12) * 27.0 / 23.0);
     fx_free(&f);
@@ -750,7 +745,7 @@ static void test_headroom(void **state)
     fx_free(&f);
 
     /*
-     * BUG (the four cases below): ac_an_headroom (headroom.c:79-82) first probes just below the
+     * Was a bug (fixed), the four cases below: ac_an_headroom (headroom.c:79-82) first probes just below the
      * stability bound, at alpha_stab (1 - 1e-7), where a pool's load is 1 - 1e-7 and its
      * unbounded buffer needs ~2.8e8 truncation levels: ac_solver_pool_solve returns AC_ELIMIT,
      * solve_pool (network.c:79-84) leaves the node unanalysed, the requirement outcomes are
@@ -765,10 +760,8 @@ static void test_headroom(void **state)
             "<requirements><utilization max=\"0.6\"/></requirements>\n");
     analyse_h(&f, xml);
     assert_int_equal(f.a->has_headroom, 1);
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, 0.75, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "utilization");
-#endif
     assert_int_equal(f.a->headroom_node, 0);
     fx_free(&f);
 
@@ -777,20 +770,16 @@ static void test_headroom(void **state)
             "<requirements><latency max=\"1s\" target=\"p\"/></requirements>\n");
     analyse_h(&f, xml);
     assert_int_equal(f.a->has_headroom, 1);
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, 1.0, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "mean latency");
-#endif
     assert_int_equal(f.a->headroom_node, 0);
     fx_free(&f);
 
     /* the same end to end (the lattice is used for the probes too) */
     mm1_xml(xml, sizeof xml, "1/s", "2/s", "<requirements><latency max=\"1s\"/></requirements>\n");
     analyse_h(&f, xml);
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, 1.0, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "mean latency");
-#endif
     assert_true(f.a->headroom <= 2.0 * (1 + 1e-12));
     fx_free(&f);
 
@@ -798,10 +787,8 @@ static void test_headroom(void **state)
     mm1_xml(xml, sizeof xml, "1/s", "2/s",
             "<requirements><latency percentile=\"95\" max=\"3s\" target=\"p\"/></requirements>\n");
     analyse_h(&f, xml);
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, 2.0 - log(20.0) / 3.0, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "latency p95");
-#endif
     assert_true(f.a->headroom <= 2.0 * (1 + 1e-12));
     fx_free(&f);
 
@@ -860,14 +847,12 @@ static void test_headroom_link_capacity(void **state)
                 "</architecture>\n");
     assert_int_equal(f.a->has_headroom, 1);
     assert_int_equal(count_rule(&f.d, "AC101"), 0);
-    /* BUG: the stability bound of ac_an_headroom (headroom.c:44-58) and the probe predicate
+    /* Was a bug (fixed): the stability bound of ac_an_headroom (headroom.c:44-58) and the probe predicate
      * ac_an_requirements_hold (requirements.c:197-204) look at pools only: the link is
      * ignored and the factor reported is 5 (the pools' bound), although the link is
      * overloaded (AC101 at the analysed load) beyond alpha = 2. */
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, 2.0, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "stability");
-#endif
     assert_true(f.a->headroom <= 5.0 * (1 + 1e-9));
     fx_free(&f);
 }
@@ -906,16 +891,14 @@ static void test_headroom_lossy_upstream(void **state)
     assert_double_close(node(&f, "a")->utilization, mm1k_util(0.9, 5), 0, 1e-6);
     assert_double_close(node(&f, "b")->arrival_rate, mm1k_util(0.9, 5), 0, 1e-6);
     assert_int_equal(f.a->has_headroom, 1);
-    /* BUG: headroom.c:52-57 takes 1/rho_b = 1.2/0.786 = 1.5256 as the stability bound (it
+    /* Was a bug (fixed): headroom.c:52-57 takes 1/rho_b = 1.2/0.786 = 1.5256 as the stability bound (it
      * assumes that arrival rates scale linearly with the sources, which a lossy upstream pool
      * breaks), the probe just below it holds, and the headroom is reported as 1.5256 with
      * binding "stability" at b, a node that cannot be overloaded; the true factor is 1.6489
      * (a's utilisation). */
-#ifdef AC_KNOWN_BUGS
     assert_double_close(f.a->headroom, lo / 0.9, 0, 1e-5);
     assert_string_equal(f.a->headroom_binding, "utilization");
     assert_int_equal(f.a->headroom_node, node_index(&f, "a"));
-#endif
     fx_free(&f);
 }
 
@@ -993,16 +976,14 @@ static void test_req_latency(void **state)
     assert_double_close(f.a->e2e.mean_response_time, 5.0, 0, 1e-9);
     assert_int_equal(check_at(f.a, 6, AC_NONE)->status, AC_CHECK_PASS);
     assert_double_close(check_at(f.a, 6, AC_NONE)->rel_error, 0.0, 1e-12, 0);
-    /* BUG: ac_an_e2e_solve (e2e.c:468, expected_rel_error = max_err + h / p50) states the
+    /* Was a bug (fixed): ac_an_e2e_solve (e2e.c:468, expected_rel_error = max_err + h / p50) states the
      * lattice's quantile error (1.8% here) for every end-to-end number, and ac_req_latency
      * (req_latency.c:91) uses it for the mean too, although the mean comes from visit ratios and
      * is exact without fan-out: the check is INCONCLUSIVE (AC900) instead of PASS (and with
      * validation a needless simulation runs). */
-#ifdef AC_KNOWN_BUGS
     assert_int_equal(check_at(f.a, 5, AC_NONE)->status, AC_CHECK_PASS);
     assert_int_equal(count_rule(&f.d, "AC900"), 0);
     assert_int_equal(verdict(&f), AC_VERDICT_PASS);
-#endif
     assert_int_not_equal(check_at(f.a, 5, AC_NONE)->status, AC_CHECK_FAIL);
     fx_free(&f);
 }
@@ -1062,13 +1043,11 @@ static void test_suppressions(void **state)
     assert_int_equal(ac_diag_list_count(&f.d, AC_SEV_ERROR), 1);
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     assert_int_equal(check_at(f.a, 8, node_index(&f, "x"))->suppressed, 1);
-    /* BUG: mark_suppressed_checks (analysis.c:101-113) matches checks to suppressed findings by
+    /* Was a bug (fixed): mark_suppressed_checks (analysis.c:101-113) matches checks to suppressed findings by
      * rule and location only, not by node; every node's check of one "every node" requirement
      * shares the requirement's location, so y's check is marked suppressed by x's suppression
      * (while y's finding is, correctly, not suppressed). */
-#ifdef AC_KNOWN_BUGS
     assert_int_equal(check_at(f.a, 8, node_index(&f, "y"))->suppressed, 0);
-#endif
     fx_free(&f);
 
     analyse(&f, UTIL_HEAD "<suppress rule=\"AC202\" target=\"x\" reason=\"batch tier\"/>\n"
@@ -1373,8 +1352,10 @@ static void test_overload(void **state)
     assert_int_equal(check_at(f.a, 4, AC_NONE)->status, AC_CHECK_FAIL);
     assert_true(isinf(check_at(f.a, 4, AC_NONE)->value));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
-    /* no headroom left: the factor is below 1 (2/3) */
-    assert_double_close(f.a->headroom, 2.0 / 3.0, 0, 1e-9);
+    /* no headroom left: the latency requirement binds before saturation (2/3):
+       1 / (1 - 1.5 alpha) = 10 s at alpha = 0.6 */
+    assert_double_close(f.a->headroom, 0.6, 0, 1e-5);
+    assert_string_equal(f.a->headroom_binding, "mean latency");
     fx_free(&f);
 }
 
@@ -1401,15 +1382,13 @@ static void test_link_overload(void **state)
     assert_non_null(strstr(d->message, "'a'"));
     assert_non_null(strstr(d->message, "'b'"));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
-    /* BUG: an overloaded link makes the end-to-end mean unbounded, yet ac_an_e2e_solve
+    /* Was a bug (fixed): an overloaded link makes the end-to-end mean unbounded, yet ac_an_e2e_solve
      * (e2e.c:434-439) adds flow * 1/(capacity - flow) = 6 * 1/(5 - 6) = -6 job-seconds for it (a
      * NEGATIVE delay), so e2e.mean_response_time = (15 + 15 - 6) / 6 = 4 s, and
      * ac_req_latency (req_latency.c:77-83) treats only overloaded NODES as unbounded: the
      * end-to-end latency requirement (max 100 s) PASSES. */
-#ifdef AC_KNOWN_BUGS
     assert_int_not_equal(check_at(f.a, 7, AC_NONE)->status, AC_CHECK_PASS);
     assert_false(f.a->e2e.available && f.a->e2e.mean_response_time < 100.0);
-#endif
     assert_int_equal(check_at(f.a, 7, AC_NONE)->loc.column, 15);
     fx_free(&f);
 

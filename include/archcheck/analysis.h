@@ -28,6 +28,7 @@
 #include "archcheck/model.h"
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
+#include "archcheck/transient.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,6 +47,8 @@ typedef struct ac_analysis_options {
     ac_validate_mode validate;
     ac_sim_options sim; /* for validation: seed, precision (default 1%), event budget
                            (default 5e8 events: deterministic, no wall-clock limit) */
+    ac_transient_mode transient;           /* default AC_TRANSIENT_AUTO */
+    ac_transient_options transient_opt;    /* defaults of ac_transient_options_init */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */
@@ -71,6 +74,12 @@ typedef struct ac_node_analysis {
     int basin_checked;
     ac_sim_estimate basin_good, basin_bad;
     int stays_good, stays_bad;
+    /* QNA (Whitt 1983), analysis/qna.c: pools fed by a non-Poisson stream have their waits
+       scaled by (c_a^2 + 1) / 2 (mean response time, mean jobs, percentiles); the stated
+       error grows with |c_a^2 - 1| */
+    int qna;                   /* 1: the two-moment correction was applied */
+    double arrival_scv;        /* c_a^2 of the arrival stream (1 for Poisson; set when qna) */
+    double qna_wait_factor;    /* (c_a^2 + c_s^2) / 2, c_s^2 = 1 */
 } ac_node_analysis;
 
 /* End-to-end numbers of the open workload (sources), combined along the routes. */
@@ -81,7 +90,9 @@ typedef struct ac_end_to_end {
     double loss_probability;   /* fraction of requests that fail somewhere */
     double mean_response_time; /* s */
     double p50, p95, p99;      /* s */
-    double expected_rel_error;
+    double expected_rel_error; /* of the percentiles (node errors plus the lattice's) */
+    double mean_rel_error;     /* of the mean (exact by visit ratios without fan-out) */
+    int unbounded;             /* a node or link on the way is overloaded: no steady state */
     double *grid_t, *grid_ccdf; /* P(T > t) on a grid (owned), or NULL */
     size_t grid_n;
 } ac_end_to_end;
@@ -130,6 +141,9 @@ typedef struct ac_analysis {
     size_t nchecks;
     ac_sim_result *sim;        /* the validating simulation, or NULL (owned) */
     char sim_note[160];        /* why no simulation ran, when one was wanted */
+    ac_transient *transient;   /* the fluid transient over the profiles' horizon (owned), or
+                                  NULL (transient_note says why when it was wanted) */
+    char transient_note[256];
 } ac_analysis;
 
 /*
@@ -144,6 +158,11 @@ int ac_analysis_run(const ac_model *model, const ac_analysis_options *opt, ac_an
 
 /* Free an analysis. NULL is a no-op. */
 void ac_analysis_free(ac_analysis *analysis);
+
+/* The name of the approximation behind a node's numbers (spec/output.md "approximation"):
+ * ac_solver_approx_name(na->approximation), or "qna" when the QNA two-moment correction
+ * was applied on top of it. Never NULL. */
+const char *ac_node_analysis_approximation(const ac_node_analysis *na);
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,11 @@ typedef struct ac_function {
     int retries_given;    /* 1 when the file set `retries` */
     ac_invocation invocation;
     double fail_prob;     /* default 0 */
+    /* Set only by mitigations (ac_model_apply_mitigation); the format has no attribute for
+       them, so a parsed model has 0 here. */
+    size_t provisioned;       /* provisioned-concurrency: instances always initialised */
+    size_t prewarm;           /* pre-warming: instances kept warm by pings */
+    double prewarm_interval;  /* pre-warming: s between pings (0 without pre-warming) */
 } ac_function;
 
 /* <queue>: a message queue (SQS-like). */
@@ -321,6 +326,35 @@ typedef struct ac_model {
 
 /* Free a model and everything it owns. NULL is a no-op. */
 void ac_model_free(ac_model *model);
+
+/*
+ * A deep copy of `model`: every string and array is duplicated, so the copy outlives the
+ * original (ac_loc.file pointers are borrowed from the same place as the original's: the path
+ * given to the parser). On success returns 0 and *out is the copy (free with ac_model_free);
+ * AC_ENOMEM otherwise (*out NULL).
+ */
+int ac_model_clone(const ac_model *model, ac_model **out, ac_error *err);
+
+/*
+ * Change `model` as mitigation `mitigation` (an index into model->mitigations) would, so that
+ * analysing the changed model evaluates the mitigation (spec/format.md, <mitigation>):
+ *   add-servers              servers += amount (and autoscale max += amount when present)
+ *   set                      the attribute takes the value (parsed as the parser does)
+ *   rate-limit               on a gateway: rate_limit and burst; on any other node: not
+ *                            modelled (AC_EINVAL)
+ *   retry-budget             retries := min(retries, ceil(ratio)) (a conservative bound on
+ *                            the load; see parser/model_ops.c)
+ *   snapstart                cold_start := restore
+ *   provisioned-concurrency  function.provisioned := amount (must not exceed concurrency)
+ *   pre-warming              function.prewarm := amount, prewarm_interval := interval
+ *   combine                  each part in order
+ * `note` (may be NULL) receives a description of every change, "; "-separated
+ * ("pool 'db': servers 8 -> 10"), or why the mitigation could not be applied. Returns 0,
+ * AC_EINVAL (not applicable or not modelled: err says why; the model may be partly changed
+ * by a combine, so apply to a clone), or AC_ENOMEM.
+ */
+int ac_model_apply_mitigation(ac_model *model, size_t mitigation, char *note, size_t note_size,
+                              ac_error *err);
 
 /* The index of the node with this id, or AC_NONE. */
 size_t ac_model_find_node(const ac_model *model, const char *id);

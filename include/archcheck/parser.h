@@ -58,6 +58,15 @@ typedef enum ac_quantity {
  * in msg. */
 int ac_parser_quantity(const char *text, ac_quantity kind, double *out, char *msg, size_t size);
 
+/* Set the attribute `attr` of `node` (of the node's kind, as written in the format, e.g.
+ * "service-time", "retries", "dispatch") to `value`, parsed and range-checked exactly as the
+ * parser does (the rules of <mitigation kind="set">); `id` and `label` cannot be set. On
+ * success returns 0 and msg receives the previous value, formatted as the format writes it
+ * ("100ms", "2", "unbounded"); otherwise returns -1, leaves the node unchanged and msg says
+ * why. Cross-attribute rules (d <= servers, autoscale bounds) are the caller's. */
+int ac_parser_set_node_attr(ac_node *node, const char *attr, const char *value, char *msg,
+                            size_t size);
+
 /* The XSD of the format, NUL-terminated, owned by the library. *len (if not NULL)
  * receives its length in bytes. */
 const char *ac_parser_schema(size_t *len);

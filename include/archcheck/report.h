@@ -1,5 +1,5 @@
 /*
- * archcheck: writing verdicts and findings (text, JSON, SARIF 2.1.0, JUnit XML).
+ * archcheck: writing verdicts and findings (text, JSON, SARIF 2.1.0, JUnit XML, PDF).
  *
  * Each writer takes the results of one run over one or more input files and
  * writes to a stdio stream that the caller owns. Output is deterministic:
@@ -73,6 +73,132 @@ int ac_report_simulation_text(FILE *fp, const ac_report_file *file, const ac_sim
 
 /* A human-readable table of the solution: nodes, equilibria, end to end, headroom. */
 int ac_report_solution_text(FILE *fp, const ac_report_file *file);
+
+/*
+ * The PDF report (`archcheck check --report OUT.pdf`): per file, a verdict page (verdict,
+ * file, SHA-256, version, seed, every check with its value, limit and simulation, then the
+ * findings), one page per node (KPIs with approximation and expected error, equilibria, the
+ * queue-length distribution and the response-time CCDF with p95/p99), an end-to-end page
+ * (CCDF, headroom, utilisation per node) and "How these numbers were obtained"
+ * (approximations, their stated and measured errors, assumptions, suppressions).
+ *
+ * Text is UTF-8 in embedded DejaVu Sans (any label prints). The output is deterministic: the
+ * same run gives the same bytes; no date or id is written unless has_creation_date. The file
+ * is written atomically (temporary file, then rename): on failure nothing is left at `path`.
+ */
+typedef struct ac_report_pdf_options {
+    int has_creation_date;   /* 1: write CreationDate (and ModDate) */
+    long long creation_date; /* seconds since 1970-01-01 00:00 UTC */
+    const char *font_dir;    /* holds DejaVuSans.ttf and DejaVuSans-Bold.ttf; NULL: the
+                                default, /usr/share/fonts/truetype/dejavu */
+} ac_report_pdf_options;
+
+/* Fill `opt` with the defaults (no date, the default font directory). */
+void ac_report_pdf_options_init(ac_report_pdf_options *opt);
+
+/* Write the PDF report of every file of `run` to `path` (opt NULL: defaults). Returns 0, or
+ * AC_EIO (cannot write, font missing, libharu failure) / AC_ENOMEM with `err` saying why. */
+int ac_report_pdf(const char *path, const ac_report_run *run, const ac_report_pdf_options *opt,
+                  ac_error *err);
+
+/* ---------------------------------------------------------------- archcheck compare */
+
+/* One column of `archcheck compare`: the baseline, a mitigation applied to it, or a file.
+ * Everything is borrowed from the caller. */
+typedef struct ac_compare_variant {
+    const char *id;              /* "baseline", the mitigation's id, or the file's path */
+    const char *kind;            /* "baseline", "file", or the mitigation's kind */
+    const char *label;           /* the mitigation's (or architecture's) label, or NULL */
+    const char *file;            /* the file it comes from */
+    const char *changes;         /* what the mitigation changed in the model, or NULL */
+    const char *error;           /* why it could not be analysed, or NULL */
+    const ac_model *model;       /* the model analysed, NULL when not analysed */
+    const ac_analysis *analysis; /* NULL when it could not be analysed (then error says why) */
+    const ac_diag_list *diags;   /* its findings, or NULL */
+    ac_verdict verdict;          /* of its findings (meaningful when analysis != NULL) */
+} ac_compare_variant;
+
+/* A whole comparison. Borrowed from the caller. */
+typedef struct ac_compare_run {
+    const char *files[2];        /* the input file(s) as given */
+    const char *sha256[2];       /* hex digests ("" if unread) */
+    size_t nfiles;               /* 1 or 2 */
+    const ac_compare_variant *variants; /* variants[0] is the reference (the baseline, or the
+                                           first file) */
+    size_t nvariants;
+    unsigned long seed;          /* the simulation seed used */
+    int has_seed;                /* 1: given by --seed */
+} ac_compare_run;
+
+/* One cell of the table: a variant's value of the row's quantity. */
+typedef struct ac_compare_cell {
+    int present;                 /* 0: the variant has no such number (not analysed, ...) */
+    double value;                /* SI units; may be INFINITY (overload) */
+    int has_status;              /* check rows: the check's status */
+    ac_check_status status;
+    double limit;                /* check rows with a value: the limit */
+} ac_compare_cell;
+
+typedef enum ac_compare_better {
+    AC_COMPARE_LOWER = 0,        /* lower is better (latency, utilisation, loss) */
+    AC_COMPARE_HIGHER            /* higher is better (headroom, throughput) */
+} ac_compare_better;
+
+/* One row: a check (matched across variants by its name and occurrence) or a KPI. */
+typedef struct ac_compare_row {
+    char name[200];              /* checks: the check's name ("latency p95 end to end");
+                                    KPIs: "'db' utilization", "end to end response time p95",
+                                    "headroom factor" */
+    char metric[32];             /* KPI rows: "utilization", "mean_response_time",
+                                    "p95_response_time", "loss_probability",
+                                    "end_to_end_mean_response_time", ..., "headroom";
+                                    check rows: "check" */
+    int is_check;
+    const char *node;            /* the node's id (borrowed from a variant's model), or NULL */
+    char unit[8];                /* "s", "/s", "" */
+    ac_compare_better better;
+    size_t best;                 /* the variant with the strictly best value, AC_NONE when no
+                                    single variant is best (fewer than two values, or a tie:
+                                    values within 0.01% of each other) */
+    ac_compare_cell *cells;      /* nvariants cells (owned) */
+} ac_compare_row;
+
+typedef struct ac_compare_table {
+    ac_compare_row *rows;        /* owned */
+    size_t nrows;
+    size_t nvariants;
+} ac_compare_table;
+
+/*
+ * The rows of a comparison, in this order: every check (the reference variant's in its order,
+ * then checks only other variants have), then per node (in the order of the first model that
+ * has it) utilisation, mean response time, p95 response time and loss probability, then end to
+ * end mean, p95 and p99 response time, then the headroom factor. Rows no variant has a number
+ * for are left out. On success *out is a new table (free with ac_report_compare_table_free).
+ * Returns 0 or AC_ENOMEM.
+ */
+int ac_report_compare_table_new(const ac_compare_run *run, ac_compare_table **out, ac_error *err);
+
+/* Free a table. NULL is a no-op. */
+void ac_report_compare_table_free(ac_compare_table *table);
+
+/* The comparison as an aligned text table: a verdict row, one row per check and KPI, each
+ * cell its value with unit (and PASS/FAIL/INCONCLUSIVE for checks), `*` after the best value
+ * of a row; then what each mitigation changed. Returns 0, AC_EIO or AC_ENOMEM. */
+int ac_report_compare_text(FILE *fp, const ac_compare_run *run);
+
+/* The comparison as JSON (snake_case keys, SI units): "variants" (id, kind, verdict, changes,
+ * error) and "rows" (name, metric, node, unit, better, best, and a "cells" array in the order
+ * of the variants, each with variant, value, status, limit). Returns 0, AC_EIO or AC_ENOMEM. */
+int ac_report_compare_json(FILE *fp, const ac_compare_run *run);
+
+/* The comparison as a PDF document: the variants and their verdicts, the table (split into
+ * column groups when there are many variants), what each mitigation changed, a bar chart of
+ * the headroom factor per variant, and a place for the resilience boundary per variant (not
+ * computed yet). Written atomically and deterministically, like ac_report_pdf (opt NULL:
+ * defaults). Returns 0, or AC_EIO / AC_ENOMEM with `err` saying why. */
+int ac_report_compare_pdf(const char *path, const ac_compare_run *run,
+                          const ac_report_pdf_options *opt, ac_error *err);
 
 /* The verdict of one file from its findings: INVALID on any input (AC0xx) error,
  * else FAIL on any unsuppressed finding at or above fail_on, else INCONCLUSIVE on an

@@ -1,0 +1,149 @@
+/*
+ * Benchmark: the steady state of a large open network by ac_analysis_run (validate NEVER,
+ * headroom off). Pools of 10 servers with a buffer of K = 64 jobs (random dispatch, state
+ * dimension 64), in two shapes:
+ *   chain  pool i -> pool i+1 with p = 0.999 (the rest leaves), one source at the head;
+ *   tree   a binary tree, each node sending to each child with p = 0.45, one source at the root.
+ * For 250, 500, 1000 and 2000 pools, each run in a fresh child process (so that ru_maxrss
+ * is that run's peak): the time of parsing, of the whole analysis, and of its two main
+ * phases measured on their own (the network solve: traffic equations + every pool; the
+ * end-to-end lattice), and the peak memory. Target: 1,000 pools in under 1 s.
+ *
+ * usage: bench_network [SHAPE] [N...]   (default: both shapes, 250 500 1000 2000)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "analysis/internal.h"
+#include "archcheck/analysis.h"
+#include "archcheck/parser.h"
+#include "common/strbuf.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The XML of a network of n pools. */
+static char *network_xml(const char *shape, size_t n)
+{
+    ac_strbuf b = {0};
+    ac_strbuf_printf(&b, "<architecture name='bench' format='1'>\n<workload>\n"
+                         "  <source id='s' to='p0' rate='600/s'/>\n</workload>\n");
+    for (size_t i = 0; i < n; i++)
+        ac_strbuf_printf(&b, "<pool id='p%zu' servers='10' service-rate='100/s' buffer='64'/>\n",
+                         i);
+    if (strcmp(shape, "chain") == 0) {
+        for (size_t i = 0; i + 1 < n; i++)
+            ac_strbuf_printf(&b, "<route from='p%zu' to='p%zu' p='0.999'/>\n", i, i + 1);
+    } else {
+        for (size_t i = 1; i < n; i++)
+            ac_strbuf_printf(&b, "<route from='p%zu' to='p%zu' p='0.45'/>\n", (i - 1) / 2, i);
+    }
+    ac_strbuf_printf(&b, "</architecture>\n");
+    return b.data;
+}
+
+static int run_one(const char *shape, size_t n)
+{
+    char *xml = network_xml(shape, n);
+    ac_model *m = NULL;
+    ac_analysis *a = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    ac_analysis_options opt;
+    ac_analysis scratch;
+    struct rusage ru;
+    double t0, t_parse, t_run, t_net, t_e2e;
+    int rc;
+
+    ac_diag_list_init(&d);
+    if (xml == NULL)
+        return 1;
+    t0 = now();
+    rc = ac_parser_parse_memory(xml, strlen(xml), "bench.xml", &m, &d, &err);
+    t_parse = now() - t0;
+    free(xml);
+    if (rc != AC_OK) {
+        fprintf(stderr, "parse failed: %s (%zu diagnostics)\n", err.message, d.count);
+        return 1;
+    }
+    ac_analysis_options_init(&opt);
+    opt.validate = AC_VALIDATE_NEVER;
+    opt.headroom = 0;
+    t0 = now();
+    rc = ac_analysis_run(m, &opt, &a, &d, &err);
+    t_run = now() - t0;
+    if (rc != AC_OK) {
+        fprintf(stderr, "analysis failed: %s\n", err.message);
+        return 1;
+    }
+    /* the phases on their own, into a scratch analysis */
+    memset(&scratch, 0, sizeof scratch);
+    scratch.model = m;
+    scratch.nnodes = m->nnodes;
+    scratch.nodes = calloc(m->nnodes, sizeof *scratch.nodes);
+    if (scratch.nodes == NULL)
+        return 1;
+    t0 = now();
+    rc = ac_an_network_solve(m, &opt, 1.0, &scratch, &err);
+    t_net = now() - t0;
+    t0 = now();
+    if (rc == AC_OK)
+        rc = ac_an_e2e_solve(m, &scratch, &err);
+    t_e2e = now() - t0;
+    for (size_t i = 0; i < scratch.nnodes; i++)
+        ac_solver_pool_result_free(scratch.nodes[i].pool);
+    free(scratch.nodes);
+    ac_an_e2e_clear(&scratch.e2e);
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%-5s %5zu pools  parse %7.3f s  analysis %7.3f s  (network %7.3f s, e2e %7.3f s)  "
+           "peak RSS %7.1f MiB  e2e mean %.6g s\n",
+           shape, n, t_parse, t_run, t_net, t_e2e, (double)ru.ru_maxrss / 1024.0,
+           a->e2e.mean_response_time);
+    ac_analysis_free(a);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+    return rc == AC_OK ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const shapes[] = {"chain", "tree"};
+    static const size_t sizes[] = {250, 500, 1000, 2000};
+    size_t nsizes = sizeof sizes / sizeof sizes[0], given[16], ngiven = 0;
+    int status = 0, first_shape = 0, nshapes = 2;
+    gsl_set_error_handler_off();
+    if (argc > 1) {
+        first_shape = strcmp(argv[1], "tree") == 0;
+        nshapes = 1;
+        for (int i = 2; i < argc && ngiven < 16; i++)
+            given[ngiven++] = (size_t)strtoul(argv[i], NULL, 10);
+    }
+    for (int s = first_shape; s < first_shape + nshapes; s++)
+        for (size_t k = 0; k < (ngiven ? ngiven : nsizes); k++) {
+            size_t n = ngiven ? given[k] : sizes[k];
+            pid_t pid;
+            int st = 0;
+            fflush(stdout);
+            pid = fork();
+            if (pid == 0) {
+                int rc = run_one(shapes[s], n);
+                fflush(stdout);
+                _exit(rc);
+            }
+            if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                status = 1;
+        }
+    return status;
+}

@@ -1,0 +1,366 @@
+/*
+ * archcheck compare FILE [FILE2] : the baseline and every mitigation of FILE (or the two
+ * files) analysed alike and put side by side, a row per check and per KPI.
+ *
+ * Each mitigation is applied to its own deep copy of the model (ac_model_clone,
+ * ac_model_apply_mitigation) and analysed exactly as `check` analyses a file (validation by
+ * simulation where an approximation's error could flip a check, the same seed for every
+ * variant). The exit status says whether the comparison was produced, not whether a variant
+ * passes: 0 produced, 2 invalid input or command line, 3 some variant could not be analysed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "archcheck/analysis.h"
+#include "archcheck/model.h"
+#include "cli/cli.h"
+#include "common/atomic.h"
+
+static const char compare_usage[] =
+    "usage: archcheck compare [OPTIONS] FILE [FILE2]\n"
+    "\n"
+    "Put the baseline of FILE and every one of its mitigations (or FILE and FILE2) side by\n"
+    "side: a row per requirement check and per KPI (each node's utilisation, mean and p95\n"
+    "response time and loss; end-to-end mean, p95 and p99; headroom), a column per variant\n"
+    "with its verdict, and the best value of each row marked.\n"
+    "\n"
+    "options:\n"
+    "  -f, --format FMT      text (default) or json\n"
+    "  -o, --output FILE     write the output to FILE (atomically) instead of stdout\n"
+    "      --report OUT.pdf  also write the comparison as a PDF (table, headroom per variant);\n"
+    "                        byte-identical for the same input and seed\n"
+    "      --timestamp       date the PDF: $SOURCE_DATE_EPOCH if set, else now\n"
+    "  -m, --mitigation ID   compare only these mitigations (repeatable; default: all)\n"
+    "      --seed N          random seed for validation by simulation (default: the file's,\n"
+    "                        else 1); every variant uses the same seed\n"
+    "      --validate        simulate and compare every approximation\n"
+    "      --no-validate     never simulate\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit status: 0 the comparison was produced (whatever the verdicts), 2 invalid input or\n"
+    "command line, 3 some variant could not be analysed (e.g. a mitigation not modelled)\n";
+
+#define NOTE_MAX 1024
+
+/* Everything one run owns. */
+typedef struct compare_state {
+    ac_cli_input in;
+    ac_compare_variant *variants;
+    ac_model **models;        /* the clones (mitigations), NULL for the inputs' own models */
+    ac_analysis **analyses;
+    ac_diag_list *diags;
+    char (*changes)[NOTE_MAX];
+    char (*errors)[NOTE_MAX];
+    size_t n;
+} compare_state;
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    unsigned long v;
+    if (*s == '\0' || *s == '-' || *s == '+')
+        return -1;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0' || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void state_free(compare_state *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->analyses != NULL)
+            ac_analysis_free(s->analyses[i]);
+        if (s->models != NULL)
+            ac_model_free(s->models[i]);
+        if (s->diags != NULL)
+            ac_diag_list_clear(&s->diags[i]);
+    }
+    free(s->variants);
+    free(s->models);
+    free(s->analyses);
+    free(s->diags);
+    free(s->changes);
+    free(s->errors);
+    ac_cli_input_free(&s->in);
+}
+
+static int state_alloc(compare_state *s, size_t n)
+{
+    s->n = n;
+    s->variants = calloc(n, sizeof *s->variants);
+    s->models = calloc(n, sizeof *s->models);
+    s->analyses = calloc(n, sizeof *s->analyses);
+    s->diags = calloc(n, sizeof *s->diags);
+    s->changes = calloc(n, sizeof *s->changes);
+    s->errors = calloc(n, sizeof *s->errors);
+    return s->variants != NULL && s->models != NULL && s->analyses != NULL && s->diags != NULL &&
+                   s->changes != NULL && s->errors != NULL
+               ? 0
+               : -1;
+}
+
+/* Analyse variant v (its model already set). Returns 0, or AC_EXIT_USAGE on a fatal error
+ * (out of memory); a variant that cannot be analysed gets its error and no analysis. */
+static int analyse_variant(compare_state *s, size_t v, const ac_analysis_options *opt)
+{
+    ac_compare_variant *x = &s->variants[v];
+    ac_error err = {0};
+    int rc = ac_analysis_run(x->model, opt, &s->analyses[v], &s->diags[v], &err);
+    if (rc == AC_ENOMEM)
+        return ac_cli_fail("%s: %s", x->file, err.message);
+    if (rc != AC_OK || s->analyses[v] == NULL) {
+        ac_analysis_free(s->analyses[v]);
+        s->analyses[v] = NULL;
+        snprintf(s->errors[v], NOTE_MAX, "%s",
+                 err.code != 0 ? err.message : "the analysis failed (see the findings)");
+        x->error = s->errors[v];
+        return 0;
+    }
+    ac_diag_list_sort(&s->diags[v]);
+    x->analysis = s->analyses[v];
+    x->diags = &s->diags[v];
+    x->verdict = ac_report_verdict(&s->diags[v], AC_SEV_ERROR);
+    return 0;
+}
+
+/* The PDF; --timestamp dates it ($SOURCE_DATE_EPOCH if set). */
+static int write_pdf(const ac_compare_run *run, const char *path, int timestamp)
+{
+    ac_report_pdf_options opt;
+    ac_error err = {0};
+    ac_report_pdf_options_init(&opt);
+    opt.font_dir = getenv("ARCHCHECK_FONT_DIR");
+    if (opt.font_dir != NULL && opt.font_dir[0] == '\0')
+        opt.font_dir = NULL;
+    if (timestamp) {
+        const char *epoch = getenv("SOURCE_DATE_EPOCH");
+        unsigned long v;
+        opt.has_creation_date = 1;
+        if (epoch != NULL && parse_ulong(epoch, 253402300799ul, &v) == 0)
+            opt.creation_date = (long long)v;
+        else
+            opt.creation_date = (long long)time(NULL);
+    }
+    if (ac_report_compare_pdf(path, run, &opt, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    return 0;
+}
+
+/* Write the text or JSON to out_path (atomically) or stdout. */
+static int write_output(const ac_compare_run *run, int json, const char *out_path)
+{
+    ac_error err = {0};
+    ac_atomic_file f;
+    int rc;
+    if (out_path == NULL || strcmp(out_path, "-") == 0) {
+        rc = json ? ac_report_compare_json(stdout, run) : ac_report_compare_text(stdout, run);
+        if (rc != AC_OK || fflush(stdout) != 0)
+            return ac_cli_fail("cannot write the output");
+        return 0;
+    }
+    if (ac_atomic_open(&f, out_path, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    rc = json ? ac_report_compare_json(f.fp, run) : ac_report_compare_text(f.fp, run);
+    if (rc != AC_OK) {
+        ac_atomic_abort(&f);
+        return ac_cli_fail("cannot write '%s'", out_path);
+    }
+    if (ac_atomic_commit(&f, &err) != AC_OK)
+        return ac_cli_fail("%s", err.message);
+    return 0;
+}
+
+static const char *model_label(const ac_model *m)
+{
+    return m->label != NULL ? m->label : m->name;
+}
+
+int ac_cli_compare(int argc, char **argv)
+{
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"report", required_argument, NULL, 'r'},
+                                         {"timestamp", no_argument, NULL, 'T'},
+                                         {"mitigation", required_argument, NULL, 'm'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"validate", no_argument, NULL, 'v'},
+                                         {"no-validate", no_argument, NULL, 'V'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL, *report = NULL;
+    const char **only = NULL;
+    size_t nonly = 0, nfiles, nvar, v = 0;
+    int json = 0, timestamp = 0, has_seed = 0, c, status = AC_EXIT_PASS;
+    unsigned long seed = 1;
+    ac_validate_mode validate = AC_VALIDATE_AUTO;
+    ac_analysis_options aopt;
+    compare_state s;
+    ac_compare_run run;
+    ac_report_run lint;
+
+    memset(&s, 0, sizeof s);
+    only = calloc((size_t)argc + 1, sizeof *only);
+    if (only == NULL)
+        return ac_cli_fail("out of memory");
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "f:o:m:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                json = 0;
+            else if (strcmp(optarg, "json") == 0)
+                json = 1;
+            else {
+                free(only);
+                return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);
+            }
+            break;
+        case 'o': out = optarg; break;
+        case 'r': report = optarg; break;
+        case 'T': timestamp = 1; break;
+        case 'm': only[nonly++] = optarg; break;
+        case 's':
+            if (parse_ulong(optarg, 4294967295ul, &seed) != 0) {
+                free(only);
+                return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'",
+                                   optarg);
+            }
+            has_seed = 1;
+            break;
+        case 'v': validate = AC_VALIDATE_ALWAYS; break;
+        case 'V': validate = AC_VALIDATE_NEVER; break;
+        case 'h':
+            free(only);
+            fputs(compare_usage, stdout);
+            return AC_EXIT_PASS;
+        default:
+            free(only);
+            fputs(compare_usage, stderr);
+            return AC_EXIT_USAGE;
+        }
+    }
+    nfiles = optind < argc ? (size_t)(argc - optind) : 0;
+    if (nfiles < 1 || nfiles > 2) {
+        free(only);
+        fputs(compare_usage, stderr);
+        return ac_cli_fail("compare: one or two input files are needed");
+    }
+    if (nfiles == 2 && nonly > 0) {
+        free(only);
+        return ac_cli_fail("compare: --mitigation applies to one file, not to two");
+    }
+    if (ac_cli_input_load(&s.in, argv + optind, nfiles, AC_SEV_ERROR) != 0) {
+        status = AC_EXIT_USAGE;
+        goto cleanup;
+    }
+    memset(&lint, 0, sizeof lint);
+    lint.command = "compare";
+    lint.files = s.in.files;
+    lint.nfiles = nfiles;
+    lint.fail_on = AC_SEV_ERROR;
+    for (size_t f = 0; f < nfiles; f++)
+        if (s.in.files[f].verdict == AC_VERDICT_INVALID) {
+            ac_report_text(stderr, &lint);
+            status = AC_EXIT_USAGE;
+            goto cleanup;
+        }
+    for (size_t k = 0; k < nonly; k++) {
+        const ac_model *m = s.in.models[0];
+        size_t j = 0;
+        while (j < m->nmitigations && strcmp(m->mitigations[j].id, only[k]) != 0)
+            j++;
+        if (j == m->nmitigations) {
+            status = ac_cli_fail("%s has no mitigation '%s'", s.in.files[0].file, only[k]);
+            goto cleanup;
+        }
+    }
+
+    nvar = nfiles == 2 ? 2 : 1 + (nonly > 0 ? nonly : s.in.models[0]->nmitigations);
+    if (state_alloc(&s, nvar) != 0) {
+        status = ac_cli_fail("out of memory");
+        goto cleanup;
+    }
+    ac_analysis_options_init(&aopt);
+    aopt.validate = validate;
+    aopt.sim.seed = seed;
+    if (!has_seed && s.in.models[0]->faults.has_seed)
+        aopt.sim.seed = s.in.models[0]->faults.seed;
+
+    /* the reference: the baseline (or the first file), then the second file */
+    for (size_t f = 0; f < nfiles; f++, v++) {
+        ac_compare_variant *x = &s.variants[v];
+        x->id = nfiles == 2 ? s.in.files[f].file : "baseline";
+        x->kind = nfiles == 2 ? "file" : "baseline";
+        x->label = model_label(s.in.models[f]);
+        x->file = s.in.files[f].file;
+        x->model = s.in.models[f];
+        if (analyse_variant(&s, v, &aopt) != 0) {
+            status = AC_EXIT_USAGE;
+            goto cleanup;
+        }
+    }
+    /* each mitigation, on its own copy of the model */
+    for (size_t j = 0; nfiles == 1 && j < s.in.models[0]->nmitigations; j++) {
+        const ac_mitigation *mt = &s.in.models[0]->mitigations[j];
+        ac_compare_variant *x;
+        ac_error err = {0};
+        int wanted = nonly == 0, rc;
+        for (size_t k = 0; k < nonly; k++)
+            wanted |= strcmp(only[k], mt->id) == 0;
+        if (!wanted)
+            continue;
+        x = &s.variants[v];
+        x->id = mt->id;
+        x->kind = ac_mitigation_kind_name(mt->kind);
+        x->label = mt->label;
+        x->file = s.in.files[0].file;
+        if (ac_model_clone(s.in.models[0], &s.models[v], &err) != AC_OK) {
+            status = ac_cli_fail("%s", err.message);
+            goto cleanup;
+        }
+        rc = ac_model_apply_mitigation(s.models[v], j, s.changes[v], NOTE_MAX, &err);
+        x->changes = s.changes[v];
+        if (rc == AC_ENOMEM) {
+            status = ac_cli_fail("%s", err.message);
+            goto cleanup;
+        }
+        if (rc != AC_OK) {
+            snprintf(s.errors[v], NOTE_MAX, "%s", err.message);
+            x->error = s.errors[v];
+        } else {
+            x->model = s.models[v];
+            if (analyse_variant(&s, v, &aopt) != 0) {
+                status = AC_EXIT_USAGE;
+                goto cleanup;
+            }
+        }
+        v++;
+    }
+
+    memset(&run, 0, sizeof run);
+    for (size_t f = 0; f < nfiles; f++) {
+        run.files[f] = s.in.files[f].file;
+        run.sha256[f] = s.in.files[f].sha256;
+    }
+    run.nfiles = nfiles;
+    run.variants = s.variants;
+    run.nvariants = v;
+    run.seed = aopt.sim.seed;
+    run.has_seed = has_seed;
+    for (size_t k = 0; k < v; k++)
+        if (s.variants[k].analysis == NULL)
+            status = AC_EXIT_INCONCLUSIVE;
+    if (write_output(&run, json, out) != 0)
+        status = AC_EXIT_USAGE;
+    if (report != NULL && write_pdf(&run, report, timestamp) != 0)
+        status = AC_EXIT_USAGE;
+cleanup:
+    state_free(&s);
+    free(only);
+    return status;
+}

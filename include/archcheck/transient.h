@@ -1,0 +1,125 @@
+/*
+ * archcheck: the transient (fluid) model of an open network (spec/models.md §4).
+ *
+ * One ODE system over the whole network: every pool contributes its mean-field state q_j
+ * (ac_solver_pool_model, solver.h) with a fixed truncation, and the pools are coupled by
+ * their departure flows:
+ *
+ *     dq_j/dt = f_j(q_j; Lambda_j(t)),
+ *     Lambda_j(t) = gamma_j(t) + sum_i E_ij dep_i(q_i(t)),   dep_i = N_i mu_i min(q_i1, 1),
+ *
+ * with E the routing R_ij = p fanout / fanin of traffic.c in which the nodes that are not
+ * pools (functions, queues, gateways: not modelled here) pass their inflow on at once, and
+ * gamma(t) the sources: a <profile> is linear between its points and held after the last
+ * (periodic with the last point's `at` as period when repeat="true"); a source without a
+ * profile is constant. Integrated with GSL msbdf and the analytic Jacobian up to
+ * AC_TRANSIENT_DENSE_MAX states, with rkf45 (explicit, no Jacobian) above (noted).
+ *
+ * Not in the model (each noted in `note` when present): autoscalers (servers stay at their
+ * starting count), links (no capacity, no latency), closed workloads (<population>).
+ *
+ * Units: seconds, jobs per second; mean jobs per server for pools.
+ */
+#ifndef ARCHCHECK_TRANSIENT_H
+#define ARCHCHECK_TRANSIENT_H
+
+#include <stddef.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest total ODE state integrated with msbdf and a dense Jacobian (its LU is
+ * O(dim^3) per refactorisation); larger systems use rkf45. */
+#define AC_TRANSIENT_DENSE_MAX 2000
+
+/* When ac_analysis_run integrates the transient (ac_analysis_options.transient). */
+typedef enum ac_transient_mode {
+    AC_TRANSIENT_AUTO = 0, /* when the model has a <profile> (default) */
+    AC_TRANSIENT_ALWAYS,   /* always (a model without profile needs options.horizon) */
+    AC_TRANSIENT_NEVER
+} ac_transient_mode;
+
+typedef enum ac_transient_start {
+    AC_TRANSIENT_START_STEADY = 0, /* the fixed point of the network at the rates of t = 0
+                                      (reached from empty), as a system that has run at
+                                      that load for long (default) */
+    AC_TRANSIENT_START_EMPTY       /* every queue empty */
+} ac_transient_start;
+
+typedef struct ac_transient_options {
+    double horizon;        /* s; 0: the largest last point `at` of the profiles (required
+                              when the model has no profile) */
+    size_t samples;        /* output points, t = 0 and t = horizon included; default 401 */
+    ac_transient_start start;
+    double rtol, atol;     /* integration tolerances; default 1e-7, 1e-10 */
+    size_t dense_max;      /* default AC_TRANSIENT_DENSE_MAX */
+    size_t pool_dim_max;   /* cap on one pool's levels; default 4096 */
+    double scale;          /* workload factor applied to every source and profile; default 1 */
+} ac_transient_options;
+
+/* Fill `opt` with the defaults above. */
+void ac_transient_options_init(ac_transient_options *opt);
+
+/* One node's trajectory, at the sample times of the result. Arrays have nsamples entries
+ * (NULL for what does not apply: only arrival_rate and throughput for nodes not modelled). */
+typedef struct ac_transient_node {
+    int modelled;          /* 1: a pool in the ODE; 0: inflow passed on at once */
+    size_t dim;            /* levels of the pool's state */
+    int truncated;         /* 1: dim is a truncation, not the pool's buffer */
+    double max_tail;       /* largest q_dim over the trajectory (mass at the truncation) */
+    double *arrival_rate;  /* jobs/s offered (first attempts) */
+    double *throughput;    /* jobs/s departing (N mu q_1) */
+    double *mean_jobs;     /* per server, sum_k q_k */
+    double *utilization;   /* q_1 */
+    double *loss_rate;     /* jobs/s offered and not admitted (buffer or truncation full;
+                              for pools with retries a lower bound, see transient.c) */
+    double *mean_response_time; /* s, Little: sum_k q_k / (mu q_1) (1/mu on an empty pool) */
+    double *cum_arrivals;  /* jobs offered since t = 0 (integrated in the ODE) */
+    double *cum_departures;/* jobs departed since t = 0 (integrated in the ODE) */
+    double *q_final;       /* the state at the horizon (dim entries) */
+    double steady_mean_jobs; /* the fixed point at the base rates after the burst
+                                (has_burst), else NAN */
+} ac_transient_node;
+
+typedef struct ac_transient {
+    double horizon;        /* s */
+    size_t nsamples;
+    double *t;             /* s, the sample times */
+    size_t nnodes;         /* = model->nnodes */
+    ac_transient_node *nodes;
+    size_t dim;            /* total ODE dimension (pool levels + 2 counters per pool) */
+    const char *method;    /* "msbdf" or "rkf45" */
+    int has_burst;         /* the profiles have a burst that returns to the base rate */
+    double burst_peak;     /* s, when the (first) highest profile rate starts */
+    double burst_end;      /* s, when the last burst is back at its base rate (NAN: none) */
+    int started_steady;    /* 1: the start state is a settled fixed point */
+    char note[512];        /* what the model leaves out or approximates, "" if nothing */
+} ac_transient;
+
+/*
+ * Integrate the fluid transient of `model` (valid, from the parser) over [0, horizon].
+ * `opt` may be NULL (defaults). On success *out is a new result (free with
+ * ac_transient_free). A pool that would need more than opt->pool_dim_max levels is
+ * truncated there (said in `note`). Returns 0, AC_EINVAL (no horizon, bad options),
+ * AC_EINPUT (jobs circulate forever among nodes that are not pools), AC_ENOMEM,
+ * AC_ELIMIT (a pool model over the solver's limits) or AC_ENUMERIC (the integration
+ * failed; err says at which time).
+ */
+int ac_transient_run(const ac_model *model, const ac_transient_options *opt,
+                     ac_transient **out, ac_error *err);
+
+/* Free a result. NULL is a no-op. */
+void ac_transient_free(ac_transient *tr);
+
+/* The rate of source `source` of `model` at time t (s), jobs/s, times `scale`. */
+double ac_transient_source_rate(const ac_model *model, size_t source, double scale, double t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,452 @@
+/*
+ * The PDF report and the CI baseline, end to end through the binary (AC_TEST_BIN, run in
+ * AC_SOURCE_DIR): the text of the PDF (pdftotext) holds the verdict, every check and the
+ * numbers of the JSON; the same input gives the same bytes; a report that cannot be written
+ * exits 2 and leaves nothing; non-Latin labels survive; baselines accept the known findings
+ * and still fail on new ones.
+ */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <gsl/gsl_errno.h>
+
+#define MAX_ARGS 32
+
+static char tmpdir[] = "/tmp/ac_test_reportXXXXXX";
+
+/* Run archcheck with the arguments given (NULL-terminated) in AC_SOURCE_DIR. */
+static ac_test_run run_ac(const char *arg, ...)
+{
+    char *argv[MAX_ARGS + 2];
+    size_t n = 0;
+    va_list ap;
+    ac_test_run r;
+    argv[n++] = strdup(AC_TEST_BIN);
+    va_start(ap, arg);
+    for (const char *a = arg; a != NULL && n <= MAX_ARGS; a = va_arg(ap, const char *))
+        argv[n++] = strdup(a);
+    va_end(ap);
+    argv[n] = NULL;
+    r = ac_test_exec(AC_SOURCE_DIR, argv);
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    assert_non_null(r.out);
+    assert_non_null(r.err);
+    if (r.status >= 128)
+        fail_msg("archcheck died with signal %d\nstderr:\n%s", r.status - 128, r.err);
+    return r;
+}
+
+static char *tmp_path(const char *name)
+{
+    size_t n = strlen(tmpdir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", tmpdir, name);
+    return p;
+}
+
+/* The text of a PDF by pdftotext (stderr dropped: poppler warns about libharu's CMap),
+ * with every run of white space collapsed to one space. */
+static char *pdf_text(const char *pdf)
+{
+    char prog[] = "/usr/bin/pdftotext", dash[] = "-";
+    char *file = strdup(pdf);
+    char *argv[] = {prog, file, dash, NULL};
+    ac_test_run r = ac_test_exec(NULL, argv);
+    char *s = r.out, *w = r.out;
+    int space = 0;
+    free(file);
+    assert_int_equal(r.status, 0);
+    for (; *s != '\0'; s++) {
+        if (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\f' || *s == '\r') {
+            space = 1;
+            continue;
+        }
+        if (space && w != r.out)
+            *w++ = ' ';
+        space = 0;
+        *w++ = *s;
+    }
+    *w = '\0';
+    free(r.err);
+    return r.out;
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Every string value of `key` in a JSON text ("key": "value"), one at a time. */
+static const char *json_next_string(const char *json, const char *key, char *out, size_t size)
+{
+    char pat[64];
+    const char *p, *q;
+    size_t n;
+    snprintf(pat, sizeof pat, "\"%s\": \"", key);
+    p = strstr(json, pat);
+    if (p == NULL)
+        return NULL;
+    p += strlen(pat);
+    q = strchr(p, '"');
+    assert_non_null(q);
+    n = (size_t)(q - p) < size - 1 ? (size_t)(q - p) : size - 1;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return q;
+}
+
+static const char *json_next_number(const char *json, const char *key, double *out)
+{
+    char pat[64];
+    const char *p;
+    char *end;
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    p = strstr(json, pat);
+    if (p == NULL)
+        return NULL;
+    p += strlen(pat);
+    *out = strtod(p, &end);
+    assert_true(end != p);
+    return end;
+}
+
+/* The PDF of `sample` holds the verdict, every check name and the utilisations of the JSON. */
+static void check_pdf_against_json(const char *sample, const char *verdict, int status)
+{
+    char *pdf = tmp_path("report.pdf"), *json_path = tmp_path("report.json");
+    ac_test_run r = run_ac("check", "--format", "json", "-o", json_path, "--report", pdf, sample,
+                           NULL);
+    char *text, *json, name[256];
+    const char *p;
+    size_t checks = 0, utils = 0;
+    double u;
+    if (r.status != status)
+        fail_msg("status %d, stderr:\n%s", r.status, r.err);
+    text = pdf_text(pdf);
+    json = ac_test_read_file(json_path);
+    assert_non_null(json);
+    assert_non_null(strstr(text, verdict));
+    assert_non_null(strstr(text, "SHA-256"));
+    p = strstr(json, "\"sha256\": \"");
+    assert_non_null(p);
+    assert_true(json_next_string(p - 1, "sha256", name, sizeof name) != NULL);
+    assert_non_null(strstr(text, name));
+    p = strstr(json, "\"checks\"");
+    assert_non_null(p);
+    while ((p = json_next_string(p, "name", name, sizeof name)) != NULL) {
+        if (strstr(text, name) == NULL)
+            fail_msg("check '%s' is not in the PDF text", name);
+        checks++;
+    }
+    assert_true(checks > 0);
+    p = strstr(json, "\"nodes\"");
+    while (p != NULL && (p = json_next_number(p, "utilization", &u)) != NULL) {
+        char num[32];
+        snprintf(num, sizeof num, "%.4g", u); /* as the PDF prints it */
+        if (strstr(text, num) == NULL)
+            fail_msg("utilisation %s is not in the PDF text", num);
+        utils++;
+    }
+    assert_true(utils > 0);
+    assert_non_null(strstr(text, "How these numbers were obtained"));
+    assert_non_null(strstr(text, "End to end"));
+    free(text);
+    free(json);
+    unlink(pdf);
+    unlink(json_path);
+    free(pdf);
+    free(json_path);
+    ac_test_run_free(&r);
+}
+
+static void test_tandem_pdf(void **state)
+{
+    (void)state;
+    check_pdf_against_json("samples/tandem.xml", "PASS", 0);
+}
+
+static void test_retry_storm_pdf(void **state)
+{
+    (void)state;
+    check_pdf_against_json("samples/retry-storm.xml", "FAIL", 1);
+}
+
+/* Same input and seed: the same bytes; --timestamp dates it. */
+static void test_pdf_deterministic(void **state)
+{
+    char *a = tmp_path("a.pdf"), *b = tmp_path("b.pdf"), *c = tmp_path("c.pdf");
+    ac_test_run r1, r2, r3;
+    char *x, *y, *z;
+    long n;
+    (void)state;
+    r1 = run_ac("check", "--seed", "7", "--report", a, "samples/tandem.xml", NULL);
+    r2 = run_ac("check", "--seed", "7", "--report", b, "samples/tandem.xml", NULL);
+    assert_int_equal(r1.status, 0);
+    assert_int_equal(r2.status, 0);
+    n = file_size(a);
+    assert_true(n > 1000);
+    assert_int_equal(n, file_size(b));
+    x = ac_test_read_file(a);
+    y = ac_test_read_file(b);
+    assert_memory_equal(x, y, (size_t)n);
+    assert_null(strstr(x, "/CreationDate"));
+    setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+    r3 = run_ac("check", "--seed", "7", "--timestamp", "--report", c, "samples/tandem.xml", NULL);
+    unsetenv("SOURCE_DATE_EPOCH");
+    assert_int_equal(r3.status, 0);
+    z = ac_test_read_file(c);
+    assert_non_null(z);
+    assert_non_null(strstr(z, "/CreationDate (D:20231114221320Z"));
+    free(x);
+    free(y);
+    free(z);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    free(a);
+    free(b);
+    free(c);
+    ac_test_run_free(&r1);
+    ac_test_run_free(&r2);
+    ac_test_run_free(&r3);
+}
+
+static size_t count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* A report that cannot be written: exit 2, a reason, and nothing left behind (as root too). */
+static void test_pdf_write_failure(void **state)
+{
+    char *missing = tmp_path("no/such/dir/r.pdf"), *sub = tmp_path("sub"), *ok = tmp_path("f.pdf");
+    ac_test_run r;
+    (void)state;
+    assert_int_equal(count_entries(tmpdir), 0);
+    r = run_ac("check", "--report", missing, "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "cannot write"));
+    ac_test_run_free(&r);
+    assert_int_equal(count_entries(tmpdir), 0);
+
+    /* the target is a directory: the rename fails, the temporary file goes */
+    assert_int_equal(mkdir(sub, 0755), 0);
+    r = run_ac("check", "--report", sub, "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "cannot write"));
+    ac_test_run_free(&r);
+    assert_int_equal(count_entries(tmpdir), 1);
+    assert_int_equal(count_entries(sub), 0);
+
+    /* a libharu failure (the font cannot be loaded): the error handler jumps out cleanly */
+    setenv("ARCHCHECK_FONT_DIR", "/nonexistent-fonts", 1);
+    r = run_ac("check", "--report", ok, "samples/tandem.xml", NULL);
+    unsetenv("ARCHCHECK_FONT_DIR");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "font"));
+    assert_int_equal(file_size(ok), -1);
+    assert_int_equal(count_entries(tmpdir), 1);
+    ac_test_run_free(&r);
+
+    /* /proc refuses new files even to root */
+    r = run_ac("check", "--report", "/proc/ac_report.pdf", "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 2);
+    ac_test_run_free(&r);
+    rmdir(sub);
+    free(missing);
+    free(sub);
+    free(ok);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* Korean and Greek labels come out of the PDF as they went in. */
+static void test_pdf_unicode_label(void **state)
+{
+    char *xml = tmp_path("uni.xml"), *pdf = tmp_path("uni.pdf"), *text;
+    ac_test_run r;
+    (void)state;
+    write_file(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                    "<architecture name=\"uni\" format=\"1\" label=\"상점 Ελληνικά\">\n"
+                    "  <workload><source id=\"s\" to=\"p\" rate=\"10/s\"/></workload>\n"
+                    "  <pool id=\"p\" servers=\"2\" service-rate=\"10/s\" dispatch=\"random\"\n"
+                    "        label=\"상점 Ελληνικά\"/>\n"
+                    "</architecture>\n");
+    r = run_ac("check", "--report", pdf, xml, NULL);
+    assert_int_equal(r.status, 0);
+    text = pdf_text(pdf);
+    assert_non_null(strstr(text, "상점 Ελληνικά (uni)"));
+    assert_non_null(strstr(text, "Node p — 상점 Ελληνικά"));
+    free(text);
+    ac_test_run_free(&r);
+    unlink(xml);
+    unlink(pdf);
+    free(xml);
+    free(pdf);
+}
+
+/* A small failing design: utilisation 0.9 against a limit of 0.8. */
+static const char baseline_xml[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    "<architecture name=\"b\" format=\"1\">\n"
+    "  <workload><source id=\"s\" to=\"web\" rate=\"90/s\"/></workload>\n"
+    "  <pool id=\"web\" servers=\"10\" service-rate=\"10/s\" dispatch=\"random\"/>\n"
+    "  <requirements>\n"
+    "    <utilization max=\"0.8\"/>\n"
+    "  </requirements>\n"
+    "</architecture>\n";
+
+/* --write-baseline then --baseline: the same findings pass; a new one still fails. */
+static void test_baseline(void **state)
+{
+    char *base = tmp_path("baseline.json"), *xml = tmp_path("b.xml"), *json;
+    char edited[2048];
+    const char *p;
+    ac_test_run r;
+    (void)state;
+    write_file(xml, baseline_xml);
+    r = run_ac("check", "--no-validate", xml, NULL);
+    assert_int_equal(r.status, 1);
+    ac_test_run_free(&r);
+
+    r = run_ac("check", "--no-validate", "--write-baseline", base, xml, NULL);
+    assert_int_equal(r.status, 0);
+    ac_test_run_free(&r);
+    json = ac_test_read_file(base);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"archcheck_baseline\": 1"));
+    assert_non_null(strstr(json, "\"node\": \"web\""));
+    assert_non_null(strstr(json, "\"fingerprint\": \""));
+    assert_null(strstr(json, "\"line\""));
+    free(json);
+
+    r = run_ac("check", "--no-validate", "--format", "json", "--baseline", base, xml, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"verdict\": \"pass\""));
+    assert_non_null(strstr(r.out, "\"suppression_reason\": \"in baseline\""));
+    ac_test_run_free(&r);
+
+    /* lines move (a comment added above): still the same findings */
+    p = strstr(baseline_xml, "<architecture");
+    assert_non_null(p);
+    snprintf(edited, sizeof edited, "%.*s<!-- moved\n\n\n -->\n%s", (int)(p - baseline_xml),
+             baseline_xml, p);
+    write_file(xml, edited);
+    r = run_ac("check", "--no-validate", "--baseline", base, xml, NULL);
+    assert_int_equal(r.status, 0);
+    ac_test_run_free(&r);
+
+    /* a new finding: a latency requirement that fails */
+    p = strstr(edited, "  </requirements>");
+    assert_non_null(p);
+    {
+        char more[2048];
+        snprintf(more, sizeof more, "%.*s    <latency percentile=\"99\" max=\"10ms\"/>\n%s",
+                 (int)(p - edited), edited, p);
+        write_file(xml, more);
+    }
+    r = run_ac("check", "--no-validate", "--baseline", base, xml, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "(1 suppressed)"));
+    ac_test_run_free(&r);
+
+    /* a file that is not a baseline is an error of the command line */
+    write_file(base, "{\"findings\": []}");
+    r = run_ac("check", "--no-validate", "--baseline", base, xml, NULL);
+    assert_int_equal(r.status, 2);
+    ac_test_run_free(&r);
+    write_file(base, "{\"archcheck_baseline\": 1, \"findings\": [ {\"rule\": ");
+    r = run_ac("check", "--no-validate", "--baseline", base, xml, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "not valid"));
+    ac_test_run_free(&r);
+
+    unlink(base);
+    unlink(xml);
+    free(base);
+    free(xml);
+}
+
+/* The SARIF of a failing design against the SARIF 2.1.0 schema, when a validator and the
+ * schema are available offline (AC_SARIF_VALIDATE: a command taking the SARIF file). */
+static void test_sarif_schema(void **state)
+{
+    const char *cmd = getenv("AC_SARIF_VALIDATE");
+    char *sarif = tmp_path("storm.sarif");
+    ac_test_run r;
+    struct stat st;
+    (void)state;
+    /* scripts/sarif-validate.sh installs the schema and ajv there (npm) */
+    if ((cmd == NULL || cmd[0] == '\0') &&
+        stat(AC_SOURCE_DIR "/build/sarif-validator/node_modules/@microsoft/jest-sarif", &st) == 0)
+        cmd = "SARIF_VALIDATOR_DIR=" AC_SOURCE_DIR "/build/sarif-validator sh " AC_SOURCE_DIR
+              "/scripts/sarif-validate.sh";
+    if (cmd == NULL || cmd[0] == '\0') {
+        free(sarif);
+        skip();
+    }
+    r = run_ac("check", "--no-validate", "--format", "sarif", "-o", sarif,
+               "samples/retry-storm.xml", NULL);
+    assert_int_equal(r.status, 1);
+    ac_test_run_free(&r);
+    {
+        char sh[] = "/bin/sh", c[] = "-c";
+        char *argv[] = {sh, c, NULL, NULL};
+        size_t n = strlen(cmd) + strlen(sarif) + 8;
+        char *line = malloc(n);
+        assert_non_null(line);
+        snprintf(line, n, "%s '%s'", cmd, sarif);
+        argv[2] = line;
+        r = ac_test_exec(NULL, argv);
+        if (r.status != 0)
+            fail_msg("SARIF validation failed:\n%s%s", r.out, r.err);
+        ac_test_run_free(&r);
+        free(line);
+    }
+    unlink(sarif);
+    free(sarif);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) != NULL ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return rmdir(tmpdir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tandem_pdf),        cmocka_unit_test(test_retry_storm_pdf),
+        cmocka_unit_test(test_pdf_deterministic), cmocka_unit_test(test_pdf_write_failure),
+        cmocka_unit_test(test_pdf_unicode_label), cmocka_unit_test(test_baseline),
+        cmocka_unit_test(test_sarif_schema),
+    };
+    gsl_set_error_handler_off();
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
