@@ -10,9 +10,14 @@
  *     X(m)   = m / (Z + sum_i R_i(m))
  *     Q_i(m) = X(m) R_i(m)
  * A pool of c > 1 servers with random dispatch is exactly c single-server stations, each
- * visited v_i / c times; any other c-server pool uses Seidmann's approximation: a single
- * server of demand D_i / c followed by a delay D_i (c - 1) / c, and the numbers are then
- * marked as an approximation. A link adds a delay station (its latency, v_l visits) and,
+ * visited v_i / c times. A shared-queue pool is an M/M/c station, product form: exact MVA
+ * with load-dependent rates alpha(j) = min(j, c) and the marginal probabilities p_i(j | m):
+ *     R_i(m) = sum_{j=1..m} j / alpha(j) D_i p_i(j-1 | m-1),
+ *     p_i(j | m) = D_i / alpha(j) X(m) p_i(j-1 | m-1),  p_i(0 | m) = 1 - sum_{j>0} p_i(j | m).
+ * Power-of-d, jsq and jiq pools are not product form: they are solved as M/M/c (the best any
+ * dispatcher does) with the gap to c random queues (the worst) as their stated error. Above
+ * AC_AN_MVA_LD_MAX clients, Seidmann's approximation replaces M/M/c (a single server of
+ * demand D_i / c and a delay D_i (c - 1) / c), with a stated error of 25%. A link adds a delay station (its latency, v_l visits) and,
  * with a finite capacity, a single-server station of demand v_l / capacity.
  * Above AC_AN_MVA_EXACT_MAX clients, Schweitzer's approximate MVA
  * (Q_i(M-1) ~ (M-1)/M Q_i(M)) replaces the recursion.
@@ -24,6 +29,7 @@
 #include "analysis/internal.h"
 
 #define AC_AN_MVA_EXACT_MAX 100000
+#define AC_AN_MVA_LD_MAX 3000
 
 typedef struct station {
     size_t node;     /* AC_NONE for a link */
@@ -32,6 +38,8 @@ typedef struct station {
     double visits;
     size_t servers;
     double copies;   /* identical single-server copies (random dispatch), else 1 */
+    double ld_demand; /* > 0: a load-dependent M/M/c station of this full demand D_i */
+    double *p;       /* its marginal probabilities p(j), j = 0..population */
 } station;
 
 /* Exact MVA; fills q (length ns) and returns X. */
@@ -42,13 +50,32 @@ static double mva_exact(const station *st, size_t ns, double think, size_t pop, 
     for (size_t m = 1; m <= pop; m++) {
         double total = think;
         for (size_t i = 0; i < ns; i++) {
-            /* q[i]: jobs queued at one copy; the request visits every copy */
-            resp[i] = st[i].copies * st[i].demand * (1.0 + q[i]) + st[i].delay;
+            if (st[i].ld_demand > 0.0) {
+                double c = (double)st[i].servers, r = 0.0;
+                for (size_t j = 1; j <= m; j++)
+                    r += (double)j / fmin((double)j, c) * st[i].ld_demand * st[i].p[j - 1];
+                resp[i] = r;
+            } else {
+                /* q[i]: jobs queued at one copy; the request visits every copy */
+                resp[i] = st[i].copies * st[i].demand * (1.0 + q[i]) + st[i].delay;
+            }
             total += resp[i];
         }
         x = (double)m / total;
-        for (size_t i = 0; i < ns; i++)
-            q[i] = x * (resp[i] - st[i].delay) / st[i].copies;
+        for (size_t i = 0; i < ns; i++) {
+            if (st[i].ld_demand > 0.0) {
+                double c = (double)st[i].servers, sum = 0.0, jobs = 0.0;
+                for (size_t j = m; j >= 1; j--) {
+                    st[i].p[j] = st[i].ld_demand / fmin((double)j, c) * x * st[i].p[j - 1];
+                    sum += st[i].p[j];
+                    jobs += (double)j * st[i].p[j];
+                }
+                st[i].p[0] = fmax(0.0, 1.0 - sum);
+                q[i] = jobs;
+            } else {
+                q[i] = x * (resp[i] - st[i].delay) / st[i].copies;
+            }
+        }
     }
     return x;
 }
@@ -78,6 +105,29 @@ static double mva_schweitzer(const station *st, size_t ns, double think, size_t 
     return x;
 }
 
+/* The station's response-time law, approximated by the open pool at the MVA arrival rate
+ * (for percentiles, which MVA does not give): the percentiles carry the gap between that
+ * model's mean and the exact MVA mean as their error. */
+static void open_law(const ac_node *node, ac_node_analysis *na)
+{
+    ac_solver_options so;
+    ac_solver_pool_result *r = NULL;
+    ac_error e = {0};
+    ac_solver_options_init(&so);
+    so.burst_search = 0;
+    if (ac_solver_pool_solve(&node->u.pool, na->arrival_rate, &so, &r, &e) != AC_OK || r->overload) {
+        ac_solver_pool_result_free(r);
+        return;
+    }
+    na->pool = r;
+    na->p50 = r->kpi.p50;
+    na->p95 = r->kpi.p95;
+    na->p99 = r->kpi.p99;
+    na->percentile_rel_error =
+        fabs(r->kpi.mean_response_time - na->mean_response_time) / na->mean_response_time +
+        na->expected_rel_error;
+}
+
 int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings, ac_error *err)
 {
     size_t n = m->nnodes;
@@ -97,8 +147,8 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
     }
     r = ac_an_routing_matrix(m);
     v = calloc(n, sizeof *v);
-    q = calloc(n, sizeof *q);
-    resp = calloc(n, sizeof *resp);
+    q = calloc(n + m->nlinks + 1, sizeof *q);
+    resp = calloc(n + m->nlinks + 1, sizeof *resp);
     st = calloc(n + m->nlinks + 1, sizeof *st);
     if (r == NULL || v == NULL || q == NULL || resp == NULL || st == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
@@ -107,8 +157,8 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
     {
         const ac_population *pop = &m->populations[0];
         size_t ns = 0;
-        int exact = 1;
-        double x;
+        int exact = 1, bracket = 0;
+        double x, gap = 0.0;
         /* visit ratios: one visit to `to` per request; v = e_to + R^T v (fixed point) */
         for (int it = 0; it < 100000; it++) {
             double change = 0.0;
@@ -150,6 +200,16 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             st[ns].copies = 1.0;
             if (node->u.pool.servers > 1 && node->u.pool.dispatch == AC_DISPATCH_RANDOM) {
                 st[ns].copies = (double)node->u.pool.servers; /* exact: c independent queues */
+            } else if (node->u.pool.servers > 1 && pop->size <= AC_AN_MVA_LD_MAX) {
+                st[ns].ld_demand = v[i] / node->u.pool.service_rate;
+                st[ns].p = calloc(pop->size + 1, sizeof *st[ns].p);
+                if (st[ns].p == NULL) {
+                    rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+                    goto cleanup;
+                }
+                st[ns].p[0] = 1.0;
+                if (node->u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE)
+                    bracket = 1; /* not product form: M/M/c, with the gap to random queues */
             } else {
                 st[ns].delay = v[i] / node->u.pool.service_rate *
                                ((double)node->u.pool.servers - 1.0) /
@@ -176,7 +236,34 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             st[ns].demand = isinf(lk->capacity) ? 0.0 : vl / lk->capacity;
             ns++;
         }
-        if (pop->size > AC_AN_MVA_EXACT_MAX) {
+        if (bracket) {
+            /* the same network with the non-product-form pools as c random queues: the
+               farthest a dispatcher can be from M/M/c */
+            station *alt = malloc(ns * sizeof *alt);
+            double xr;
+            if (alt == NULL) {
+                rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+                goto cleanup;
+            }
+            memcpy(alt, st, ns * sizeof *alt);
+            for (size_t k = 0; k < ns; k++)
+                if (alt[k].ld_demand > 0.0 && alt[k].node != AC_NONE &&
+                    m->nodes[alt[k].node].u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE) {
+                    alt[k].ld_demand = 0.0;
+                    alt[k].copies = (double)alt[k].servers;
+                }
+            xr = mva_exact(alt, ns, pop->think_time, pop->size, q, resp);
+            free(alt);
+            for (size_t k = 0; k < ns; k++) {
+                if (st[k].ld_demand > 0.0) {
+                    st[k].p[0] = 1.0;
+                    memset(st[k].p + 1, 0, pop->size * sizeof *st[k].p);
+                }
+            }
+            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp);
+            gap = fabs(x - xr) / xr;
+            exact = 0;
+        } else if (pop->size > AC_AN_MVA_EXACT_MAX) {
             x = mva_schweitzer(st, ns, pop->think_time, pop->size, q, resp);
             exact = 0;
         } else {
@@ -200,8 +287,9 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             na->mean_response_time = resp[k] / st[k].visits;
             na->p50 = na->p95 = na->p99 = NAN;
             na->approximation = exact ? AC_SOLVER_APPROX_EXACT : AC_SOLVER_APPROX_MEAN_FIELD;
-            /* Seidmann's error is small but unquantified here: state 5% */
-            na->expected_rel_error = exact ? 0.0 : 0.05;
+            /* Seidmann (Schweitzer above AC_AN_MVA_EXACT_MAX): 25%; the dispatch bracket */
+            na->expected_rel_error = exact ? 0.0 : bracket ? fmax(gap, 1e-3) : 0.25;
+            open_law(&m->nodes[st[k].node], na);
         }
         a->e2e.available = 1;
         a->e2e.percentiles = 0;
@@ -209,9 +297,12 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
         a->e2e.loss_probability = 0.0;
         a->e2e.mean_response_time = (double)pop->size / x - pop->think_time;
         a->e2e.p50 = a->e2e.p95 = a->e2e.p99 = NAN;
-        a->e2e.expected_rel_error = exact ? 0.0 : 0.05;
+        a->e2e.expected_rel_error = exact ? 0.0 : bracket ? fmax(gap, 1e-3) : 0.25;
+        a->e2e.mean_rel_error = a->e2e.expected_rel_error;
     }
 cleanup:
+    for (size_t k = 0; st != NULL && k < n + m->nlinks + 1; k++)
+        free(st[k].p);
     free(r);
     free(v);
     free(q);

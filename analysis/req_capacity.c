@@ -299,7 +299,8 @@ void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     snprintf(o.note, sizeof o.note,
              "%s requirements need the %s, which archcheck %s does not have yet",
              ac_req_kind_name(r->kind),
-             r->kind == AC_REQ_RESILIENCE ? "worst-case fault search" : "transient model",
+             r->kind == AC_REQ_RESILIENCE ? "worst-case fault search"
+                                          : "autoscaler in the transient model",
              AC_VERSION);
     emit(c, r, &o);
 }

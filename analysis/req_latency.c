@@ -13,7 +13,7 @@ static double node_quantile(const ac_node_analysis *na, double p, double *rel_er
 {
     ac_error err = {0};
     double q = NAN;
-    *rel_err = na->expected_rel_error;
+    *rel_err = fmax(na->expected_rel_error, na->percentile_rel_error);
     if (na->overload)
         return INFINITY;
     if (fabs(p - 0.5) < 1e-12)

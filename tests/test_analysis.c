@@ -549,7 +549,11 @@ static void test_mva_textbook(void **state)
     assert_double_close(f.a->e2e.mean_response_time, 125.0 / 108.0, 0, 1e-9);
     /* Little on the whole loop: N = X (Z + R) */
     assert_double_close(x * (1.0 + f.a->e2e.mean_response_time), 3.0, 0, 1e-12);
-    assert_int_equal(f.a->e2e.percentiles, 0);
+    /* percentiles: the stations' open laws at the MVA rates, an approximation that states
+       its error (the gap between its mean and the exact MVA mean) */
+    assert_int_equal(f.a->e2e.percentiles, 1);
+    assert_true(f.a->e2e.p50 < f.a->e2e.p95 && f.a->e2e.p95 < f.a->e2e.p99);
+    assert_true(f.a->e2e.expected_rel_error > 0.0);
     assert_int_equal(f.a->has_headroom, 0); /* closed workload: no headroom */
     fx_free(&f);
 
@@ -677,8 +681,32 @@ static void test_mva_multi_server(void **state)
     assert_double_close(f.a->e2e.mean_response_time, 0.5, 0, 1e-9);
     assert_double_close(node(&f, "a")->utilization, 1.0 / 6.0, 0, 1e-9);
     assert_double_close(node(&f, "a")->mean_jobs, 1.0 / 6.0, 0, 1e-9);
+    /* a shared queue is an M/M/c station: product form, exact by load-dependent MVA */
+    assert_int_equal(node(&f, "a")->approximation, AC_SOLVER_APPROX_EXACT);
+    assert_true(node(&f, "a")->expected_rel_error == 0.0);
+    fx_free(&f);
+
+    /* load-dependent MVA against the Markov chain: 3 clients (Z = 1 s) on an M/M/2 station
+       (mu = 1): pi_k ~ 1, 3, 3, 3/2 for k = 0..3, so X = sum min(k, 2) pi_k = 24/17 */
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
+                "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"shared-queue\"/>\n"
+                "</architecture>\n");
+    assert_double_close(f.a->e2e.throughput, 24.0 / 17.0, 0, 1e-12);
+    assert_double_close(f.a->e2e.mean_response_time, 3.0 / (24.0 / 17.0) - 1.0, 0, 1e-12);
+    assert_double_close(node(&f, "a")->mean_jobs * 2.0, (3.0 + 6.0 + 4.5) * 2.0 / 17.0, 0, 1e-12);
+    fx_free(&f);
+
+    /* a jsq pool is not product form: M/M/2 numbers, stating the gap to random queues */
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
+                "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"jsq\"/>\n"
+                "</architecture>\n");
+    assert_double_close(f.a->e2e.throughput, 24.0 / 17.0, 0, 1e-12);
     assert_int_not_equal(node(&f, "a")->approximation, AC_SOLVER_APPROX_EXACT);
-    assert_true(node(&f, "a")->expected_rel_error > 0.0);
+    /* c random queues give X = 27/23: the stated error covers the whole bracket */
+    assert_double_close(node(&f, "a")->expected_rel_error, (24.0 / 17.0 - 27.0 / 23.0) / (27.0 / 23.0), 0,
+                        1e-9);
     fx_free(&f);
 
     analyse(&f, "<architecture format=\"1\">\n"

@@ -68,6 +68,7 @@ typedef struct ac_node_analysis {
     double p50, p95, p99;      /* s */
     ac_solver_approx approximation;
     double expected_rel_error; /* stated relative error of the numbers (0 for exact) */
+    double percentile_rel_error; /* of p50/p95/p99 when larger (closed networks), else 0 */
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
     /* metastability by simulation (bistable pools, when simulated): the window mean of the
        jobs per server when started empty and when started in the bad equilibrium */
