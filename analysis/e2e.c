@@ -21,9 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fft_halfcomplex.h>
+#include <gsl/gsl_fft_real.h>
+
 #include "analysis/internal.h"
 
-#define AC_E2E_M 2048
+#define AC_E2E_M 2048 /* a power of two: the FFT convolution pads to 2M */
 
 typedef struct e2e_ctx {
     const ac_model *m;
@@ -79,6 +83,8 @@ static double *node_law(e2e_ctx *c, size_t i)
         double f = node_cdf(c, i, ((double)k + 0.5) * c->h);
         p[k] = f - prev;
         prev = f;
+        if (1.0 - f < 1e-15)
+            break; /* the rest of the law is below rounding */
     }
     p[c->M - 1] += 1.0 - prev; /* the tail beyond the lattice */
     return p;
@@ -127,6 +133,42 @@ static double *link_law(e2e_ctx *c, size_t from, size_t to)
     return p;
 }
 
+/* r := a (+) b by FFT: both padded to 2M (a power of two), transformed (GSL radix-2,
+ * half-complex layout), multiplied, transformed back; rounding leaves values of order
+ * 1e-17 that are clamped at 0. Returns 0, or -1 if GSL fails (the caller then convolves
+ * directly). */
+static int convolve_fft(e2e_ctx *c, const double *a, const double *b, double *r)
+{
+    size_t n = 2 * c->M;
+    double *fa = calloc(n, sizeof *fa), *fb = calloc(n, sizeof *fb);
+    int rc = -1;
+    if (fa == NULL || fb == NULL)
+        goto cleanup;
+    memcpy(fa, a, c->M * sizeof *fa);
+    memcpy(fb, b, c->M * sizeof *fb);
+    if (gsl_fft_real_radix2_transform(fa, 1, n) != GSL_SUCCESS ||
+        gsl_fft_real_radix2_transform(fb, 1, n) != GSL_SUCCESS)
+        goto cleanup;
+    fa[0] *= fb[0];
+    fa[n / 2] *= fb[n / 2];
+    for (size_t k = 1; k < n / 2; k++) {
+        double ar = fa[k], ai = fa[n - k], br = fb[k], bi = fb[n - k];
+        fa[k] = ar * br - ai * bi;
+        fa[n - k] = ar * bi + ai * br;
+    }
+    if (gsl_fft_halfcomplex_radix2_inverse(fa, 1, n) != GSL_SUCCESS)
+        goto cleanup;
+    for (size_t k = 0; k < n; k++) {
+        double v = fa[k] > 0.0 ? fa[k] : 0.0;
+        r[k < c->M ? k : c->M - 1] += v; /* the excess goes to the last point */
+    }
+    rc = 0;
+cleanup:
+    free(fa);
+    free(fb);
+    return rc;
+}
+
 /* a := a (+) b, truncated to the lattice (the excess goes to the last point). */
 static void convolve(e2e_ctx *c, double *a, const double *b)
 {
@@ -136,6 +178,12 @@ static void convolve(e2e_ctx *c, double *a, const double *b)
         return;
     na = support(a, c->M);
     nb = support(b, c->M);
+    if (na > 64 && nb > 64 && convolve_fft(c, a, b, r) == 0) {
+        memcpy(a, r, c->M * sizeof *a);
+        free(r);
+        return;
+    }
+    memset(r, 0, c->M * sizeof *r);
     for (size_t i = 0; i < na; i++) {
         if (a[i] == 0.0)
             continue;

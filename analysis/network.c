@@ -173,6 +173,8 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
     }
     if (has_closed)
         rc = AC_OK; /* closed workloads are solved by closed.c on top */
+    if (rc == AC_OK)
+        rc = ac_an_qna_apply(m, a, err); /* bursty sources: the two-moment correction */
 cleanup:
     free(r);
     free(lambda);

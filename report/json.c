@@ -110,7 +110,7 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             key_double(w, "p95_response_time", na->p95);
             key_double(w, "p99_response_time", na->p99);
             ac_jsonw_key(w, "approximation");
-            ac_jsonw_string(w, ac_solver_approx_name(na->approximation));
+            ac_jsonw_string(w, ac_node_analysis_approximation(na));
             key_double(w, "expected_relative_error", na->expected_rel_error);
             if (a->sim != NULL && i < a->sim->nnodes) {
                 ac_jsonw_key(w, "simulation");

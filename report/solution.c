@@ -48,7 +48,7 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
         fmt_time(fp, na->p95);
         fputc(' ', fp);
         fmt_time(fp, na->p99);
-        fprintf(fp, "  %s", ac_solver_approx_name(na->approximation));
+        fprintf(fp, "  %s", ac_node_analysis_approximation(na));
         if (na->expected_rel_error > 0.0)
             fprintf(fp, " (+-%.2g%%)", 100.0 * na->expected_rel_error);
         fputc('\n', fp);

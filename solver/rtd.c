@@ -53,6 +53,18 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
     if (!(t > 0.0))
         return mx->n > 0 ? mx->tail[0] : 0.0;
     x = mx->rate * t;
+    if (x < 700.0) {
+        /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all */
+        double p = exp(-x);
+        for (i = 0; i + 1 < mx->n; i++) {
+            s += p * mx->tail[i];
+            p *= x / (double)(i + 1);
+            /* past 2x the remaining terms sum to less than p (ratio < 1/2); tail <= 1 */
+            if ((double)i > 2.0 * x && p < 1e-18 * s)
+                break;
+        }
+        return s > 1.0 ? 1.0 : s;
+    }
     lx = log(x);
     lp = -x;
     for (i = 0; i + 1 < mx->n; i++) {
