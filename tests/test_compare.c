@@ -140,8 +140,10 @@ static char *json_row(const char *json, const char *name)
     char *row;
     snprintf(key, sizeof key, "\"name\": \"%s\"", name);
     start = strstr(json, key);
-    if (start == NULL)
+    if (start == NULL) {
         fail_msg("no row '%s' in:\n%s", name, json);
+        return NULL; /* not reached: fail_msg jumps out */
+    }
     end = strstr(start + 1, "\"name\": ");
     if (end == NULL)
         end = start + strlen(start);
