@@ -82,6 +82,17 @@ void ac_an_check_stability(ac_an_ctx *c)
                                  na->stays_bad ? "stays bad: the failure mode is real"
                                                : "leaves it: at this size the bad state is not "
                                                  "absorbing");
+            if (na->burst_checked)
+                ac_strbuf_printf(&sb,
+                                 "\nsimulated burst of %.3g times the smallest one (%.6g extra jobs/s "
+                                 "for %.4gs) on the good state: %zu of %zu independent runs end in "
+                                 "the bad state and stay there%s",
+                                 na->burst_scale, r->smallest_burst.extra_rate,
+                                 na->burst_scale * r->smallest_burst.duration, na->burst_tipped,
+                                 na->burst_runs,
+                                 na->burst_tipped == na->burst_runs
+                                     ? ""
+                                     : " (near the threshold a finite pool tips only sometimes)");
             if (sb.data != NULL && ac_diag_set_detail(c->findings, sb.data) != AC_OK)
                 c->oom = 1;
             ac_strbuf_free(&sb);

@@ -114,8 +114,50 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
     return 1;
 }
 
-/* Simulate a bistable pool started empty and started in its bad equilibrium: does each
- * stay in its basin over the horizon? */
+/* A copy of m whose every source follows: its rate until `t0`, `factor` times it until
+ * t0 + d, its rate again until `horizon` (the burst that the solver names, applied to the
+ * sources so that it reaches the pool through the network). */
+static int burst_model(const ac_model *m, double t0, double d, double factor, double horizon,
+                       ac_model **out, ac_error *err)
+{
+    ac_model *c = NULL;
+    int rc = ac_model_clone(m, &c, err);
+    if (rc != AC_OK)
+        return rc;
+    for (size_t i = 0; i < c->nprofiles; i++)
+        free(c->profiles[i].points);
+    free(c->profiles);
+    c->nprofiles = 0;
+    c->profiles = calloc(c->nsources > 0 ? c->nsources : 1, sizeof *c->profiles);
+    if (c->profiles == NULL) {
+        ac_model_free(c);
+        return ac_error_set(err, AC_ENOMEM, "out of memory (burst)");
+    }
+    for (size_t s = 0; s < c->nsources; s++) {
+        ac_profile *p = &c->profiles[c->nprofiles++];
+        const double r = c->sources[s].rate, eps = 1e-9 * (t0 + d);
+        const double at[6] = {0.0, t0, t0 + eps, t0 + d, t0 + d + eps, horizon};
+        const double rate[6] = {r, r, r * factor, r * factor, r, r};
+        p->source = s;
+        p->points = calloc(6, sizeof *p->points);
+        if (p->points == NULL) {
+            ac_model_free(c);
+            return ac_error_set(err, AC_ENOMEM, "out of memory (burst)");
+        }
+        for (size_t k = 0; k < 6; k++) {
+            p->points[k].at = at[k];
+            p->points[k].rate = rate[k];
+        }
+        p->npoints = 6;
+        c->sources[s].profile = s;
+    }
+    *out = c;
+    return AC_OK;
+}
+
+/* Simulate a bistable pool started empty, started in its bad equilibrium, and hit by a
+ * burst of 1.5 times the smallest one that the solver says tips it: does each run stay in
+ * (or reach) the basin that the mean field predicts? */
 int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
                        ac_error *err)
 {
@@ -172,7 +214,55 @@ int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_ana
             continue;
         na->basin_bad = res->nodes[i].mean_jobs;
         ac_sim_result_free(res);
+        res = NULL;
         na->basin_checked = 1;
+        if (isfinite(r->smallest_burst.duration) && r->arrival_rate > 0.0) {
+            /* the good state first (a quarter of the horizon), then the burst, then the
+               measurement from a tenth of the horizon after it */
+            const double scale = 1.5;
+            double t0 = so.horizon / 4.0, d = scale * r->smallest_burst.duration;
+            double factor = (r->arrival_rate + r->smallest_burst.extra_rate) / r->arrival_rate;
+            ac_model *bm = NULL;
+            rc = burst_model(m, t0, d, factor, so.horizon, &bm, err);
+            if (rc != AC_OK)
+                return rc;
+            so.initial = NULL;
+            so.ninitial = 0;
+            so.use_profiles = 1;
+            so.warmup = t0 + d + so.horizon / 10.0;
+            /* near the threshold a finite pool tips in some runs and not in others: count
+               the runs (each its own stream) rather than average them */
+            na->burst_runs = 0;
+            na->burst_tipped = 0;
+            for (size_t k = 0; k < 5; k++) {
+                ac_sim_options one = so;
+                one.replications = 1;
+                one.seed = (unsigned long)(ac_sim_seed_mix(opt->sim.seed, 1000u + k) & 0xffffffffu);
+                rc = ac_sim_run(bm, &one, &res, &e2);
+                if (rc == AC_ENOMEM) {
+                    ac_model_free(bm);
+                    return ac_error_set(err, rc, "%s", e2.message);
+                }
+                if (rc != AC_OK)
+                    continue;
+                na->burst_runs++;
+                if (fabs(res->nodes[i].mean_jobs.mean - bad) < fabs(res->nodes[i].mean_jobs.mean - good))
+                    na->burst_tipped++;
+                ac_sim_result_free(res);
+                res = NULL;
+            }
+            rc = ac_sim_run(bm, &so, &res, &e2);
+            ac_model_free(bm);
+            if (rc == AC_ENOMEM)
+                return ac_error_set(err, rc, "%s", e2.message);
+            if (rc == AC_OK && na->burst_runs > 0) {
+                na->burst_checked = 1;
+                na->burst_scale = scale;
+                na->after_burst = res->nodes[i].mean_jobs;
+            }
+            ac_sim_result_free(res);
+            res = NULL;
+        }
         /* in a basin: closer to its equilibrium than to the other one */
         na->stays_good = fabs(na->basin_good.mean - good) < fabs(na->basin_good.mean - bad);
         na->stays_bad = fabs(na->basin_bad.mean - bad) < fabs(na->basin_bad.mean - good);

@@ -140,6 +140,13 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
                 key_double(w, "from_bad_mean_jobs_ci95", na->basin_bad.ci95);
                 ac_jsonw_key(w, "stays_bad");
                 ac_jsonw_bool(w, na->stays_bad);
+                if (na->burst_checked) {
+                    key_double(w, "burst_scale", na->burst_scale);
+                    ac_jsonw_key(w, "burst_runs");
+                    ac_jsonw_uint(w, na->burst_runs);
+                    ac_jsonw_key(w, "burst_runs_tipped");
+                    ac_jsonw_uint(w, na->burst_tipped);
+                }
                 ac_jsonw_object_end(w);
             }
             if (na->pool != NULL) {

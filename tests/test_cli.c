@@ -1454,7 +1454,7 @@ static void test_check_sample_verdicts(void **state)
         {"samples/retry-storm.xml", 1, "[AC103]"},
         {"samples/checkout.xml", 1, "[AC202]"},
         {"samples/closed-network.xml", 0, NULL},
-        {"samples/autoscaled-api.xml", 3, "[AC900]"},
+        {"samples/autoscaled-api.xml", 0, NULL},
         {"samples/serverless-pipeline.xml", 3, "[AC900]"},
     };
     (void)state;
@@ -1502,6 +1502,17 @@ static void test_check_metastable(void **state)
     assert_non_null(strstr(r.out, "smallest burst"));
     assert_non_null(strstr(r.out, "(stays good)"));
     assert_non_null(strstr(r.out, "stays bad: the failure mode is real"));
+    /* the burst the solver names (1.5 times it) tips the simulated pool in most runs */
+    {
+        const char *p = strstr(r.out, "independent runs end in the bad state");
+        unsigned k = 0, n = 0;
+        assert_non_null(p);
+        while (p > r.out && p[-1] != ':')
+            p--;
+        assert_int_equal(sscanf(p, " %u of %u", &k, &n), 2);
+        assert_int_equal(n, 5);
+        assert_true(k >= 3);
+    }
     ac_test_run_free(&r);
 }
 

@@ -75,6 +75,12 @@ typedef struct ac_node_analysis {
     int basin_checked;
     ac_sim_estimate basin_good, basin_bad;
     int stays_good, stays_bad;
+    /* and after a burst (burst_scale times the smallest one the solver names) on top of the
+       good state: the window mean of the jobs per server after the burst */
+    int burst_checked;
+    double burst_scale;
+    ac_sim_estimate after_burst;  /* over the runs */
+    size_t burst_runs, burst_tipped; /* independent runs, and how many ended in the bad basin */
     /* QNA (Whitt 1983), analysis/qna.c: pools fed by a non-Poisson stream have their waits
        scaled by (c_a^2 + 1) / 2 (mean response time, mean jobs, percentiles); the stated
        error grows with |c_a^2 - 1| */
