@@ -34,6 +34,8 @@ typedef struct pdf_doc {
     HPDF_Doc doc;
     jmp_buf env;
     ac_plot_canvas cv;   /* the current page */
+    ac_plot_cjk cjk;     /* the fallback font for Korean, Chinese and Japanese (lazy) */
+    int cjk_noted;       /* the method page said that the fallback is missing */
     double y;            /* top of the free space on the current page */
     unsigned pages;
     const char *footer;  /* the file of the pages being written */
@@ -1195,6 +1197,17 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
     }
     if (nsupp == 0)
         paragraph(d, "None: every finding is reported.");
+    if (ac_plot_cjk_missing(&d->cjk) && !d->cjk_noted) {
+        heading(d, 11.0, "Fonts");
+        snprintf(text, sizeof text,
+                 "Korean, Chinese and Japanese text in this report is drawn as empty boxes (it "
+                 "is still in the text of the document, for search and copying): the fallback "
+                 "font '%.600s' could not be loaded. Install the Debian package " AC_PLOT_CJK_PACKAGE
+                 " or set $" AC_PLOT_CJK_ENV " to a TrueType font with these characters.",
+                 d->cjk.path);
+        paragraph(d, text);
+        d->cjk_noted = 1;
+    }
 }
 
 /* ---------------------------------------------------------------- the document */
@@ -1328,6 +1341,8 @@ int ac_report_pdf(const char *path, const ac_report_run *run, const ac_report_pd
         free(d);
         return ac_error_set(err, AC_ENOMEM, "cannot write the PDF report: out of memory");
     }
+    ac_plot_cjk_init(&d->cjk, d->doc, on_hpdf_error);
+    d->cv.cjk = &d->cjk;
     if (setjmp(d->env) != 0) {
         if (d->error_no != 0)
             rc = ac_error_set(err, d->error_no == HPDF_FAILD_TO_ALLOC_MEM ? AC_ENOMEM : AC_EIO,

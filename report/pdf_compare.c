@@ -43,6 +43,7 @@ typedef struct cdoc {
     HPDF_Doc doc;
     jmp_buf env;
     ac_plot_canvas cv;
+    ac_plot_cjk cjk; /* the fallback font for Korean, Chinese and Japanese (lazy) */
     double y;
     unsigned pages;
     const char *footer;
@@ -538,6 +539,17 @@ static void build(cdoc *d, const ac_compare_run *run)
     write_table(d, run);
     write_headroom_chart(d, run);
     write_resilience_placeholder(d);
+    if (ac_plot_cjk_missing(&d->cjk)) {
+        char text[1400];
+        heading(d, 12.0, "Fonts");
+        snprintf(text, sizeof text,
+                 "Korean, Chinese and Japanese text in this comparison is drawn as empty boxes "
+                 "(it is still in the text of the document): the fallback font '%.600s' could not "
+                 "be loaded. Install the Debian package " AC_PLOT_CJK_PACKAGE " or set $"
+                 AC_PLOT_CJK_ENV " to a TrueType font with these characters.",
+                 d->cjk.path);
+        paragraph(d, text);
+    }
     snprintf(d->doing, sizeof d->doing, "serialising the document");
     AC_PLOT_CHECK(&d->cv, HPDF_SaveToStream(d->doc));
     d->size = HPDF_GetStreamSize(d->doc);
@@ -578,6 +590,8 @@ int ac_report_compare_pdf(const char *path, const ac_compare_run *run,
         free(d);
         return ac_error_set(err, AC_ENOMEM, "cannot write the PDF comparison: out of memory");
     }
+    ac_plot_cjk_init(&d->cjk, d->doc, on_hpdf_error);
+    d->cv.cjk = &d->cjk;
     if (setjmp(d->env) != 0) {
         if (d->error_no != 0)
             rc = ac_error_set(err, d->error_no == HPDF_FAILD_TO_ALLOC_MEM ? AC_ENOMEM : AC_EIO,

@@ -4,11 +4,13 @@
  *
  * Errors: every libharu call either succeeds or ends in ac_plot_throw(), which longjmps to
  * the canvas's jump buffer (the document's error handler does the same). The caller owns the
- * document and frees it after the jump. Nothing here allocates, so a jump leaks nothing.
+ * document and frees it after the jump. Nothing here allocates outside the document (the
+ * fallback font is loaded into it, and HPDF_Free frees it), so a jump leaks nothing.
  *
  * Coordinates are PDF points with the origin at the bottom left of the page. Text is UTF-8
  * (the fonts are TrueType fonts loaded with the "UTF-8" encoder), measured with
- * HPDF_Page_TextWidth so that labels can be placed without overlapping or being cut.
+ * HPDF_Page_TextWidth so that labels can be placed without overlapping or being cut. Text in
+ * Korean, Chinese or Japanese is drawn and measured run by run with a fallback font (below).
  */
 #ifndef AC_REPORT_PLOT_H
 #define AC_REPORT_PLOT_H
@@ -18,11 +20,48 @@
 
 #include <hpdf.h>
 
+/* ---- the fallback font for Korean, Chinese and Japanese ----
+ *
+ * DejaVu Sans has no Hangul, CJK ideographs or kana. Every string drawn or measured is split
+ * into runs by script: Hangul syllables and jamo, CJK ideographs, kana, bopomofo, CJK
+ * punctuation and symbols, full-width forms go to the fallback font, everything else (spaces
+ * included) to the DejaVu font asked for. The fallback is loaded the first time a string needs
+ * it, so a document without such text has exactly the bytes it had without the fallback.
+ * When its file cannot be read (or loaded), that text is drawn with DejaVu (empty boxes) and
+ * ac_plot_cjk_missing says so; drawing never fails because of it. */
+
+#define AC_PLOT_CJK_ENV "ARCHCHECK_CJK_FONT"
+#define AC_PLOT_CJK_DEFAULT "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
+#define AC_PLOT_CJK_DEFAULT_BOLD "/usr/share/fonts/truetype/nanum/NanumGothicBold.ttf"
+#define AC_PLOT_CJK_PACKAGE "fonts-nanum"
+
+typedef struct ac_plot_cjk {
+    HPDF_Doc doc;
+    HPDF_Error_Handler on_error; /* the document's handler, put back after a trial load */
+    char path[1024];             /* the regular face (a TrueType .ttf file) */
+    char bold_path[1024];        /* the bold face; empty: the regular face for bold text */
+    int checked, missing, bold_tried;
+    HPDF_Font regular, bold;     /* NULL until loaded */
+} ac_plot_cjk;
+
+/* Set up the fallback of `doc` (nothing is loaded): $ARCHCHECK_CJK_FONT if set and not empty
+ * (then used for bold text too), else AC_PLOT_CJK_DEFAULT and AC_PLOT_CJK_DEFAULT_BOLD.
+ * `on_error` is the handler the document was created with. */
+void ac_plot_cjk_init(ac_plot_cjk *f, HPDF_Doc doc, HPDF_Error_Handler on_error);
+
+/* Non-zero when some text needed the fallback and it could not be loaded (it was drawn as
+ * empty boxes). */
+int ac_plot_cjk_missing(const ac_plot_cjk *f);
+
+/* Non-zero when the UTF-8 string holds a character that the fallback font draws. */
+int ac_plot_needs_cjk(const char *s);
+
 /* Where drawing goes: one page, its fonts, and the jump buffer of the document. */
 typedef struct ac_plot_canvas {
     HPDF_Page page;
     HPDF_Font regular, bold;
     jmp_buf *env;
+    ac_plot_cjk *cjk; /* the fallback for Korean, Chinese and Japanese; NULL: none */
 } ac_plot_canvas;
 
 /* Jump out to the canvas's jump buffer (a libharu call failed). */

@@ -2,7 +2,8 @@
  * The PDF report and the CI baseline, end to end through the binary (AC_TEST_BIN, run in
  * AC_SOURCE_DIR): the text of the PDF (pdftotext) holds the verdict, every check and the
  * numbers of the JSON; the same input gives the same bytes; a report that cannot be written
- * exits 2 and leaves nothing; non-Latin labels survive; baselines accept the known findings
+ * exits 2 and leaves nothing; non-Latin labels survive (Hangul drawn with the CJK fallback font,
+ * embedded only when needed); baselines accept the known findings
  * and still fail on new ones.
  */
 #include "helpers.h"
@@ -305,6 +306,140 @@ static void test_pdf_unicode_label(void **state)
     free(pdf);
 }
 
+/* The fonts of a PDF as pdffonts lists them (stderr dropped). */
+static char *pdf_fonts(const char *pdf)
+{
+    char prog[] = "/usr/bin/pdffonts";
+    char *file = strdup(pdf);
+    char *argv[] = {prog, file, NULL};
+    ac_test_run r = ac_test_exec(NULL, argv);
+    free(file);
+    assert_int_equal(r.status, 0);
+    free(r.err);
+    return r.out;
+}
+
+/* The line of pdffonts's listing that names `font`, or NULL. */
+static const char *font_line(const char *fonts, const char *font, char *line, size_t size)
+{
+    const char *p = strstr(fonts, font), *start, *end;
+    size_t n;
+    if (p == NULL)
+        return NULL;
+    for (start = p; start > fonts && start[-1] != '\n'; start--)
+        ;
+    end = strchr(p, '\n');
+    n = end != NULL ? (size_t)(end - start) : strlen(start);
+    if (n >= size)
+        n = size - 1;
+    memcpy(line, start, n);
+    line[n] = '\0';
+    return line;
+}
+
+static size_t count_substr(const char *s, const char *sub)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, sub); p != NULL; p = strstr(p + strlen(sub), sub))
+        n++;
+    return n;
+}
+
+/* Hangul is drawn with the CJK fallback (embedded, subset) only when a report needs it; a
+ * missing fallback draws boxes, says so once, and fails nothing. */
+static void test_pdf_cjk_font(void **state)
+{
+    char *xml = tmp_path("ko.xml"), *pdf = tmp_path("ko.pdf"), *pdf2 = tmp_path("ko2.pdf");
+    char *plain = tmp_path("plain.pdf"), *boxes = tmp_path("boxes.pdf"), *junk = tmp_path("junk.ttf");
+    char *fonts, *text, *x, *y;
+    const char *saved = getenv("ARCHCHECK_CJK_FONT");
+    char *saved_copy = saved != NULL ? strdup(saved) : NULL;
+    char line[256];
+    ac_test_run r;
+    long n;
+    (void)state;
+    unsetenv("ARCHCHECK_CJK_FONT");
+    if (access("/usr/share/fonts/truetype/nanum/NanumGothic.ttf", R_OK) != 0)
+        fail_msg("the CJK fallback font is missing: install the Debian package fonts-nanum "
+                 "(scripts/deps.sh)");
+    write_file(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                    "<architecture name=\"ko\" format=\"1\" label=\"사내 업무 도구\">\n"
+                    "  <workload><source id=\"s\" to=\"app\" rate=\"10/s\"/></workload>\n"
+                    "  <pool id=\"app\" servers=\"2\" service-rate=\"10/s\" dispatch=\"random\"\n"
+                    "        label=\"애플리케이션 서버\"/>\n"
+                    "</architecture>\n");
+    r = run_ac("check", "--report", pdf, xml, NULL);
+    assert_int_equal(r.status, 0);
+    ac_test_run_free(&r);
+    fonts = pdf_fonts(pdf);
+    if (font_line(fonts, "+NanumGothic", line, sizeof line) == NULL)
+        fail_msg("no NanumGothic font in the PDF:\n%s", fonts);
+    /* CID TrueType, Identity-H, emb yes, sub yes */
+    assert_non_null(strstr(line, "Identity-H       yes yes"));
+    assert_non_null(strstr(fonts, "+DejaVuSans,Book"));
+    free(fonts);
+    text = pdf_text(pdf);
+    assert_non_null(strstr(text, "사내 업무 도구 (ko)"));
+    assert_non_null(strstr(text, "Node app — 애플리케이션 서버"));
+    assert_null(strstr(text, "empty boxes"));
+    free(text);
+    /* deterministic with the fallback too */
+    r = run_ac("check", "--report", pdf2, xml, NULL);
+    assert_int_equal(r.status, 0);
+    ac_test_run_free(&r);
+    n = file_size(pdf);
+    assert_int_equal(n, file_size(pdf2));
+    x = ac_test_read_file(pdf);
+    y = ac_test_read_file(pdf2);
+    assert_memory_equal(x, y, (size_t)n);
+    free(x);
+    free(y);
+
+    /* no CJK text: no fallback font */
+    r = run_ac("check", "--report", plain, "samples/tandem.xml", NULL);
+    assert_int_equal(r.status, 0);
+    ac_test_run_free(&r);
+    fonts = pdf_fonts(plain);
+    assert_non_null(strstr(fonts, "+DejaVuSans,Book"));
+    assert_null(strstr(fonts, "Nanum"));
+    free(fonts);
+    assert_true(file_size(plain) < n);
+
+    /* the fallback cannot be loaded (missing, or not a font): boxes and one note */
+    write_file(junk, "not a TrueType font\n");
+    for (int k = 0; k < 2; k++) {
+        setenv("ARCHCHECK_CJK_FONT", k == 0 ? "/nonexistent/cjk.ttf" : junk, 1);
+        r = run_ac("check", "--report", boxes, xml, NULL);
+        unsetenv("ARCHCHECK_CJK_FONT");
+        assert_int_equal(r.status, 0);
+        ac_test_run_free(&r);
+        fonts = pdf_fonts(boxes);
+        assert_null(strstr(fonts, "Nanum"));
+        free(fonts);
+        text = pdf_text(boxes);
+        assert_non_null(strstr(text, "Node app — 애플리케이션 서버"));
+        assert_int_equal(count_substr(text, "drawn as empty boxes"), 1);
+        assert_non_null(strstr(text, k == 0 ? "/nonexistent/cjk.ttf" : junk));
+        free(text);
+        unlink(boxes);
+    }
+
+    if (saved_copy != NULL)
+        setenv("ARCHCHECK_CJK_FONT", saved_copy, 1);
+    free(saved_copy);
+    unlink(xml);
+    unlink(pdf);
+    unlink(pdf2);
+    unlink(plain);
+    unlink(junk);
+    free(junk);
+    free(xml);
+    free(pdf);
+    free(pdf2);
+    free(plain);
+    free(boxes);
+}
+
 /* A small failing design: utilisation 0.9 against a limit of 0.8. */
 static const char baseline_xml[] =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -444,7 +579,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tandem_pdf),        cmocka_unit_test(test_retry_storm_pdf),
         cmocka_unit_test(test_pdf_deterministic), cmocka_unit_test(test_pdf_write_failure),
-        cmocka_unit_test(test_pdf_unicode_label), cmocka_unit_test(test_baseline),
+        cmocka_unit_test(test_pdf_unicode_label), cmocka_unit_test(test_pdf_cjk_font),
+        cmocka_unit_test(test_baseline),
         cmocka_unit_test(test_sarif_schema),
     };
     gsl_set_error_handler_off();
