@@ -450,6 +450,25 @@ static void ctx_free(e2e_ctx *c)
     free(c->onstack);
 }
 
+/* The percentiles and the published grid P(T > t) of a lattice law given by its CDF. */
+static int store_law(const e2e_ctx *c, ac_analysis *a, const double *cdf, ac_error *err)
+{
+    a->e2e.percentiles = 1;
+    a->e2e.p50 = quantile(cdf, c->M, c->h, 0.50);
+    a->e2e.p95 = quantile(cdf, c->M, c->h, 0.95);
+    a->e2e.p99 = quantile(cdf, c->M, c->h, 0.99);
+    a->e2e.grid_t = malloc(c->M * sizeof *a->e2e.grid_t);
+    a->e2e.grid_ccdf = malloc(c->M * sizeof *a->e2e.grid_ccdf);
+    if (a->e2e.grid_t == NULL || a->e2e.grid_ccdf == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
+    a->e2e.grid_n = c->M;
+    for (size_t k = 0; k < c->M; k++) {
+        a->e2e.grid_t[k] = (double)k * c->h;
+        a->e2e.grid_ccdf[k] = fmax(0.0, 1.0 - cdf[k]);
+    }
+    return AC_OK;
+}
+
 /*
  * Percentiles of a closed workload (one <population>): MVA gives exact means but no
  * distributions. Each station's response law is taken from the open model of the pool at
@@ -490,24 +509,10 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, ac_error *err)
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].arrival_rate > 0.0)
             max_err = fmax(max_err, a->nodes[i].expected_rel_error);
-    a->e2e.percentiles = 1;
-    a->e2e.p50 = quantile(cdf, c.M, c.h, 0.50);
-    a->e2e.p95 = quantile(cdf, c.M, c.h, 0.95);
-    a->e2e.p99 = quantile(cdf, c.M, c.h, 0.99);
+    rc = store_law(&c, a, cdf, err);
     a->e2e.expected_rel_error =
         max_err + fabs(mean - a->e2e.mean_response_time) / a->e2e.mean_response_time +
         c.h / fmax(a->e2e.p50, c.h);
-    a->e2e.grid_t = malloc(c.M * sizeof *a->e2e.grid_t);
-    a->e2e.grid_ccdf = malloc(c.M * sizeof *a->e2e.grid_ccdf);
-    if (a->e2e.grid_t == NULL || a->e2e.grid_ccdf == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-        goto cleanup;
-    }
-    a->e2e.grid_n = c.M;
-    for (size_t k = 0; k < c.M; k++) {
-        a->e2e.grid_t[k] = (double)k * c.h;
-        a->e2e.grid_ccdf[k] = fmax(0.0, 1.0 - cdf[k]);
-    }
 cleanup:
     free(l.p);
     free(cdf);
@@ -529,22 +534,10 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         return AC_OK;
     }
     ac_an_e2e_clear(&a->e2e);
-    memset(&c, 0, sizeof c);
-    c.m = m;
-    c.a = a;
-    c.M = AC_E2E_M;
-    c.h = lattice_length(m, a) / (double)(c.M - 1);
-    c.onstack = calloc(m->nnodes > 0 ? m->nnodes : 1, 1);
-    for (int s = 0; s < 2; s++) {
-        c.memo[s] = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *c.memo[s]);
-        c.memo_success[s] = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *c.memo_success[s]);
-        c.memo_join[s] = malloc((m->nnodes > 0 ? m->nnodes : 1) * sizeof *c.memo_join[s]);
-        if (c.memo[s] == NULL || c.memo_success[s] == NULL || c.memo_join[s] == NULL)
-            c.oom = 1;
-    }
+    rc = ctx_init(&c, m, a);
     mix = calloc(c.M, sizeof *mix);
     cdf = calloc(c.M, sizeof *cdf);
-    if (c.onstack == NULL || mix == NULL || cdf == NULL || c.oom) {
+    if (rc != AC_OK || mix == NULL || cdf == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
         goto cleanup;
     }
@@ -585,6 +578,17 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
     a->e2e.available = 1;
     a->e2e.expected_rel_error = max_err;
     a->e2e.mean_rel_error = max_err;
+    /* the lattice combines the Poisson-arrival laws of the pools; where renewal arrivals
+       changed a pool's numbers (QNA or GI/M/1), the percentiles carry the change of its
+       mean as a further error */
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        if ((na->qna || na->qna_exact) && na->pool != NULL && na->mean_response_time > 0.0)
+            max_err = fmax(max_err, fabs(na->mean_response_time -
+                                         na->pool->kpi.mean_response_time) /
+                                        na->mean_response_time +
+                                    na->expected_rel_error);
+    }
     /* the mean by visit ratios: sum_i (Lambda_i / gamma) E[T_i], exact without fan-out */
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].arrival_rate > 0.0)
@@ -614,10 +618,9 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
             cdf[k] = cum;
             mean += (double)k * c.h * mix[k];
         }
-        a->e2e.percentiles = 1;
-        a->e2e.p50 = quantile(cdf, c.M, c.h, 0.50);
-        a->e2e.p95 = quantile(cdf, c.M, c.h, 0.95);
-        a->e2e.p99 = quantile(cdf, c.M, c.h, 0.99);
+        rc = store_law(&c, a, cdf, err);
+        if (rc != AC_OK)
+            goto cleanup;
         if (has_fanout(m)) {
             a->e2e.mean_response_time = mean; /* from the lattice */
             a->e2e.mean_rel_error = max_err + c.h / fmax(mean, c.h);
@@ -626,27 +629,9 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         a->e2e.throughput = succ * a->scale;
         /* the lattice adds up to half a step per node to a quantile */
         a->e2e.expected_rel_error = max_err + c.h / fmax(a->e2e.p50, c.h);
-        a->e2e.grid_t = malloc(c.M * sizeof *a->e2e.grid_t);
-        a->e2e.grid_ccdf = malloc(c.M * sizeof *a->e2e.grid_ccdf);
-        if (a->e2e.grid_t == NULL || a->e2e.grid_ccdf == NULL) {
-            rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-            goto cleanup;
-        }
-        a->e2e.grid_n = c.M;
-        for (size_t k = 0; k < c.M; k++) {
-            a->e2e.grid_t[k] = (double)k * c.h;
-            a->e2e.grid_ccdf[k] = fmax(0.0, 1.0 - cdf[k]);
-        }
     }
 cleanup:
-    for (int s = 0; s < 2; s++) {
-        for (size_t i = 0; c.memo[s] != NULL && i < m->nnodes; i++)
-            free(c.memo[s][i]);
-        free(c.memo[s]);
-        free(c.memo_success[s]);
-        free(c.memo_join[s]);
-    }
-    free(c.onstack);
+    ctx_free(&c);
     free(mix);
     free(cdf);
     return rc;

@@ -1,8 +1,8 @@
 /*
  * Requirements that need more than the steady state: headroom (evaluated from
- * the headroom search), recovery (from the fluid transient, transient.c), and
- * scaling and resilience, which need the autoscaler's transient and the
- * worst-case search (not in this version: inconclusive).
+ * the headroom search), recovery and scaling (from the fluid transient with its
+ * autoscalers, transient.c), and resilience, which needs the worst-case search
+ * (not in this version: inconclusive).
  */
 #include <math.h>
 #include <stdio.h>
@@ -286,6 +286,179 @@ static void recovery(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     free(crit);
 }
 
+/*
+ * Monotone runs of the profiles over [0, horizon): the maximal stretches on which a
+ * profile's rate only rises or only falls (flat segments do not break a run). Repeats
+ * unfolded up to the horizon.
+ */
+static size_t profile_runs(const ac_model *m, double horizon)
+{
+    size_t runs = 0;
+    for (size_t q = 0; q < m->nprofiles; q++) {
+        const ac_profile *p = &m->profiles[q];
+        double period = p->points[p->npoints - 1].at;
+        size_t reps = p->repeat && period > 0.0 ? (size_t)fmin(ceil(horizon / period), 1e6) : 1;
+        int last = 0;
+        for (size_t r = 0; r < reps; r++)
+            for (size_t k = 1; k < p->npoints; k++) {
+                double d = p->points[k].rate - p->points[k - 1].rate;
+                int sg = d > 0.0 ? 1 : d < 0.0 ? -1 : 0;
+                if ((double)r * period + p->points[k - 1].at >= horizon)
+                    break;
+                if (sg != 0 && sg != last) {
+                    runs++;
+                    last = sg;
+                }
+            }
+    }
+    return runs;
+}
+
+/* The profiles' horizon: the largest last point (one period of a repeated profile). */
+static double profile_horizon(const ac_model *m)
+{
+    double h = 0.0;
+    for (size_t q = 0; q < m->nprofiles; q++)
+        h = fmax(h, m->profiles[q].points[m->profiles[q].npoints - 1].at);
+    return h;
+}
+
+/*
+ * Scaling (format.md <scaling max-events max-server-hours>): over the profile's horizon H
+ * (its last point; one period of a repeated profile) the scaling events (changes of the
+ * autoscalers' target counts) and the server-hours int_0^H N dt / 3600 of every pool in
+ * scope (all pools, autoscaled or not: server time is the cost; `target` narrows to one),
+ * from the fluid transient with its scalers (transient.h). Two outcomes, one per limit (one
+ * undecided "scaling" outcome when they cannot be evaluated).
+ *
+ * Stated errors (the fluid model is deterministic; a real scaler is not):
+ *  - events: +-1 per monotone run of the load and per autoscaled pool, +1 for the start.
+ *    On a run the scaler acts each time the load has moved by the tolerance since the last
+ *    action (the count is about ln(ratio of the run) / ln(1 +- tolerance)); where the look
+ *    grid falls (its phase against the profile) moves the first and last of them by up to
+ *    one interval, which can add or drop one at each end.
+ *  - server-hours: the phase of the looks (each change of N by up to one interval: sum |dN|
+ *    interval) plus the noise the fluid leaves out, which biases the cooldown upwards (it
+ *    keeps the highest recommendation of W = cooldown / interval + 1 looks): with a
+ *    utilisation metric averaged over one interval I, the busy count B of an M/M/inf-like
+ *    pool gives a recommendation with relative standard deviation sqrt(2 / (B mu I)), and the
+ *    maximum of W of them is higher by about sqrt(2 ln W) of those: that share of N,
+ *    averaged over the horizon with weight N.
+ */
+static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
+{
+    const ac_model *m = c->model;
+    const ac_analysis *a = c->a;
+    const ac_transient *tr = a->transient;
+    ac_req_outcome ev, hr;
+    double H = profile_horizon(m), hours = 0.0, noise = 0.0, phase = 0.0, dt;
+    size_t events = 0, nscaled = 0, nmin = AC_UNBOUNDED, nmax = 0;
+    size_t before = c->findings != NULL ? c->findings->count : 0;
+
+    memset(&ev, 0, sizeof ev);
+    ev.node = r->target;
+    ev.limit = r->max_events == AC_UNBOUNDED ? INFINITY : (double)r->max_events;
+    snprintf(ev.what, sizeof ev.what, "scaling events");
+    hr = ev;
+    hr.limit = r->max_server_hours;
+    snprintf(hr.what, sizeof hr.what, "server-hours");
+    snprintf(hr.unit, sizeof hr.unit, "h");
+
+    if (r->target != AC_NONE && m->nodes[r->target].kind != AC_NODE_POOL) {
+        snprintf(ev.note, sizeof ev.note, "'%.60s' is not a pool: only pools have servers",
+                 m->nodes[r->target].id);
+    } else if (m->nprofiles == 0) {
+        /* the steady state decides the count: report it */
+        size_t first = AC_NONE;
+        for (size_t i = 0; i < m->nnodes && first == AC_NONE; i++)
+            if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale &&
+                (r->target == AC_NONE || r->target == i))
+                first = i;
+        if (first != AC_NONE)
+            snprintf(ev.note, sizeof ev.note,
+                     "the model has no <profile> to count over; in steady state at the source "
+                     "rates the autoscaler holds '%.40s' at %zu servers",
+                     m->nodes[first].id,
+                     ac_transient_autoscale_steady(&m->nodes[first].u.pool,
+                                                   a->nodes[first].arrival_rate));
+        else
+            snprintf(ev.note, sizeof ev.note,
+                     "the model has no <profile>: scaling is counted over a profile's horizon");
+    } else if (tr == NULL) {
+        snprintf(ev.note, sizeof ev.note, "%.150s",
+                 a->transient_note[0] ? a->transient_note : "the transient was not computed");
+    } else if (tr->horizon < H * (1.0 - 1e-12)) {
+        snprintf(ev.note, sizeof ev.note,
+                 "the transient's horizon %gs is shorter than the profile's %gs", tr->horizon, H);
+    } else {
+        ev.evaluated = 1;
+    }
+    if (!ev.evaluated) { /* one undecided outcome for the requirement */
+        snprintf(ev.what, sizeof ev.what, "scaling");
+        emit(c, r, &ev);
+        return;
+    }
+
+    dt = tr->horizon / (double)(tr->nsamples - 1);
+    for (size_t i = 0; i < tr->nnodes; i++) {
+        const ac_transient_node *n = &tr->nodes[i];
+        const ac_pool *pool;
+        double W, zmax;
+        if (!n->modelled || (r->target != AC_NONE && r->target != i))
+            continue;
+        hours += ac_transient_server_hours_until(n, H);
+        if (!n->autoscaled)
+            continue;
+        pool = &m->nodes[i].u.pool;
+        nscaled++;
+        events += ac_transient_events_until(n, H);
+        nmin = n->start_servers < nmin ? n->start_servers : nmin;
+        nmax = n->start_servers > nmax ? n->start_servers : nmax;
+        for (size_t k = 0; k < n->nchanges && n->change_t[k] < H; k++) {
+            size_t prev = k > 0 ? n->change_servers[k - 1] : n->start_servers;
+            size_t now = n->change_servers[k];
+            phase += (double)(now > prev ? now - prev : prev - now) * pool->autoscale.interval;
+            nmin = now < nmin ? now : nmin;
+            nmax = now > nmax ? now : nmax;
+        }
+        W = floor(pool->autoscale.cooldown / pool->autoscale.interval) + 1.0;
+        zmax = W > 1.0 ? sqrt(2.0 * log(W)) : 0.0;
+        for (size_t s = 0; s + 1 < tr->nsamples && tr->t[s] < H; s++) {
+            double B = fmax(1.0, n->servers[s] * n->utilization[s]);
+            double sd = fmin(1.0, sqrt(2.0 / (B * pool->service_rate * pool->autoscale.interval)));
+            noise += n->servers[s] * sd * zmax * fmin(dt, H - tr->t[s]);
+        }
+    }
+    ev.value = (double)events;
+    ev.pass = ev.value <= ev.limit;
+    if (events > 0)
+        ev.rel_error = (double)((profile_runs(m, H) + 1) * nscaled) / ev.value;
+    hr.value = hours;
+    hr.evaluated = 1;
+    hr.pass = hr.value <= hr.limit;
+    if (hours > 0.0)
+        hr.rel_error = (phase / 3600.0 + noise / 3600.0) / hours;
+    if (r->max_events != AC_UNBOUNDED)
+        emit(c, r, &ev);
+    if (!isinf(r->max_server_hours))
+        emit(c, r, &hr);
+    if (c->findings != NULL && c->findings->count > before && (!ev.pass || !hr.pass)) {
+        char detail[480];
+        if (nscaled > 0)
+            snprintf(detail, sizeof detail,
+                     "over the profile's %gs (fluid transient with its autoscalers, %s): %zu "
+                     "scaling events, %.6g server-hours; autoscaled servers between %zu and %zu",
+                     H, tr->method, events, hours, nmin, nmax);
+        else
+            snprintf(detail, sizeof detail,
+                     "over the profile's %gs: no autoscaled pool in scope, %.6g server-hours at "
+                     "fixed counts",
+                     H, hours);
+        if (ac_diag_set_detail(c->findings, detail) != AC_OK)
+            c->oom = 1;
+    }
+}
+
 void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
     ac_req_outcome o;
@@ -293,14 +466,16 @@ void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         recovery(c, r, emit);
         return;
     }
+    if (r->kind == AC_REQ_SCALING) {
+        scaling(c, r, emit);
+        return;
+    }
     memset(&o, 0, sizeof o);
     o.node = r->target;
     snprintf(o.what, sizeof o.what, "%s", ac_req_kind_name(r->kind));
     snprintf(o.note, sizeof o.note,
-             "%s requirements need the %s, which archcheck %s does not have yet",
-             ac_req_kind_name(r->kind),
-             r->kind == AC_REQ_RESILIENCE ? "worst-case fault search"
-                                          : "autoscaler in the transient model",
-             AC_VERSION);
+             "%s requirements need the worst-case fault search, which archcheck %s does not "
+             "have yet",
+             ac_req_kind_name(r->kind), AC_VERSION);
     emit(c, r, &o);
 }

@@ -53,12 +53,33 @@
 #define TR_SETTLE_TOL 1e-10  /* settled: max |f_k| <= this * (lambda + mu), per server */
 #define TR_PROP_MAX 10000000 /* work limit of one propagation */
 
+/* A FIFO of (time, count) pairs: the scaler's pending orders and its recommendations. */
+typedef struct tr_fifo {
+    double *t;
+    size_t *n;
+    size_t head, len, cap;
+} tr_fifo;
+
+/* The HPA-like scaler of one autoscaled pool (transient.h). */
+typedef struct tr_scaler {
+    const ac_autoscale *as;
+    size_t target;       /* the target count: serving + ordered */
+    size_t k;            /* looks done; the next one is at k * interval */
+    tr_fifo orders;      /* pending orders: ready time, servers */
+    tr_fifo recs;        /* recommendations of the cooldown window: time, count */
+    size_t ev_cap, ch_cap; /* capacities of the node's event and change logs */
+} tr_scaler;
+
 typedef struct tr_pool {
     size_t node;
     ac_solver_pool_model *model;
     size_t dim, off;
     double N, mu, cap; /* servers, service rate, N mu */
     int truncated;
+    double base_rate;  /* jobs/s offered at the sources' `rate` (static traffic) */
+    double hours;      /* int N dt / 3600 up to t_last */
+    double t_last;     /* s, the last change of N */
+    tr_scaler *sc;     /* NULL: servers fixed */
 } tr_pool;
 
 /* A sparse map origin -> targets: CSR. */
@@ -83,6 +104,7 @@ typedef struct tr_ctx {
     size_t maxdim;
     int frozen;
     double t_frozen;
+    size_t nscaled;       /* pools with a scaler */
 } tr_ctx;
 
 void ac_transient_options_init(ac_transient_options *opt)
@@ -102,31 +124,7 @@ void ac_transient_options_init(ac_transient_options *opt)
 /* The profile's segment at t (after folding a repeat): rate and slope. */
 static void profile_eval(const ac_profile *p, double t, double *rate, double *slope)
 {
-    const ac_profile_point *pt = p->points;
-    size_t n = p->npoints, lo = 0, hi = n - 1;
-    double period = pt[n - 1].at;
-    *slope = 0.0;
-    if (p->repeat && period > 0.0 && t >= period)
-        t = fmod(t, period);
-    if (t >= period) {
-        *rate = pt[n - 1].rate;
-        return;
-    }
-    if (t <= pt[0].at) {
-        *rate = pt[0].rate;
-        if (n > 1 && pt[1].at > pt[0].at)
-            *slope = (pt[1].rate - pt[0].rate) / (pt[1].at - pt[0].at);
-        return;
-    }
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (pt[mid].at <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *slope = (pt[hi].rate - pt[lo].rate) / (pt[hi].at - pt[lo].at);
-    *rate = pt[lo].rate + *slope * (t - pt[lo].at);
+    *rate = ac_profile_rate(p, t, slope);
 }
 
 double ac_transient_source_rate(const ac_model *m, size_t s, double scale, double t)
@@ -442,6 +440,77 @@ static int choose_dim(const ac_pool *pool, double peak, double start_rate, doubl
     return AC_OK;
 }
 
+/*
+ * Levels of an autoscaled pool. Its count changes, so the truncation is that of the count
+ * the scaler steers to at the peak, with a margin for the lag of scaling: the count N_p =
+ * ceil(peak / (mu u_t)) clamped to [min, max] at a per-server load u_t = min(0.95, max(target
+ * (1 + 2 tolerance), (1 + target) / 2)) above the band the scaler keeps; the overloaded
+ * branch of choose_dim (build-up) when even `max` servers cannot carry the peak. At least
+ * the levels of `min` servers at that load (jsq and jiq sample all N servers: their tail is
+ * heavier at a small count) and of the start (the starting count at the start rate), which
+ * settle() fills.
+ * Plus the backlog of one reaction time R = interval + scale-up-delay: the load can grow by
+ * the factor `grow` (the largest growth of the static rate over R) before new servers serve,
+ * from the top of the band, so each server builds up mu R max(0, target (1 + tolerance) grow
+ * - 1) jobs (and six standard deviations of its spread).
+ */
+static int autoscaled_dim(const ac_pool *pool, double peak, double start_rate, double buildup,
+                          double t_over, double grow, size_t dim_max, size_t *dim, int *capped,
+                          ac_error *err)
+{
+    const ac_autoscale *as = &pool->autoscale;
+    ac_pool at_peak = *pool;
+    double mu = pool->service_rate, tu = as->target_utilization;
+    double ut = fmin(0.95, fmax(tu * (1.0 + 2.0 * as->tolerance), 0.5 * (1.0 + tu)));
+    double np = ceil(peak / (mu * ut));
+    size_t d0 = 0;
+    int cap0 = 0, rc;
+    if (!(np >= (double)as->min))
+        np = (double)as->min;
+    if (np > (double)as->max)
+        np = (double)as->max;
+    at_peak.servers = (size_t)np;
+    rc = choose_dim(&at_peak, peak, start_rate, buildup, t_over, dim_max, dim, capped, err);
+    if (rc != AC_OK)
+        return rc;
+    if (as->min < at_peak.servers) { /* jsq, jiq: sampling d = N, a heavier tail at few */
+        ac_pool at_min = *pool;
+        double r = fmin(peak, (double)as->min * mu * ut);
+        at_min.servers = as->min;
+        rc = choose_dim(&at_min, r, r, 0.0, 0.0, dim_max, &d0, &cap0, err);
+        if (rc != AC_OK)
+            return rc;
+        if (d0 > *dim) {
+            *dim = d0;
+            *capped = cap0;
+        }
+    }
+    if (start_rate < (double)pool->servers * mu) {
+        rc = choose_dim(pool, start_rate, start_rate, 0.0, 0.0, dim_max, &d0, &cap0, err);
+        if (rc != AC_OK)
+            return rc;
+        if (d0 > *dim) {
+            *dim = d0;
+            *capped = cap0;
+        }
+    }
+    {
+        double R = as->interval + as->scale_up_delay;
+        double B = mu * R * fmax(0.0, tu * (1.0 + as->tolerance) * grow - 1.0);
+        if (B > 0.0 && pool->dispatch != AC_DISPATCH_SHARED_QUEUE) {
+            double k = (double)*dim + ceil(B + 6.0 * sqrt(B));
+            if (pool->buffer != AC_UNBOUNDED && k > (double)pool->buffer)
+                k = (double)pool->buffer;
+            if (k > (double)dim_max) {
+                k = (double)dim_max;
+                *capped = 1;
+            }
+            *dim = k > (double)*dim ? (size_t)k : *dim;
+        }
+    }
+    return AC_OK;
+}
+
 /* Static traffic per unit of each source (all nodes passing their inflow on), then the
  * peak, start rate, build-up and overload time of each pool on a grid over the horizon. */
 static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, size_t *dims,
@@ -452,11 +521,18 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
     double *peak = calloc(np + 1, sizeof *peak), *start = calloc(np + 1, sizeof *start);
     double *build = calloc(np + 1, sizeof *build), *tover = calloc(np + 1, sizeof *tover);
     double *prev = calloc(np + 1, sizeof *prev), *cur = calloc(np + 1, sizeof *cur);
+    double *hist = NULL; /* autoscaled pools: the static rate on the grid */
+    size_t *slot = calloc(np + 1, sizeof *slot), nas = 0;
     tr_csr w;
     int rc = AC_OK;
     memset(&w, 0, sizeof w);
     w.start = calloc(ns + 1, sizeof *w.start);
-    if (!peak || !start || !build || !tover || !prev || !cur || !w.start) {
+    for (size_t i = 0; slot != NULL && i < np; i++)
+        slot[i] = m->nodes[c->pools[i].node].u.pool.has_autoscale ? nas++ : AC_NONE;
+    if (nas > 0)
+        hist = malloc(nas * (TR_GRID + 1) * sizeof *hist);
+    if (!peak || !start || !build || !tover || !prev || !cur || !w.start || !slot ||
+        (nas > 0 && hist == NULL)) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient truncation)");
         goto cleanup;
     }
@@ -476,6 +552,9 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
         }
         w.start[s + 1] = w.n;
     }
+    for (size_t s = 0; s < ns; s++) /* the static traffic at the sources' `rate` */
+        for (size_t e = w.start[s]; e < w.start[s + 1]; e++)
+            c->pools[w.to[e]].base_rate += w.coef[e] * c->opt->scale * m->sources[s].rate;
     for (size_t g = 0; g <= TR_GRID; g++) {
         double t = horizon * (double)g / TR_GRID, h = horizon / TR_GRID;
         sources_at(c, t, c->gamma, NULL);
@@ -487,6 +566,8 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
             const tr_pool *tp = &c->pools[i];
             double ex0 = fmax(0.0, prev[i] / tp->N - tp->mu), ex1 = fmax(0.0, cur[i] / tp->N - tp->mu);
             peak[i] = fmax(peak[i], cur[i]);
+            if (slot[i] != AC_NONE)
+                hist[slot[i] * (TR_GRID + 1) + g] = cur[i];
             if (g == 0) {
                 start[i] = cur[i];
             } else {
@@ -514,8 +595,22 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
     for (size_t i = 0; i < np; i++) {
         const ac_pool *pool = &m->nodes[c->pools[i].node].u.pool;
         int capped = 0;
-        rc = choose_dim(pool, peak[i], start[i], build[i], tover[i], c->opt->pool_dim_max,
-                        &dims[i], &capped, err);
+        if (pool->has_autoscale) {
+            /* the largest growth of the rate over a reaction time, on the grid (at least
+             * one step), capped at 100 */
+            const double *hs = hist + slot[i] * (TR_GRID + 1);
+            double R = pool->autoscale.interval + pool->autoscale.scale_up_delay, grow = 1.0;
+            size_t L = (size_t)fmin(ceil(R / (horizon / TR_GRID)), (double)TR_GRID);
+            L = L > 0 ? L : 1;
+            for (size_t g = L; g <= TR_GRID; g++)
+                if (hs[g] > hs[g - L])
+                    grow = fmax(grow, hs[g - L] > 0.0 ? fmin(hs[g] / hs[g - L], 100.0) : 100.0);
+            rc = autoscaled_dim(pool, peak[i], start[i], build[i], tover[i], grow,
+                                c->opt->pool_dim_max, &dims[i], &capped, err);
+        } else {
+            rc = choose_dim(pool, peak[i], start[i], build[i], tover[i], c->opt->pool_dim_max,
+                            &dims[i], &capped, err);
+        }
         if (rc != AC_OK)
             goto cleanup;
         if (capped) {
@@ -532,6 +627,8 @@ cleanup:
     free(tover);
     free(prev);
     free(cur);
+    free(hist);
+    free(slot);
     csr_free(&w);
     return rc;
 }
@@ -744,6 +841,11 @@ static void node_free(ac_transient_node *n)
     free(n->cum_arrivals);
     free(n->cum_departures);
     free(n->q_final);
+    free(n->servers);
+    free(n->event_t);
+    free(n->event_target);
+    free(n->change_t);
+    free(n->change_servers);
 }
 
 void ac_transient_free(ac_transient *tr)
@@ -772,8 +874,9 @@ static int node_alloc(ac_transient_node *n, size_t ns, int pool)
     n->cum_arrivals = malloc(ns * sizeof(double));
     n->cum_departures = malloc(ns * sizeof(double));
     n->q_final = malloc(n->dim * sizeof(double));
+    n->servers = malloc(ns * sizeof(double));
     return n->mean_jobs && n->utilization && n->loss_rate && n->mean_response_time &&
-                   n->cum_arrivals && n->cum_departures && n->q_final
+                   n->cum_arrivals && n->cum_departures && n->q_final && n->servers
                ? AC_OK
                : AC_ENOMEM;
 }
@@ -804,6 +907,7 @@ static void record(tr_ctx *c, ac_transient *tr, size_t s, double t, const double
         n->mean_response_time[s] = util > 1e-300 ? L / (tp->mu * util) : 1.0 / tp->mu;
         n->cum_arrivals[s] = y[c->nq + 2 * j];
         n->cum_departures[s] = y[c->nq + 2 * j + 1];
+        n->servers[s] = tp->N;
         if (tp->truncated)
             n->max_tail = fmax(n->max_tail, q[tp->dim - 1]);
     }
@@ -825,6 +929,351 @@ static void note_add(ac_transient *tr, const char *text)
 {
     size_t len = strlen(tr->note);
     snprintf(tr->note + len, sizeof tr->note - len, "%s%s", len ? "; " : "", text);
+}
+
+/* ---- the autoscaler ------------------------------------------------------------------------ */
+
+static void fifo_free(tr_fifo *f)
+{
+    free(f->t);
+    free(f->n);
+    memset(f, 0, sizeof *f);
+}
+
+static int fifo_push(tr_fifo *f, double t, size_t n)
+{
+    if (f->head + f->len == f->cap) {
+        if (f->head > 0) { /* compact */
+            memmove(f->t, f->t + f->head, f->len * sizeof *f->t);
+            memmove(f->n, f->n + f->head, f->len * sizeof *f->n);
+            f->head = 0;
+        } else {
+            size_t nc = f->cap ? 2 * f->cap : 32;
+            double *t2 = realloc(f->t, nc * sizeof *t2);
+            size_t *n2;
+            if (t2 == NULL)
+                return AC_ENOMEM;
+            f->t = t2;
+            n2 = realloc(f->n, nc * sizeof *n2);
+            if (n2 == NULL)
+                return AC_ENOMEM;
+            f->n = n2;
+            f->cap = nc;
+        }
+    }
+    f->t[f->head + f->len] = t;
+    f->n[f->head + f->len] = n;
+    f->len++;
+    return AC_OK;
+}
+
+/* Append (t, n) to a log of *len entries and capacity *cap. */
+static int log_push(double **lt, size_t **ln, size_t *len, size_t *cap, double t, size_t n)
+{
+    if (*len == *cap) {
+        size_t nc = *cap ? 2 * *cap : 32;
+        double *t2 = realloc(*lt, nc * sizeof *t2);
+        size_t *n2;
+        if (t2 == NULL)
+            return AC_ENOMEM;
+        *lt = t2;
+        n2 = realloc(*ln, nc * sizeof *n2);
+        if (n2 == NULL)
+            return AC_ENOMEM;
+        *ln = n2;
+        *cap = nc;
+    }
+    (*lt)[*len] = t;
+    (*ln)[*len] = n;
+    (*len)++;
+    return AC_OK;
+}
+
+/* Times within this of each other are one instant (looks are k * interval, orders ready at
+ * look + delay: both exact in the integrator, which stops there). */
+static double tr_eps(double t)
+{
+    return 1e-9 * fmax(1.0, fabs(t));
+}
+
+/*
+ * Remap the state of pool j from N_old to N_new servers at an event (the top of this file):
+ * per-server queues keep the count of servers holding at least k jobs, S_k = N q_k, when
+ * servers are added (they start empty) or idle ones removed: q_k <- q_k N_old / N_new. When
+ * more servers go than are idle, the least loaded busy ones go next and drain their jobs
+ * (counted as departed, in D and in drained_jobs). The shared queue keeps its jobs:
+ * x <- x N_old / N_new.
+ */
+static void remap_state(tr_ctx *c, ac_transient *tr, size_t j, double N_old, double N_new,
+                        double *y)
+{
+    tr_pool *tp = &c->pools[j];
+    double *q = y + tp->off, r = N_old / N_new, idle = N_old * (1.0 - fmax(q[0], 0.0));
+    const ac_pool *pool = &c->m->nodes[tp->node].u.pool;
+    if (N_new >= N_old || pool->dispatch == AC_DISPATCH_SHARED_QUEUE ||
+        N_old - N_new <= idle + 1e-9 * N_old) {
+        for (size_t k = 0; k < tp->dim; k++)
+            q[k] *= r;
+        if (pool->dispatch != AC_DISPATCH_SHARED_QUEUE && q[0] > 1.0)
+            q[0] = 1.0; /* rounding of the idle count */
+        return;
+    }
+    {
+        /* S_k = N_old q_k; servers with exactly k jobs: S_k - S_{k+1}; take the busy ones
+         * from the lowest levels; take[k] (in c->f0) servers with k + 1 jobs go */
+        double rem = N_old - N_new - fmax(idle, 0.0), drained = 0.0, above = 0.0;
+        double *take = c->f0;
+        for (size_t k = 0; k < tp->dim; k++) {
+            double sk = N_old * fmax(q[k], 0.0);
+            double sk1 = k + 1 < tp->dim ? N_old * fmax(q[k + 1], 0.0) : 0.0;
+            double tk = fmin(rem, fmax(sk - sk1, 0.0));
+            take[k] = tk;
+            rem -= tk;
+            drained += (double)(k + 1) * tk;
+        }
+        for (size_t k = tp->dim; k-- > 0;) { /* S'_k = S_k - (servers taken with >= k jobs) */
+            above += take[k];
+            q[k] = fmax(N_old * fmax(q[k], 0.0) - above, 0.0) / N_new;
+        }
+        y[c->nq + 2 * j + 1] += drained;
+        tr->nodes[tp->node].drained_jobs += drained;
+    }
+}
+
+/* Pool j serves with n servers from time t on: server-hours so far, the state remapped,
+ * the pool's model rebuilt for the new count, the change logged. */
+static int set_servers(tr_ctx *c, ac_transient *tr, size_t j, double t, size_t n, double *y,
+                       ac_error *err)
+{
+    tr_pool *tp = &c->pools[j];
+    ac_transient_node *nd = &tr->nodes[tp->node];
+    ac_pool spec = c->m->nodes[tp->node].u.pool;
+    ac_solver_pool_model *pm = NULL;
+    int rc;
+    if ((double)n == tp->N)
+        return AC_OK;
+    spec.servers = n;
+    rc = ac_solver_pool_model_new(&spec, 0.0, tp->dim, &pm, err);
+    if (rc != AC_OK)
+        return rc;
+    if (ac_solver_pool_model_dim(pm) != tp->dim) {
+        ac_solver_pool_model_free(pm);
+        return ac_error_set(err, AC_ENUMERIC, "the model of '%s' at %zu servers changed its "
+                            "dimension", c->m->nodes[tp->node].id, n);
+    }
+    ac_solver_pool_model_free(tp->model);
+    tp->model = pm;
+    tp->hours += tp->N * (t - tp->t_last) / 3600.0;
+    tp->t_last = t;
+    remap_state(c, tr, j, tp->N, (double)n, y);
+    tp->N = (double)n;
+    tp->cap = tp->N * tp->mu;
+    if (log_push(&nd->change_t, &nd->change_servers, &nd->nchanges, &tp->sc->ch_cap, t, n) !=
+        AC_OK)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (scaling log)");
+    return AC_OK;
+}
+
+/*
+ * One look of the scaler of pool j at time t (transient.h): the recommendation from the
+ * instantaneous utilisation u = min(q_1, 1) of the N serving servers (the fluid busy
+ * fraction: HPA's mean over pods; the metrics pipeline's time averaging, shorter than an
+ * interval in practice, is left out): the target count T (serving + ordered) while u /
+ * target is within 1 +- tolerance, else ceil(N u / target) = ceil(busy / target) clamped to
+ * [min, max]. A scale-up is held while orders are pending if the ratio over T (the starting
+ * servers counted idle: N u / (T target), as HPA does with pods not yet ready) is back
+ * within the tolerance: the pending servers are not ordered twice. Then a scale-up order
+ * (ready after scale-up-delay) or a scale-down to the window's highest recommendation.
+ * Each change of T is an event. *changed = 1 when the serving count changes now.
+ */
+static int scaler_look(tr_ctx *c, ac_transient *tr, size_t j, double t, double *y, int *changed,
+                       ac_error *err)
+{
+    tr_pool *tp = &c->pools[j];
+    tr_scaler *sc = tp->sc;
+    const ac_autoscale *as = sc->as;
+    ac_transient_node *nd = &tr->nodes[tp->node];
+    double u = fmin(fmax(y[tp->off], 0.0), 1.0), ratio = u / as->target_utilization;
+    /* with orders pending, the ratio over the target count (the servers still starting
+     * counted idle, as HPA counts pods not yet ready when scaling up) */
+    double ratio_t = tp->N * ratio / (double)sc->target;
+    size_t rec = sc->target, stab = 0, serving = (size_t)tp->N;
+    if (fabs(ratio - 1.0) > as->tolerance &&
+        !(ratio > 1.0 + as->tolerance && ratio_t <= 1.0 + as->tolerance)) {
+        /* ceil(N u / target), a value within 1e-6 of an integer being that integer (the
+         * integration's resolution on q_1 at rtol 1e-7) */
+        double x = ceil(tp->N * ratio * (1.0 - 1e-6));
+        rec = x < (double)as->min ? as->min : x > (double)as->max ? as->max : (size_t)x;
+    }
+    if (fifo_push(&sc->recs, t, rec) != AC_OK)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (scaler)");
+    while (sc->recs.len > 0 && sc->recs.t[sc->recs.head] <= t - as->cooldown + tr_eps(t)) {
+        sc->recs.head++;
+        sc->recs.len--;
+    }
+    if (rec > sc->target) {
+        if (fifo_push(&sc->orders, t + as->scale_up_delay, rec - sc->target) != AC_OK)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (scaler)");
+        sc->target = rec;
+    } else if (rec < sc->target) {
+        size_t cut;
+        for (size_t i = 0; i < sc->recs.len; i++)
+            stab = sc->recs.n[sc->recs.head + i] > stab ? sc->recs.n[sc->recs.head + i] : stab;
+        if (stab >= sc->target)
+            return AC_OK;
+        cut = sc->target - stab;
+        sc->target = stab;
+        while (cut > 0 && sc->orders.len > 0) { /* the newest pending orders first */
+            size_t *last = &sc->orders.n[sc->orders.head + sc->orders.len - 1];
+            size_t take = cut < *last ? cut : *last;
+            *last -= take;
+            cut -= take;
+            if (*last == 0)
+                sc->orders.len--;
+        }
+        if (cut > 0) {
+            int rc = set_servers(c, tr, j, t, serving - cut, y, err);
+            if (rc != AC_OK)
+                return rc;
+            *changed = 1;
+        }
+    } else {
+        return AC_OK;
+    }
+    if (log_push(&nd->event_t, &nd->event_target, &nd->nevents, &sc->ev_cap, t, sc->target) !=
+        AC_OK)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (scaling log)");
+    return AC_OK;
+}
+
+/* The scalers' events at time t: the orders ready by t serve, then the looks due at t.
+ * *changed = 1 when some serving count changed (the ODE must restart). */
+static int scaler_events(tr_ctx *c, ac_transient *tr, double t, double *y, int *changed,
+                         ac_error *err)
+{
+    *changed = 0;
+    for (size_t j = 0; j < c->npools; j++) {
+        tr_pool *tp = &c->pools[j];
+        tr_scaler *sc = tp->sc;
+        int rc;
+        if (sc == NULL)
+            continue;
+        for (int pass = 0; pass < 2; pass++) {
+            size_t n = (size_t)tp->N;
+            while (sc->orders.len > 0 && sc->orders.t[sc->orders.head] <= t + tr_eps(t)) {
+                n += sc->orders.n[sc->orders.head];
+                sc->orders.head++;
+                sc->orders.len--;
+            }
+            if ((double)n != tp->N) {
+                rc = set_servers(c, tr, j, t, n, y, err);
+                if (rc != AC_OK)
+                    return rc;
+                *changed = 1;
+            }
+            /* the look; a zero scale-up-delay order is ready at once (second pass) */
+            if (pass == 0 && t >= (double)sc->k * sc->as->interval - tr_eps(t)) {
+                rc = scaler_look(c, tr, j, t, y, changed, err);
+                if (rc != AC_OK)
+                    return rc;
+                sc->k++;
+            }
+        }
+    }
+    return AC_OK;
+}
+
+/* The next time (> the last events) at which a scaler acts: a look or a ready order. */
+static double scaler_next(const tr_ctx *c)
+{
+    double next = INFINITY;
+    for (size_t j = 0; j < c->npools; j++) {
+        const tr_scaler *sc = c->pools[j].sc;
+        if (sc == NULL)
+            continue;
+        next = fmin(next, (double)sc->k * sc->as->interval);
+        if (sc->orders.len > 0)
+            next = fmin(next, sc->orders.t[sc->orders.head]);
+    }
+    return next;
+}
+
+/* Scalers for the autoscaled pools: target = the starting count, recommended at t = 0 (the
+ * system has run at that count), the first look at t = 0. */
+static int scalers_init(tr_ctx *c, ac_transient *tr)
+{
+    for (size_t j = 0; j < c->npools; j++) {
+        tr_pool *tp = &c->pools[j];
+        const ac_pool *pool = &c->m->nodes[tp->node].u.pool;
+        ac_transient_node *nd = &tr->nodes[tp->node];
+        nd->start_servers = pool->servers;
+        nd->steady_servers = ac_transient_autoscale_steady(pool, tp->base_rate);
+        if (!pool->has_autoscale)
+            continue;
+        tp->sc = calloc(1, sizeof *tp->sc);
+        if (tp->sc == NULL)
+            return AC_ENOMEM;
+        tp->sc->as = &pool->autoscale;
+        tp->sc->target = pool->servers;
+        if (fifo_push(&tp->sc->recs, 0.0, pool->servers) != AC_OK)
+            return AC_ENOMEM;
+        nd->autoscaled = 1;
+        c->nscaled++;
+    }
+    tr->nautoscaled = c->nscaled;
+    return AC_OK;
+}
+
+static void scalers_free(tr_ctx *c)
+{
+    for (size_t j = 0; c->pools != NULL && j < c->npools; j++) {
+        if (c->pools[j].sc == NULL)
+            continue;
+        fifo_free(&c->pools[j].sc->orders);
+        fifo_free(&c->pools[j].sc->recs);
+        free(c->pools[j].sc);
+        c->pools[j].sc = NULL;
+    }
+}
+
+size_t ac_transient_autoscale_steady(const ac_pool *pool, double rate)
+{
+    const ac_autoscale *as = &pool->autoscale;
+    size_t n = pool->servers;
+    if (!pool->has_autoscale || !(pool->service_rate > 0.0) || !(rate >= 0.0))
+        return n;
+    for (int it = 0; it < 1000; it++) {
+        double u = fmin(1.0, rate / ((double)n * pool->service_rate));
+        double ratio = u / as->target_utilization, x;
+        size_t next;
+        if (fabs(ratio - 1.0) <= as->tolerance)
+            break;
+        x = ceil((double)n * ratio * (1.0 - 1e-6)); /* as scaler_look */
+        next = x < (double)as->min ? as->min : x > (double)as->max ? as->max : (size_t)x;
+        if (next == n)
+            break;
+        n = next;
+    }
+    return n;
+}
+
+size_t ac_transient_events_until(const ac_transient_node *n, double t)
+{
+    size_t k = 0;
+    while (k < n->nevents && n->event_t[k] < t - tr_eps(t))
+        k++;
+    return k;
+}
+
+double ac_transient_server_hours_until(const ac_transient_node *n, double t)
+{
+    double h = 0.0, tp = 0.0, N = (double)n->start_servers;
+    for (size_t k = 0; k < n->nchanges && n->change_t[k] < t; k++) {
+        h += N * (n->change_t[k] - tp);
+        tp = n->change_t[k];
+        N = (double)n->change_servers[k];
+    }
+    return (h + N * fmax(t - tp, 0.0)) / 3600.0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -898,14 +1347,21 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * target, and fill the samples by cubic Hermite interpolation between steps. Stopping the
  * integrator at every sample would shorten its steps and, with msbdf, force a refactorised
  * iteration matrix (a dense LU) at nearly every sample.
+ *
+ * With autoscaled pools the integrator also stops at every look of a scaler and every time
+ * an order is ready (scaler_next): the scaler reads the state there, and where a serving
+ * count changes the state is remapped and the driver restarted (gsl_odeiv2_driver_reset,
+ * first step h0): the drift has a jump there. Events at the horizon itself are not applied
+ * (they belong to the next period of a repeated profile): the scaling counts are over
+ * [0, horizon).
  */
 static int integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *tgt,
                      size_t ntarget, double *y, ac_error *err)
 {
-    size_t D = c->dim, s = 1, nsteps = 0;
+    size_t D = c->dim, s = 1, nsteps = 0, it = 0;
     double *y0 = malloc(D * sizeof *y0), *f0 = malloc(D * sizeof *f0);
     double *f1 = malloc(D * sizeof *f1), *yi = malloc(D * sizeof *yi);
-    double *fr = malloc(D * sizeof *fr), t = 0.0, h = dr->d->h;
+    double *fr = malloc(D * sizeof *fr), t = 0.0, h0 = dr->d->h, h = h0;
     int rc = AC_OK;
     if (y0 == NULL || f0 == NULL || f1 == NULL || yi == NULL || fr == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
@@ -914,10 +1370,38 @@ static int integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *t
     record(c, tr, 0, 0.0, y, fr);
     memcpy(y0, y, D * sizeof *y);
     tr_f(0.0, y, f0, c);
-    for (size_t k = 0; k < ntarget; k++) {
-        while (t < tgt[k]) {
+    while (t < tr->horizon) {
+        double t_stop;
+        if (c->nscaled > 0) {
+            int changed = 0;
+            rc = scaler_events(c, tr, t, y, &changed, err);
+            if (rc != AC_OK)
+                goto cleanup;
+            if (changed) {
+                int st = gsl_odeiv2_driver_reset(dr->d);
+                if (st != GSL_SUCCESS) {
+                    rc = ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver at t = %g s: %s",
+                                      t, gsl_strerror(st));
+                    goto cleanup;
+                }
+                h = h0;
+                memcpy(y0, y, D * sizeof *y);
+                tr_f(t, y, f0, c);
+            }
+        }
+        while (it < ntarget && tgt[it] <= t)
+            it++;
+        t_stop = it < ntarget ? tgt[it] : tr->horizon;
+        if (c->nscaled > 0)
+            t_stop = fmin(t_stop, scaler_next(c));
+        if (!(t_stop > t)) { /* cannot happen: the events at t are done */
+            rc = ac_error_set(err, AC_ENUMERIC, "the transient's event times do not advance at "
+                              "t = %g s", t);
+            goto cleanup;
+        }
+        while (t < t_stop) {
             double tp = t;
-            int st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, tgt[k],
+            int st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop,
                                              &h, y);
             if (st == GSL_SUCCESS && ++nsteps > 50000000)
                 st = GSL_EMAXITER;
@@ -950,6 +1434,7 @@ cleanup:
 
 static void ctx_free(tr_ctx *c)
 {
+    scalers_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
         ac_solver_pool_model_free(c->pools[j].model);
     free(c->pools);
@@ -1127,12 +1612,13 @@ int ac_transient_run(const ac_model *m, const ac_transient_options *opt, ac_tran
                  c.dim, opt->dense_max);
         note_add(tr, buf);
     }
-    for (size_t v = 0; v < m->nnodes; v++)
-        if (m->nodes[v].kind == AC_NODE_POOL && m->nodes[v].u.pool.has_autoscale) {
-            note_add(tr, "autoscalers are not in the transient model (servers fixed at their "
-                         "starting count)");
-            break;
-        }
+    if (scalers_init(&c, tr) != AC_OK) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (autoscalers)");
+        goto fail;
+    }
+    if (c.nscaled > 0)
+        note_add(tr, "autoscalers follow the fluid (mean) utilisation: no fluctuations, so no "
+                     "flapping and no noise in the cooldown's maximum");
     for (size_t v = 0; v < m->nnodes; v++)
         if (m->nodes[v].kind != AC_NODE_POOL) {
             note_add(tr, "nodes that are not pools pass their inflow on at once");
@@ -1193,6 +1679,16 @@ int ac_transient_run(const ac_model *m, const ac_transient_options *opt, ac_tran
     rc = integrate(&c, tr, &dr, tgt, ntarget, y, err);
     if (rc != AC_OK)
         goto fail;
+    for (size_t j = 0; j < c.npools; j++) { /* server-hours and events over [0, horizon) */
+        tr_pool *tp = &c.pools[j];
+        ac_transient_node *n = &tr->nodes[tp->node];
+        tp->hours += tp->N * (horizon - tp->t_last) / 3600.0;
+        tp->t_last = horizon;
+        n->server_hours = tp->hours;
+        n->scaling_events = n->nevents;
+        tr->server_hours += n->server_hours;
+        tr->scaling_events += n->scaling_events;
+    }
     for (size_t j = 0; j < c.npools; j++)
         memcpy(tr->nodes[c.pools[j].node].q_final, y + c.pools[j].off,
                c.pools[j].dim * sizeof *y);

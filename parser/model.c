@@ -1,6 +1,7 @@
 /*
  * The model's lifetime and the names of its enumerations.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,35 @@ void ac_model_free(ac_model *m)
         free(m->suppressions[i].reason);
     free(m->suppressions);
     free(m);
+}
+
+double ac_profile_rate(const ac_profile *p, double t, double *slope)
+{
+    const ac_profile_point *pt = p->points;
+    size_t n = p->npoints, lo = 0, hi = n - 1;
+    double period = pt[n - 1].at, sl = 0.0, rate;
+    if (p->repeat && period > 0.0 && t >= period)
+        t = fmod(t, period);
+    if (t >= period) {
+        rate = pt[n - 1].rate;
+    } else if (t <= pt[0].at) {
+        rate = pt[0].rate;
+        if (n > 1 && pt[1].at > pt[0].at)
+            sl = (pt[1].rate - pt[0].rate) / (pt[1].at - pt[0].at);
+    } else {
+        while (hi - lo > 1) { /* pt[lo].at <= t < pt[hi].at */
+            size_t mid = (lo + hi) / 2;
+            if (pt[mid].at <= t)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        sl = (pt[hi].rate - pt[lo].rate) / (pt[hi].at - pt[lo].at);
+        rate = pt[lo].rate + sl * (t - pt[lo].at);
+    }
+    if (slope != NULL)
+        *slope = sl;
+    return rate;
 }
 
 size_t ac_model_find_node(const ac_model *m, const char *id)

@@ -9,29 +9,11 @@
 
 #include "sim/internal.h"
 
-/* The rate of profile p at time t: linear between points, held after the last
- * point, or periodic with period = the last point's time when `repeat`. */
+/* The rate of profile p at time t, times `scale` (ac_profile_rate: linear between points,
+ * held after the last point, or periodic with `repeat`). */
 double ac_sim_profile_rate(const ac_profile *p, double scale, double t)
 {
-    const ac_profile_point *pt = p->points;
-    size_t n = p->npoints, lo = 0, hi;
-    double period = pt[n - 1].at;
-    if (p->repeat && period > 0 && t >= period)
-        t = fmod(t, period);
-    if (t >= period)
-        return pt[n - 1].rate * scale;
-    if (t <= pt[0].at)
-        return pt[0].rate * scale;
-    hi = n - 1; /* pt[lo].at <= t < pt[hi].at */
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (pt[mid].at <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return scale * (pt[lo].rate + (pt[hi].rate - pt[lo].rate) * (t - pt[lo].at) /
-                                      (pt[hi].at - pt[lo].at));
+    return scale * ac_profile_rate(p, t, NULL);
 }
 
 /* The next arrival of source e after `now`, or INFINITY when there is none

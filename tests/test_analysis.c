@@ -1735,6 +1735,60 @@ static void test_determinism(void **state)
     fx_free(&f2);
 }
 
+
+/* Renewal arrivals against the simulator: bursty (scv 4, hyperexponential) and smooth
+ * (scv 0.25, gamma) arrivals into a tandem. The first pool is an exact GI/M/1; the second
+ * gets QNA's two-moment correction. Each mean response time must lie within its stated
+ * error of the simulation's 95% interval. */
+static void test_qna_against_simulation(void **state)
+{
+    static const char *const scvs[] = {"4", "0.25"};
+    (void)state;
+    for (size_t k = 0; k < sizeof scvs / sizeof scvs[0]; k++) {
+        char xml[1024];
+        fx f;
+        ac_sim_options so;
+        ac_sim_result *sr = NULL;
+        ac_error err = {0};
+        snprintf(xml, sizeof xml,
+                 "<architecture format=\"1\">\n"
+                 "<workload><source id=\"s\" to=\"a\" rate=\"0.6/s\" scv=\"%s\"/></workload>\n"
+                 "<pool id=\"a\" servers=\"1\" service-rate=\"1/s\"/>\n"
+                 "<pool id=\"b\" servers=\"1\" service-rate=\"1.25/s\"/>\n"
+                 "<route from=\"a\" to=\"b\"/>\n"
+                 "</architecture>\n",
+                 scvs[k]);
+        analyse(&f, xml);
+        ac_sim_options_init(&so);
+        so.seed = 11;
+        so.replications = 6;
+        so.horizon = 20000.0;
+        so.warmup = 1000.0;
+        assert_int_equal(ac_sim_run(f.m, &so, &sr, &err), AC_OK);
+        for (size_t i = 0; i < 2; i++) {
+            const ac_node_analysis *na = &f.a->nodes[i];
+            double sim = sr->nodes[i].mean_response_time.mean;
+            double ci = sr->nodes[i].mean_response_time.ci95;
+            double tol = na->expected_rel_error * na->mean_response_time + ci;
+            if (i == 0) {
+                /* fed straight by the renewal source: exact GI/M/1 */
+                assert_true(na->qna_exact);
+                assert_int_equal(na->approximation, AC_SOLVER_APPROX_EXACT);
+            } else {
+                /* the departures of a: QNA's two-moment correction */
+                assert_true(na->qna);
+                assert_true(na->expected_rel_error > 0.0);
+            }
+            if (fabs(na->mean_response_time - sim) > tol)
+                fail_msg("scv %s, node %zu: QNA %.5g s, simulation %.5g +- %.2g s, stated error "
+                         "%.3g",
+                         scvs[k], i, na->mean_response_time, sim, ci, na->expected_rel_error);
+        }
+        ac_sim_result_free(sr);
+        fx_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1764,6 +1818,7 @@ int main(void)
         cmocka_unit_test(test_fanout_fanin),
         cmocka_unit_test(test_function_not_analysed),
         cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_qna_against_simulation),
     };
     /* the library reports GSL failures as status codes (a failed Cholesky factorisation is its
      * test of positive definiteness): GSL's default handler, which aborts, must be off, as the

@@ -87,6 +87,9 @@ typedef struct ac_node_analysis {
     int qna;                   /* 1: the two-moment correction was applied */
     double arrival_scv;        /* c_a^2 of the arrival stream (1 for Poisson; set when qna) */
     double qna_wait_factor;    /* (c_a^2 + c_s^2) / 2, c_s^2 = 1 */
+    int qna_exact;             /* instead: a renewal source straight into a random-dispatch pool
+                                  is solved exactly as GI/M/1 per server (gamma or H2
+                                  inter-arrivals, as the simulator draws them) */
 } ac_node_analysis;
 
 /* End-to-end numbers of the open workload (sources), combined along the routes. */

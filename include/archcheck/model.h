@@ -356,6 +356,12 @@ int ac_model_clone(const ac_model *model, ac_model **out, ac_error *err);
 int ac_model_apply_mitigation(ac_model *model, size_t mitigation, char *note, size_t note_size,
                               ac_error *err);
 
+/* The rate (per second) of a profile at time t (s): linear between its points, held after
+ * the last one, or periodic with the last point's time as period when `repeat`. When `slope`
+ * is not NULL it receives the rate's derivative there (per second squared; 0 where the rate
+ * is held). */
+double ac_profile_rate(const ac_profile *profile, double t, double *slope);
+
 /* The index of the node with this id, or AC_NONE. */
 size_t ac_model_find_node(const ac_model *model, const char *id);
 

@@ -15,8 +15,28 @@
  * profile is constant. Integrated with GSL msbdf and the analytic Jacobian up to
  * AC_TRANSIENT_DENSE_MAX states, with rkf45 (explicit, no Jacobian) above (noted).
  *
- * Not in the model (each noted in `note` when present): autoscalers (servers stay at their
- * starting count), links (no capacity, no latency), closed workloads (<population>).
+ * Autoscaled pools (<autoscale>, format.md): the server count N_j(t) is piecewise constant,
+ * changed by an HPA-like scaler that looks every `interval` (t = 0, I, 2I, ...) at the
+ * instantaneous utilisation u = min(q_j1, 1) of the pool (the fluid busy fraction):
+ *   - within tolerance (|u / target - 1| <= tolerance) it recommends the current target
+ *     count (serving + ordered), else desired = ceil(N u / target) clamped to [min, max];
+ *   - above the target count it orders the difference, which serves scale-up-delay later
+ *     (the orders still pending are counted, so they are not ordered twice; and while some
+ *     are pending, a scale-up is held if u N / (T target), the servers still starting
+ *     counted idle as HPA counts unready pods, is within the tolerance, T = the target);
+ *   - below, it scales down at once, but only to the highest recommendation of the past
+ *     `cooldown` window (t - cooldown, t]; the starting count counts as recommended at t = 0;
+ *     pending orders are cancelled first.
+ * Between the scaler's events the ODE integrates with N fixed; at an event the driver is
+ * restarted and the pool's state remapped: new servers start empty (q_k <- q_k N_old /
+ * N_new), removed servers are the idle ones first (q_k <- q_k N_old / N_new as well; jobs
+ * are conserved exactly, and a scale-down computed from the instantaneous utilisation never
+ * removes more servers than are idle; should it, the least loaded busy servers go and
+ * drain their jobs, counted as departed). Each change of the target count is one scaling
+ * event; server-hours are int N dt / 3600 (exact: N is piecewise constant).
+ *
+ * Not in the model (each noted in `note` when present): links (no capacity, no latency),
+ * closed workloads (<population>).
  *
  * Units: seconds, jobs per second; mean jobs per server for pools.
  */
@@ -83,6 +103,21 @@ typedef struct ac_transient_node {
     double *q_final;       /* the state at the horizon (dim entries) */
     double steady_mean_jobs; /* the fixed point at the base rates after the burst
                                 (has_burst), else NAN */
+    /* Servers (every pool; autoscaled or not). */
+    int autoscaled;        /* 1: the pool has <autoscale> and the scaler runs */
+    double *servers;       /* serving count N(t) at the samples (pools only) */
+    size_t start_servers;  /* N(0): the pool's `servers` */
+    size_t steady_servers; /* autoscaled: the count the scaler holds in steady state at the
+                              source rates (ac_transient_autoscale_steady); else servers */
+    size_t scaling_events; /* changes of the target count over [0, horizon) */
+    double server_hours;   /* int_0^horizon N dt / 3600 */
+    size_t nevents;        /* the scaling events: time (s) and the new target count */
+    double *event_t;
+    size_t *event_target;
+    size_t nchanges;       /* the changes of the serving count: time (s) and the new N */
+    double *change_t;
+    size_t *change_servers;
+    double drained_jobs;   /* jobs of busy servers removed by a scale-down (0 normally) */
 } ac_transient_node;
 
 typedef struct ac_transient {
@@ -97,6 +132,9 @@ typedef struct ac_transient {
     double burst_peak;     /* s, when the (first) highest profile rate starts */
     double burst_end;      /* s, when the last burst is back at its base rate (NAN: none) */
     int started_steady;    /* 1: the start state is a settled fixed point */
+    size_t nautoscaled;    /* pools whose scaler runs */
+    size_t scaling_events; /* total over the pools */
+    double server_hours;   /* total over every pool, autoscaled or not */
     char note[512];        /* what the model leaves out or approximates, "" if nothing */
 } ac_transient;
 
@@ -114,6 +152,21 @@ int ac_transient_run(const ac_model *model, const ac_transient_options *opt,
 
 /* Free a result. NULL is a no-op. */
 void ac_transient_free(ac_transient *tr);
+
+/* Scaling events of node n in [0, t] (t in s; events at t included). */
+size_t ac_transient_events_until(const ac_transient_node *n, double t);
+
+/* Server-hours of node n over [0, t]: int_0^t N dt / 3600 (t <= the horizon). */
+double ac_transient_server_hours_until(const ac_transient_node *n, double t);
+
+/*
+ * The steady-state count of an autoscaled pool at a constant offered rate (jobs/s): the
+ * scaler's iteration from the starting count, N <- clamp(ceil(N u(N) / target)) while
+ * |u / target - 1| > tolerance, with the fluid utilisation u(N) = min(1, rate / (N mu))
+ * (exact for a pool that loses nothing and has no retries). The starting count for a pool
+ * without <autoscale>. Stops at a fixed point or after 1000 iterations.
+ */
+size_t ac_transient_autoscale_steady(const ac_pool *pool, double arrival_rate);
 
 /* The rate of source `source` of `model` at time t (s), jobs/s, times `scale`. */
 double ac_transient_source_rate(const ac_model *model, size_t source, double scale, double t);
