@@ -73,7 +73,9 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         if (nd->u.pool.buffer != AC_UNBOUNDED || nd->u.pool.timeout > 0.0)
             lossy = 1;
         if (nd->u.pool.buffer == AC_UNBOUNDED && na->arrival_rate > 0.0) {
-            double rho = na->arrival_rate / ((double)nd->u.pool.servers * nd->u.pool.service_rate);
+            /* an autoscaled pool grows up to its maximum */
+            size_t n = nd->u.pool.has_autoscale ? nd->u.pool.autoscale.max : nd->u.pool.servers;
+            double rho = na->arrival_rate / ((double)n * nd->u.pool.service_rate);
             /* arrival rates scale linearly with the sources while nothing is lost upstream */
             if (1.0 / rho < alpha_stab) {
                 alpha_stab = 1.0 / rho;

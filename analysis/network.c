@@ -69,12 +69,17 @@ static double bracket_error(const ac_pool *pool, double lambda, double value,
 static int solve_pool(const ac_node *node, double lambda, const ac_analysis_options *opt,
                       ac_node_analysis *na, ac_error *err)
 {
-    const ac_pool *p = &node->u.pool;
+    ac_pool scaled = node->u.pool;
+    const ac_pool *p = &scaled;
+    /* an autoscaled pool is analysed at the count its scaler holds at this load */
+    if (scaled.has_autoscale)
+        scaled.servers = ac_transient_autoscale_steady(&node->u.pool, lambda);
     ac_solver_pool_result *res = NULL;
     ac_error e2 = {0};
     int rc;
     node_clear(na);
     na->analysed = 1;
+    na->servers = p->servers;
     na->arrival_rate = lambda;
     rc = ac_solver_pool_solve(p, lambda, &opt->solver, &res, &e2);
     if (rc != AC_OK) {

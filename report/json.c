@@ -96,6 +96,10 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         ac_jsonw_key(w, "analysed");
         ac_jsonw_bool(w, na->analysed);
         key_double(w, "arrival_rate", na->arrival_rate);
+        if (na->analysed && na->servers > 0) {
+            ac_jsonw_key(w, "servers");
+            ac_jsonw_uint(w, na->servers);
+        }
         if (na->analysed) {
             if (na->overload) {
                 ac_jsonw_key(w, "overload");

@@ -57,6 +57,8 @@ void ac_analysis_options_init(ac_analysis_options *opt);
 /* The steady state of one node. */
 typedef struct ac_node_analysis {
     int analysed;              /* 0 when the node's kind is not modelled (see note) */
+    size_t servers;            /* pools: the servers analysed (for an autoscaled pool, the count
+                                  its scaler holds at this load), else 0 */
     int overload;              /* load >= 1 with an unbounded buffer */
     double arrival_rate;       /* offered jobs/s (first attempts) */
     double throughput;         /* jobs/s completed and passed downstream */
