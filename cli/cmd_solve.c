@@ -64,6 +64,8 @@ static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
             csv_col(fp, m->nodes[i].id, "utilization");
             csv_col(fp, m->nodes[i].id, "loss_rate");
             csv_col(fp, m->nodes[i].id, "mean_response_time");
+            if (tr->nodes[i].autoscaled)
+                csv_col(fp, m->nodes[i].id, "servers");
         }
     }
     fputc('\n', fp);
@@ -78,6 +80,8 @@ static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
                 csv_val(fp, n->utilization, s);
                 csv_val(fp, n->loss_rate, s);
                 csv_val(fp, n->mean_response_time, s);
+                if (n->autoscaled)
+                    csv_val(fp, n->servers, s);
             }
         }
         fputc('\n', fp);
@@ -145,6 +149,13 @@ static int transient_json(FILE *fp, const char *file, const ac_model *m, const a
         json_array(&w, "utilization", n->utilization, tr->nsamples);
         json_array(&w, "loss_rate", n->loss_rate, tr->nsamples);
         json_array(&w, "mean_response_time", n->mean_response_time, tr->nsamples);
+        if (n->autoscaled) {
+            json_array(&w, "servers", n->servers, tr->nsamples);
+            ac_jsonw_key(&w, "scaling_events");
+            ac_jsonw_uint(&w, n->scaling_events);
+            ac_jsonw_key(&w, "server_hours");
+            ac_jsonw_double(&w, n->server_hours);
+        }
         ac_jsonw_object_end(&w);
     }
     ac_jsonw_array_end(&w);

@@ -1545,6 +1545,15 @@ static void test_solve_outputs(void **state)
     r = run_ac("solve", "--format", "pdf", "samples/tandem.xml", NULL);
     assert_int_equal(r.status, 2);
     ac_test_run_free(&r);
+    /* the transient of an autoscaled pool: its server count over the day, and the totals */
+    r = run_ac("solve", "--transient", "--format", "csv", "samples/autoscaled-api.xml", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, ",api.servers\n"));
+    ac_test_run_free(&r);
+    r = run_ac("solve", "--transient", "--format", "json", "samples/autoscaled-api.xml", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"scaling_events\": 39"));
+    ac_test_run_free(&r);
 }
 
 static void test_simulate_deterministic(void **state)
