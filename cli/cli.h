@@ -50,6 +50,51 @@ int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out
 /* Is colour wanted on this stream? `mode` is "auto", "always" or "never". */
 int ac_cli_color(const char *mode, FILE *stream);
 
+/* Check a --color value (auto, always or never) and keep it in *mode. Returns 0, or
+ * AC_EXIT_USAGE after printing why. */
+int ac_cli_color_parse(const char *value, const char **mode);
+
+/* The output options of check, lint and compare: --format (among `formats`, a
+ * NULL-terminated list), --output and --color (getopt codes 'f', 'o' and 'c'). */
+typedef struct ac_cli_out_opts {
+    const char *const *formats;
+    ac_cli_format format; /* text unless --format */
+    const char *out;      /* NULL: the standard stream */
+    const char *color;    /* "auto" unless --color */
+} ac_cli_out_opts;
+
+void ac_cli_out_opts_init(ac_cli_out_opts *o, const char *const *formats);
+
+/* Take getopt's option `c` (argument `arg`) if it is an output option. Returns 1 taken,
+ * 0 not an output option, AC_EXIT_USAGE after printing why the argument is wrong. */
+int ac_cli_out_opts_parse(ac_cli_out_opts *o, int c, const char *arg);
+
+/* A whole number from 0 to max, digits only. Returns 0 or -1. */
+int ac_cli_ulong_parse(const char *s, unsigned long max, unsigned long *out);
+
+/* The options that check and compare share: --seed, --validate, --no-validate, --report and
+ * --timestamp (getopt codes 's', 'v', 'V', 'r' and 'T'). */
+typedef struct ac_cli_run_opts {
+    unsigned long seed; /* 1 unless --seed */
+    int has_seed;
+    ac_validate_mode validate;
+    const char *report; /* the PDF to write, or NULL */
+    int timestamp;      /* date the PDF */
+} ac_cli_run_opts;
+
+void ac_cli_run_opts_init(ac_cli_run_opts *o);
+
+/* Take getopt's option `c` (argument `arg`) if it is one of the shared ones. Returns 1 taken,
+ * 0 not a shared option, AC_EXIT_USAGE after printing why the argument is wrong. */
+int ac_cli_run_opts_parse(ac_cli_run_opts *o, int c, const char *arg);
+
+/* The analysis options of the shared options (defaults, the seed and the validation mode). */
+void ac_cli_run_opts_apply(const ac_cli_run_opts *o, ac_analysis_options *aopt);
+
+/* The PDF options: the fonts from $ARCHCHECK_FONT_DIR; with --timestamp the creation date
+ * ($SOURCE_DATE_EPOCH if set, for reproducible builds, else now). */
+void ac_cli_pdf_options_init(ac_report_pdf_options *opt, const ac_cli_run_opts *o);
+
 /* The shared engine of lint and check: parse and validate each file, fill
  * files[] (diags owned by the caller's lists). Returns 0, or AC_EXIT_USAGE on a
  * fatal error (out of memory). */
@@ -62,6 +107,12 @@ typedef struct ac_cli_input {
 } ac_cli_input;
 
 int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on);
+
+/* ac_cli_input_load of the files after the options (argv[optind..]); without any, print
+ * `usage` and "COMMAND: no input file" to stderr. Returns 0, or AC_EXIT_USAGE with nothing
+ * left to free. */
+int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *command,
+                           const char *usage, ac_severity fail_on);
 
 /* Analyse every valid input (findings join the file's diagnostics; verdicts are
  * recomputed). Without has_seed, a file's <faults seed> seeds its simulation.

@@ -3,9 +3,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/baseline.h"
 #include "cli/cli.h"
@@ -40,16 +38,12 @@ static const char check_usage[] =
     "\n"
     "exit status: 0 pass, 1 fail, 2 invalid input or command line, 3 inconclusive\n";
 
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+/* Apply the baseline to every input. Returns 0, or AC_EXIT_USAGE after printing why. */
+static int apply_baseline(const ac_baseline *b, ac_cli_input *in)
 {
-    char *end;
-    unsigned long v;
-    if (*s == '\0' || *s == '-' || *s == '+')
-        return -1;
-    v = strtoul(s, &end, 10);
-    if (*end != '\0' || v > max)
-        return -1;
-    *out = v;
+    for (size_t i = 0; i < in->n; i++)
+        if (ac_baseline_apply(b, in->files[i].file, &in->diags[i], in->analyses[i]) < 0)
+            return ac_cli_fail("out of memory");
     return 0;
 }
 
@@ -60,6 +54,7 @@ static int apply_baselines(ac_cli_input *in, const char *path, const char *write
 {
     ac_baseline b;
     ac_error err = {0};
+    int rc;
     if (write_path != NULL) {
         memset(&b, 0, sizeof b);
         for (size_t i = 0; i < in->n; i++)
@@ -72,22 +67,18 @@ static int apply_baselines(ac_cli_input *in, const char *path, const char *write
             ac_baseline_free(&b);
             return ac_cli_fail("%s", err.message);
         }
-        for (size_t i = 0; i < in->n; i++)
-            if (ac_baseline_apply(&b, in->files[i].file, &in->diags[i], in->analyses[i]) < 0) {
-                ac_baseline_free(&b);
-                return ac_cli_fail("out of memory");
-            }
+        rc = apply_baseline(&b, in);
         ac_baseline_free(&b);
+        if (rc != 0)
+            return rc;
     }
     if (path != NULL) {
         if (ac_baseline_load(&b, path, &err) != AC_OK)
             return ac_cli_fail("%s", err.message);
-        for (size_t i = 0; i < in->n; i++)
-            if (ac_baseline_apply(&b, in->files[i].file, &in->diags[i], in->analyses[i]) < 0) {
-                ac_baseline_free(&b);
-                return ac_cli_fail("out of memory");
-            }
+        rc = apply_baseline(&b, in);
         ac_baseline_free(&b);
+        if (rc != 0)
+            return rc;
     }
     if (path != NULL || write_path != NULL)
         for (size_t i = 0; i < in->n; i++)
@@ -96,25 +87,13 @@ static int apply_baselines(ac_cli_input *in, const char *path, const char *write
     return 0;
 }
 
-/* The PDF report; --timestamp dates it ($SOURCE_DATE_EPOCH if set, for reproducible builds). */
-static int write_report(const ac_report_run *run, const char *path, int timestamp)
+/* The PDF report (see ac_cli_pdf_options_init for its fonts and date). */
+static int write_report(const ac_report_run *run, const ac_cli_run_opts *ro)
 {
     ac_report_pdf_options opt;
     ac_error err = {0};
-    ac_report_pdf_options_init(&opt);
-    opt.font_dir = getenv("ARCHCHECK_FONT_DIR");
-    if (opt.font_dir != NULL && opt.font_dir[0] == '\0')
-        opt.font_dir = NULL;
-    if (timestamp) {
-        const char *epoch = getenv("SOURCE_DATE_EPOCH");
-        unsigned long v;
-        opt.has_creation_date = 1;
-        if (epoch != NULL && parse_ulong(epoch, 253402300799ul, &v) == 0)
-            opt.creation_date = (long long)v;
-        else
-            opt.creation_date = (long long)time(NULL);
-    }
-    if (ac_report_pdf(path, run, &opt, &err) != AC_OK)
+    ac_cli_pdf_options_init(&opt, ro);
+    if (ac_report_pdf(ro->report, run, &opt, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
     return 0;
 }
@@ -137,26 +116,28 @@ int ac_cli_check(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
-    ac_cli_format format = AC_FORMAT_TEXT;
-    const char *out = NULL, *color = "auto", *report = NULL, *baseline = NULL,
-               *write_baseline = NULL;
-    int timestamp = 0;
+    const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, c, status, has_seed = 0;
-    unsigned long seed = 1, jobs = 1;
+    int never = 0, c, status;
+    unsigned long jobs = 1;
+    ac_cli_run_opts ro;
+    ac_cli_out_opts oo;
     ac_cli_input in;
     ac_report_run run;
     ac_analysis_options aopt;
-    ac_validate_mode validate = AC_VALIDATE_AUTO;
 
+    ac_cli_run_opts_init(&ro);
+    ac_cli_out_opts_init(&oo, formats);
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:j:h", opts, NULL)) != -1) {
+        int taken = ac_cli_run_opts_parse(&ro, c, optarg);
+        if (taken == 0)
+            taken = ac_cli_out_opts_parse(&oo, c, optarg);
+        if (taken == AC_EXIT_USAGE)
+            return AC_EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'f':
-            if (ac_cli_parse_format(optarg, formats, &format) != 0)
-                return AC_EXIT_USAGE;
-            break;
-        case 'o': out = optarg; break;
         case 'F':
             if (strcmp(optarg, "error") == 0)
                 fail_on = AC_SEV_ERROR;
@@ -167,45 +148,21 @@ int ac_cli_check(int argc, char **argv)
             else
                 return ac_cli_fail("--fail-on takes error, warning or never: got '%s'", optarg);
             break;
-        case 's':
-            if (parse_ulong(optarg, 4294967295ul, &seed) != 0)
-                return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'",
-                                   optarg);
-            has_seed = 1;
-            break;
         case 'j':
-            if (parse_ulong(optarg, 256, &jobs) != 0 || jobs == 0)
+            if (ac_cli_ulong_parse(optarg, 256, &jobs) != 0 || jobs == 0)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
         case 'n': break;
-        case 'v': validate = AC_VALIDATE_ALWAYS; break;
-        case 'V': validate = AC_VALIDATE_NEVER; break;
-        case 'r': report = optarg; break;
-        case 'T': timestamp = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
-        case 'c':
-            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
-                strcmp(optarg, "never") != 0)
-                return ac_cli_fail("--color takes auto, always or never");
-            color = optarg;
-            break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
         default: fputs(check_usage, stderr); return AC_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
-        fputs(check_usage, stderr);
-        return ac_cli_fail("check: no input file");
-    }
-    if (ac_cli_input_load(&in, argv + optind, (size_t)(argc - optind), fail_on) != 0) {
-        ac_cli_input_free(&in);
+    if (ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on) != 0)
         return AC_EXIT_USAGE;
-    }
-    ac_analysis_options_init(&aopt);
-    aopt.validate = validate;
-    aopt.sim.seed = seed;
-    if (ac_cli_input_analyse(&in, &aopt, fail_on, has_seed) != 0) {
+    ac_cli_run_opts_apply(&ro, &aopt);
+    if (ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
@@ -218,15 +175,15 @@ int ac_cli_check(int argc, char **argv)
     run.files = in.files;
     run.nfiles = in.n;
     run.fail_on = fail_on;
-    run.seed = seed;
-    run.has_seed = has_seed;
-    run.color = format == AC_FORMAT_TEXT && out == NULL && ac_cli_color(color, stdout);
+    run.seed = ro.seed;
+    run.has_seed = ro.has_seed;
+    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
     status = ac_cli_exit_status(&run);
     if (never && status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS;
-    if (ac_cli_write(&run, format, out, stdout) != 0)
+    if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
         status = AC_EXIT_USAGE;
-    if (report != NULL && write_report(&run, report, timestamp) != 0)
+    if (ro.report != NULL && write_report(&run, &ro) != 0)
         status = AC_EXIT_USAGE;
     ac_cli_input_free(&in);
     return status;

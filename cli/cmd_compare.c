@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "archcheck/analysis.h"
 #include "archcheck/model.h"
@@ -56,19 +55,6 @@ typedef struct compare_state {
     char (*errors)[NOTE_MAX];
     size_t n;
 } compare_state;
-
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    unsigned long v;
-    if (*s == '\0' || *s == '-' || *s == '+')
-        return -1;
-    v = strtoul(s, &end, 10);
-    if (*end != '\0' || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static void state_free(compare_state *s)
 {
@@ -128,25 +114,13 @@ static int analyse_variant(compare_state *s, size_t v, const ac_analysis_options
     return 0;
 }
 
-/* The PDF; --timestamp dates it ($SOURCE_DATE_EPOCH if set). */
-static int write_pdf(const ac_compare_run *run, const char *path, int timestamp)
+/* The PDF (see ac_cli_pdf_options_init for its fonts and date). */
+static int write_pdf(const ac_compare_run *run, const ac_cli_run_opts *ro)
 {
     ac_report_pdf_options opt;
     ac_error err = {0};
-    ac_report_pdf_options_init(&opt);
-    opt.font_dir = getenv("ARCHCHECK_FONT_DIR");
-    if (opt.font_dir != NULL && opt.font_dir[0] == '\0')
-        opt.font_dir = NULL;
-    if (timestamp) {
-        const char *epoch = getenv("SOURCE_DATE_EPOCH");
-        unsigned long v;
-        opt.has_creation_date = 1;
-        if (epoch != NULL && parse_ulong(epoch, 253402300799ul, &v) == 0)
-            opt.creation_date = (long long)v;
-        else
-            opt.creation_date = (long long)time(NULL);
-    }
-    if (ac_report_compare_pdf(path, run, &opt, &err) != AC_OK)
+    ac_cli_pdf_options_init(&opt, ro);
+    if (ac_report_compare_pdf(ro->report, run, &opt, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
     return 0;
 }
@@ -192,12 +166,12 @@ int ac_cli_compare(int argc, char **argv)
                                          {"no-validate", no_argument, NULL, 'V'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *out = NULL, *report = NULL;
+    static const char *const formats[] = {"text", "json", NULL};
     const char **only = NULL;
     size_t nonly = 0, nfiles, nvar, v = 0;
-    int json = 0, timestamp = 0, has_seed = 0, c, status = AC_EXIT_PASS;
-    unsigned long seed = 1;
-    ac_validate_mode validate = AC_VALIDATE_AUTO;
+    int c, status = AC_EXIT_PASS;
+    ac_cli_run_opts ro;
+    ac_cli_out_opts oo;
     ac_analysis_options aopt;
     compare_state s;
     ac_compare_run run;
@@ -207,33 +181,21 @@ int ac_cli_compare(int argc, char **argv)
     only = calloc((size_t)argc + 1, sizeof *only);
     if (only == NULL)
         return ac_cli_fail("out of memory");
+    ac_cli_run_opts_init(&ro);
+    ac_cli_out_opts_init(&oo, formats);
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:m:h", opts, NULL)) != -1) {
+        int taken = ac_cli_run_opts_parse(&ro, c, optarg);
+        if (taken == 0)
+            taken = ac_cli_out_opts_parse(&oo, c, optarg);
+        if (taken == AC_EXIT_USAGE) {
+            free(only);
+            return AC_EXIT_USAGE;
+        }
+        if (taken)
+            continue;
         switch (c) {
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                json = 0;
-            else if (strcmp(optarg, "json") == 0)
-                json = 1;
-            else {
-                free(only);
-                return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);
-            }
-            break;
-        case 'o': out = optarg; break;
-        case 'r': report = optarg; break;
-        case 'T': timestamp = 1; break;
         case 'm': only[nonly++] = optarg; break;
-        case 's':
-            if (parse_ulong(optarg, 4294967295ul, &seed) != 0) {
-                free(only);
-                return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'",
-                                   optarg);
-            }
-            has_seed = 1;
-            break;
-        case 'v': validate = AC_VALIDATE_ALWAYS; break;
-        case 'V': validate = AC_VALIDATE_NEVER; break;
         case 'h':
             free(only);
             fputs(compare_usage, stdout);
@@ -285,10 +247,8 @@ int ac_cli_compare(int argc, char **argv)
         status = ac_cli_fail("out of memory");
         goto cleanup;
     }
-    ac_analysis_options_init(&aopt);
-    aopt.validate = validate;
-    aopt.sim.seed = seed;
-    if (!has_seed && s.in.models[0]->faults.has_seed)
+    ac_cli_run_opts_apply(&ro, &aopt);
+    if (!ro.has_seed && s.in.models[0]->faults.has_seed)
         aopt.sim.seed = s.in.models[0]->faults.seed;
 
     /* the reference: the baseline (or the first file), then the second file */
@@ -351,13 +311,13 @@ int ac_cli_compare(int argc, char **argv)
     run.variants = s.variants;
     run.nvariants = v;
     run.seed = aopt.sim.seed;
-    run.has_seed = has_seed;
+    run.has_seed = ro.has_seed;
     for (size_t k = 0; k < v; k++)
         if (s.variants[k].analysis == NULL)
             status = AC_EXIT_INCONCLUSIVE;
-    if (write_output(&run, json, out) != 0)
+    if (write_output(&run, oo.format == AC_FORMAT_JSON, oo.out) != 0)
         status = AC_EXIT_USAGE;
-    if (report != NULL && write_pdf(&run, report, timestamp) != 0)
+    if (ro.report != NULL && write_pdf(&run, &ro) != 0)
         status = AC_EXIT_USAGE;
 cleanup:
     state_free(&s);

@@ -30,48 +30,36 @@ int ac_cli_lint(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", NULL};
-    ac_cli_format format = AC_FORMAT_TEXT;
-    const char *out = NULL, *color = "auto";
+    ac_cli_out_opts oo;
     ac_cli_input in;
     ac_report_run run;
     int c, status;
 
+    ac_cli_out_opts_init(&oo, formats);
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+        int taken = ac_cli_out_opts_parse(&oo, c, optarg);
+        if (taken == AC_EXIT_USAGE)
+            return AC_EXIT_USAGE;
+        if (taken)
+            continue;
         switch (c) {
-        case 'f':
-            if (ac_cli_parse_format(optarg, formats, &format) != 0)
-                return AC_EXIT_USAGE;
-            break;
-        case 'o': out = optarg; break;
-        case 'c':
-            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
-                strcmp(optarg, "never") != 0)
-                return ac_cli_fail("--color takes auto, always or never");
-            color = optarg;
-            break;
         case 'h': fputs(lint_usage, stdout); return AC_EXIT_PASS;
         default: fputs(lint_usage, stderr); return AC_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
-        fputs(lint_usage, stderr);
-        return ac_cli_fail("lint: no input file");
-    }
-    if (ac_cli_input_load(&in, argv + optind, (size_t)(argc - optind), AC_SEV_ERROR) != 0) {
-        ac_cli_input_free(&in);
+    if (ac_cli_input_load_args(&in, argc, argv, "lint", lint_usage, AC_SEV_ERROR) != 0)
         return AC_EXIT_USAGE;
-    }
     memset(&run, 0, sizeof run);
     run.command = "lint";
     run.files = in.files;
     run.nfiles = in.n;
     run.fail_on = AC_SEV_ERROR;
-    run.color = format == AC_FORMAT_TEXT && out == NULL && ac_cli_color(color, stderr);
+    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stderr);
     status = ac_cli_exit_status(&run);
     if (status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS; /* lint judges validity only */
-    if (ac_cli_write(&run, format, out, format == AC_FORMAT_TEXT ? stderr : stdout) != 0)
+    if (ac_cli_write(&run, oo.format, oo.out, oo.format == AC_FORMAT_TEXT ? stderr : stdout) != 0)
         status = AC_EXIT_USAGE;
     ac_cli_input_free(&in);
     return status;

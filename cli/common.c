@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "archcheck/parser.h"
@@ -49,6 +50,96 @@ int ac_cli_color(const char *mode, FILE *stream)
     if (strcmp(mode, "never") == 0)
         return 0;
     return isatty(fileno(stream));
+}
+
+int ac_cli_color_parse(const char *value, const char **mode)
+{
+    if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 &&
+        strcmp(value, "never") != 0)
+        return ac_cli_fail("--color takes auto, always or never");
+    *mode = value;
+    return 0;
+}
+
+void ac_cli_out_opts_init(ac_cli_out_opts *o, const char *const *formats)
+{
+    memset(o, 0, sizeof *o);
+    o->formats = formats;
+    o->format = AC_FORMAT_TEXT;
+    o->color = "auto";
+}
+
+int ac_cli_out_opts_parse(ac_cli_out_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'f':
+        if (ac_cli_parse_format(arg, o->formats, &o->format) != 0)
+            return AC_EXIT_USAGE;
+        return 1;
+    case 'o': o->out = arg; return 1;
+    case 'c': return ac_cli_color_parse(arg, &o->color) != 0 ? AC_EXIT_USAGE : 1;
+    default: return 0;
+    }
+}
+
+int ac_cli_ulong_parse(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    unsigned long v;
+    if (*s == '\0' || *s == '-' || *s == '+')
+        return -1;
+    v = strtoul(s, &end, 10);
+    if (*end != '\0' || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+void ac_cli_run_opts_init(ac_cli_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->validate = AC_VALIDATE_AUTO;
+}
+
+int ac_cli_run_opts_parse(ac_cli_run_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 's':
+        if (ac_cli_ulong_parse(arg, 4294967295ul, &o->seed) != 0)
+            return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'", arg);
+        o->has_seed = 1;
+        return 1;
+    case 'v': o->validate = AC_VALIDATE_ALWAYS; return 1;
+    case 'V': o->validate = AC_VALIDATE_NEVER; return 1;
+    case 'r': o->report = arg; return 1;
+    case 'T': o->timestamp = 1; return 1;
+    default: return 0;
+    }
+}
+
+void ac_cli_run_opts_apply(const ac_cli_run_opts *o, ac_analysis_options *aopt)
+{
+    ac_analysis_options_init(aopt);
+    aopt->validate = o->validate;
+    aopt->sim.seed = o->seed;
+}
+
+void ac_cli_pdf_options_init(ac_report_pdf_options *opt, const ac_cli_run_opts *o)
+{
+    ac_report_pdf_options_init(opt);
+    opt->font_dir = getenv("ARCHCHECK_FONT_DIR");
+    if (opt->font_dir != NULL && opt->font_dir[0] == '\0')
+        opt->font_dir = NULL;
+    if (o->timestamp) {
+        const char *epoch = getenv("SOURCE_DATE_EPOCH");
+        unsigned long v;
+        opt->has_creation_date = 1;
+        if (epoch != NULL && ac_cli_ulong_parse(epoch, 253402300799ul, &v) == 0)
+            opt->creation_date = (long long)v;
+        else
+            opt->creation_date = (long long)time(NULL);
+    }
 }
 
 static int write_format(FILE *fp, const ac_report_run *run, ac_cli_format format)
@@ -122,6 +213,21 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
         hash_file(paths[i], in->files[i].sha256);
         in->files[i].verdict = rc == AC_EINPUT ? AC_VERDICT_INVALID
                                                : ac_report_verdict(&in->diags[i], fail_on);
+    }
+    return 0;
+}
+
+int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *command,
+                           const char *usage, ac_severity fail_on)
+{
+    memset(in, 0, sizeof *in);
+    if (optind >= argc) {
+        fputs(usage, stderr);
+        return ac_cli_fail("%s: no input file", command);
+    }
+    if (ac_cli_input_load(in, argv + optind, (size_t)(argc - optind), fail_on) != 0) {
+        ac_cli_input_free(in);
+        return AC_EXIT_USAGE;
     }
     return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "archcheck/report.h"
 #include "common/jsonw.h"
+#include "report/internal.h"
 
 #define TIE_REL 1e-4
 
@@ -291,7 +292,7 @@ cleanup:
 
 /* ---------------------------------------------------------------- text */
 
-static const char *status_word(ac_check_status s)
+const char *ac_report_check_status_label(ac_check_status s)
 {
     switch (s) {
     case AC_CHECK_PASS: return "PASS";
@@ -301,7 +302,7 @@ static const char *status_word(ac_check_status s)
     return "?";
 }
 
-static const char *verdict_word(const ac_compare_variant *v)
+const char *ac_report_compare_verdict_label(const ac_compare_variant *v)
 {
     if (v->analysis == NULL)
         return "NOT ANALYSED";
@@ -314,19 +315,20 @@ static const char *verdict_word(const ac_compare_variant *v)
     return "?";
 }
 
-/* A value with its unit, ASCII only: seconds as s, ms or us. */
-static void fmt_value(char *buf, size_t n, double v, const char *unit)
+/* A value with its unit for the text (ASCII) and the PDF (unicode): seconds as s, ms or µs. */
+void ac_report_compare_value_format(char *buf, size_t n, double v, const char *unit, int unicode)
 {
     if (isnan(v)) {
-        snprintf(buf, n, "-");
+        snprintf(buf, n, "%s", unicode ? "\xE2\x80\x93" : "-");
     } else if (isinf(v)) {
-        snprintf(buf, n, "%s", v > 0 ? "unbounded" : "-unbounded");
+        snprintf(buf, n, "%s",
+                 v > 0 ? "unbounded" : unicode ? "\xE2\x88\x92\xE2\x88\x9E" : "-unbounded");
     } else if (strcmp(unit, "s") == 0) {
         double a = fabs(v);
         if (v == 0.0)
             snprintf(buf, n, "0 s");
         else if (a < 1e-3)
-            snprintf(buf, n, "%.4g us", v * 1e6);
+            snprintf(buf, n, "%.4g %s", v * 1e6, unicode ? "\xC2\xB5s" : "us");
         else if (a < 1.0)
             snprintf(buf, n, "%.4g ms", v * 1e3);
         else
@@ -344,11 +346,12 @@ static void cell_text(char *buf, size_t n, const ac_compare_row *r, size_t v)
     const ac_compare_cell *c = &r->cells[v];
     char val[64];
     if (c->present)
-        fmt_value(val, sizeof val, c->value, r->unit);
+        ac_report_compare_value_format(val, sizeof val, c->value, r->unit, 0);
     else
         snprintf(val, sizeof val, "-");
     if (c->has_status)
-        snprintf(buf, n, "%s %s%s", val, status_word(c->status), r->best == v ? " *" : "");
+        snprintf(buf, n, "%s %s%s", val, ac_report_check_status_label(c->status),
+                 r->best == v ? " *" : "");
     else
         snprintf(buf, n, "%s%s", val, r->best == v ? " *" : "");
 }
@@ -378,8 +381,8 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
         first = strlen(t->rows[r].name) > first ? strlen(t->rows[r].name) : first;
     for (size_t v = 0; v < run->nvariants; v++) {
         width[v] = strlen(run->variants[v].id);
-        if (strlen(verdict_word(&run->variants[v])) > width[v])
-            width[v] = strlen(verdict_word(&run->variants[v]));
+        if (strlen(ac_report_compare_verdict_label(&run->variants[v])) > width[v])
+            width[v] = strlen(ac_report_compare_verdict_label(&run->variants[v]));
         for (size_t r = 0; r < t->nrows; r++) {
             cell_text(cell, sizeof cell, &t->rows[r], v);
             width[v] = strlen(cell) > width[v] ? strlen(cell) : width[v];
@@ -399,7 +402,7 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
     fputs("verdict", fp);
     pad(fp, first - strlen("verdict"));
     for (size_t v = 0; v < run->nvariants; v++) {
-        const char *w = verdict_word(&run->variants[v]);
+        const char *w = ac_report_compare_verdict_label(&run->variants[v]);
         fprintf(fp, "  %s", w);
         pad(fp, width[v] - strlen(w));
     }

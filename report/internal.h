@@ -4,10 +4,27 @@
 #ifndef AC_REPORT_INTERNAL_H
 #define AC_REPORT_INTERNAL_H
 
+#include "archcheck/report.h"
 #include "archcheck/sim.h"
 #include "common/jsonw.h"
 
 /* The simulated KPIs of one node, each with its _ci95 sibling. */
 void ac_report_sim_node_json(ac_jsonw *w, const ac_sim_node_result *r);
+
+/* ---- shared by the text, JSON and PDF forms ---- */
+
+/* "PASS", "FAIL" or "INCONCLUSIVE" (report/compare.c). */
+const char *ac_report_check_status_label(ac_check_status s);
+
+/* A variant's verdict in capitals, "NOT ANALYSED" without an analysis (report/compare.c). */
+const char *ac_report_compare_verdict_label(const ac_compare_variant *v);
+
+/* A value of a comparison with its unit: seconds as s, ms or µs; in ASCII unless `unicode`
+ * (then a dash for no number, µ and the minus sign) (report/compare.c). */
+void ac_report_compare_value_format(char *buf, size_t n, double v, const char *unit, int unicode);
+
+/* Add the analysis's checks to the three tallies (nothing without an analysis)
+ * (report/text.c). */
+void ac_report_checks_count(const ac_analysis *a, size_t *pass, size_t *fail, size_t *inc);
 
 #endif

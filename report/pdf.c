@@ -1,65 +1,32 @@
 /*
  * The PDF report (libharu 2.3.0): see ac_report_pdf in archcheck/report.h.
  *
- * Errors: libharu's error handler longjmps back to ac_report_pdf, which frees the document
- * and the output buffer (the only allocations) and leaves no file behind. Drawing helpers
- * never allocate. Determinism: no /ID, no dates unless asked, fixed fonts and order.
+ * The document machinery (set-up, fonts, errors, pages, paragraphs, table rows) is shared with
+ * report/pdf_compare.c in report/pdf_doc.c: libharu's error handler longjmps back to
+ * ac_pdf_doc_write, which frees the document and the output buffer (the only allocations) and
+ * leaves no file behind. Drawing helpers never allocate. Determinism: no /ID, no dates unless
+ * asked, fixed fonts and order.
  */
 #include <math.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <hpdf.h>
 
 #include "archcheck/report.h"
 #include "archcheck/rules.h"
-#include "common/atomic.h"
+#include "report/pdf_doc.h"
 #include "report/plot.h"
 
-#define PAGE_W 595.276
-#define PAGE_H 841.89
-#define MARGIN_X 48.0
-#define MARGIN_TOP 48.0
-#define MARGIN_BOTTOM 50.0
-#define CONTENT_W (PAGE_W - 2.0 * MARGIN_X)
-#define BODY 8.5
-#define CELL 7.8
-#define CELL_LEAD 9.6
-#define DEFAULT_FONT_DIR "/usr/share/fonts/truetype/dejavu"
+#define MAX_COLS 8
 
-typedef struct pdf_doc {
-    HPDF_Doc doc;
-    jmp_buf env;
-    ac_plot_canvas cv;   /* the current page */
-    ac_plot_cjk cjk;     /* the fallback font for Korean, Chinese and Japanese (lazy) */
-    int cjk_noted;       /* the method page said that the fallback is missing */
-    double y;            /* top of the free space on the current page */
-    unsigned pages;
-    const char *footer;  /* the file of the pages being written */
-    HPDF_STATUS error_no, detail_no;
-    char doing[300];     /* what was being done, for the error message */
-    unsigned char *buf;  /* the serialised document */
-    HPDF_UINT32 size;
-    ac_report_pdf_options opt;
-} pdf_doc;
+typedef ac_pdf_doc pdf_doc;
+typedef ac_pdf_rgb rgb;
 
 void ac_report_pdf_options_init(ac_report_pdf_options *opt)
 {
     memset(opt, 0, sizeof *opt);
-}
-
-static void on_hpdf_error(HPDF_STATUS error_no, HPDF_STATUS detail_no, void *user_data)
-{
-    pdf_doc *d = user_data;
-    /* reading the memory stream to its end is not a failure */
-    if (error_no == HPDF_STREAM_EOF)
-        return;
-    d->error_no = error_no;
-    d->detail_no = detail_no;
-    longjmp(d->env, 1);
 }
 
 /* ---------------------------------------------------------------- formatting */
@@ -111,16 +78,6 @@ static void fmt_pct(char *buf, size_t n, double rel)
         snprintf(buf, n, "\xC2\xB1%.2g%%", 100.0 * rel);
 }
 
-static const char *status_label(ac_check_status s)
-{
-    switch (s) {
-    case AC_CHECK_PASS: return "PASS";
-    case AC_CHECK_FAIL: return "FAIL";
-    case AC_CHECK_INCONCLUSIVE: return "INCONCLUSIVE";
-    }
-    return "?";
-}
-
 static const char *verdict_label(ac_verdict v)
 {
     switch (v) {
@@ -132,103 +89,26 @@ static const char *verdict_label(ac_verdict v)
     return "?";
 }
 
-typedef struct rgb {
-    double r, g, b;
-} rgb;
-
-static const rgb COLOR_PASS = {0.05, 0.45, 0.15};
-static const rgb COLOR_FAIL = {0.75, 0.05, 0.05};
-static const rgb COLOR_INC = {0.70, 0.42, 0.0};
-static const rgb COLOR_BLACK = {0.0, 0.0, 0.0};
-
 static rgb verdict_color(ac_verdict v)
 {
-    return v == AC_VERDICT_PASS ? COLOR_PASS : v == AC_VERDICT_INCONCLUSIVE ? COLOR_INC : COLOR_FAIL;
+    return v == AC_VERDICT_PASS           ? AC_PDF_PASS
+           : v == AC_VERDICT_INCONCLUSIVE ? AC_PDF_INC
+                                          : AC_PDF_FAIL;
 }
 
-static rgb check_color(ac_check_status s)
-{
-    return s == AC_CHECK_PASS ? COLOR_PASS : s == AC_CHECK_FAIL ? COLOR_FAIL : COLOR_INC;
-}
-
-/* ---------------------------------------------------------------- pages and flow */
-
-static void new_page(pdf_doc *d)
-{
-    char foot[400];
-    HPDF_Page page = HPDF_AddPage(d->doc);
-    if (page == NULL)
-        ac_plot_throw(&d->cv);
-    d->cv.page = page;
-    AC_PLOT_CHECK(&d->cv, HPDF_Page_SetSize(page, HPDF_PAGE_SIZE_A4, HPDF_PAGE_PORTRAIT));
-    d->pages++;
-    d->y = PAGE_H - MARGIN_TOP;
-    snprintf(foot, sizeof foot, "archcheck %s \xC2\xB7 %s", AC_VERSION,
-             d->footer != NULL ? d->footer : "");
-    ac_plot_set_gray(&d->cv, 0.55, 0.45);
-    ac_plot_line(&d->cv, MARGIN_X, MARGIN_BOTTOM - 14.0, PAGE_W - MARGIN_X, MARGIN_BOTTOM - 14.0,
-                 0.4);
-    ac_plot_text_wrapped(&d->cv, d->cv.regular, 7.0, MARGIN_X, MARGIN_BOTTOM - 24.0,
-                         CONTENT_W - 60.0, 8.0, AC_PLOT_LEFT, foot);
-    snprintf(foot, sizeof foot, "page %u", d->pages);
-    ac_plot_text(&d->cv, d->cv.regular, 7.0, PAGE_W - MARGIN_X, MARGIN_BOTTOM - 24.0,
-                 AC_PLOT_RIGHT, foot);
-    ac_plot_set_gray(&d->cv, 0.0, 0.0);
-}
-
-/* Make room for `h` points, starting a new page if needed. */
-static void ensure(pdf_doc *d, double h)
-{
-    if (d->y - h < MARGIN_BOTTOM)
-        new_page(d);
-}
-
-static void heading(pdf_doc *d, double size, const char *text)
-{
-    size_t lines = ac_plot_text_lines(&d->cv, d->cv.bold, size, text, CONTENT_W);
-    double h = (double)lines * size * 1.25;
-    ensure(d, h + size + 40.0); /* keep a heading with what follows */
-    ac_plot_set_gray(&d->cv, 0.0, 0.0);
-    ac_plot_text_wrapped(&d->cv, d->cv.bold, size, MARGIN_X, d->y - size, CONTENT_W, size * 1.25,
-                         AC_PLOT_LEFT, text);
-    d->y -= h + size * 0.5;
-}
-
-/* A wrapped paragraph, broken across pages line by line. */
-static void paragraph_indent(pdf_doc *d, HPDF_Font font, double size, double indent,
-                             const char *text)
-{
-    double lead = size * 1.3, width = CONTENT_W - indent;
-    const char *s = text;
-    while (*s != '\0') {
-        char line[2048];
-        const char *next;
-        size_t len = ac_plot_text_break(&d->cv, font, size, s, width, &next);
-        if (len >= sizeof line)
-            len = sizeof line - 1;
-        memcpy(line, s, len);
-        line[len] = '\0';
-        ensure(d, lead);
-        ac_plot_text(&d->cv, font, size, MARGIN_X + indent, d->y - size, AC_PLOT_LEFT, line);
-        d->y -= lead;
-        if (next == s)
-            break;
-        s = next;
-    }
-    d->y -= size * 0.4;
-}
+/* ---------------------------------------------------------------- flow */
 
 static void paragraph(pdf_doc *d, const char *text)
 {
-    paragraph_indent(d, d->cv.regular, BODY, 0.0, text);
+    ac_pdf_doc_paragraph_write(d, d->cv.regular, BODY, 0.0, text);
 }
 
 static void bullet(pdf_doc *d, const char *text)
 {
-    ensure(d, BODY * 1.3);
+    ac_pdf_doc_room_ensure(d, BODY * 1.3);
     ac_plot_text(&d->cv, d->cv.regular, BODY, MARGIN_X + 4.0, d->y - BODY, AC_PLOT_LEFT,
                  "\xE2\x80\xA2");
-    paragraph_indent(d, d->cv.regular, BODY, 14.0, text);
+    ac_pdf_doc_paragraph_write(d, d->cv.regular, BODY, 14.0, text);
     d->y += BODY * 0.25;
 }
 
@@ -240,47 +120,39 @@ typedef struct pdf_col {
     ac_plot_align align;
 } pdf_col;
 
-#define MAX_COLS 8
-
-static double row_height(pdf_doc *d, const pdf_col *cols, size_t n, const char *const *cells,
-                         HPDF_Font font)
+/* The shared cells of a row of `cols`, every text in `font`. */
+static void make_cells(const pdf_col *cols, size_t n, const char *const *texts, HPDF_Font font,
+                       ac_pdf_cell *out)
 {
-    size_t lines = 1;
+    memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++) {
-        size_t l = ac_plot_text_lines(&d->cv, font, CELL, cells[i] != NULL ? cells[i] : "",
-                                      cols[i].width - 6.0);
-        if (l > lines)
-            lines = l;
+        out[i].text = texts[i];
+        out[i].font = font;
+        out[i].width = cols[i].width;
+        out[i].align = cols[i].align;
     }
-    return (double)lines * CELL_LEAD + 5.0;
 }
 
-static void draw_row(pdf_doc *d, const pdf_col *cols, size_t n, const char *const *cells,
+static double row_height(pdf_doc *d, const pdf_col *cols, size_t n, const char *const *texts,
+                         HPDF_Font font)
+{
+    ac_pdf_cell cells[MAX_COLS];
+    make_cells(cols, n, texts, font, cells);
+    return ac_pdf_doc_row_height(d, cells, n);
+}
+
+/* A row; the cell hl_col (if < n) is drawn bold in the colour hl. */
+static void draw_row(pdf_doc *d, const pdf_col *cols, size_t n, const char *const *texts,
                      HPDF_Font font, double h, int shade, size_t hl_col, rgb hl)
 {
-    double x = MARGIN_X;
-    if (shade) {
-        ac_plot_set_gray(&d->cv, 0.0, 0.94);
-        ac_plot_rect_fill(&d->cv, MARGIN_X, d->y - h, CONTENT_W, h);
+    ac_pdf_cell cells[MAX_COLS];
+    make_cells(cols, n, texts, font, cells);
+    if (hl_col < n) {
+        cells[hl_col].font = d->cv.bold;
+        cells[hl_col].color = &hl;
+        cells[hl_col].restore = 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        const char *s = cells[i] != NULL ? cells[i] : "";
-        if (i == hl_col) {
-            ac_plot_set_rgb_fill(&d->cv, hl.r, hl.g, hl.b);
-            ac_plot_text_wrapped(&d->cv, d->cv.bold, CELL, x + 3.0, d->y - 3.0 - CELL,
-                                 cols[i].width - 6.0, CELL_LEAD, cols[i].align, s);
-            ac_plot_set_gray(&d->cv, 0.0, 0.0);
-        } else {
-            ac_plot_set_gray(&d->cv, 0.0, 0.0);
-            ac_plot_text_wrapped(&d->cv, font, CELL, x + 3.0, d->y - 3.0 - CELL,
-                                 cols[i].width - 6.0, CELL_LEAD, cols[i].align, s);
-        }
-        x += cols[i].width;
-    }
-    ac_plot_set_gray(&d->cv, 0.8, 0.0);
-    ac_plot_line(&d->cv, MARGIN_X, d->y - h, MARGIN_X + CONTENT_W, d->y - h, 0.4);
-    ac_plot_set_gray(&d->cv, 0.0, 0.0);
-    d->y -= h;
+    ac_pdf_doc_row_draw(d, cells, n, h, shade);
 }
 
 static void table_header(pdf_doc *d, const pdf_col *cols, size_t n)
@@ -290,10 +162,10 @@ static void table_header(pdf_doc *d, const pdf_col *cols, size_t n)
     for (size_t i = 0; i < n; i++)
         titles[i] = cols[i].title;
     h = row_height(d, cols, n, titles, d->cv.bold);
-    ensure(d, h + 16.0);
+    ac_pdf_doc_room_ensure(d, h + 16.0);
     ac_plot_set_gray(&d->cv, 0.0, 0.0);
     ac_plot_line(&d->cv, MARGIN_X, d->y, MARGIN_X + CONTENT_W, d->y, 0.8);
-    draw_row(d, cols, n, titles, d->cv.bold, h, 0, MAX_COLS, COLOR_BLACK);
+    draw_row(d, cols, n, titles, d->cv.bold, h, 0, MAX_COLS, AC_PDF_BLACK);
     ac_plot_line(&d->cv, MARGIN_X, d->y, MARGIN_X + CONTENT_W, d->y, 0.6);
 }
 
@@ -303,7 +175,7 @@ static void table_row(pdf_doc *d, const pdf_col *cols, size_t n, const char *con
 {
     double h = row_height(d, cols, n, cells, d->cv.regular);
     if (d->y - h < MARGIN_BOTTOM) {
-        new_page(d);
+        ac_pdf_doc_page_new(d);
         table_header(d, cols, n);
     }
     draw_row(d, cols, n, cells, d->cv.regular, h, index % 2 == 1, hl_col, hl);
@@ -356,19 +228,14 @@ static void write_meta(pdf_doc *d, const ac_report_run *run, const ac_report_fil
         rows[n++][1] = sim;
     }
     if (opt->has_creation_date) {
-        time_t t = (time_t)opt->creation_date;
-        struct tm tm;
-        if (gmtime_r(&t, &tm) != NULL)
-            strftime(created, sizeof created, "%Y-%m-%d %H:%M:%S UTC", &tm);
-        else
-            snprintf(created, sizeof created, "%lld", opt->creation_date);
+        ac_pdf_doc_created_format(opt, created, sizeof created);
         rows[n][0] = "Created";
         rows[n++][1] = created;
     }
     for (size_t i = 0; i < n; i++) {
         double h = row_height(d, cols, 2, rows[i], d->cv.regular);
-        ensure(d, h);
-        draw_row(d, cols, 2, rows[i], d->cv.regular, h, 0, 0, COLOR_BLACK);
+        ac_pdf_doc_room_ensure(d, h);
+        draw_row(d, cols, 2, rows[i], d->cv.regular, h, 0, 0, AC_PDF_BLACK);
     }
     d->y -= 8.0;
 }
@@ -381,22 +248,14 @@ static void write_verdict(pdf_doc *d, const ac_report_run *run, const ac_report_
     char summary[300];
     size_t pass = 0, fail = 0, inc = 0, shown = 0, supp = 0;
     const ac_analysis *a = rf->analysis;
-    if (a != NULL)
-        for (size_t k = 0; k < a->nchecks; k++) {
-            if (a->checks[k].status == AC_CHECK_PASS)
-                pass++;
-            else if (a->checks[k].status == AC_CHECK_FAIL)
-                fail++;
-            else
-                inc++;
-        }
+    ac_report_checks_count(a, &pass, &fail, &inc);
     for (size_t i = 0; i < rf->diags->count; i++) {
         if (rf->diags->items[i].suppressed)
             supp++;
         else
             shown++;
     }
-    ensure(d, box_h + 10.0);
+    ac_pdf_doc_room_ensure(d, box_h + 10.0);
     w = ac_plot_text_width(&d->cv, d->cv.bold, size, v);
     ac_plot_set_rgb_stroke(&d->cv, col.r, col.g, col.b);
     ac_plot_set_rgb_fill(&d->cv, col.r, col.g, col.b);
@@ -433,7 +292,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
     const ac_analysis *a = rf->analysis;
     if (a == NULL)
         return;
-    heading(d, 12.0, "Checks");
+    ac_pdf_doc_heading_write(d, 12.0, "Checks");
     if (a->nchecks == 0) {
         paragraph(d, "No check: the file states no requirement and has no node to check.");
         return;
@@ -443,7 +302,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
         const ac_check *c = &a->checks[k];
         char status[64], value[96], limit[64], sim[128], line[16], v[48], e[32], l[48];
         const char *cells[6];
-        snprintf(status, sizeof status, "%s%s%s%s", status_label(c->status),
+        snprintf(status, sizeof status, "%s%s%s%s", ac_report_check_status_label(c->status),
                  c->status != AC_CHECK_PASS && c->rule[0] != '\0' ? " " : "",
                  c->status != AC_CHECK_PASS ? c->rule : "", c->suppressed ? "\n(suppressed)" : "");
         value[0] = limit[0] = sim[0] = '\0';
@@ -471,7 +330,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
         cells[3] = limit;
         cells[4] = sim;
         cells[5] = line;
-        table_row(d, cols, 6, cells, k, 1, check_color(c->status));
+        table_row(d, cols, 6, cells, k, 1, ac_pdf_doc_status_color(c->status));
     }
     table_end(d);
 }
@@ -482,7 +341,7 @@ static void write_findings(pdf_doc *d, const ac_report_file *rf)
                                    {"Severity", 58.0, AC_PLOT_LEFT},
                                    {"Where", 70.0, AC_PLOT_LEFT},
                                    {"Message", CONTENT_W - 168.0, AC_PLOT_LEFT}};
-    heading(d, 12.0, "Findings");
+    ac_pdf_doc_heading_write(d, 12.0, "Findings");
     if (rf->diags->count == 0) {
         paragraph(d, "No finding.");
         return;
@@ -492,10 +351,10 @@ static void write_findings(pdf_doc *d, const ac_report_file *rf)
         const ac_diag *g = &rf->diags->items[i];
         char sev[64], where[160], msg[4096];
         const char *cells[4];
-        rgb col = g->suppressed ? COLOR_BLACK
-                  : g->severity == AC_SEV_ERROR ? COLOR_FAIL
-                  : g->severity == AC_SEV_WARNING ? COLOR_INC
-                                                  : COLOR_BLACK;
+        rgb col = g->suppressed ? AC_PDF_BLACK
+                  : g->severity == AC_SEV_ERROR ? AC_PDF_FAIL
+                  : g->severity == AC_SEV_WARNING ? AC_PDF_INC
+                                                  : AC_PDF_BLACK;
         snprintf(sev, sizeof sev, "%s%s", ac_severity_name(g->severity),
                  g->suppressed ? "\n(suppressed)" : "");
         if (g->line > 0)
@@ -611,7 +470,7 @@ static void write_kpis(pdf_doc *d, const ac_analysis *a, size_t i)
         cells[3] = e;
         cells[4] = s;
         cells[5] = m;
-        table_row(d, cols, 6, cells, k, MAX_COLS, COLOR_BLACK);
+        table_row(d, cols, 6, cells, k, MAX_COLS, AC_PDF_BLACK);
     }
     table_end(d);
 }
@@ -676,7 +535,7 @@ static void write_equilibria(pdf_doc *d, const ac_solver_pool_result *r)
         cells[5] = to;
         cells[6] = eig;
         cells[7] = lya;
-        table_row(d, cols, 8, cells, e, 1, eq->stable ? COLOR_PASS : COLOR_FAIL);
+        table_row(d, cols, 8, cells, e, 1, eq->stable ? AC_PDF_PASS : AC_PDF_FAIL);
     }
     table_end(d);
 }
@@ -807,7 +666,7 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         snprintf(m99, sizeof m99, "p99 %s", v);
         ac_plot_add_marker(&tp, na->p99, m99);
     }
-    ensure(d, box_h + 6.0);
+    ac_pdf_doc_room_ensure(d, box_h + 6.0);
     ac_plot_draw(&d->cv, &qp, MARGIN_X, d->y - box_h, box_w, box_h);
     ac_plot_draw(&d->cv, &tp, MARGIN_X + box_w + 14.0, d->y - box_h, box_w, box_h);
     d->y -= box_h + 12.0;
@@ -820,12 +679,12 @@ static void write_node_page(pdf_doc *d, const ac_report_file *rf, size_t i)
     const ac_node *node = &m->nodes[i];
     const ac_node_analysis *na = &a->nodes[i];
     char title[512], desc[512], text[1024];
-    new_page(d);
+    ac_pdf_doc_page_new(d);
     if (node->label != NULL)
         snprintf(title, sizeof title, "Node %s \xE2\x80\x94 %s", node->id, node->label);
     else
         snprintf(title, sizeof title, "Node %s", node->id);
-    heading(d, 15.0, title);
+    ac_pdf_doc_heading_write(d, 15.0, title);
     describe_node(desc, sizeof desc, node);
     paragraph(d, desc);
     if (!na->analysed) {
@@ -840,7 +699,7 @@ static void write_node_page(pdf_doc *d, const ac_report_file *rf, size_t i)
         paragraph(d, "Overloaded: the offered load is at least the capacity and the buffer is "
                      "unbounded, so the queues grow without bound and there is no steady state.");
     }
-    heading(d, 11.0, "Steady state");
+    ac_pdf_doc_heading_write(d, 11.0, "Steady state");
     write_kpis(d, a, i);
     if (na->pool != NULL && na->pool->nequilibria > 0) {
         const ac_solver_pool_result *r = na->pool;
@@ -849,7 +708,7 @@ static void write_node_page(pdf_doc *d, const ac_report_file *rf, size_t i)
                  "mass below %.2g)%s",
                  r->load, r->truncation, r->truncation == 1 ? "" : "s", r->tail_mass,
                  r->bistable ? ": two stable equilibria, a metastable failure mode" : "");
-        heading(d, 11.0, "Equilibria");
+        ac_pdf_doc_heading_write(d, 11.0, "Equilibria");
         paragraph(d, text);
         write_equilibria(d, r);
         if (r->bistable) {
@@ -899,8 +758,8 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
         a->sim != NULL && a->sim->nentries == 1 ? &a->sim->entries[0] : NULL;
     char text[600];
     double box_h = 250.0;
-    new_page(d);
-    heading(d, 15.0, "End to end");
+    ac_pdf_doc_page_new(d);
+    ac_pdf_doc_heading_write(d, 15.0, "End to end");
     if (!e->available) {
         paragraph(d, "No end-to-end numbers: the design has no open workload (sources), or its "
                      "routes could not be combined.");
@@ -937,11 +796,11 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
             cells[1] = v;
             cells[2] = er;
             cells[3] = s;
-            table_row(d, cols, 4, cells, shown++, MAX_COLS, COLOR_BLACK);
+            table_row(d, cols, 4, cells, shown++, MAX_COLS, AC_PDF_BLACK);
         }
         table_end(d);
     }
-    heading(d, 11.0, "Headroom");
+    ac_pdf_doc_heading_write(d, 11.0, "Headroom");
     if (a->has_headroom) {
         char who[200];
         if (a->headroom_node != AC_NONE)
@@ -1008,7 +867,7 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
                 p.xaxis.max = tmax;
             }
         }
-        ensure(d, box_h);
+        ac_pdf_doc_room_ensure(d, box_h);
         ac_plot_draw(&d->cv, &p, MARGIN_X, d->y - box_h, CONTENT_W, box_h);
         d->y -= box_h + 12.0;
     }
@@ -1031,7 +890,6 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
             if (a->checks[k].has_value && strncmp(a->checks[k].name, "utilization", 11) == 0)
                 limit_u = isfinite(limit_u) ? fmin(limit_u, a->checks[k].limit) : a->checks[k].limit;
         if (n > 0) {
-            double lx[2], ly[2];
             snprintf(title, sizeof title, "Utilisation per node%s",
                      isfinite(limit_u) ? " (dashed: the requirement)" : "");
             ac_plot_init(&p, title, AC_PLOT_LINEAR, NULL, AC_PLOT_LINEAR, "utilisation");
@@ -1039,17 +897,8 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
             p.xaxis.ncategories = n;
             p.yaxis.min = 0.0;
             p.yaxis.max = 1.0;
-            ac_plot_add(&p, AC_PLOT_KIND_BARS, AC_PLOT_DASHED, x, u, n, NULL);
-            if (isfinite(limit_u)) {
-                lx[0] = -0.5;
-                lx[1] = (double)n - 0.5;
-                ly[0] = ly[1] = limit_u;
-                ac_plot_add(&p, AC_PLOT_KIND_LINE, AC_PLOT_DOTTED, lx, ly, 2, NULL);
-            }
             box_h = 190.0;
-            ensure(d, box_h);
-            ac_plot_draw(&d->cv, &p, MARGIN_X, d->y - box_h, CONTENT_W, box_h);
-            d->y -= box_h + 12.0;
+            ac_pdf_doc_bars_draw(d, &p, x, u, n, limit_u, box_h);
         }
     }
 }
@@ -1085,8 +934,8 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
     int used[4] = {0, 0, 0, 0};
     size_t nsupp = 0;
     char text[1200];
-    new_page(d);
-    heading(d, 15.0, "How these numbers were obtained");
+    ac_pdf_doc_page_new(d);
+    ac_pdf_doc_heading_write(d, 15.0, "How these numbers were obtained");
     table_header(d, cols, 5);
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
@@ -1101,7 +950,7 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
             cells[2] = "";
             cells[3] = "";
             cells[4] = "";
-            table_row(d, cols, 5, cells, i, MAX_COLS, COLOR_BLACK);
+            table_row(d, cols, 5, cells, i, MAX_COLS, AC_PDF_BLACK);
             continue;
         }
         if ((size_t)na->approximation < 4)
@@ -1130,10 +979,10 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
         cells[2] = err;
         cells[3] = meas;
         cells[4] = state;
-        table_row(d, cols, 5, cells, i, MAX_COLS, COLOR_BLACK);
+        table_row(d, cols, 5, cells, i, MAX_COLS, AC_PDF_BLACK);
     }
     table_end(d);
-    heading(d, 11.0, "The approximations");
+    ac_pdf_doc_heading_write(d, 11.0, "The approximations");
     for (size_t k = 0; k < 4; k++)
         if (used[k])
             bullet(d, approx_explained((ac_solver_approx)k));
@@ -1145,7 +994,7 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
                  100.0 * a->e2e.expected_rel_error);
         bullet(d, text);
     }
-    heading(d, 11.0, "Validation by simulation");
+    ac_pdf_doc_heading_write(d, 11.0, "Validation by simulation");
     if (a->sim != NULL) {
         snprintf(text, sizeof text,
                  "A discrete-event simulation of the finite design (%zu replications, %llu "
@@ -1163,7 +1012,7 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
         paragraph(d, "No simulation was needed: no check was undecided by the stated error of "
                      "its approximation (use --validate to simulate anyway).");
     }
-    heading(d, 11.0, "Assumptions");
+    ac_pdf_doc_heading_write(d, 11.0, "Assumptions");
     bullet(d, "Requests arrive as Poisson streams at each source's rate (a source's scv other "
               "than 1 is used by the simulator; the analysis treats the stream as Poisson).");
     bullet(d, "Service times are exponential with the stated mean; every server of a pool is "
@@ -1174,7 +1023,7 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
               "solved with the nodes' losses until the flows agree.");
     bullet(d, "Numbers are steady-state averages at the workload as written (scale 1); an "
               "autoscaled pool is analysed at its starting size.");
-    heading(d, 11.0, "Suppressions");
+    ac_pdf_doc_heading_write(d, 11.0, "Suppressions");
     for (size_t s = 0; m != NULL && s < m->nsuppressions; s++) {
         const ac_suppression *sp = &m->suppressions[s];
         snprintf(text, sizeof text, "<suppress rule=\"%s\"%s%s%s> (line %u): %s", sp->rule,
@@ -1197,17 +1046,7 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
     }
     if (nsupp == 0)
         paragraph(d, "None: every finding is reported.");
-    if (ac_plot_cjk_missing(&d->cjk) && !d->cjk_noted) {
-        heading(d, 11.0, "Fonts");
-        snprintf(text, sizeof text,
-                 "Korean, Chinese and Japanese text in this report is drawn as empty boxes (it "
-                 "is still in the text of the document, for search and copying): the fallback "
-                 "font '%.600s' could not be loaded. Install the Debian package " AC_PLOT_CJK_PACKAGE
-                 " or set $" AC_PLOT_CJK_ENV " to a TrueType font with these characters.",
-                 d->cjk.path);
-        paragraph(d, text);
-        d->cjk_noted = 1;
-    }
+    ac_pdf_doc_cjk_note(d, 11.0, "report", ", for search and copying");
 }
 
 /* ---------------------------------------------------------------- the document */
@@ -1218,7 +1057,7 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     const ac_model *m = rf->model;
     char title[600];
     d->footer = rf->file;
-    new_page(d);
+    ac_pdf_doc_page_new(d);
     ac_plot_set_gray(&d->cv, 0.0, 0.4);
     ac_plot_text(&d->cv, d->cv.regular, 9.0, MARGIN_X, d->y - 9.0, AC_PLOT_LEFT,
                  "archcheck design check");
@@ -1230,7 +1069,7 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
         snprintf(title, sizeof title, "%s", m->label != NULL ? m->label : m->name);
     else
         snprintf(title, sizeof title, "%s", rf->file);
-    heading(d, 17.0, title);
+    ac_pdf_doc_heading_write(d, 17.0, title);
     write_verdict(d, run, rf);
     write_meta(d, run, rf, opt);
     write_checks(d, rf);
@@ -1243,133 +1082,20 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     write_method(d, rf);
 }
 
-static const char *hpdf_error_name(HPDF_STATUS e)
+/* Draw every file's pages (the draw callback of ac_pdf_doc_write). */
+static void draw_run(pdf_doc *d, const void *ctx)
 {
-    switch (e) {
-    case HPDF_FILE_OPEN_ERROR: return "cannot open a file";
-    case HPDF_FILE_IO_ERROR: return "file input/output error";
-    case HPDF_FAILD_TO_ALLOC_MEM: return "out of memory";
-    case HPDF_TTF_INVALID_FOMAT: return "not a TrueType font";
-    case HPDF_INVALID_DATE_TIME: return "invalid date";
-    default: return "libharu error";
-    }
-}
-
-/* Build and serialise the document into d->buf (every failure jumps to d->env). */
-static void build(pdf_doc *d, const ac_report_run *run)
-{
-    const char *dir = d->opt.font_dir != NULL ? d->opt.font_dir : DEFAULT_FONT_DIR;
-    char font_path[1024];
-    const char *regular_name, *bold_name;
-    HPDF_UINT32 got;
-    HPDF_STATUS st;
-    snprintf(d->doing, sizeof d->doing, "setting up the document");
-    AC_PLOT_CHECK(&d->cv, HPDF_SetCompressionMode(d->doc, HPDF_COMP_ALL));
-    AC_PLOT_CHECK(&d->cv, HPDF_UseUTFEncodings(d->doc));
-    snprintf(font_path, sizeof font_path, "%s/DejaVuSans.ttf", dir);
-    snprintf(d->doing, sizeof d->doing, "loading the font '%.250s'", font_path);
-    regular_name = HPDF_LoadTTFontFromFile(d->doc, font_path, HPDF_TRUE);
-    if (regular_name == NULL)
-        ac_plot_throw(&d->cv);
-    snprintf(font_path, sizeof font_path, "%s/DejaVuSans-Bold.ttf", dir);
-    snprintf(d->doing, sizeof d->doing, "loading the font '%.250s'", font_path);
-    bold_name = HPDF_LoadTTFontFromFile(d->doc, font_path, HPDF_TRUE);
-    if (bold_name == NULL)
-        ac_plot_throw(&d->cv);
-    d->cv.regular = HPDF_GetFont(d->doc, regular_name, "UTF-8");
-    d->cv.bold = HPDF_GetFont(d->doc, bold_name, "UTF-8");
-    if (d->cv.regular == NULL || d->cv.bold == NULL)
-        ac_plot_throw(&d->cv);
-    snprintf(d->doing, sizeof d->doing, "setting the document information");
-    AC_PLOT_CHECK(&d->cv, HPDF_SetInfoAttr(d->doc, HPDF_INFO_CREATOR, "archcheck " AC_VERSION));
-    AC_PLOT_CHECK(&d->cv, HPDF_SetInfoAttr(d->doc, HPDF_INFO_TITLE,
-                                           run->nfiles == 1 ? run->files[0].file
-                                                            : "archcheck report"));
-    if (d->opt.has_creation_date) {
-        time_t t = (time_t)d->opt.creation_date;
-        struct tm tm;
-        HPDF_Date date;
-        snprintf(d->doing, sizeof d->doing, "setting the creation date");
-        if (gmtime_r(&t, &tm) == NULL)
-            ac_plot_throw(&d->cv);
-        memset(&date, 0, sizeof date);
-        date.year = tm.tm_year + 1900;
-        date.month = tm.tm_mon + 1;
-        date.day = tm.tm_mday;
-        date.hour = tm.tm_hour;
-        date.minutes = tm.tm_min;
-        date.seconds = tm.tm_sec;
-        date.ind = 'Z';
-        AC_PLOT_CHECK(&d->cv, HPDF_SetInfoDateAttr(d->doc, HPDF_INFO_CREATION_DATE, date));
-        AC_PLOT_CHECK(&d->cv, HPDF_SetInfoDateAttr(d->doc, HPDF_INFO_MOD_DATE, date));
-    }
+    const ac_report_run *run = ctx;
     for (size_t f = 0; f < run->nfiles; f++) {
         snprintf(d->doing, sizeof d->doing, "drawing the report of '%.250s'", run->files[f].file);
         write_file(d, run, &run->files[f], &d->opt);
     }
-    snprintf(d->doing, sizeof d->doing, "serialising the document");
-    AC_PLOT_CHECK(&d->cv, HPDF_SaveToStream(d->doc));
-    d->size = HPDF_GetStreamSize(d->doc);
-    if (d->size == 0)
-        ac_plot_throw(&d->cv);
-    d->buf = malloc(d->size);
-    if (d->buf == NULL) {
-        d->error_no = HPDF_FAILD_TO_ALLOC_MEM;
-        ac_plot_throw(&d->cv);
-    }
-    got = d->size;
-    st = HPDF_ReadFromStream(d->doc, d->buf, &got);
-    if ((st != HPDF_OK && st != HPDF_STREAM_EOF) || got != d->size)
-        ac_plot_throw(&d->cv);
 }
 
 int ac_report_pdf(const char *path, const ac_report_run *run, const ac_report_pdf_options *opt,
                   ac_error *err)
 {
-    pdf_doc *d = calloc(1, sizeof *d);
-    ac_atomic_file out;
-    int rc;
-    if (d == NULL)
-        return ac_error_set(err, AC_ENOMEM, "out of memory");
-    if (opt != NULL)
-        d->opt = *opt;
-    else
-        ac_report_pdf_options_init(&d->opt);
-    d->cv.env = &d->env;
-    d->doc = HPDF_New(on_hpdf_error, d);
-    if (d->doc == NULL) {
-        free(d);
-        return ac_error_set(err, AC_ENOMEM, "cannot write the PDF report: out of memory");
-    }
-    ac_plot_cjk_init(&d->cjk, d->doc, on_hpdf_error);
-    d->cv.cjk = &d->cjk;
-    if (setjmp(d->env) != 0) {
-        if (d->error_no != 0)
-            rc = ac_error_set(err, d->error_no == HPDF_FAILD_TO_ALLOC_MEM ? AC_ENOMEM : AC_EIO,
-                              "cannot write the PDF report '%s': %s (libharu 0x%04X, detail "
-                              "%u) while %s",
-                              path, hpdf_error_name(d->error_no), (unsigned)d->error_no,
-                              (unsigned)d->detail_no, d->doing);
-        else
-            rc = ac_error_set(err, AC_EIO,
-                              "cannot write the PDF report '%s': a libharu call failed while %s",
-                              path, d->doing);
-        goto cleanup;
-    }
-    build(d, run);
-    /* the document is complete in memory: now the file, atomically */
-    rc = ac_atomic_open(&out, path, err);
-    if (rc != AC_OK)
-        goto cleanup;
-    if (fwrite(d->buf, 1, d->size, out.fp) != d->size) {
-        ac_atomic_abort(&out);
-        rc = ac_error_set(err, AC_EIO, "cannot write '%s'", path);
-        goto cleanup;
-    }
-    rc = ac_atomic_commit(&out, err);
-cleanup:
-    HPDF_Free(d->doc);
-    free(d->buf);
-    free(d);
-    return rc;
+    return ac_pdf_doc_write(path, opt, "report",
+                            run->nfiles == 1 ? run->files[0].file : "archcheck report", draw_run,
+                            run, err);
 }

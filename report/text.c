@@ -5,6 +5,20 @@
 
 #include <string.h>
 
+#include "report/internal.h"
+
+void ac_report_checks_count(const ac_analysis *a, size_t *pass, size_t *fail, size_t *inc)
+{
+    for (size_t k = 0; a != NULL && k < a->nchecks; k++) {
+        if (a->checks[k].status == AC_CHECK_PASS)
+            (*pass)++;
+        else if (a->checks[k].status == AC_CHECK_FAIL)
+            (*fail)++;
+        else
+            (*inc)++;
+    }
+}
+
 static const char *sev_color(ac_severity s)
 {
     switch (s) {
@@ -73,18 +87,8 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
     {
         size_t pass = 0, fail = 0, undecided = 0, any = 0;
         for (size_t f = 0; f < run->nfiles; f++) {
-            const ac_analysis *a = run->files[f].analysis;
-            if (a == NULL)
-                continue;
-            any = 1;
-            for (size_t k = 0; k < a->nchecks; k++) {
-                if (a->checks[k].status == AC_CHECK_PASS)
-                    pass++;
-                else if (a->checks[k].status == AC_CHECK_FAIL)
-                    fail++;
-                else
-                    undecided++;
-            }
+            any |= run->files[f].analysis != NULL;
+            ac_report_checks_count(run->files[f].analysis, &pass, &fail, &undecided);
         }
         if (any)
             fprintf(fp, "; checks: %zu pass, %zu fail, %zu inconclusive", pass, fail, undecided);
