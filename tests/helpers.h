@@ -106,6 +106,36 @@ static inline ac_test_run ac_test_exec(const char *dir, char *const argv[])
     return r;
 }
 
+/* Run the archcheck binary under test (AC_TEST_BIN) in AC_SOURCE_DIR with the arguments given
+ * (NULL-terminated, at most 32). Fails the test if archcheck dies of a signal: whatever the
+ * input, it never should. */
+#if defined(AC_TEST_BIN) && defined(AC_SOURCE_DIR)
+static inline ac_test_run run_ac(const char *arg, ...)
+{
+    char *argv[34];
+    size_t n = 0;
+    va_list ap;
+    ac_test_run r;
+    argv[n++] = strdup(AC_TEST_BIN);
+    va_start(ap, arg);
+    for (const char *a = arg; a != NULL && n <= 32; a = va_arg(ap, const char *))
+        argv[n++] = strdup(a);
+    va_end(ap);
+    argv[n] = NULL;
+    for (size_t i = 0; i < n; i++)
+        assert_non_null(argv[i]);
+    r = ac_test_exec(AC_SOURCE_DIR, argv);
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    assert_non_null(r.out);
+    assert_non_null(r.err);
+    if (r.status >= 128)
+        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s", arg != NULL ? arg : "",
+                 r.status - 128, r.err);
+    return r;
+}
+#endif
+
 static inline void ac_test_run_free(ac_test_run *r)
 {
     free(r->out);

@@ -13,36 +13,9 @@
 
 #define BAD_DIR "samples/bad"
 #define GOOD_DIR "samples"
-#define MAX_ARGS 32
 
 /* ---- running the binary ---- */
 
-/* Run archcheck with the arguments given (NULL-terminated) in AC_SOURCE_DIR. */
-static ac_test_run run_ac(const char *arg, ...)
-{
-    char *argv[MAX_ARGS + 2];
-    size_t n = 0;
-    va_list ap;
-    ac_test_run r;
-    argv[n++] = strdup(AC_TEST_BIN);
-    va_start(ap, arg);
-    for (const char *a = arg; a != NULL && n <= MAX_ARGS; a = va_arg(ap, const char *))
-        argv[n++] = strdup(a);
-    va_end(ap);
-    argv[n] = NULL;
-    for (size_t i = 0; i < n; i++)
-        assert_non_null(argv[i]);
-    r = ac_test_exec(AC_SOURCE_DIR, argv);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    /* whatever the input, archcheck never dies of a signal */
-    if (r.status >= 128)
-        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s", arg != NULL ? arg : "",
-                 r.status - 128, r.err);
-    return r;
-}
 
 /* ---- small string and file helpers ---- */
 

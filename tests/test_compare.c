@@ -14,7 +14,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/report.h"
 
-#define MAX_ARGS 32
 
 /* Every mitigation kind on a small model (parsed from memory). */
 static const char kinds_xml[] =
@@ -110,27 +109,6 @@ static void assert_other_nodes_unchanged(const ac_model *a, const ac_model *b, s
     }
 }
 
-static ac_test_run run_ac(const char *arg, ...)
-{
-    char *argv[MAX_ARGS + 2];
-    size_t n = 0;
-    va_list ap;
-    ac_test_run r;
-    argv[n++] = strdup(AC_TEST_BIN);
-    va_start(ap, arg);
-    for (const char *a = arg; a != NULL && n <= MAX_ARGS; a = va_arg(ap, const char *))
-        argv[n++] = strdup(a);
-    va_end(ap);
-    argv[n] = NULL;
-    r = ac_test_exec(AC_SOURCE_DIR, argv);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    if (r.status >= 128)
-        fail_msg("archcheck died with signal %d\nstderr:\n%s", r.status - 128, r.err);
-    return r;
-}
 
 /* The JSON object of the row named `name` (from its "name" to the next row's), or fail. */
 static char *json_row(const char *json, const char *name)

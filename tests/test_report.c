@@ -17,32 +17,9 @@
 #include <gsl/gsl_errno.h>
 #include <libxml/parser.h>
 
-#define MAX_ARGS 32
 
 static char tmpdir[] = "/tmp/ac_test_reportXXXXXX";
 
-/* Run archcheck with the arguments given (NULL-terminated) in AC_SOURCE_DIR. */
-static ac_test_run run_ac(const char *arg, ...)
-{
-    char *argv[MAX_ARGS + 2];
-    size_t n = 0;
-    va_list ap;
-    ac_test_run r;
-    argv[n++] = strdup(AC_TEST_BIN);
-    va_start(ap, arg);
-    for (const char *a = arg; a != NULL && n <= MAX_ARGS; a = va_arg(ap, const char *))
-        argv[n++] = strdup(a);
-    va_end(ap);
-    argv[n] = NULL;
-    r = ac_test_exec(AC_SOURCE_DIR, argv);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    if (r.status >= 128)
-        fail_msg("archcheck died with signal %d\nstderr:\n%s", r.status - 128, r.err);
-    return r;
-}
 
 static char *tmp_path(const char *name)
 {

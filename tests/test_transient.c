@@ -124,28 +124,7 @@ static const ac_transient *transient_of(const fx *f)
     return f->a->transient;
 }
 
-#define MAX_ARGS 16
 
-/* Run archcheck with the arguments given (NULL-terminated). */
-static ac_test_run run_ac(const char *arg, ...)
-{
-    char *argv[MAX_ARGS + 2];
-    size_t n = 0;
-    va_list ap;
-    ac_test_run r;
-    argv[n++] = strdup(AC_TEST_BIN);
-    va_start(ap, arg);
-    for (const char *x = arg; x != NULL && n <= MAX_ARGS; x = va_arg(ap, const char *))
-        argv[n++] = strdup(x);
-    va_end(ap);
-    argv[n] = NULL;
-    r = ac_test_exec(NULL, argv);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    return r;
-}
 
 /* ---- convergence to the steady state ------------------------------------------------------- */
 
