@@ -51,7 +51,7 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     ac_analysis_options probe = *opt_in;
     const ac_analysis_options *opt = &probe;
     ac_analysis scratch;
-    double alpha_stab = INFINITY, lo, hi;
+    double alpha_stab = INFINITY, lo, hi, precision;
     int lossy = 0;
     size_t stab_node = AC_NONE, node = AC_NONE;
     char binding[64] = "";
@@ -65,9 +65,9 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node *nd = &m->nodes[i];
         const ac_node_analysis *na = &a->nodes[i];
-        if (nd->kind != AC_NODE_POOL) {
+        if (nd->kind != AC_NODE_POOL || !na->analysed) {
             if (na->arrival_rate > 0.0)
-                return AC_OK; /* a node the analysis does not model: no headroom */
+                return AC_OK; /* a node the analysis does not model or solve: no headroom */
             continue;
         }
         if (nd->u.pool.buffer != AC_UNBOUNDED || nd->u.pool.timeout > 0.0)
@@ -132,7 +132,13 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         if (rc != AC_OK)
             goto cleanup;
     }
-    while (hi - lo > 1e-6 * hi) {
+    /* with retries every probe integrates the ODE from empty and from full, slowly near the
+       fold where metastability appears: a precision of 1e-3 is then stated instead of 1e-6 */
+    precision = 1e-6;
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.retries > 0)
+            precision = 1e-3;
+    while (hi - lo > precision * hi && hi > 1e-9) {
         double mid = 0.5 * (lo + hi);
         char b[64] = "";
         size_t nd = AC_NONE;
@@ -152,7 +158,7 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     snprintf(a->headroom_binding, sizeof a->headroom_binding, "%s", binding[0] ? binding : "stability");
     /* the factor is as exact as the quantity that binds: loads from flow conservation are
        exact where nothing is lost; latencies carry their nodes' stated errors */
-    a->headroom_rel_error = 0.0;
+    a->headroom_rel_error = precision > 1e-6 ? precision : 0.0;
     if (strcmp(a->headroom_binding, "utilization") != 0 &&
         strcmp(a->headroom_binding, "stability") != 0)
         for (size_t i = 0; i < m->nnodes; i++)

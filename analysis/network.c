@@ -157,8 +157,8 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             ac_node_analysis *na = &a->nodes[i];
             change = fmax(change, fabs(lambda[i] - prev[i]));
             total += lambda[i];
-            if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300) && na->analysed)
-                continue; /* unchanged input: keep the solution */
+            if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300))
+                continue; /* unchanged input: keep the solution (or its failure) */
             if (node->kind == AC_NODE_POOL) {
                 rc = solve_pool(node, lambda[i], opt, na, err);
                 if (rc != AC_OK)

@@ -68,9 +68,12 @@ void ac_an_check_stability(ac_an_ctx *c)
                                  "jobs)",
                                  r->smallest_burst.extra_rate, r->smallest_burst.duration,
                                  r->smallest_burst.jobs);
-            else
+            else if (r->burst_searched)
                 ac_strbuf_append(&sb, "no burst tried tipped it; the bad state is reached from a "
                                       "full start");
+            else
+                ac_strbuf_append(&sb, "the smallest tipping burst was not searched (the state is "
+                                      "too large); the bad state is reached from a full start");
             if (na->basin_checked)
                 ac_strbuf_printf(&sb,
                                  "\nsimulated (%zu servers): started empty it holds %.4g +- %.2g "

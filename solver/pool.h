@@ -15,6 +15,10 @@
 #define AC_SOLVER_DENSE_MAX 1500
 /* Largest state for the Lyapunov equation. */
 #define AC_SOLVER_LYAP_MAX 400
+/* Most levels for which a pool with retries is integrated (dense BDF: O(n^3) a step) and for
+ * which the smallest tipping burst is searched (about a hundred integrations). */
+#define AC_SOLVER_ODE_MAX 400
+#define AC_SOLVER_BURST_MAX 100
 /* Largest truncation of an unbounded buffer. */
 #define AC_SOLVER_LEVELS_MAX 10000000
 

@@ -729,6 +729,14 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
     r->truncation = m->n;
     r->tail_mass = tail;
     r->unique = pool->retries == 0;
+    if (pool->retries > 0 && m->n > AC_SOLVER_ODE_MAX) {
+        /* a retry storm can fill every level: the dense integration would take hours */
+        rc = ac_error_set(err, AC_ELIMIT,
+                          "a pool with retries is analysed up to %d levels of its buffer; this "
+                          "one needs %zu",
+                          AC_SOLVER_ODE_MAX, m->n);
+        goto cleanup;
+    }
 
     rc = find_equilibria(m, pool, opt, &cands, err);
     if (rc < 0)
@@ -780,7 +788,8 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
                 (r->bad == r->good || r->equilibria[i].mean_field.mean_jobs >
                                           r->equilibria[r->bad].mean_field.mean_jobs))
                 r->bad = i;
-        if (opt->burst_search) {
+        r->burst_searched = opt->burst_search && m->n <= AC_SOLVER_BURST_MAX;
+        if (r->burst_searched) {
             rc = burst_search(m, opt, r, err);
             if (rc < 0)
                 goto cleanup;

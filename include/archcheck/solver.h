@@ -161,7 +161,9 @@ typedef struct ac_solver_pool_result {
 
     int bistable;         /* two stable equilibria: a metastable failure mode */
     size_t good, bad;     /* their indices (bistable) */
-    ac_solver_burst *bursts; /* tried burst sizes (bistable and burst_search) */
+    int burst_searched;   /* 1 when the bursts were searched (bistable, burst_search, and at
+                             most 100 levels: each probe integrates the ODE) */
+    ac_solver_burst *bursts; /* tried burst sizes (bistable and burst_searched) */
     size_t nbursts;
     ac_solver_burst smallest_burst; /* the one with the fewest jobs (duration INFINITY if none) */
 } ac_solver_pool_result;
