@@ -43,30 +43,42 @@ void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     }
 }
 
+/* A requirement on one node's value, or end to end: fills the value and its stated error,
+ * or a note saying why there is none. */
+static void node_or_end_to_end(ac_an_ctx *c, const ac_requirement *r, ac_req_outcome *o,
+                               double node_value, double node_error, double e2e_value,
+                               const char *what)
+{
+    if (r->target != AC_NONE) {
+        if (c->a->nodes[r->target].analysed) {
+            o->value = node_value;
+            o->rel_error = node_error;
+            o->evaluated = 1;
+        } else {
+            snprintf(o->note, sizeof o->note, "'%s' is not analysed",
+                     c->model->nodes[r->target].id);
+        }
+    } else if (c->a->e2e.available && !isnan(e2e_value)) {
+        o->value = e2e_value;
+        o->rel_error = c->a->e2e.expected_rel_error;
+        o->evaluated = 1;
+    } else {
+        snprintf(o->note, sizeof o->note, "the end-to-end %s is not available", what);
+    }
+}
+
 void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
+    const ac_node_analysis *na = r->target != AC_NONE ? &c->a->nodes[r->target] : NULL;
     ac_req_outcome o;
     memset(&o, 0, sizeof o);
     o.node = r->target;
     o.limit = r->max;
     snprintf(o.what, sizeof o.what, "loss");
     o.metric = AC_OUT_LOSS;
-    if (r->target != AC_NONE) {
-        const ac_node_analysis *na = &c->a->nodes[r->target];
-        if (na->analysed) {
-            o.value = na->loss_probability;
-            o.rel_error = na->expected_rel_error;
-            o.evaluated = 1;
-        } else {
-            snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);
-        }
-    } else if (c->a->e2e.available && !isnan(c->a->e2e.loss_probability)) {
-        o.value = c->a->e2e.loss_probability;
-        o.rel_error = c->a->e2e.expected_rel_error;
-        o.evaluated = 1;
-    } else {
-        snprintf(o.note, sizeof o.note, "the end-to-end loss is not available");
-    }
+    node_or_end_to_end(c, r, &o, na != NULL ? na->loss_probability : NAN,
+                       na != NULL ? na->expected_rel_error : 0.0, c->a->e2e.loss_probability,
+                       "loss");
     if (o.evaluated)
         o.pass = o.value <= o.limit;
     emit(c, r, &o);
@@ -74,6 +86,7 @@ void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 
 void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
+    const ac_node_analysis *na = r->target != AC_NONE ? &c->a->nodes[r->target] : NULL;
     ac_req_outcome o;
     memset(&o, 0, sizeof o);
     o.node = r->target;
@@ -81,22 +94,10 @@ void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     snprintf(o.what, sizeof o.what, "throughput");
     o.metric = AC_OUT_THROUGHPUT;
     snprintf(o.unit, sizeof o.unit, "/s");
-    if (r->target != AC_NONE) {
-        const ac_node_analysis *na = &c->a->nodes[r->target];
-        if (na->analysed) {
-            o.value = na->throughput;
-            o.rel_error = flow_exact(c->model, r->target) ? 0.0 : na->expected_rel_error;
-            o.evaluated = 1;
-        } else {
-            snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);
-        }
-    } else if (c->a->e2e.available && !isnan(c->a->e2e.throughput)) {
-        o.value = c->a->e2e.throughput;
-        o.rel_error = c->a->e2e.expected_rel_error;
-        o.evaluated = 1;
-    } else {
-        snprintf(o.note, sizeof o.note, "the end-to-end throughput is not available");
-    }
+    node_or_end_to_end(c, r, &o, na != NULL ? na->throughput : NAN,
+                       na != NULL && !flow_exact(c->model, r->target) ? na->expected_rel_error
+                                                                      : 0.0,
+                       c->a->e2e.throughput, "throughput");
     if (o.evaluated)
         o.pass = o.value >= o.limit;
     emit(c, r, &o);

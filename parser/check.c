@@ -486,8 +486,6 @@ static void check_misc(ac_pctx *ctx)
             continue;
         for (size_t r = 0; r < m->nroutes && !routed; r++)
             routed = m->routes[r].from == l->from && m->routes[r].to == l->to;
-        for (size_t s = 0; s < m->nsources && !routed; s++)
-            routed = 0;
         if (!routed)
             ac_pdiag(ctx, l->loc, l->id, "AC022",
                      "the <link> from '%s' to '%s' carries no route: add <route from=\"%s\" "

@@ -304,7 +304,7 @@ static int prescan(ac_pctx *ctx)
 }
 
 /* Number the elements in document order (in _private), strip our namespace, count. */
-static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k, unsigned depth)
+static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k)
 {
     for (; node != NULL; node = node->next) {
         if (node->type != XML_ELEMENT_NODE)
@@ -327,7 +327,7 @@ static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k, unsigned dept
                          node->ns->href != NULL ? (const char *)node->ns->href : "");
             }
         }
-        if (number_elements(ctx, node->children, k, depth + 1) != 0)
+        if (number_elements(ctx, node->children, k) != 0)
             return -1;
     }
     return 0;
@@ -381,7 +381,7 @@ xmlDocPtr ac_xml_read(ac_pctx *ctx)
         xmlFreeDoc(doc);
         return NULL;
     }
-    if (number_elements(ctx, xmlDocGetRootElement(doc), &k, 1) != 0) {
+    if (number_elements(ctx, xmlDocGetRootElement(doc), &k) != 0) {
         xmlFreeDoc(doc);
         return NULL;
     }
