@@ -204,7 +204,7 @@ void ac_analysis_free(ac_analysis *a)
     if (a == NULL)
         return;
     for (size_t i = 0; a->nodes != NULL && i < a->nnodes; i++)
-        ac_solver_pool_result_free(a->nodes[i].pool);
+        ac_an_node_clear(&a->nodes[i]);
     free(a->nodes);
     ac_an_e2e_clear(&a->e2e);
     free(a->checks);

@@ -275,8 +275,7 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
                 continue; /* a link */
             na = &a->nodes[st[k].node];
             double c = (double)st[k].servers;
-            ac_solver_pool_result_free(na->pool);
-            memset(na, 0, sizeof *na);
+            ac_an_node_clear(na);
             na->analysed = 1;
             na->arrival_rate = x * st[k].visits;
             na->throughput = na->arrival_rate;

@@ -58,12 +58,34 @@ static double *law_new(e2e_ctx *c)
     return p;
 }
 
-static double node_cdf(const e2e_ctx *c, size_t i, double t)
+/* Does node i have a response-time law? */
+static int has_law(const ac_node_analysis *na)
 {
-    const ac_node_analysis *na = &c->a->nodes[i];
+    return na->analysed && !na->overload &&
+           (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
+}
+
+/* P(T <= t) for the time a request spends at node i (pools: the response of an accepted
+ * job; functions: first attempt to successful end; queues: arrival to the successful
+ * delivery; gateways: no time). */
+static double node_cdf(const ac_node_analysis *na, double t)
+{
     if (t <= 0.0)
         return 0.0;
+    if (na->function != NULL)
+        return ac_solver_function_cdf(na->function, t);
+    if (na->queue != NULL)
+        return ac_solver_queue_cdf(na->queue, t);
+    if (na->gateway != NULL)
+        return 1.0;
     return 1.0 - ac_solver_pool_ccdf(na->pool, na->pool->operating, t);
+}
+
+/* The fraction of the requests through node i that end failed there. A polled function's
+ * failed executions are redelivered by its queue, whose dead letters are the loss. */
+static double request_loss(const ac_node_analysis *na)
+{
+    return na->polled ? 0.0 : na->loss_probability;
 }
 
 /* The node's law on the lattice. */
@@ -72,7 +94,7 @@ static double *node_law(e2e_ctx *c, size_t i)
     double *p;
     const ac_node_analysis *na = &c->a->nodes[i];
     double prev = 0.0;
-    if (!na->analysed || na->overload || na->pool == NULL) {
+    if (!has_law(na)) {
         c->failed = 1;
         return NULL;
     }
@@ -80,7 +102,7 @@ static double *node_law(e2e_ctx *c, size_t i)
     if (p == NULL)
         return NULL;
     for (size_t k = 0; k < c->M; k++) {
-        double f = node_cdf(c, i, ((double)k + 0.5) * c->h);
+        double f = node_cdf(na, ((double)k + 0.5) * c->h);
         p[k] = f - prev;
         prev = f;
         if (1.0 - f < 1e-15)
@@ -329,8 +351,16 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
         succ *= r->p * b.success + 1.0 - r->p;
         free(b.p);
     }
+    if (na->gateway != NULL && isfinite(c->m->nodes[n].u.gateway.timeout)) {
+        /* the gateway answers 504 when the work behind it outlasts its timeout */
+        double late = 0.0;
+        for (size_t i = 0; i < c->M; i++)
+            if (((double)i - 0.5) * c->h >= c->m->nodes[n].u.gateway.timeout)
+                late += next[i];
+        succ = fmax(0.0, succ - late);
+    }
     convolve(c, out.p, next);
-    out.success = (1.0 - na->loss_probability) * succ;
+    out.success = (1.0 - request_loss(na)) * succ;
     free(next);
     c->onstack[n] = 0;
     return out;
@@ -383,9 +413,9 @@ static double lattice_length(const ac_model *m, const ac_analysis *a)
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
         double t = na->mean_response_time > 0.0 ? na->mean_response_time : 1e-6;
-        if (!na->analysed || na->pool == NULL || na->overload)
+        if (!has_law(na) || na->gateway != NULL)
             continue;
-        while (ac_solver_pool_ccdf(na->pool, na->pool->operating, t) > 1e-9 && t < 1e9)
+        while (1.0 - node_cdf(na, t) > 1e-9 && t < 1e9)
             t *= 1.5;
         total += t;
     }

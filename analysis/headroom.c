@@ -169,7 +169,7 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
             a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
 cleanup:
     for (size_t i = 0; i < scratch.nnodes; i++)
-        ac_solver_pool_result_free(scratch.nodes[i].pool);
+        ac_an_node_clear(&scratch.nodes[i]);
     free(scratch.nodes);
     ac_an_e2e_clear(&scratch.e2e);
     return rc;

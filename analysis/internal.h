@@ -32,6 +32,13 @@ void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
 int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
                         ac_analysis *a, ac_error *err);
 
+/* Release what a node's analysis owns and zero it. */
+void ac_an_node_clear(ac_node_analysis *na);
+
+/* The consumer route of queue node `i` (its only route, with p = 1, to a function), or NULL
+ * when the queue has another shape (then it is not analysed). */
+const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i);
+
 /* Flow on the routes from node `from` to node `to` (jobs/s), at the solved state. */
 double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, size_t to);
 

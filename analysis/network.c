@@ -17,10 +17,154 @@
 
 #include "analysis/internal.h"
 
-static void node_clear(ac_node_analysis *na)
+void ac_an_node_clear(ac_node_analysis *na)
 {
     ac_solver_pool_result_free(na->pool);
+    free(na->function);
+    if (na->queue != NULL)
+        ac_solver_queue_result_clear(na->queue);
+    free(na->queue);
+    free(na->gateway);
     memset(na, 0, sizeof *na);
+}
+
+/* Is function node i fed by a queue (polled)? */
+static int is_polled(const ac_model *m, size_t i)
+{
+    for (size_t k = 0; k < m->nroutes; k++)
+        if (m->routes[k].to == i && m->nodes[m->routes[k].from].kind == AC_NODE_QUEUE)
+            return 1;
+    return 0;
+}
+
+/* The consumer route of queue node i: its only route, to a function; NULL otherwise. */
+const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
+{
+    const ac_route *found = NULL;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        if (m->routes[k].from != i)
+            continue;
+        if (found != NULL)
+            return NULL;
+        found = &m->routes[k];
+    }
+    if (found == NULL || m->nodes[found->to].kind != AC_NODE_FUNCTION || found->p < 1.0 ||
+        found->parallel || found->fanin > 1)
+        return NULL;
+    return found;
+}
+
+/* Copy the common numbers of a serverless solution into na. */
+static void fill_common(ac_node_analysis *na, double throughput, double utilization,
+                        double loss, double mean_jobs, double mean, double p50, double p95,
+                        double p99, ac_solver_approx approx, double rel_error)
+{
+    na->throughput = throughput;
+    na->utilization = utilization;
+    na->loss_probability = loss;
+    na->mean_jobs = mean_jobs;
+    na->mean_response_time = mean;
+    na->p50 = p50;
+    na->p95 = p95;
+    na->p99 = p99;
+    na->approximation = approx;
+    na->expected_rel_error = rel_error;
+}
+
+static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_analysis *na,
+                          ac_error *err)
+{
+    const ac_function *fn = &m->nodes[i].u.function;
+    ac_solver_function_result *r = malloc(sizeof *r);
+    ac_solver_fn_mode mode;
+    ac_error e2 = {0};
+    int polled = is_polled(m, i);
+    ac_an_node_clear(na);
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (function)");
+    mode = polled ? AC_SOLVER_FN_POLLED
+                  : fn->invocation == AC_INVOCATION_ASYNC ? AC_SOLVER_FN_ASYNC : AC_SOLVER_FN_SYNC;
+    na->arrival_rate = lambda;
+    na->polled = polled;
+    if (ac_solver_function_solve(fn, lambda, mode, 0.0, r, &e2) != AC_OK) {
+        free(r);
+        return AC_OK; /* not analysed: an AC900 finding says so */
+    }
+    na->function = r;
+    na->analysed = 1;
+    na->overload = mode == AC_SOLVER_FN_ASYNC && r->overload;
+    if (na->overload) {
+        fill_common(na, (double)fn->concurrency / r->occupancy, 1.0,
+                    lambda > 0.0 ? fmax(0.0, 1.0 - (double)fn->concurrency / r->load) : 0.0,
+                    INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID,
+                    0.0);
+        return AC_OK;
+    }
+    fill_common(na, r->throughput, r->utilization, r->loss_probability, r->busy,
+                r->mean_response_time, r->p50, r->p95, r->p99, r->approximation,
+                r->expected_rel_error);
+    return AC_OK;
+}
+
+static int solve_queue(const ac_model *m, size_t i, double lambda, const ac_analysis *a,
+                       const ac_analysis_options *opt, ac_node_analysis *na, ac_error *err)
+{
+    const ac_route *rt = ac_an_queue_consumer(m, i);
+    ac_solver_queue_consumer cons;
+    ac_solver_queue_result *r;
+    ac_error e2 = {0};
+    int rc;
+    ac_an_node_clear(na);
+    na->arrival_rate = lambda;
+    if (rt == NULL)
+        return AC_OK; /* not analysed: the stability check says why */
+    cons.function = &m->nodes[rt->to].u.function;
+    cons.fanout = rt->fanout;
+    cons.delay = 0.0;
+    cons.cold_probability =
+        a->nodes[rt->to].function != NULL ? a->nodes[rt->to].function->cold_probability : 0.0;
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
+    rc = ac_solver_queue_solve(&m->nodes[i].u.queue, lambda, &cons, &opt->solver, r, &e2);
+    if (rc != AC_OK) {
+        free(r);
+        if (rc == AC_ENOMEM)
+            return ac_error_set(err, rc, "%s", e2.message);
+        return AC_OK;
+    }
+    na->queue = r;
+    na->analysed = 1;
+    na->overload = r->overload;
+    fill_common(na, r->throughput, r->utilization, r->loss_probability, r->mean_messages,
+                r->mean_wait, r->p50, r->p95, r->p99, r->approximation, r->expected_rel_error);
+    return AC_OK;
+}
+
+static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_analysis *na,
+                         ac_error *err)
+{
+    ac_solver_gateway_result *r = malloc(sizeof *r);
+    ac_error e2 = {0};
+    int rc;
+    ac_an_node_clear(na);
+    na->arrival_rate = lambda;
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (gateway)");
+    rc = ac_solver_gateway_solve(&m->nodes[i].u.gateway, lambda, 0.0, r, &e2);
+    if (rc != AC_OK) {
+        free(r);
+        if (rc == AC_ENOMEM)
+            return ac_error_set(err, rc, "%s", e2.message);
+        return AC_OK;
+    }
+    na->gateway = r;
+    na->analysed = 1;
+    fill_common(na, r->throughput, r->utilization, r->reject_probability, r->mean_deficit, 0.0,
+                0.0, 0.0, 0.0, r->approximation,
+                r->reject_probability > 0.0 ? r->expected_abs_error / r->reject_probability
+                                            : 0.0);
+    return AC_OK;
 }
 
 /* Mean jobs per server of `pool` solved with another dispatch (for bounds); NAN on failure. */
@@ -77,7 +221,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     ac_solver_pool_result *res = NULL;
     ac_error e2 = {0};
     int rc;
-    node_clear(na);
+    ac_an_node_clear(na);
     na->analysed = 1;
     na->servers = p->servers;
     na->arrival_rate = lambda;
@@ -159,15 +303,24 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             total += lambda[i];
             if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300))
                 continue; /* unchanged input: keep the solution (or its failure) */
-            if (node->kind == AC_NODE_POOL) {
+            switch (node->kind) {
+            case AC_NODE_POOL:
                 rc = solve_pool(node, lambda[i], opt, na, err);
-                if (rc != AC_OK)
-                    goto cleanup;
-            } else {
-                node_clear(na);
-                na->arrival_rate = lambda[i];
-                na->throughput = lambda[i];
+                break;
+            case AC_NODE_FUNCTION:
+                rc = solve_function(m, i, lambda[i], na, err);
+                break;
+            case AC_NODE_QUEUE:
+                rc = solve_queue(m, i, lambda[i], a, opt, na, err);
+                break;
+            case AC_NODE_GATEWAY:
+                rc = solve_gateway(m, i, lambda[i], na, err);
+                break;
             }
+            if (rc != AC_OK)
+                goto cleanup;
+            if (!na->analysed)
+                na->throughput = lambda[i]; /* passes its inflow on: the finding says so */
             pass[i] = na->arrival_rate > 0.0 ? na->throughput / na->arrival_rate : 1.0;
             if (!(pass[i] >= 0.0))
                 pass[i] = 0.0;

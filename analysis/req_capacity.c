@@ -212,6 +212,18 @@ static void recovery(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         emit(c, r, &o);
         return;
     }
+    for (size_t i = 0; i < c->model->nnodes; i++) {
+        /* a node that carries flow without a transient model would be read as recovered */
+        if (tr->nodes[i].modelled || !(a->nodes[i].arrival_rate > 0.0) ||
+            (r->target != AC_NONE && r->target != i))
+            continue;
+        snprintf(o.note, sizeof o.note,
+                 "the transient model has no state for %s '%s', which carries %.4g jobs/s",
+                 ac_node_kind_name(c->model->nodes[i].kind), c->model->nodes[i].id,
+                 a->nodes[i].arrival_rate);
+        emit(c, r, &o);
+        return;
+    }
     cap = 4 * (c->model->nnodes + 1) * (c->model->nrequirements + 1);
     crit = calloc(cap, sizeof *crit);
     if (crit == NULL) {

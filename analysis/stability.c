@@ -32,16 +32,40 @@ void ac_an_check_stability(ac_an_ctx *c)
         const ac_node_analysis *na = &c->a->nodes[i];
         const ac_solver_pool_result *r = na->pool;
         if (!na->analysed) {
-            if (node->kind != AC_NODE_POOL)
-                ac_an_finding(c, "AC900", node->loc, node->id,
-                              "%s '%s' is not analysed: archcheck %s models pools only, so the "
-                              "verdict is inconclusive",
-                              ac_node_kind_name(node->kind), node->id, AC_VERSION);
-            else
+            if (node->kind == AC_NODE_POOL)
                 ac_an_finding(c, "AC900", node->loc, node->id,
                               "pool '%s' could not be solved (no convergence or beyond the "
                               "solver's limits): the verdict is inconclusive",
                               node->id);
+            else if (node->kind == AC_NODE_QUEUE && ac_an_queue_consumer(m, i) == NULL)
+                ac_an_finding(c, "AC900", node->loc, node->id,
+                              "queue '%s' is not analysed: archcheck models a queue consumed by "
+                              "one function (one route with p = 1 and no fan-in), so the "
+                              "verdict is inconclusive",
+                              node->id);
+            else
+                ac_an_finding(c, "AC900", node->loc, node->id,
+                              "%s '%s' could not be solved: the verdict is inconclusive",
+                              ac_node_kind_name(node->kind), node->id);
+            continue;
+        }
+        if (na->overload && node->kind == AC_NODE_FUNCTION) {
+            const ac_solver_function_result *f = na->function;
+            ac_an_finding(c, "AC101", node->loc, node->id,
+                          "function '%s' is overloaded: %.6g executions/s of %.4gs need %.6g "
+                          "instances against a concurrency of %zu; its event queue grows "
+                          "without bound",
+                          node->id, f->execution_rate, f->occupancy, f->load, f->concurrency);
+            continue;
+        }
+        if (na->overload && node->kind == AC_NODE_QUEUE) {
+            const ac_solver_queue_result *q = na->queue;
+            ac_an_finding(c, "AC101", node->loc, node->id,
+                          "queue '%s' is overloaded: %.6g messages/s need %.6g consumer "
+                          "executions at once (batches of %zu) against %zu slots; its backlog "
+                          "grows without bound",
+                          node->id, q->arrival_rate, q->load, node->u.queue.batch_size,
+                          q->slots);
             continue;
         }
         if (na->overload) {
@@ -52,8 +76,16 @@ void ac_an_check_stability(ac_an_ctx *c)
                           node->id, na->arrival_rate, cap, na->arrival_rate / cap);
             continue;
         }
-        if (r == NULL)
+        if (r == NULL) {
+            if (na->expected_rel_error > 0.05)
+                ac_an_finding(c, "AC901", node->loc, node->id,
+                              "the %s numbers of %s '%s' have an expected error of %.1f%% "
+                              "(utilisation %.3g)",
+                              ac_solver_approx_name(na->approximation),
+                              ac_node_kind_name(node->kind), node->id,
+                              100.0 * na->expected_rel_error, na->utilization);
             continue;
+        }
         if (r->bistable) {
             ac_strbuf sb = {0};
             ac_an_finding(c, "AC103", node->loc, node->id,

@@ -37,16 +37,6 @@ const ac_solver_policy ac_solver_policy_shared_queue = {
     .jacobian = shared_jacobian,
 };
 
-/* Erlang C: C(N, a) = N B / (N - a (1 - B)), B = Erlang B by B_n = a B_{n-1} / (n + a B_{n-1}). */
-double ac_solver_erlang_c(size_t servers, double a)
-{
-    double b = 1.0, N = (double)servers;
-    size_t n;
-    for (n = 1; n <= servers; n++)
-        b = a * b / ((double)n + a * b);
-    return N * b / (N - a * (1.0 - b));
-}
-
 /* The response mixture from the wait mixture: w'_m = (1 - p) w'_{m-1} + p w_{m-1}, p = 1/N
  * (W plus a Geometric(p) number of phases), until the remaining mass is below 1e-17. */
 static int response_from_wait(const double *w, size_t nw, double N, double **out, size_t *nout,

@@ -9,6 +9,7 @@
 
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/serverless.h"
 #include "archcheck/solver.h"
 
 /* Largest state for dense linear algebra (eigenvalues, Newton, msbdf). */
@@ -136,8 +137,6 @@ int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **o
 /* P(Erlang(k, rate) <= t) for k = 1..n into out[k-1]. */
 void ac_solver_erlang_cdf_levels(double rate, double t, size_t n, double *out);
 
-/* Erlang C: P(wait) in M/M/N at offered load a = Lambda/mu < N (policy_shared.c). */
-double ac_solver_erlang_c(size_t servers, double a);
 
 /* Shared queue (policy_shared.c): exact M/M/N/N+B. */
 int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,

@@ -1615,50 +1615,89 @@ static void test_fanout_fanin(void **state)
     fx_free(&f);
 }
 
-/* ---- 8. Nodes not analysed -------------------------------------------------------------------- */
+/* ---- 8. Serverless stages in a network ------------------------------------------------------ */
 
-static void test_function_not_analysed(void **state)
+/* A pool feeding a sync function: the function is Erlang-B (exact), the end-to-end mean is
+ * the sum of the two means, the loss the function's throttling, and a loss requirement below
+ * it fails (AC203). */
+static void test_function_in_network(void **state)
+{
+    fx f;
+    size_t fn;
+    double B = ac_solver_erlang_b(10, 8.0);
+    (void)state;
+    analyse_h(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
+                "<pool id=\"web\" servers=\"1\" service-rate=\"100/s\"/>\n"
+                "<function id=\"fn\" duration=\"100ms\" concurrency=\"10\" keep-alive=\"1000h\" "
+                "timeout=\"900s\"/>\n"
+                "<route from=\"web\" to=\"fn\"/>\n"
+                "<requirements><latency max=\"10s\"/><loss max=\"1%\"/></requirements>\n"
+                "</architecture>\n");
+    fn = node_index(&f, "fn");
+    assert_int_equal(f.a->nodes[fn].analysed, 1);
+    assert_non_null(f.a->nodes[fn].function);
+    assert_double_close(f.a->nodes[fn].loss_probability, B, 0, 1e-9);
+    assert_double_close(f.a->nodes[fn].throughput, 80.0 * (1.0 - B), 0, 1e-9);
+    assert_double_close(f.a->e2e.loss_probability, B, 0, 1e-9);
+    assert_double_close(f.a->e2e.mean_response_time, 1.0 / 20.0 + 0.1, 0, 1e-6);
+    assert_diag(find_diag(&f.d, "AC203", NULL), "AC203", 6, 35, NULL);
+    assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
+    fx_free(&f);
+}
+
+/* A queue of another shape than "one route to a function" is not analysed: AC900, and the
+ * verdict is inconclusive, never pass. */
+static void test_queue_shape_not_analysed(void **state)
 {
     fx f;
     const ac_diag *d;
-    size_t fn;
+    size_t q;
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"web\" rate=\"5/s\"/></workload>\n"
+                "<workload><source id=\"s\" to=\"q\" rate=\"5/s\"/></workload>\n"
+                "<queue id=\"q\"/>\n"
                 "<pool id=\"web\" servers=\"2\" service-rate=\"10/s\"/>\n"
-                "<function id=\"fn\" duration=\"100ms\"/>\n"
-                "<route from=\"web\" to=\"fn\"/>\n"
+                "<route from=\"q\" to=\"web\"/>\n"
                 "<requirements><latency max=\"10s\"/><utilization max=\"0.99\"/></requirements>\n"
                 "</architecture>\n");
-    fn = node_index(&f, "fn");
-    assert_int_equal(f.a->nodes[fn].analysed, 0);
+    q = node_index(&f, "q");
+    assert_int_equal(f.a->nodes[q].analysed, 0);
     assert_int_equal(node(&f, "web")->analysed, 1);
-    assert_double_close(f.a->nodes[fn].arrival_rate, 5.0, 0, 1e-12);
-    d = find_diag(&f.d, "AC900", "fn");
-    assert_diag(d, "AC900", 4, 1, "fn");
-    assert_int_equal(d->severity, AC_SEV_WARNING);
-    /* the stability check of fn is inconclusive, web's passes */
-    assert_int_equal(check_at(f.a, 4, fn)->status, AC_CHECK_INCONCLUSIVE);
-    assert_int_equal(check_at(f.a, 3, node_index(&f, "web"))->status, AC_CHECK_PASS);
-    /* the end-to-end latency cannot be evaluated: inconclusive, never pass */
+    assert_double_close(f.a->nodes[q].arrival_rate, 5.0, 0, 1e-12);
+    d = find_diag(&f.d, "AC900", "q");
+    assert_diag(d, "AC900", 3, 1, "q");
+    assert_non_null(strstr(d->message, "consumed by one function"));
+    assert_int_equal(check_at(f.a, 3, q)->status, AC_CHECK_INCONCLUSIVE);
     assert_int_equal(f.a->e2e.available, 0);
     assert_int_equal(check_at(f.a, 6, AC_NONE)->status, AC_CHECK_INCONCLUSIVE);
-    assert_int_equal(check_at(f.a, 6, AC_NONE)->has_value, 0);
-    /* utilisation of every node: web passes, fn is not judged twice */
-    assert_int_equal(check_at(f.a, 6, node_index(&f, "web"))->status, AC_CHECK_PASS);
-    assert_int_equal(count_rule(&f.d, "AC201"), 0);
-    assert_int_equal(f.a->has_headroom, 0);
     assert_int_equal(verdict(&f), AC_VERDICT_INCONCLUSIVE);
     fx_free(&f);
+}
 
-    /* without any requirement the verdict is still inconclusive */
+/* An async function beyond its concurrency is overloaded (AC101); a queue whose consumer
+ * cannot keep up even with full batches too. */
+static void test_serverless_overload(void **state)
+{
+    fx f;
+    (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"fn\" rate=\"5/s\"/></workload>\n"
-                "<function id=\"fn\" duration=\"100ms\"/>\n"
+                "<workload><source id=\"s\" to=\"fn\" rate=\"50/s\"/></workload>\n"
+                "<function id=\"fn\" duration=\"100ms\" concurrency=\"4\" invocation=\"async\"/>\n"
                 "</architecture>\n");
-    assert_int_equal(f.a->nodes[0].analysed, 0);
-    assert_int_equal(count_rule(&f.d, "AC900"), 1);
-    assert_int_equal(verdict(&f), AC_VERDICT_INCONCLUSIVE);
+    assert_int_equal(f.a->nodes[0].overload, 1);
+    assert_non_null(strstr(find_diag(&f.d, "AC101", "fn")->message, "concurrency of 4"));
+    assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
+    fx_free(&f);
+    analyse_h(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"q\" rate=\"50/s\"/></workload>\n"
+                "<queue id=\"q\" batch-size=\"1\" max-consumers=\"2\"/>\n"
+                "<function id=\"fn\" duration=\"100ms\"/>\n"
+                "<route from=\"q\" to=\"fn\"/>\n"
+                "</architecture>\n");
+    assert_int_equal(f.a->nodes[0].overload, 1);
+    assert_non_null(strstr(find_diag(&f.d, "AC101", "q")->message, "against 2 slots"));
+    assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     fx_free(&f);
 }
 
@@ -1816,7 +1855,9 @@ int main(void)
         cmocka_unit_test(test_bistable),
         cmocka_unit_test(test_routing_cycle),
         cmocka_unit_test(test_fanout_fanin),
-        cmocka_unit_test(test_function_not_analysed),
+        cmocka_unit_test(test_function_in_network),
+        cmocka_unit_test(test_queue_shape_not_analysed),
+        cmocka_unit_test(test_serverless_overload),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_qna_against_simulation),
     };

@@ -26,6 +26,7 @@
 
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/serverless.h"
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
 #include "archcheck/transient.h"
@@ -72,6 +73,19 @@ typedef struct ac_node_analysis {
     double expected_rel_error; /* stated relative error of the numbers (0 for exact) */
     double percentile_rel_error; /* of p50/p95/p99 when larger (closed networks), else 0 */
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
+    /* the serverless stages (owned; NULL for other kinds). Their numbers above: functions:
+       arrival_rate = requests (polled: executions), throughput = successful ones, loss =
+       throttled or failed after every retry (polled: a failed execution, which the queue
+       redelivers), mean_jobs = busy instances, utilization = busy / concurrency, response =
+       first attempt to successful end; queues: arrival_rate = messages, throughput =
+       deliveries passed to the consumer (redeliveries included), loss = rejected or
+       dead-lettered, mean_jobs = messages held, response = time in the queue; gateways:
+       throughput = admitted, loss = rejected (429), mean_jobs = tokens in use,
+       utilization = admitted / rate limit, response 0 */
+    ac_solver_function_result *function;
+    ac_solver_queue_result *queue;
+    ac_solver_gateway_result *gateway;
+    int polled;                /* functions: fed by a queue */
     /* metastability by simulation (bistable pools, when simulated): the window mean of the
        jobs per server when started empty and when started in the bad equilibrium */
     int basin_checked;

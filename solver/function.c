@@ -1,0 +1,384 @@
+/*
+ * The steady state of a serverless function (models.md §5, doc/serverless.md).
+ *
+ * One execution on a warm instance runs X ~ Exp(mean d) (d = duration + a fault's delay),
+ * cut at the timeout theta: it fails when X > theta (probability e = exp(-theta/d)) or,
+ * having ended, with the inherent probability f:
+ *     p_fail = e + (1 - e) f,   E[min(X, theta)] = d (1 - e),
+ *     E[min(X, theta)^2] = 2 d^2 (1 - e (1 + theta/d)).
+ * A cold start adds c0 of initialisation with probability p_cold (below).
+ *
+ * Sync. A throttled attempt's immediate retries meet the same C busy instances and are
+ * throttled too; a failed execution frees its instance and the retry, at once, reuses it.
+ * So the busy count is the M/G/C/C loss system of the requests, each holding an instance
+ * for E[hold] = p_cold c0 + E[min(X, theta)] sum_{i=0..r} p_fail^i, and the throttle
+ * probability is Erlang-B: B(C, lambda E[hold]), exact by insensitivity. A request fails
+ * when throttled or when all its r + 1 executions fail: loss = B + (1 - B) p_fail^(r+1).
+ *
+ * Async. Every attempt (the first, and each retry after its back-off) joins an internal
+ * FIFO served by C instances: M/G/C with lambda_att = lambda sum_{i<=r} p_fail^i, whose
+ * wait is the Erlang-C wait of M/M/C scaled by (1 + scv) / 2 (Lee and Longton), scv the
+ * squared coefficient of variation of the occupancy; load >= C is overload.
+ *
+ * Polled (a queue's consumer): the executions arrive at the rate given; the queue holds the
+ * wait and the redeliveries (solver/queue.c).
+ *
+ * Cold starts. With the most recently used idle instance taken first and each idle one
+ * reclaimed tau after it went idle, the instances alive at t are the most that were busy in
+ * (t - tau, t]; an attempt that finds b < C busy starts cold iff the busy count has not
+ * exceeded b in the last tau seconds. The busy count is reversible, so by PASTA
+ *     P(cold) = sum_{b=F}^{C-1} pi_b P_b(T_{b+1} > tau) / sum_{b<C} pi_b,
+ * pi the Erlang (truncated Poisson) law at the load, F the floor of instances kept alive
+ * (provisioned; pre-warmed during the fraction min(1, tau / I) of the time their pings
+ * keep them), and P_b(T_{b+1} > tau) ~ exp(-tau / E_b[T_{b+1}]) with
+ * E_b[T_{b+1}] = P(B <= b) / (lambda pi_b) (exact for b = 0: e^{-lambda tau}). The load
+ * depends on p_cold through c0: a fixed-point iteration. The scale rate s caps new
+ * instances: cold starts above s per second are counted as throttled (sync; a bound).
+ *
+ * Response law of a successful request: a mixture over the i failed executions before the
+ * successful one (weights p_fail^i (1 - p_fail), renormalised over i <= r), each failed one
+ * taking its mean time (plus, async, its wait and the back-off: 60 s, then 120 s), then
+ * [c0 if cold] + [async wait] + X | X <= theta.
+ *
+ * Stated error: 0 for the Erlang-B numbers without cold starts; otherwise the change of the
+ * throttle probability when p_cold is off by half (the cold-start formula's approximation),
+ * plus (async) 5% + |scv - 1| / 4 for the wait.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "archcheck/serverless.h"
+
+double ac_solver_erlang_b(size_t servers, double load)
+{
+    double b = 1.0;
+    if (!(load > 0.0))
+        return servers == 0 ? 1.0 : 0.0;
+    for (size_t k = 1; k <= servers; k++)
+        b = load * b / ((double)k + load * b);
+    return b;
+}
+
+double ac_solver_erlang_c(size_t servers, double load)
+{
+    double b, c = (double)servers;
+    if (!(load > 0.0))
+        return 0.0;
+    if (load >= c)
+        return 1.0;
+    b = ac_solver_erlang_b(servers, load);
+    return c * b / (c - load * (1.0 - b));
+}
+
+/* P(cold) of an admitted attempt: the sum above, in log space (pi_b far in the tail
+ * underflows harmlessly). `up` is the arrival rate at the busy count, `load` its mean. */
+static double cold_probability(size_t C, double load, double up, double tau, size_t floor_)
+{
+    double logZ = -INFINITY, num = 0.0, den = 0.0, cdf = 0.0, logA;
+    size_t lo, hi, mode;
+    if (!(load > 0.0) || !(up > 0.0) || C == 0)
+        return 0.0;
+    if (floor_ >= C)
+        return 0.0;
+    logA = log(load);
+    mode = (size_t)fmin((double)C, floor(load));
+    /* the mass of the truncated Poisson lies within mode +- 40 sqrt(load) + 50 */
+    {
+        double w = 40.0 * sqrt(load) + 50.0;
+        lo = (double)mode > w ? mode - (size_t)w : 0;
+        hi = (double)mode + w < (double)C ? mode + (size_t)w : C;
+    }
+    for (size_t b = lo; b <= hi; b++) {
+        double lp = (double)b * logA - lgamma((double)b + 1.0);
+        logZ = logZ > lp ? logZ + log1p(exp(lp - logZ)) : lp + log1p(exp(logZ - lp));
+    }
+    /* cumulative P(B <= b) needs the mass below lo: negligible by the window's width */
+    for (size_t b = lo; b <= hi && b < C; b++) {
+        double pi = exp((double)b * logA - lgamma((double)b + 1.0) - logZ);
+        cdf += pi;
+        den += pi;
+        if (b >= floor_ && pi > 0.0)
+            num += pi * exp(-tau * up * pi / cdf);
+    }
+    return den > 0.0 ? fmin(1.0, num / den) : 0.0;
+}
+
+/* P(cold) with the mitigations: provisioned P always; pre-warmed W during the fraction
+ * min(1, tau / I) of the time. */
+static double cold_with_floor(const ac_function *fn, size_t C, double load, double up)
+{
+    double tau = fn->keep_alive;
+    double p = cold_probability(C, load, up, tau, fn->provisioned);
+    if (fn->prewarm > fn->provisioned && fn->prewarm_interval > 0.0) {
+        double share = fmin(1.0, tau / fn->prewarm_interval);
+        double pw = cold_probability(C, load, up, tau, fn->prewarm);
+        p = share * pw + (1.0 - share) * p;
+    }
+    return p;
+}
+
+/* P(E + Y <= t), E ~ Exp(alpha) (alpha = INFINITY: 0), Y ~ Exp(beta) conditioned on
+ * Y <= theta:  (1/Z) [1 - e^{-beta m} - beta e^{-alpha t} (e^{(alpha-beta) m} - 1)/(alpha-beta)],
+ * m = min(t, theta), Z = 1 - e^{-beta theta}. */
+static double exp_plus_trunc(double alpha, double beta, double theta, double t)
+{
+    double m, z, v;
+    if (t <= 0.0)
+        return 0.0;
+    m = fmin(t, theta);
+    z = -expm1(-beta * theta);
+    if (!(z > 0.0))
+        return t >= theta ? 1.0 : 0.0;
+    if (isinf(alpha)) {
+        v = -expm1(-beta * m);
+    } else if (fabs(alpha - beta) < 1e-9 * beta) {
+        v = -expm1(-beta * m) - beta * m * exp(-alpha * t);
+    } else {
+        /* beta e^{-alpha t} (e^{(alpha-beta)m} - 1) / (alpha - beta)
+           = beta (e^{-alpha (t-m) - beta m} - e^{-alpha t}) / (alpha - beta) */
+        v = -expm1(-beta * m) -
+            beta * (exp(-alpha * (t - m) - beta * m) - exp(-alpha * t)) / (alpha - beta);
+    }
+    return fmin(1.0, fmax(0.0, v / z));
+}
+
+/* One attempt's successful time, without the shift: [c0 if cold] + [wait] + Y. */
+static double attempt_cdf(const ac_solver_function_result *r, double t)
+{
+    double beta = 1.0 / r->mean_execution, theta = r->timeout;
+    double pw = r->mode == AC_SOLVER_FN_ASYNC ? r->wait_probability : 0.0;
+    double alpha = r->wait_rate > 0.0 ? r->wait_rate : INFINITY;
+    double warm, cold = 0.0;
+    warm = (1.0 - pw) * exp_plus_trunc(INFINITY, beta, theta, t) +
+           pw * exp_plus_trunc(alpha, beta, theta, t);
+    if (r->cold_request > 0.0)
+        cold = (1.0 - pw) * exp_plus_trunc(INFINITY, beta, theta, t - r->cold_start) +
+               pw * exp_plus_trunc(alpha, beta, theta, t - r->cold_start);
+    return (1.0 - r->cold_request) * warm + r->cold_request * cold;
+}
+
+double ac_solver_function_cdf(const ac_solver_function_result *r, double t)
+{
+    double s = 0.0;
+    if (t <= 0.0)
+        return 0.0;
+    for (size_t i = 0; i < r->ntries; i++)
+        if (r->weight[i] > 0.0)
+            s += r->weight[i] * attempt_cdf(r, t - r->shift[i]);
+    return fmin(1.0, s);
+}
+
+static double cdf_cb(const void *ctx, double t)
+{
+    return ac_solver_function_cdf(ctx, t);
+}
+
+int ac_solver_law_quantile(double (*cdf)(const void *ctx, double t), const void *ctx, double p,
+                           double *out, ac_error *err)
+{
+    double lo = 0.0, hi = 1e-3;
+    *out = NAN;
+    if (!(p > 0.0 && p < 1.0))
+        return ac_error_set(err, AC_EINVAL, "quantile %g outside (0, 1)", p);
+    while (cdf(ctx, hi) < p) {
+        hi *= 2.0;
+        if (hi > 1e12)
+            return ac_error_set(err, AC_ENUMERIC, "quantile %g beyond 1e12 s", p);
+    }
+    for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (cdf(ctx, mid) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *out = 0.5 * (lo + hi);
+    return AC_OK;
+}
+
+/* The response mixture: weights over i failed executions before the successful one. */
+static void response_mixture(ac_solver_function_result *r, double pf, size_t retries,
+                             double t_fail)
+{
+    size_t n = retries + 1 < AC_SOLVER_FN_MAX_TRIES ? retries + 1 : AC_SOLVER_FN_MAX_TRIES;
+    double total = 0.0, shift = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        r->weight[i] = pow(pf, (double)i) * (1.0 - pf);
+        total += r->weight[i];
+    }
+    /* retries beyond the table keep their mass on the last slot */
+    for (size_t i = n; i <= retries && i < 1000; i++) {
+        double w = pow(pf, (double)i) * (1.0 - pf);
+        r->weight[n - 1] += w;
+        total += w;
+    }
+    for (size_t i = 0; i < n; i++) {
+        r->weight[i] = total > 0.0 ? r->weight[i] / total : (i == 0 ? 1.0 : 0.0);
+        r->shift[i] = shift;
+        shift += t_fail;
+        if (r->mode == AC_SOLVER_FN_ASYNC)
+            shift += r->mean_wait + (i == 0 ? 60.0 : 120.0);
+    }
+    r->ntries = n;
+}
+
+int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
+                             double delay, ac_solver_function_result *out, ac_error *err)
+{
+    ac_solver_function_result *r = out;
+    double d, theta, c0, e, m1, m2, pf, tf, n_exec, hold = 0.0, lambda = arrival_rate;
+    size_t C = fn->concurrency, retries = mode == AC_SOLVER_FN_POLLED ? 0 : fn->retries;
+    memset(r, 0, sizeof *r);
+    if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate) || !(delay >= 0.0))
+        return ac_error_set(err, AC_EINVAL, "function: invalid arrival rate %g or delay %g",
+                            arrival_rate, delay);
+    d = fn->duration + delay;
+    theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
+    c0 = fn->cold_start;
+    e = isinf(theta) ? 0.0 : exp(-theta / d);
+    m1 = d * (1.0 - e);
+    m2 = isinf(theta) ? 2.0 * d * d : 2.0 * d * d * (1.0 - e * (1.0 + theta / d));
+    pf = e + (1.0 - e) * fn->fail_prob;
+    /* the mean time of a failed execution: theta for a timeout, E[X | X <= theta] for an
+       inherent failure */
+    {
+        double ex = e < 1.0 ? d - (isinf(theta) ? 0.0 : theta * e / (1.0 - e)) : theta;
+        tf = pf > 0.0 ? (e * (isinf(theta) ? 0.0 : theta) + (1.0 - e) * fn->fail_prob * ex) / pf
+                      : 0.0;
+    }
+    n_exec = 0.0;
+    for (size_t i = 0; i <= retries && i < 100000; i++) {
+        double t = pow(pf, (double)i);
+        n_exec += t;
+        if (t < 1e-18)
+            break;
+    }
+    r->mode = mode;
+    r->concurrency = C;
+    r->arrival_rate = lambda;
+    r->execution_failure = pf;
+    r->cold_start = c0;
+    r->mean_execution = d;
+    r->timeout = theta;
+    r->approximation = AC_SOLVER_APPROX_EXACT;
+
+    if (mode == AC_SOLVER_FN_SYNC) {
+        double p_cold = 0.0, B = 0.0, A = 0.0, thr;
+        for (int it = 0; it < 50; it++) {
+            double prev = p_cold;
+            hold = p_cold * c0 + m1 * n_exec;
+            A = lambda * hold;
+            B = ac_solver_erlang_b(C, A);
+            p_cold = cold_with_floor(fn, C, A, lambda);
+            if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
+                break;
+        }
+        hold = p_cold * c0 + m1 * n_exec;
+        A = lambda * hold;
+        B = ac_solver_erlang_b(C, A);
+        r->cold_probability = p_cold / n_exec; /* per execution: retries reuse the instance */
+        r->cold_request = p_cold;
+        r->cold_start_rate = lambda * (1.0 - B) * p_cold;
+        thr = B;
+        if (r->cold_start_rate > fn->scale_rate && lambda > 0.0) {
+            r->scale_throttle = (r->cold_start_rate - fn->scale_rate) / lambda;
+            thr = fmin(1.0, B + r->scale_throttle);
+            r->cold_start_rate = fn->scale_rate;
+            r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        }
+        r->load = A;
+        r->occupancy = hold / n_exec;
+        r->throttle_probability = thr;
+        r->loss_probability = thr + (1.0 - thr) * pow(pf, (double)retries + 1.0);
+        r->execution_rate = lambda * (1.0 - thr) * n_exec;
+        r->throughput = lambda * (1.0 - r->loss_probability);
+        r->busy = lambda * (1.0 - thr) * hold;
+        /* the stated error: p_cold off by half moves the load by p_cold c0 / 2 */
+        if (0.5 * p_cold * c0 / hold > 1e-9 && A > 0.0) {
+            double dA = 0.5 * lambda * p_cold * c0;
+            double b_hi = ac_solver_erlang_b(C, A + dA);
+            r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            r->expected_rel_error = fmax(dA / A, B > 0.0 ? (b_hi - B) / B : 0.0);
+        }
+        if (r->scale_throttle > 0.0)
+            r->expected_rel_error = fmax(r->expected_rel_error, r->scale_throttle / thr);
+    } else {
+        double att = lambda * n_exec, p_cold = 0.0, A = 0.0;
+        for (int it = 0; it < 50; it++) {
+            double prev = p_cold;
+            A = att * (p_cold * c0 + m1);
+            p_cold = cold_with_floor(fn, C, fmin(A, (double)C), att);
+            if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
+                break;
+        }
+        r->cold_probability = p_cold;
+        r->cold_request = p_cold;
+        r->occupancy = p_cold * c0 + m1;
+        A = att * r->occupancy;
+        r->load = A;
+        r->execution_rate = att;
+        r->cold_start_rate = att * p_cold;
+        {
+            double e1 = r->occupancy, e2 = p_cold * c0 * c0 + 2.0 * p_cold * c0 * m1 + m2;
+            r->occupancy_scv = e1 > 0.0 ? fmax(0.0, e2 / (e1 * e1) - 1.0) : 0.0;
+        }
+        r->busy = fmin(A, (double)C);
+        if (mode == AC_SOLVER_FN_ASYNC) {
+            r->loss_probability = pow(pf, (double)retries + 1.0);
+            if (A >= (double)C) {
+                r->overload = 1;
+                r->mean_wait = INFINITY;
+                r->wait_probability = 1.0;
+            } else if (A > 0.0) {
+                double scale = 0.5 * (1.0 + r->occupancy_scv);
+                r->wait_probability = ac_solver_erlang_c(C, A);
+                r->mean_wait = r->wait_probability * scale /
+                               ((double)C / r->occupancy - att);
+                r->wait_rate = r->mean_wait > 0.0 ? r->wait_probability / r->mean_wait : 0.0;
+                /* the wait's error, as a share of the time at the function, and the
+                   cold-start formula's */
+                r->expected_rel_error =
+                    (0.05 + 0.25 * fabs(r->occupancy_scv - 1.0)) * r->mean_wait /
+                        (r->mean_wait + r->occupancy) +
+                    0.5 * p_cold * c0 / r->occupancy;
+                if (r->expected_rel_error > 1e-9)
+                    r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+                else
+                    r->expected_rel_error = 0.0;
+            }
+        } else {
+            r->loss_probability = pf; /* per execution; the queue redelivers */
+            if (A >= (double)C)
+                r->overload = 1;
+            if (0.5 * p_cold * c0 / r->occupancy > 1e-9) {
+                r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+                r->expected_rel_error = 0.5 * p_cold * c0 / r->occupancy;
+            }
+        }
+        r->throughput = lambda * (1.0 - r->loss_probability);
+    }
+    r->utilization = C > 0 ? r->busy / (double)C : 0.0;
+    r->occupancy_scv = r->occupancy_scv > 0.0 ? r->occupancy_scv : 0.0;
+    response_mixture(r, pf, retries, tf);
+    if (r->overload) {
+        r->mean_response_time = r->p50 = r->p95 = r->p99 = INFINITY;
+        return AC_OK;
+    }
+    {
+        double ey = e < 1.0 ? d - (isinf(theta) ? 0.0 : theta * e / (1.0 - e)) : theta;
+        double one = r->cold_request * c0 + ey +
+                     (mode == AC_SOLVER_FN_ASYNC ? r->mean_wait : 0.0);
+        double mean = 0.0;
+        for (size_t i = 0; i < r->ntries; i++)
+            mean += r->weight[i] * (r->shift[i] + one);
+        r->mean_response_time = mean;
+    }
+    {
+        ac_error e2 = {0};
+        if (ac_solver_law_quantile(cdf_cb, r, 0.50, &r->p50, &e2) != AC_OK ||
+            ac_solver_law_quantile(cdf_cb, r, 0.95, &r->p95, &e2) != AC_OK ||
+            ac_solver_law_quantile(cdf_cb, r, 0.99, &r->p99, &e2) != AC_OK)
+            return ac_error_set(err, AC_ENUMERIC, "function: %s", e2.message);
+    }
+    return AC_OK;
+}

@@ -1,0 +1,207 @@
+/*
+ * The steady state of a message queue and its consumer (doc/serverless.md).
+ *
+ * A delivery hands a batch to the consumer function as `fanout` executions; it succeeds when
+ * every execution succeeds within the visibility timeout V:
+ *     p_ok = (1 - f) [(1 - p_cold) (1 - e^{-min(theta, V) / d})
+ *                     + p_cold (1 - e^{-min(theta, V - c0) / d})],   p_del = 1 - p_ok^fanout,
+ * a failed delivery's messages reappear V after the receive, and after R receives a
+ * message is dead-lettered: P(DLQ) = p_del^R, receives = sum_{i<R} p_del^i.
+ *
+ * The consumer executions (lambda (1 - reject) receives fanout per second, batches of one:
+ * exact at light load, when a poll finds one message) are served by c = min(max-consumers,
+ * concurrency) slots with occupancy p_cold c0 + E[min(X, theta)]: an M/G/c queue, solved as
+ * the M/M/c(/K) of the pool solver (shared-queue) with its wait scaled by (1 + scv) / 2
+ * (Lee and Longton). When batches of one cannot keep up but full batches of b can, the queue
+ * runs with a backlog and its batches fill: the slots are solved at the rate of full batches
+ * (an optimistic bound), and the numbers carry a stated error of 100%.
+ *
+ * A message's time in the queue: i failed receives before the successful one (weights
+ * p_del^i (1 - p_del), i < R), each costing V plus a wait, then the wait of the successful
+ * receive.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "archcheck/serverless.h"
+
+void ac_solver_queue_result_clear(ac_solver_queue_result *r)
+{
+    if (r == NULL)
+        return;
+    ac_solver_pool_result_free(r->slots_model);
+    memset(r, 0, sizeof *r);
+}
+
+/* The redelivery mixture: weights and shifts over the failed receives. */
+typedef struct q_mix {
+    size_t n;
+    double w[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
+} q_mix;
+
+static void q_mixture(const ac_solver_queue_result *r, size_t R, q_mix *m)
+{
+    double pd = r->delivery_failure, total = 0.0;
+    size_t n = R < AC_SOLVER_FN_MAX_TRIES ? R : AC_SOLVER_FN_MAX_TRIES;
+    for (size_t i = 0; i < n; i++) {
+        m->w[i] = pow(pd, (double)i) * (1.0 - pd);
+        total += m->w[i];
+        m->shift[i] = (double)i * (r->visibility_timeout + r->receive_wait);
+    }
+    for (size_t i = 0; i < n; i++)
+        m->w[i] = total > 0.0 ? m->w[i] / total : (i == 0 ? 1.0 : 0.0);
+    m->n = n;
+}
+
+static double wait_cdf(const ac_solver_queue_result *r, double t)
+{
+    if (t < 0.0)
+        return 0.0;
+    if (r->slots_model == NULL)
+        return 1.0;
+    return 1.0 - ac_solver_pool_wait_ccdf(r->slots_model, r->slots_model->operating,
+                                          t / r->wait_scale);
+}
+
+double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t)
+{
+    q_mix m;
+    double s = 0.0;
+    if (t < 0.0 || r->overload)
+        return 0.0;
+    q_mixture(r, r->max_receives > 0 ? r->max_receives : 1, &m);
+    for (size_t i = 0; i < m.n; i++)
+        s += m.w[i] * wait_cdf(r, t - m.shift[i]);
+    return fmin(1.0, s);
+}
+
+static double cdf_cb(const void *ctx, double t)
+{
+    return ac_solver_queue_cdf(ctx, t);
+}
+
+int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
+                          const ac_solver_queue_consumer *consumer,
+                          const ac_solver_options *opt, ac_solver_queue_result *out,
+                          ac_error *err)
+{
+    const ac_function *fn = consumer->function;
+    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec;
+    size_t k = consumer->fanout > 0 ? consumer->fanout : 1, R = q->max_receives;
+    ac_pool slots;
+    ac_error e2 = {0};
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate))
+        return ac_error_set(err, AC_EINVAL, "queue: invalid arrival rate %g", arrival_rate);
+    d = fn->duration + consumer->delay;
+    theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
+    c0 = fn->cold_start;
+    pc = consumer->cold_probability;
+    V = q->visibility_timeout;
+    f = fn->fail_prob;
+    {
+        double warm = -expm1(-fmin(theta, V) / d);
+        double cold = V > c0 ? -expm1(-fmin(theta, V - c0) / d) : 0.0;
+        p_ok = (1.0 - f) * ((1.0 - pc) * warm + pc * cold);
+    }
+    {
+        double e = isinf(theta) ? 0.0 : exp(-theta / d);
+        m1 = d * (1.0 - e);
+        m2 = isinf(theta) ? 2.0 * d * d : 2.0 * d * d * (1.0 - e * (1.0 + theta / d));
+        occ = pc * c0 + m1;
+        scv = fmax(0.0, (pc * c0 * c0 + 2.0 * pc * c0 * m1 + m2) / (occ * occ) - 1.0);
+    }
+    out->arrival_rate = arrival_rate;
+    out->visibility_timeout = V;
+    out->max_receives = R;
+    out->slots = q->max_consumers < fn->concurrency ? q->max_consumers : fn->concurrency;
+    out->delivery_failure = fmin(1.0, fmax(0.0, 1.0 - pow(p_ok, (double)k)));
+    out->receives = 0.0;
+    for (size_t i = 0; i < R && i < 100000; i++) {
+        double t = pow(out->delivery_failure, (double)i);
+        out->receives += t;
+        if (t < 1e-18)
+            break;
+    }
+    out->dead_letter_probability = pow(out->delivery_failure, (double)R);
+    out->wait_scale = 0.5 * (1.0 + scv);
+    lam_exec = arrival_rate * out->receives * (double)k;
+    out->load = lam_exec * occ;
+    out->utilization = out->slots > 0 ? out->load / (double)out->slots : INFINITY;
+    out->approximation = AC_SOLVER_APPROX_EXACT;
+    if (out->load >= (double)out->slots) {
+        if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
+            out->batching = 1;
+            lam_exec /= (double)q->batch_size;
+        } else {
+            out->overload = 1;
+            out->execution_rate = (double)out->slots / occ;
+            out->throughput = out->execution_rate / (double)k;
+            out->loss_probability = arrival_rate > 0.0
+                                        ? fmax(0.0, 1.0 - out->throughput /
+                                                              (arrival_rate * out->receives))
+                                        : 0.0;
+            out->mean_wait = out->p50 = out->p95 = out->p99 = INFINITY;
+            out->mean_messages = INFINITY;
+            out->utilization = 1.0;
+            out->approximation = AC_SOLVER_APPROX_FLUID;
+            return AC_OK;
+        }
+    }
+    memset(&slots, 0, sizeof slots);
+    slots.servers = out->slots;
+    slots.service_rate = 1.0 / occ;
+    slots.dispatch = AC_DISPATCH_SHARED_QUEUE;
+    slots.d = 2;
+    if (q->capacity == AC_UNBOUNDED) {
+        slots.buffer = AC_UNBOUNDED;
+    } else {
+        double held = (double)q->capacity * (double)k;
+        slots.buffer = held > (double)out->slots ? (size_t)(held - (double)out->slots) : 0;
+    }
+    rc = ac_solver_pool_solve(&slots, lam_exec, opt, &out->slots_model, &e2);
+    if (rc != AC_OK)
+        return ac_error_set(err, rc, "queue: %s", e2.message);
+    {
+        const ac_solver_kpi *kp = &out->slots_model->kpi;
+        double nf = 0.0, tot = 0.0, pd = out->delivery_failure;
+        out->reject_probability = kp->loss_probability;
+        out->execution_rate = lam_exec * (1.0 - kp->loss_probability) *
+                              (out->batching ? (double)q->batch_size : 1.0);
+        out->throughput = out->execution_rate / (double)k;
+        out->wait_probability = kp->wait_probability;
+        for (size_t i = 0; i < R && i < AC_SOLVER_FN_MAX_TRIES; i++) {
+            double w = pow(pd, (double)i) * (1.0 - pd);
+            nf += (double)i * w;
+            tot += w;
+        }
+        nf = tot > 0.0 ? nf / tot : 0.0;
+        out->mean_wait = kp->mean_wait * out->wait_scale;
+        out->receive_wait = out->mean_wait;
+        out->loss_probability = out->reject_probability +
+                                (1.0 - out->reject_probability) * out->dead_letter_probability;
+        out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
+                             (out->mean_wait * (1.0 + nf) + nf * V + occ);
+        if (kp->wait_probability > 1e-9 && (fabs(scv - 1.0) > 1e-9 || k > 1)) {
+            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            out->expected_rel_error = 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0);
+        }
+        if (0.5 * pc * c0 / occ > 1e-9) {
+            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            out->expected_rel_error = fmax(out->expected_rel_error, 0.5 * pc * c0 / occ);
+        }
+        if (out->batching) {
+            out->approximation = AC_SOLVER_APPROX_FLUID;
+            out->expected_rel_error = 1.0;
+        }
+        if (ac_solver_law_quantile(cdf_cb, out, 0.50, &out->p50, &e2) != AC_OK ||
+            ac_solver_law_quantile(cdf_cb, out, 0.95, &out->p95, &e2) != AC_OK ||
+            ac_solver_law_quantile(cdf_cb, out, 0.99, &out->p99, &e2) != AC_OK) {
+            ac_solver_queue_result_clear(out);
+            return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
+        }
+        out->mean_wait = out->mean_wait * (1.0 + nf) + nf * V;
+    }
+    return AC_OK;
+}
