@@ -35,9 +35,9 @@ typedef struct e2e_ctx {
     double h;
     size_t M;
     unsigned char *onstack;
-    double **memo[2];    /* memo[stop][n]: D(n) computed once (owned) */
-    double *memo_success[2];
-    size_t *memo_join[2];
+    double **memo[3];    /* memo[mode][n]: D(n) computed once (owned) */
+    double *memo_success[3];
+    size_t *memo_join[3];
     int failed;  /* a cycle or an unanalysable node */
     int oom;
 } e2e_ctx;
@@ -58,16 +58,13 @@ static double *law_new(e2e_ctx *c)
     return p;
 }
 
-/* Does node i have a response-time law? */
-static int has_law(const ac_node_analysis *na)
+int ac_node_analysis_has_law(const ac_node_analysis *na)
 {
     return na->analysed && !na->overload &&
            (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
 }
 
-/* P(T <= t) for the time a request spends at node i (pools: the response of an accepted
- * job; functions: first attempt to successful end; queues: arrival to the successful
- * delivery; gateways: no time). */
+/* P(T <= t) for the time a request spends at the node. */
 static double node_cdf(const ac_node_analysis *na, double t)
 {
     if (t <= 0.0)
@@ -79,6 +76,32 @@ static double node_cdf(const ac_node_analysis *na, double t)
     if (na->gateway != NULL)
         return 1.0;
     return 1.0 - ac_solver_pool_ccdf(na->pool, na->pool->operating, t);
+}
+
+double ac_node_analysis_ccdf(const ac_node_analysis *na, double t)
+{
+    if (!ac_node_analysis_has_law(na))
+        return NAN;
+    return t < 0.0 ? 1.0 : 1.0 - node_cdf(na, t);
+}
+
+static double node_cdf_cb(const void *ctx, double t)
+{
+    return node_cdf(ctx, t);
+}
+
+int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out, ac_error *err)
+{
+    *out = NAN;
+    if (!ac_node_analysis_has_law(na))
+        return ac_error_set(err, AC_EINVAL, "the node has no response-time law");
+    if (na->gateway != NULL && p > 0.0 && p < 1.0) {
+        *out = 0.0;
+        return AC_OK;
+    }
+    if (na->pool != NULL)
+        return ac_solver_pool_quantile(na->pool, na->pool->operating, p, 0, out, err);
+    return ac_solver_law_quantile(node_cdf_cb, na, p, out, err);
 }
 
 /* The fraction of the requests through node i that end failed there. A polled function's
@@ -94,7 +117,7 @@ static double *node_law(e2e_ctx *c, size_t i)
     double *p;
     const ac_node_analysis *na = &c->a->nodes[i];
     double prev = 0.0;
-    if (!has_law(na)) {
+    if (!ac_node_analysis_has_law(na)) {
         c->failed = 1;
         return NULL;
     }
@@ -250,6 +273,11 @@ typedef struct law {
     double success; /* probability that the work succeeds */
 } law;
 
+/* The walk's modes: the whole work of the request; stop at a fan-in (the jobs of a fan-out
+ * up to their join); and the synchronous part only, whose end is when a caller gets its
+ * answer (a queue or an async function answers at once: the work behind it goes on). */
+enum { WALK_ALL = 0, WALK_STOP_AT_FANIN = 1, WALK_SYNC = 2 };
+
 static law walk(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join);
 static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join);
 
@@ -259,13 +287,14 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
     law out = {link_law(c, r->from, r->to), 1.0};
     if (out.p == NULL)
         return out;
-    if (r->fanin > 1 && stop_at_fanin) {
+    if (r->fanin > 1 && stop_at_fanin == WALK_STOP_AT_FANIN) {
         *join = r->to; /* the fan-in joins the jobs: the caller continues from there */
         return out;
     }
     if (r->fanout > 1) {
         size_t inner_join = AC_NONE;
-        law inner = walk(c, r->to, 1, &inner_join);
+        law inner = walk(c, r->to, stop_at_fanin == WALK_SYNC ? WALK_SYNC : WALK_STOP_AT_FANIN,
+                         &inner_join);
         if (inner.p == NULL) {
             free(out.p);
             out.p = NULL;
@@ -302,6 +331,28 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
     return out;
 }
 
+/* P(the synchronous work after gateway n takes longer than T): the routes out of n mixed
+ * by probability, each walked in WALK_SYNC mode. */
+static double sync_late(e2e_ctx *c, size_t n, double T)
+{
+    double late = 0.0;
+    for (size_t k = 0; k < c->m->nroutes; k++) {
+        const ac_route *r = &c->m->routes[k];
+        size_t join = AC_NONE;
+        law b;
+        if (r->from != n)
+            continue;
+        b = branch(c, r, WALK_SYNC, &join);
+        if (b.p == NULL)
+            return 0.0;
+        for (size_t i = 0; i < c->M; i++)
+            if (((double)i - 0.5) * c->h >= T)
+                late += (r->parallel ? 1.0 : r->p) * b.p[i];
+        free(b.p);
+    }
+    return fmin(1.0, late);
+}
+
 static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
 {
     law out = {NULL, 1.0};
@@ -311,6 +362,15 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
         return out;
     if (c->onstack[n]) {
         c->failed = 1; /* a cycle: only the mean is available */
+        return out;
+    }
+    if (stop_at_fanin == WALK_SYNC &&
+        (c->m->nodes[n].kind == AC_NODE_QUEUE ||
+         (c->m->nodes[n].kind == AC_NODE_FUNCTION &&
+          c->m->nodes[n].u.function.invocation == AC_INVOCATION_ASYNC && !na->polled))) {
+        out.p = law_new(c); /* answered at once */
+        if (out.p != NULL)
+            out.p[0] = 1.0;
         return out;
     }
     c->onstack[n] = 1;
@@ -352,11 +412,10 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
         free(b.p);
     }
     if (na->gateway != NULL && isfinite(c->m->nodes[n].u.gateway.timeout)) {
-        /* the gateway answers 504 when the work behind it outlasts its timeout */
-        double late = 0.0;
-        for (size_t i = 0; i < c->M; i++)
-            if (((double)i - 0.5) * c->h >= c->m->nodes[n].u.gateway.timeout)
-                late += next[i];
+        /* the gateway answers 504 when the synchronous work behind it outlasts its timeout */
+        double late = sync_late(c, n, c->m->nodes[n].u.gateway.timeout);
+        if (c->oom)
+            goto fail;
         succ = fmax(0.0, succ - late);
     }
     convolve(c, out.p, next);
@@ -376,7 +435,7 @@ fail:
  * recompute shared descendants exponentially often). Returns a copy. */
 static law walk(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
 {
-    int s = stop_at_fanin ? 1 : 0;
+    int s = stop_at_fanin;
     law out = {NULL, 1.0};
     if (c->memo[s][n] == NULL) {
         size_t j = AC_NONE;
@@ -413,7 +472,7 @@ static double lattice_length(const ac_model *m, const ac_analysis *a)
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
         double t = na->mean_response_time > 0.0 ? na->mean_response_time : 1e-6;
-        if (!has_law(na) || na->gateway != NULL)
+        if (!ac_node_analysis_has_law(na) || na->gateway != NULL)
             continue;
         while (1.0 - node_cdf(na, t) > 1e-9 && t < 1e9)
             t *= 1.5;
@@ -458,7 +517,7 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
     c->M = AC_E2E_M;
     c->h = lattice_length(m, a) / (double)(c->M - 1);
     c->onstack = calloc(n, 1);
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
         c->memo[s] = calloc(n, sizeof *c->memo[s]);
         c->memo_success[s] = calloc(n, sizeof *c->memo_success[s]);
         c->memo_join[s] = malloc(n * sizeof *c->memo_join[s]);
@@ -470,7 +529,7 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
 
 static void ctx_free(e2e_ctx *c)
 {
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
         for (size_t i = 0; c->memo[s] != NULL && i < c->m->nnodes; i++)
             free(c->memo[s][i]);
         free(c->memo[s]);

@@ -65,9 +65,15 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node *nd = &m->nodes[i];
         const ac_node_analysis *na = &a->nodes[i];
-        if (nd->kind != AC_NODE_POOL || !na->analysed) {
+        if (!na->analysed) {
             if (na->arrival_rate > 0.0)
                 return AC_OK; /* a node the analysis does not model or solve: no headroom */
+            continue;
+        }
+        if (nd->kind != AC_NODE_POOL) {
+            /* functions throttle, gateways reject, queues dead-letter and batch: flows are
+               not linear in the sources, so the search probes */
+            lossy = 1;
             continue;
         }
         if (nd->u.pool.buffer != AC_UNBOUNDED || nd->u.pool.timeout > 0.0)

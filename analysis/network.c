@@ -162,8 +162,9 @@ static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_ana
     na->analysed = 1;
     fill_common(na, r->throughput, r->utilization, r->reject_probability, r->mean_deficit, 0.0,
                 0.0, 0.0, 0.0, r->approximation,
-                r->reject_probability > 0.0 ? r->expected_abs_error / r->reject_probability
-                                            : 0.0);
+                r->approximation != AC_SOLVER_APPROX_EXACT && r->reject_probability > 0.0
+                    ? r->expected_abs_error / r->reject_probability
+                    : 0.0);
     return AC_OK;
 }
 

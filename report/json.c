@@ -82,6 +82,75 @@ static void write_equilibria(ac_jsonw *w, const ac_solver_pool_result *r)
     ac_jsonw_array_end(w);
 }
 
+static const char *fn_mode_name(ac_solver_fn_mode mode)
+{
+    switch (mode) {
+    case AC_SOLVER_FN_ASYNC: return "async";
+    case AC_SOLVER_FN_POLLED: return "polled";
+    default: return "sync";
+    }
+}
+
+/* The serverless stages' own numbers (include/archcheck/serverless.h). */
+static void write_serverless(ac_jsonw *w, const ac_node_analysis *na)
+{
+    if (na->function != NULL) {
+        const ac_solver_function_result *f = na->function;
+        ac_jsonw_key(w, "function");
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "invocation");
+        ac_jsonw_string(w, fn_mode_name(f->mode));
+        ac_jsonw_key(w, "concurrency");
+        ac_jsonw_uint(w, f->concurrency);
+        key_double(w, "busy_instances", f->busy);
+        key_double(w, "offered_load", f->load);
+        key_double(w, "execution_rate", f->execution_rate);
+        key_double(w, "occupancy", f->occupancy);
+        key_double(w, "throttle_probability", f->throttle_probability);
+        key_double(w, "scale_rate_throttle", f->scale_throttle);
+        key_double(w, "execution_failure_probability", f->execution_failure);
+        key_double(w, "cold_start_probability", f->cold_probability);
+        key_double(w, "cold_start_rate", f->cold_start_rate);
+        if (f->mode == AC_SOLVER_FN_ASYNC) {
+            key_double(w, "wait_probability", f->wait_probability);
+            key_double(w, "mean_wait", f->mean_wait);
+        }
+        ac_jsonw_object_end(w);
+    }
+    if (na->queue != NULL) {
+        const ac_solver_queue_result *q = na->queue;
+        ac_jsonw_key(w, "queue");
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "consumer_slots");
+        ac_jsonw_uint(w, q->slots);
+        key_double(w, "consumer_load", q->load);
+        key_double(w, "execution_rate", q->execution_rate);
+        key_double(w, "delivery_failure_probability", q->delivery_failure);
+        key_double(w, "receives_per_message", q->receives);
+        key_double(w, "reject_probability", q->reject_probability);
+        key_double(w, "dead_letter_probability", q->dead_letter_probability);
+        key_double(w, "wait_probability", q->wait_probability);
+        key_double(w, "mean_messages", q->mean_messages);
+        ac_jsonw_key(w, "batching_backlog");
+        ac_jsonw_bool(w, q->batching);
+        ac_jsonw_object_end(w);
+    }
+    if (na->gateway != NULL) {
+        const ac_solver_gateway_result *g = na->gateway;
+        ac_jsonw_key(w, "gateway");
+        ac_jsonw_object_begin(w);
+        key_double(w, "rate_limit", g->rate_limit);
+        ac_jsonw_key(w, "bucket");
+        ac_jsonw_uint(w, g->bucket);
+        key_double(w, "reject_probability", g->reject_probability);
+        key_double(w, "reject_probability_abs_error", g->expected_abs_error);
+        key_double(w, "mean_tokens_in_use", g->mean_deficit);
+        ac_jsonw_key(w, "upper_bound");
+        ac_jsonw_bool(w, g->bound);
+        ac_jsonw_object_end(w);
+    }
+}
+
 static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
 {
     ac_jsonw_key(w, "nodes");
@@ -153,6 +222,7 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
                 }
                 ac_jsonw_object_end(w);
             }
+            write_serverless(w, na);
             if (na->pool != NULL) {
                 ac_jsonw_key(w, "truncation");
                 ac_jsonw_uint(w, na->pool->truncation);

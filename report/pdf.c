@@ -383,8 +383,29 @@ static void write_findings(pdf_doc *d, const ac_report_file *rf)
 static void describe_node(char *buf, size_t n, const ac_node *node)
 {
     char a[64], b[64];
-    if (node->kind != AC_NODE_POOL) {
-        snprintf(buf, n, "%s", ac_node_kind_name(node->kind));
+    if (node->kind == AC_NODE_FUNCTION) {
+        const ac_function *f = &node->u.function;
+        snprintf(buf, n,
+                 "function (%s, concurrency %zu, duration %.4g ms, cold start %.4g ms, keep-alive "
+                 "%.4g s, timeout %.4g s, retries %zu%s)",
+                 f->invocation == AC_INVOCATION_ASYNC ? "async" : "sync", f->concurrency,
+                 1e3 * f->duration, 1e3 * f->cold_start, f->keep_alive, f->timeout, f->retries,
+                 f->provisioned > 0 ? ", provisioned" : "");
+        return;
+    }
+    if (node->kind == AC_NODE_QUEUE) {
+        const ac_queue *q = &node->u.queue;
+        snprintf(buf, n, "queue (batch %zu, max-consumers %zu, visibility %.4g s, max-receives %zu)",
+                 q->batch_size, q->max_consumers, q->visibility_timeout, q->max_receives);
+        return;
+    }
+    if (node->kind == AC_NODE_GATEWAY) {
+        const ac_gateway *g = &node->u.gateway;
+        if (isinf(g->rate_limit))
+            snprintf(buf, n, "gateway (no rate limit, timeout %.4g s)", g->timeout);
+        else
+            snprintf(buf, n, "gateway (token bucket %.6g/s, burst %zu, timeout %.4g s)",
+                     g->rate_limit, g->burst, g->timeout);
         return;
     }
     {
@@ -969,6 +990,16 @@ static void write_method(pdf_doc *d, const ac_report_file *rf)
         } else if (a->sim == NULL) {
             snprintf(meas, sizeof meas, "not simulated");
         }
+        if (na->function != NULL)
+            snprintf(state, sizeof state, "throttled %.3g, cold starts %.3g",
+                     na->function->throttle_probability, na->function->cold_probability);
+        else if (na->queue != NULL)
+            snprintf(state, sizeof state, "%zu slots, dead letters %.3g%s", na->queue->slots,
+                     na->queue->dead_letter_probability,
+                     na->queue->batching ? ", backlog (batching)" : "");
+        else if (na->gateway != NULL)
+            snprintf(state, sizeof state, "M/D/1/K, rejected %.3g%s",
+                     na->gateway->reject_probability, na->gateway->bound ? " (bound)" : "");
         if (na->pool != NULL)
             snprintf(state, sizeof state, "%zu level%s, tail mass %.2g, %zu equilibri%s",
                      na->pool->truncation, na->pool->truncation == 1 ? "" : "s",

@@ -118,10 +118,9 @@ int ac_report_csv(FILE *fp, const ac_report_file *rf)
         const ac_node_analysis *na = &a->nodes[i];
         double q = NAN;
         ac_error err = {0};
-        if (na->pool == NULL || na->overload)
+        if (!ac_node_analysis_has_law(na) || na->gateway != NULL)
             continue;
-        if (ac_solver_pool_quantile(na->pool, na->pool->operating, 0.999, 0, &q, &err) == AC_OK &&
-            q > tmax)
+        if (ac_node_analysis_quantile(na, 0.999, &q, &err) == AC_OK && q > tmax)
             tmax = q;
     }
     if (a->e2e.available && a->e2e.percentiles && a->e2e.p99 * 1.5 > tmax)
@@ -130,7 +129,7 @@ int ac_report_csv(FILE *fp, const ac_report_file *rf)
         tmax = 1.0;
     fputs("t_s", fp);
     for (size_t i = 0; i < m->nnodes; i++)
-        if (a->nodes[i].pool != NULL && !a->nodes[i].overload)
+        if (ac_node_analysis_has_law(&a->nodes[i]))
             fprintf(fp, ",ccdf_%s", m->nodes[i].id);
     if (a->e2e.grid_n > 0)
         fputs(",ccdf_end_to_end", fp);
@@ -140,9 +139,9 @@ int ac_report_csv(FILE *fp, const ac_report_file *rf)
         fprintf(fp, "%.9g", t);
         for (size_t i = 0; i < m->nnodes; i++) {
             const ac_node_analysis *na = &a->nodes[i];
-            if (na->pool == NULL || na->overload)
+            if (!ac_node_analysis_has_law(na))
                 continue;
-            fprintf(fp, ",%.9g", ac_solver_pool_ccdf(na->pool, na->pool->operating, t));
+            fprintf(fp, ",%.9g", ac_node_analysis_ccdf(na, t));
         }
         if (a->e2e.grid_n > 0) {
             /* linear interpolation on the end-to-end lattice */

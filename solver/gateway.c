@@ -88,9 +88,10 @@ int ac_solver_gateway_solve(const ac_gateway *gw, double arrival_rate, double ca
         for (size_t j = 0; j < Kc; j++)
             ld += (double)j * pi[j] / (pi[0] + rho);
         ld += (double)Kc * pb;
-        out->reject_probability = pb;
+        /* the recursion's rounding leaves an absolute error of order 1e-16 K */
+        out->expected_abs_error = 1e-14 * (double)Kc;
+        out->reject_probability = pb > out->expected_abs_error ? pb : 0.0;
         out->mean_deficit = ld;
-        out->expected_abs_error = 1e-12 * (double)Kc;
         if (Kc < K) {
             double lo = fmax(0.0, 1.0 - 1.0 / rho);
             out->bound = 1;

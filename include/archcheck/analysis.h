@@ -185,6 +185,18 @@ int ac_analysis_run(const ac_model *model, const ac_analysis_options *opt, ac_an
 /* Free an analysis. NULL is a no-op. */
 void ac_analysis_free(ac_analysis *analysis);
 
+/* Does the node have a response-time law (analysed, not overloaded, of a modelled kind)? */
+int ac_node_analysis_has_law(const ac_node_analysis *na);
+
+/* P(T > t) for the time a request spends at the node, t in s (pools: an accepted job's
+ * response; functions: first attempt to successful end; queues: arrival to the successful
+ * delivery; gateways: 0). NAN when the node has no law. */
+double ac_node_analysis_ccdf(const ac_node_analysis *na, double t);
+
+/* The p-quantile (0 < p < 1) of that law into *out (s). Returns 0, AC_EINVAL (no law or p
+ * outside (0, 1)) or AC_ENUMERIC. */
+int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out, ac_error *err);
+
 /* The name of the approximation behind a node's numbers (spec/output.md "approximation"):
  * ac_solver_approx_name(na->approximation), or "qna" when the QNA two-moment correction
  * was applied on top of it. Never NULL. */
