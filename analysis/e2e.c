@@ -27,7 +27,8 @@
 
 #include "analysis/internal.h"
 
-#define AC_E2E_M 2048 /* a power of two: the FFT convolution pads to 2M */
+#define AC_E2E_M 2048      /* the least lattice, a power of two: the FFT pads to 2M */
+#define AC_E2E_M_MAX 32768 /* the most: a long tail (redeliveries, back-offs) and fast nodes */
 
 typedef struct e2e_ctx {
     const ac_model *m;
@@ -515,7 +516,21 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
     c->m = m;
     c->a = a;
     c->M = AC_E2E_M;
-    c->h = lattice_length(m, a) / (double)(c->M - 1);
+    {
+        /* a far tail (a redelivery after a visibility timeout, an async retry's back-off)
+           stretches the lattice: when it is over four times the core of the law (three times
+           the sum of the nodes' p99), the lattice grows until the core has the resolution
+           of the least lattice */
+        double len = lattice_length(m, a), core = 0.0;
+        for (size_t i = 0; i < m->nnodes; i++)
+            if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].p99 > 0.0 &&
+                isfinite(a->nodes[i].p99))
+                core += 3.0 * a->nodes[i].p99;
+        while (c->M < AC_E2E_M_MAX && core > 0.0 && len > 4.0 * core &&
+               len / (double)(c->M - 1) > core / (double)(AC_E2E_M - 1))
+            c->M *= 2;
+        c->h = len / (double)(c->M - 1);
+    }
     c->onstack = calloc(n, 1);
     for (int s = 0; s < 3; s++) {
         c->memo[s] = calloc(n, sizeof *c->memo[s]);
