@@ -134,6 +134,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
             out->batching = 1;
             lam_exec /= (double)q->batch_size;
+        } else if (q->capacity != AC_UNBOUNDED) {
+            /* a full queue rejects: the M/M/c/K below has a steady state */
         } else {
             out->overload = 1;
             out->execution_rate = (double)out->slots / occ;

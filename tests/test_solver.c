@@ -886,6 +886,21 @@ static void test_queue_consumer(void **state)
     assert_int_equal(ac_solver_queue_solve(&q, 8.0, &cons, NULL, &r, &err), AC_OK);
     assert_int_equal(r.overload, 1);
     ac_solver_queue_result_clear(&r);
+    /* with a capacity, overload fills the queue and rejects: M/M/3/(3+K) with K waiting */
+    q.capacity = 20;
+    assert_int_equal(ac_solver_queue_solve(&q, 8.0, &cons, NULL, &r, &err), AC_OK);
+    assert_int_equal(r.overload, 0);
+    {
+        /* M/M/c/N blocking: p_N with p_n ~ a^n/n! (n <= c), a^c/c! (a/c)^(n-c) beyond */
+        double a = 4.0, pn = 1.0, sum = 1.0;
+        for (int n = 1; n <= 20; n++) {
+            pn *= n <= 3 ? a / n : a / 3.0;
+            sum += pn;
+        }
+        assert_double_close(r.reject_probability, pn / sum, 0, 1e-9);
+    }
+    ac_solver_queue_result_clear(&r);
+    q.capacity = AC_UNBOUNDED;
     q.batch_size = 10;
     assert_int_equal(ac_solver_queue_solve(&q, 8.0, &cons, NULL, &r, &err), AC_OK);
     assert_int_equal(r.overload, 0);
