@@ -85,9 +85,12 @@ int ac_solver_gateway_solve(const ac_gateway *gw, double arrival_rate, double ca
         for (size_t j = 0; j < Kc; j++)
             pi[j] /= sum;
         pb = fmax(0.0, 1.0 - 1.0 / (pi[0] + rho));
+        /* tokens missing = the M/D/1/K work in units of 1/r: (N - 1) plus the residual
+           fraction of the service under way, whose time average is 1/2 (renewal reward) */
         for (size_t j = 0; j < Kc; j++)
             ld += (double)j * pi[j] / (pi[0] + rho);
         ld += (double)Kc * pb;
+        ld -= 0.5 * (1.0 - pi[0] / (pi[0] + rho));
         /* the recursion's rounding leaves an absolute error of order 1e-16 K */
         out->expected_abs_error = 1e-14 * (double)Kc;
         out->reject_probability = pb > out->expected_abs_error ? pb : 0.0;

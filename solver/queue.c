@@ -183,8 +183,16 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         out->receive_wait = out->mean_wait;
         out->loss_probability = out->reject_probability +
                                 (1.0 - out->reject_probability) * out->dead_letter_probability;
-        out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
-                             (out->mean_wait * (1.0 + nf) + nf * V + occ);
+        /* held from arrival to deletion: the waits, the failed receives' visibility
+           timeouts, and the last delivery, which lasts until the slowest of its `fanout`
+           executions ends (E[max of k exponentials] = d H_k) */
+        {
+            double hk = 0.0;
+            for (size_t j = 1; j <= k && j <= 1000000; j++)
+                hk += 1.0 / (double)j;
+            out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
+                                 (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
+        }
         if (kp->wait_probability > 1e-9 && (fabs(scv - 1.0) > 1e-9 || k > 1)) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
             out->expected_rel_error = 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0);

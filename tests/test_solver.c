@@ -837,6 +837,9 @@ static void test_gateway_token_bucket(void **state)
     g.burst = 300;
     assert_int_equal(ac_solver_gateway_solve(&g, 1000.0, 0.0, &r, &err), AC_OK);
     assert_true(r.reject_probability < 1e-12);
+    /* a deep bucket is the M/D/1 queue: tokens missing = the mean work in units of 1/r,
+       rho / (2 (1 - rho)) = 1 at rho = 2/3 (Pollaczek-Khinchine) */
+    assert_double_close(r.mean_deficit, 1.0, 0, 1e-9);
     g.rate_limit = INFINITY;
     assert_int_equal(ac_solver_gateway_solve(&g, 1e6, 0.0, &r, &err), AC_OK);
     assert_true(r.reject_probability == 0.0);
