@@ -12,17 +12,11 @@
 
 #include "analysis/internal.h"
 
-/* Can the simulator run this model? (Pools only, for now.) */
+/* Can the simulator run this model? (Not autoscaling, for now.) */
 static int simulable(const ac_model *m, char *why, size_t size)
 {
     for (size_t i = 0; i < m->nnodes; i++)
-        if (m->nodes[i].kind != AC_NODE_POOL) {
-            snprintf(why, size, "the simulator does not model %ss yet",
-                     ac_node_kind_name(m->nodes[i].kind));
-            return 0;
-        }
-    for (size_t i = 0; i < m->nnodes; i++)
-        if (m->nodes[i].u.pool.has_autoscale) {
+        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale) {
             snprintf(why, size, "the simulator does not model autoscaling yet");
             return 0;
         }
@@ -74,6 +68,11 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
         case AC_OUT_UTILIZATION: e = &r->utilization; break;
         case AC_OUT_LOSS: e = &r->failure_probability; break;
         case AC_OUT_THROUGHPUT:
+            if (m->nodes[node].kind != AC_NODE_POOL) {
+                /* functions: successful requests; queues: deliveries; gateways: admitted */
+                e = &r->throughput;
+                break;
+            }
             /* first attempts that did not fail: arrivals / (1 + retries per job) * (1 - failure) */
             if (r->arrival_rate.n < 2 || r->failure_probability.n < 2)
                 return 0;
@@ -106,7 +105,6 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
         case AC_OUT_OTHER: return 0;
         }
     }
-    (void)m;
     if (e == NULL || e->n < 2 || !isfinite(e->mean) || !isfinite(e->ci95))
         return 0;
     *mean = e->mean * scale;

@@ -37,6 +37,24 @@ void ac_report_sim_node_json(ac_jsonw *w, const ac_sim_node_result *r)
     estimate(w, "timeout_fraction", &r->timeout_fraction);
     estimate(w, "retries_per_job", &r->retries_per_job);
     estimate(w, "failure_probability", &r->failure_probability);
+    if (r->is_link)
+        return;
+    switch (r->kind) {
+    case AC_NODE_FUNCTION:
+        estimate(w, "throttle_fraction", &r->throttle_fraction);
+        estimate(w, "cold_start_fraction", &r->cold_start_fraction);
+        estimate(w, "mean_instances", &r->mean_instances);
+        break;
+    case AC_NODE_QUEUE:
+        estimate(w, "dead_letter_fraction", &r->dead_letter_fraction);
+        estimate(w, "backlog_fraction", &r->backlog_fraction);
+        break;
+    case AC_NODE_GATEWAY:
+        estimate(w, "reject_fraction", &r->throttle_fraction);
+        break;
+    case AC_NODE_POOL:
+        break;
+    }
 }
 
 static void entry_json(ac_jsonw *w, const ac_sim_entry_result *e)
@@ -137,6 +155,17 @@ static void cell(FILE *fp, const ac_sim_estimate *e, double unit)
     fprintf(fp, " %18s", buf);
 }
 
+/* An estimate without padding: "0.0248 +- 0.009". */
+static void value(FILE *fp, const char *label, const ac_sim_estimate *e)
+{
+    if (e->n == 0 || !isfinite(e->mean))
+        fprintf(fp, "%s%s -", label[0] == ';' ? "" : " ", label);
+    else if (isfinite(e->ci95))
+        fprintf(fp, "%s%s %.4g +- %.2g", label[0] == ';' ? "" : " ", label, e->mean, e->ci95);
+    else
+        fprintf(fp, "%s%s %.4g", label[0] == ';' ? "" : " ", label, e->mean);
+}
+
 int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_result *r)
 {
     fprintf(fp, "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs), %llu events%s\n\n",
@@ -151,6 +180,24 @@ int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_r
         cell(fp, &r->nodes[i].mean_jobs, 1.0);
         cell(fp, &r->nodes[i].mean_response_time, 1e3);
         cell(fp, &r->nodes[i].p95_response_time, 1e3);
+        fputc('\n', fp);
+    }
+    for (size_t i = 0; i < r->nnodes; i++) {
+        const ac_sim_node_result *n = &r->nodes[i];
+        if (n->is_link || n->kind == AC_NODE_POOL)
+            continue;
+        fprintf(fp, "%-16.16s", n->id);
+        if (n->kind == AC_NODE_FUNCTION) {
+            value(fp, "throttled", &n->throttle_fraction);
+            value(fp, "; cold starts", &n->cold_start_fraction);
+            value(fp, "; instances alive", &n->mean_instances);
+        } else if (n->kind == AC_NODE_QUEUE) {
+            value(fp, "dead letters", &n->dead_letter_fraction);
+            value(fp, "; time with a backlog", &n->backlog_fraction);
+        } else {
+            value(fp, "rejected (429)", &n->throttle_fraction);
+            value(fp, "; answered 504", &n->timeout_fraction);
+        }
         fputc('\n', fp);
     }
     for (size_t i = 0; i < r->nentries; i++) {

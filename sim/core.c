@@ -260,6 +260,7 @@ static uint32_t group_alloc(ac_sim_state *s)
     s->groups[g].entry = AC_SIM_NIL;
     s->groups[g].client = AC_SIM_NIL;
     s->groups[g].failed = 0;
+    s->groups[g].scope = 0;
     return g;
 }
 
@@ -274,6 +275,7 @@ static void group_free(ac_sim_state *s, uint32_t g)
 void ac_sim_counts_record(ac_sim_counts *c, double t)
 {
     c->completions++;
+    c->timed++;
     c->sum_resp += t;
     c->hist[ac_sim_hist_bin(t)]++;
 }
@@ -285,9 +287,14 @@ static void request_complete(ac_sim_state *s, uint32_t g)
     ac_sim_entry *e = &s->entries[gr->entry];
     uint32_t client = gr->client;
     if (s->measuring) {
-        ac_sim_counts_record(&e->c, s->now - gr->t0);
-        if (gr->failed)
+        /* the end-to-end time is that of the successful requests: a request refused at
+           once must not make the latency look better */
+        if (gr->failed) {
+            e->c.completions++;
             e->c.failed_requests++;
+        } else {
+            ac_sim_counts_record(&e->c, s->now - gr->t0);
+        }
     }
     if (client != AC_SIM_NIL)
         ac_sim_client_done(s, client);
@@ -310,7 +317,9 @@ static void group_release(ac_sim_state *s, uint32_t g)
         }
         if (gr->live > 0)
             return;
-        parent = gr->parent;
+        if (gr->scope)
+            ac_sim_gateway_scope_done(s, g);
+        parent = s->groups[g].parent;
         if (parent == AC_SIM_NIL)
             request_complete(s, g);
         group_free(s, g);
@@ -318,7 +327,7 @@ static void group_release(ac_sim_state *s, uint32_t g)
     }
 }
 
-static void group_mark_failed(ac_sim_state *s, uint32_t g)
+void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g)
 {
     while (g != AC_SIM_NIL && s->groups[g].parent != AC_SIM_NIL)
         g = s->groups[g].parent;
@@ -327,14 +336,42 @@ static void group_mark_failed(ac_sim_state *s, uint32_t g)
 }
 
 /* A job that gave up (or was lost with no retry left) leaves the system. */
-static void job_fail(ac_sim_state *s, uint32_t j)
+void ac_sim_job_fail(ac_sim_state *s, uint32_t j)
 {
     uint32_t g = s->jobs[j].group;
     ac_sim_job_release(s, j);
     if (g != AC_SIM_NIL) {
-        group_mark_failed(s, g);
+        ac_sim_group_mark_failed(s, g);
         group_release(s, g);
     }
+}
+
+void ac_sim_job_drop(ac_sim_state *s, uint32_t j)
+{
+    uint32_t g = s->jobs[j].group;
+    if (s->jobs[j].tmo_ev != AC_SIM_NIL)
+        ac_sim_event_release(s, s->jobs[j].tmo_ev);
+    ac_sim_job_release(s, j);
+    if (g != AC_SIM_NIL)
+        group_release(s, g);
+}
+
+/* Job j enters the scope of gateway `node`: a child group of its group that holds
+ * everything downstream (the job's unit moves into it, so the parent's count is
+ * unchanged). */
+void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t j, uint32_t node)
+{
+    uint32_t g = s->jobs[j].group, t;
+    if (g == AC_SIM_NIL)
+        return;
+    t = group_alloc(s);
+    if (t == AC_SIM_NIL)
+        return;
+    s->groups[t].parent = g;
+    s->groups[t].scope = 1;
+    s->groups[t].entry = node;
+    s->groups[t].live = 1;
+    s->jobs[j].group = t;
 }
 
 /* ---- arrivals, timeouts, retries ------------------------------------------------------------ */
@@ -361,7 +398,8 @@ static void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
     for (;;) {
         ac_sim_job *jb = &s->jobs[j];
         jb->node = ni;
-        jb->t_arrive = s->now;
+        if (jb->attempt == 0)
+            jb->t_arrive = s->now; /* a retry keeps the first attempt's time */
         jb->zombie = 0;
         jb->tmo_ev = AC_SIM_NIL;
         n->c.attempts++;
@@ -380,9 +418,22 @@ static void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
             continue;
         }
         n->c.failures++;
-        job_fail(s, j);
+        ac_sim_job_fail(s, j);
         return;
     }
+}
+
+void ac_sim_job_retry(ac_sim_state *s, ac_sim_node *n, uint32_t j)
+{
+    s->jobs[j].attempt++;
+    n->c.retries++;
+    deliver(s, n->index, j);
+}
+
+void ac_sim_job_give_up(ac_sim_state *s, ac_sim_node *n, uint32_t j)
+{
+    n->c.failures++;
+    ac_sim_job_fail(s, j);
 }
 
 /* The client of job j's node gave up on it: the copy stays (a zombie) and a
@@ -411,7 +462,7 @@ static void timeout_fire(ac_sim_state *s, uint32_t e)
     }
     n->c.failures++;
     if (g != AC_SIM_NIL) {
-        group_mark_failed(s, g);
+        ac_sim_group_mark_failed(s, g);
         group_release(s, g);
     }
 }
@@ -419,25 +470,32 @@ static void timeout_fire(ac_sim_state *s, uint32_t e)
 /* ---- routing -------------------------------------------------------------------------------- */
 
 /* One completion (of a job of group g) travels along route r: the fan-in
- * first (join within a fan-out group, or batch across requests), then the
- * fan-out (k jobs in a new child group). The caller still holds the
- * completed job's unit of g. */
-static void route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
+ * first (join within the nearest fan-out group, looking through gateway
+ * scopes, or batch across requests), then the fan-out (k jobs in a new child
+ * group). The caller still holds the completed job's unit of g. */
+uint32_t ac_sim_route_target(ac_sim_state *s, const ac_sim_route *r, uint32_t g, int *absorbed)
 {
     uint32_t target = g;
+    *absorbed = 0;
     if (r->fanin > 1) {
-        if (g == AC_SIM_NIL || s->groups[g].parent == AC_SIM_NIL) {
-            if (++s->batch[r->join] < r->fanin)
-                return;
+        uint32_t jg = g;
+        while (jg != AC_SIM_NIL && s->groups[jg].scope)
+            jg = s->groups[jg].parent;
+        if (jg == AC_SIM_NIL || s->groups[jg].parent == AC_SIM_NIL) {
+            if (++s->batch[r->join] < r->fanin) {
+                *absorbed = 1;
+                return AC_SIM_NIL;
+            }
             s->batch[r->join] = 0;
         } else {
-            uint32_t *pc = &s->pending[(size_t)g * s->njoin + r->join];
-            ac_sim_group *gr = &s->groups[g];
+            uint32_t *pc = &s->pending[(size_t)jg * s->njoin + r->join];
+            ac_sim_group *gr = &s->groups[jg];
             if (*pc + 1 < r->fanin) {
                 (*pc)++;
                 gr->npending++;
                 gr->live++;
-                return;
+                *absorbed = 1;
+                return AC_SIM_NIL;
             }
             gr->npending -= *pc;
             gr->live -= *pc;
@@ -450,13 +508,22 @@ static void route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
     if (r->fanout > 1 && target != AC_SIM_NIL) {
         uint32_t child = group_alloc(s);
         if (child == AC_SIM_NIL)
-            return;
+            return AC_SIM_NIL;
         s->groups[child].parent = target;
         s->groups[target].live++;
         target = child;
     }
     if (target != AC_SIM_NIL)
         s->groups[target].live += r->fanout; /* reserved before any can finish */
+    return target;
+}
+
+void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
+{
+    int absorbed;
+    uint32_t target = ac_sim_route_target(s, r, g, &absorbed);
+    if (absorbed || s->status != 0)
+        return;
     for (uint32_t k = 0; k < r->fanout; k++) {
         uint32_t j = ac_sim_job_alloc(s);
         if (j == AC_SIM_NIL)
@@ -483,12 +550,12 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     if (zombie)
         return;
     for (size_t i = 0; i < n->npar; i++)
-        route_send(s, &s->routes[n->par[i]], g);
+        ac_sim_route_send(s, &s->routes[n->par[i]], g);
     if (n->nchoice > 0) {
         double u = gsl_rng_uniform(s->rng);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
-                route_send(s, &s->routes[n->choice[i]], g);
+                ac_sim_route_send(s, &s->routes[n->choice[i]], g);
                 break;
             }
         }
@@ -549,15 +616,116 @@ static const char *kind_name(ac_node_kind kind)
     return "node";
 }
 
+/* A function, queue or gateway with parameters the simulator can run. */
+static int serverless_ok(const ac_node *nd)
+{
+    switch (nd->kind) {
+    case AC_NODE_FUNCTION: {
+        const ac_function *f = &nd->u.function;
+        return f->concurrency >= 1 && f->concurrency < AC_SIM_NIL && f->duration > 0 &&
+               isfinite(f->duration) && f->cold_start >= 0 && isfinite(f->cold_start) &&
+               f->keep_alive >= 0 && !isnan(f->keep_alive) && f->scale_rate >= 0 &&
+               !isnan(f->scale_rate) && f->timeout > 0 && !isnan(f->timeout) &&
+               f->retries < AC_SIM_NIL && f->fail_prob >= 0 && f->fail_prob <= 1 &&
+               f->provisioned < AC_SIM_NIL && f->prewarm < AC_SIM_NIL && f->prewarm_interval >= 0 &&
+               isfinite(f->prewarm_interval) && (unsigned)f->invocation <= AC_INVOCATION_ASYNC;
+    }
+    case AC_NODE_QUEUE: {
+        const ac_queue *q = &nd->u.queue;
+        return q->capacity >= 1 && q->batch_size >= 1 && q->batch_size < AC_SIM_NIL &&
+               q->max_consumers >= 1 && q->max_receives >= 1 && q->visibility_timeout > 0 &&
+               isfinite(q->visibility_timeout);
+    }
+    case AC_NODE_GATEWAY: {
+        const ac_gateway *g = &nd->u.gateway;
+        return g->rate_limit > 0 && g->burst < AC_SIM_NIL && g->timeout >= 0 && !isnan(g->timeout);
+    }
+    case AC_NODE_POOL: break;
+    }
+    return 0;
+}
+
+/* Does route r pass a job on in no time? Out of a gateway (admission is instantaneous), or
+ * out of a queue to a node that is not a function (a hand-off), through no link or a link
+ * of unbounded capacity and no latency. */
+static int route_instant(const ac_model *m, const ac_route *r)
+{
+    ac_node_kind from = m->nodes[r->from].kind;
+    if (!r->parallel && !(r->p > 0))
+        return 0;
+    if (from != AC_NODE_GATEWAY &&
+        !(from == AC_NODE_QUEUE && m->nodes[r->to].kind != AC_NODE_FUNCTION))
+        return 0;
+    for (size_t l = 0; l < m->nlinks; l++)
+        if (m->links[l].from == r->from && m->links[l].to == r->to)
+            return !isfinite(m->links[l].capacity) && !(m->links[l].latency > 0);
+    return 1;
+}
+
+/* A cycle of instantaneous routes would pass a job around forever at one instant: the node
+ * on one, or AC_NONE. Depth-first search with colours (0 new, 1 on the path, 2 done) and
+ * an explicit stack of (node, next route). */
+static size_t instant_cycle(const ac_model *m, ac_error *err, int *rc)
+{
+    unsigned char *colour = calloc(m->nnodes ? m->nnodes : 1, 1);
+    size_t *stack = malloc((m->nnodes ? m->nnodes : 1) * 2 * sizeof *stack), found = AC_NONE;
+    *rc = 0;
+    if (colour == NULL || stack == NULL) {
+        *rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+        goto cleanup;
+    }
+    for (size_t root = 0; root < m->nnodes && found == AC_NONE; root++) {
+        size_t top = 0;
+        if (colour[root] != 0)
+            continue;
+        colour[root] = 1;
+        stack[0] = root;
+        stack[1] = 0;
+        top = 1;
+        while (top > 0 && found == AC_NONE) {
+            size_t u = stack[2 * (top - 1)], *k = &stack[2 * (top - 1) + 1];
+            while (*k < m->nroutes &&
+                   (m->routes[*k].from != u || !route_instant(m, &m->routes[*k])))
+                (*k)++;
+            if (*k == m->nroutes) {
+                colour[u] = 2;
+                top--;
+                continue;
+            }
+            {
+                size_t v = m->routes[(*k)++].to;
+                if (colour[v] == 1)
+                    found = v;
+                else if (colour[v] == 0) {
+                    colour[v] = 1;
+                    stack[2 * top] = v;
+                    stack[2 * top + 1] = 0;
+                    top++;
+                }
+            }
+        }
+    }
+cleanup:
+    free(colour);
+    free(stack);
+    return found;
+}
+
 int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *err)
 {
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node *nd = &m->nodes[i];
         const ac_pool *p = &nd->u.pool;
-        if (nd->kind != AC_NODE_POOL)
-            return ac_error_set_at(err, AC_EINVAL, nd->loc,
-                                   "simulation of %s '%s' is not supported yet",
-                                   kind_name(nd->kind), nd->id ? nd->id : "?");
+        if ((unsigned)nd->kind > AC_NODE_GATEWAY)
+            return ac_error_set_at(err, AC_EINVAL, nd->loc, "node '%s': unknown kind",
+                                   nd->id ? nd->id : "?");
+        if (nd->kind != AC_NODE_POOL) {
+            if (!serverless_ok(nd))
+                return ac_error_set_at(err, AC_EINVAL, nd->loc,
+                                       "%s '%s': invalid parameters for simulation",
+                                       kind_name(nd->kind), nd->id ? nd->id : "?");
+            continue;
+        }
         if (p->servers < 1 || p->servers >= AC_SIM_NIL || !(p->service_rate > 0) ||
             !isfinite(p->service_rate) || p->buffer < 1 || !(p->timeout >= 0) ||
             (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) ||
@@ -577,6 +745,27 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
         if (r->from >= m->nnodes || r->to >= m->nnodes || !(r->p >= 0 && r->p <= 1) ||
             r->fanout < 1 || r->fanin < 1 || r->fanout >= AC_SIM_NIL || r->fanin >= AC_SIM_NIL)
             return ac_error_set_at(err, AC_EINVAL, r->loc, "route: invalid parameters");
+        if (m->nodes[r->from].kind == AC_NODE_QUEUE && m->nodes[r->to].kind == AC_NODE_FUNCTION)
+            for (size_t l = 0; l < m->nlinks; l++)
+                if (m->links[l].from == r->from && m->links[l].to == r->to)
+                    return ac_error_set_at(err, AC_EINVAL, m->links[l].loc,
+                                           "simulation: a <link> between queue '%s' and its "
+                                           "consumer function '%s' is not simulated (polling "
+                                           "has no transmission)",
+                                           m->nodes[r->from].id ? m->nodes[r->from].id : "?",
+                                           m->nodes[r->to].id ? m->nodes[r->to].id : "?");
+    }
+    {
+        int rc;
+        size_t c = instant_cycle(m, err, &rc);
+        if (rc != 0)
+            return rc;
+        if (c != AC_NONE)
+            return ac_error_set_at(err, AC_EINVAL, m->nodes[c].loc,
+                                   "simulation: '%s' is on a cycle of routes that take no time "
+                                   "(gateways and queue hand-offs): a job would go round "
+                                   "forever at one instant",
+                                   m->nodes[c].id ? m->nodes[c].id : "?");
     }
     for (size_t i = 0; i < m->nnodes; i++) {
         double sum = 0;
@@ -617,10 +806,12 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
     }
     for (size_t i = 0; i < opt->ninitial; i++) {
         const ac_sim_initial_state *is = &opt->initial[i];
-        if (is->node >= m->nnodes || is->count != m->nodes[is->node].u.pool.servers ||
+        if (is->node >= m->nnodes || m->nodes[is->node].kind != AC_NODE_POOL ||
+            is->count != m->nodes[is->node].u.pool.servers ||
             (is->count > 0 && is->jobs == NULL))
             return ac_error_set(err, AC_EINVAL,
-                                "initial state %zu: node index or server count is wrong", i);
+                                "initial state %zu: node index (a pool) or server count is wrong",
+                                i);
     }
     return 0;
 }
@@ -729,10 +920,18 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
         n->index = (uint32_t)i;
         if ((rc = node_counts_init(&n->c)) != 0)
             goto cleanup;
-        if (i < model->nnodes)
-            rc = ac_sim_pool_setup(s, n, &model->nodes[i].u.pool);
-        else
+        if (i >= model->nnodes) {
             rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
+        } else {
+            const ac_node *nd = &model->nodes[i];
+            switch (nd->kind) {
+            case AC_NODE_FUNCTION: rc = ac_sim_function_setup(s, n, &nd->u.function); break;
+            case AC_NODE_QUEUE: rc = ac_sim_queue_setup(s, n, &nd->u.queue); break;
+            case AC_NODE_GATEWAY: rc = ac_sim_gateway_setup(s, n, &nd->u.gateway); break;
+            case AC_NODE_POOL:
+            default: rc = ac_sim_pool_setup(s, n, &nd->u.pool); break;
+            }
+        }
         if (rc != 0 || s->status != 0) {
             rc = rc ? rc : s->status;
             goto cleanup;
@@ -863,7 +1062,12 @@ int ac_sim_state_run(ac_sim_state *s)
     if (!s->measuring)
         begin_measure(s);
     s->now = s->horizon;
-    for (size_t i = 0; i < s->nnodes; i++)
-        ac_sim_node_touch(s, &s->nodes[i]);
+    for (size_t i = 0; i < s->nnodes; i++) {
+        ac_sim_node *n = &s->nodes[i];
+        if (n->ops->touch != NULL)
+            n->ops->touch(s, n);
+        else
+            ac_sim_node_touch(s, n);
+    }
     return 0;
 }

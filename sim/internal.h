@@ -17,10 +17,18 @@
  * EV_NODE event the node scheduled. A node hands a finished job back to the
  * core with ac_sim_job_done (routes it on) or ac_sim_job_forward (a link).
  *
- * Adding a node kind (function, queue, gateway): a state struct in the union
- * of ac_sim_node, an ops table, a setup function called from
- * ac_sim_state_new, and its acceptance in ac_sim_model_check. Timeouts,
- * retries, routing, requests and statistics come from the core.
+ * Adding a node kind: a state struct in the union of ac_sim_node, an ops
+ * table, a setup function called from ac_sim_state_new, and its acceptance in
+ * ac_sim_model_check. Timeouts, retries, routing, requests and statistics
+ * come from the core.
+ *
+ * Serverless kinds (doc/serverless.md): function.c (instances, keep-alive,
+ * scale tokens, throttling, sync / async / polled invocations), queue.c
+ * (messages, batches, visibility timeout, dead letters; it polls its consumer
+ * functions through ac_sim_function_can_poll / ac_sim_function_submit and
+ * hears of every execution's end through ac_sim_queue_exec_done), gateway.c
+ * (token bucket; the downstream work of an admitted request is a `scope`
+ * group, timed for the 504 when it completes).
  */
 #ifndef AC_SIM_INTERNAL_H
 #define AC_SIM_INTERNAL_H
@@ -68,7 +76,7 @@ typedef struct ac_sim_heap_item {
 } ac_sim_heap_item;
 
 typedef struct ac_sim_job {
-    double t_arrive;  /* arrival of this attempt at its current node */
+    double t_arrive;  /* arrival at its current node: of the FIRST attempt (retries keep it) */
     uint32_t next;    /* FIFO link inside a node; free list */
     uint32_t group;   /* request or fan-out group; AC_SIM_NIL: none */
     uint32_t tmo_ev;  /* pending timeout event, AC_SIM_NIL if none */
@@ -86,16 +94,22 @@ typedef struct ac_sim_group {
     uint32_t parent; /* AC_SIM_NIL for a request */
     uint32_t live;
     uint32_t npending;
-    uint32_t entry;  /* root: source (or nsources + population) index */
+    uint32_t entry;  /* root: source (or nsources + population) index; scope: gateway node */
     uint32_t client; /* root of a population: client index, else AC_SIM_NIL */
     uint8_t failed;
+    uint8_t scope;   /* 1: the downstream work of one request admitted by a gateway (t0: the
+                        admission); transparent to joins */
     uint32_t next_free;
 } ac_sim_group;
 
 /* Counters of one node or entry over the measurement window. */
 typedef struct ac_sim_counts {
-    double area_jobs, area_busy, last_t;
+    double area_jobs, area_busy, area_extra, last_t;
     uint64_t attempts, first, lost, timeouts, retries, failures, completions, failed_requests;
+    uint64_t execs, colds, dead, receives; /* functions: executions, cold starts; queues:
+                                              dead letters, message receives */
+    uint64_t timed; /* completions whose time is in sum_resp and hist (entries: the
+                       successful requests only) */
     double sum_resp;
     uint64_t *hist; /* AC_SIM_HIST_BINS */
 } ac_sim_counts;
@@ -113,7 +127,18 @@ typedef struct ac_sim_node_ops {
     int (*place)(ac_sim_state *s, ac_sim_node *n, size_t server, size_t njobs);
     /* Free what setup allocated (the node itself is not freed); may be NULL. */
     void (*cleanup)(ac_sim_node *n);
+    /* Close the time averages at s->now (end of the run); NULL: ac_sim_node_touch. */
+    void (*touch)(ac_sim_state *s, ac_sim_node *n);
 } ac_sim_node_ops;
+
+/* What a node is (for the KPIs of its kind). */
+typedef enum ac_sim_kind {
+    AC_SIM_KIND_POOL = 0,
+    AC_SIM_KIND_FUNCTION,
+    AC_SIM_KIND_QUEUE,
+    AC_SIM_KIND_GATEWAY,
+    AC_SIM_KIND_LINK
+} ac_sim_kind;
 
 typedef struct ac_sim_pool_state {
     double mean_service; /* 1 / mu */
@@ -147,6 +172,83 @@ typedef struct ac_sim_link_state {
     uint32_t to;       /* destination node */
 } ac_sim_link_state;
 
+/* One execution of a function (running, or waiting in the function's FIFO):
+ * its jobs (one for a sync or async attempt; one per message of the batch for
+ * a polled execution) are linked by job.next. Records are pooled with their
+ * end event. */
+typedef struct ac_sim_fexec {
+    uint32_t ev;       /* end event (persistent, sub FN_EXEC, arg: this record) */
+    uint32_t jobs;     /* first job */
+    uint32_t njobs;
+    uint32_t queue;    /* polling queue node, or AC_SIM_NIL */
+    uint32_t delivery; /* that queue's delivery */
+    uint32_t next;     /* FIFO / free list */
+    uint8_t prov;      /* runs on a provisioned instance */
+    uint8_t ok;        /* outcome, drawn at the start */
+} ac_sim_fexec;
+
+typedef struct ac_sim_function_state {
+    double duration, cold_start, keep_alive, scale_rate, depth, timeout, fail_prob;
+    int async;
+    /* instances: busy ones are n->nbusy; idle provisioned; idle on-demand in a ring
+       ordered by the time they became idle (bottom: oldest, top: most recent) */
+    size_t prov_idle;
+    double *idle_t;
+    size_t idle_cap, idle_head, idle_len;
+    double tokens, t_tokens; /* scale-token bucket at t_tokens */
+    size_t prewarm;
+    double prewarm_interval;
+    uint32_t exp_ev, tok_ev, pw_ev;
+    ac_sim_fexec *ex;
+    size_t nex_cap;
+    uint32_t ex_free;
+    uint32_t w_head, w_tail; /* FIFO of executions waiting for an instance */
+    size_t w_len;
+    uint32_t *pollers; /* queues with a route to this function */
+    size_t npollers;
+} ac_sim_function_state;
+
+/* A queue's delivery: a batch of messages (linked by job.next) received at
+ * t_receive, with its executions. */
+typedef struct ac_sim_delivery {
+    double t_receive;
+    uint32_t ev;      /* visibility event (persistent, arg: this record) */
+    uint32_t msgs;
+    uint32_t nmsgs;
+    uint32_t pending; /* executions not yet succeeded */
+    uint32_t running; /* executions not yet ended */
+    uint32_t next_free;
+    uint8_t state;    /* AC_SIM_DLV_* */
+} ac_sim_delivery;
+
+enum { AC_SIM_DLV_OPEN = 0, AC_SIM_DLV_DONE, AC_SIM_DLV_FAILED, AC_SIM_DLV_SETTLED };
+
+typedef struct ac_sim_queue_state {
+    size_t capacity, batch, max_consumers, max_receives;
+    double visibility;
+    size_t visible; /* visible messages (held ones: n->njobs; running executions: n->nbusy) */
+    uint32_t f_head, f_tail; /* never-received messages, FIFO (oldest first) */
+    size_t f_len;
+    uint32_t *rheap; /* messages visible again: a min-heap by arrival time */
+    size_t rlen, rcap;
+    ac_sim_delivery *dl;
+    size_t ndl_cap;
+    uint32_t dl_free;
+    uint32_t *targets; /* consumer functions (route targets), each once */
+    size_t ntargets;
+    size_t per_delivery; /* the most executions one delivery makes */
+    uint32_t *scratch; /* per message of a batch: its route target group */
+    uint8_t *absorbed;
+    int polling;
+} ac_sim_queue_state;
+
+typedef struct ac_sim_gateway_state {
+    double rate;    /* INFINITY: unbounded */
+    double depth;   /* max(burst, 1) */
+    double timeout; /* 504 beyond this */
+    double tokens, t_tokens;
+} ac_sim_gateway_state;
+
 /* A route, compiled. */
 typedef struct ac_sim_route {
     uint32_t to;     /* node index */
@@ -157,6 +259,7 @@ typedef struct ac_sim_route {
 
 struct ac_sim_node {
     const ac_sim_node_ops *ops;
+    ac_sim_kind kind;
     uint32_t index;
     size_t servers;
     double timeout; /* 0: none */
@@ -167,12 +270,16 @@ struct ac_sim_node {
     uint32_t *choice;
     double *cum;
     size_t nchoice;
-    /* state for the time averages */
-    uint64_t njobs, nbusy;
+    /* state for the time averages (nextra: alive instances of a function, 1 while a
+       queue has a visible message) */
+    uint64_t njobs, nbusy, nextra;
     ac_sim_counts c;
     union {
         ac_sim_pool_state pool;
         ac_sim_link_state link;
+        ac_sim_function_state fn;
+        ac_sim_queue_state q;
+        ac_sim_gateway_state gw;
     } u;
 };
 
@@ -254,6 +361,25 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg);
 void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client);
 void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t job);
 int ac_sim_model_check(const ac_model *model, const ac_sim_options *opt, ac_error *err);
+/* Job j failed an attempt at node n and is offered to n again at once (attempt + 1, a
+ * retry: counted; if refused, the core's retry loop goes on while n->retries last). */
+void ac_sim_job_retry(ac_sim_state *s, ac_sim_node *n, uint32_t job);
+/* Job j gives up at node n: counted as a failure there; its request fails. */
+void ac_sim_job_give_up(ac_sim_state *s, ac_sim_node *n, uint32_t job);
+/* Job j leaves the system; its request fails (nothing is counted at a node). */
+void ac_sim_job_fail(ac_sim_state *s, uint32_t job);
+/* Job j leaves the system quietly: its share of its request ends, not as a failure. */
+void ac_sim_job_drop(ac_sim_state *s, uint32_t job);
+/* Route r applied to one completion of group g: the fan-in (*absorbed = 1 when the
+ * completion only waits at the join) and the fan-out; returns the group of the r->fanout
+ * jobs to make, with their units already reserved (AC_SIM_NIL: no group). */
+uint32_t ac_sim_route_target(ac_sim_state *s, const ac_sim_route *r, uint32_t g, int *absorbed);
+/* route_target, then r->fanout new jobs delivered along r (through its link). */
+void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g);
+/* Job j enters the downstream scope of gateway `node` (no-op when j has no group). */
+void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t job, uint32_t node);
+/* Mark the request of group g failed. */
+void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g);
 
 /* workload.c */
 int ac_sim_entries_setup(ac_sim_state *s);
@@ -262,12 +388,39 @@ void ac_sim_client_fire(ac_sim_state *s, uint32_t client);
 void ac_sim_client_done(ac_sim_state *s, uint32_t client);
 double ac_sim_profile_rate(const ac_profile *p, double scale, double t);
 double ac_sim_timescale(const ac_model *model);
+double ac_sim_slow_timescale(const ac_model *model);
 
 /* pool.c, link.c */
 extern const ac_sim_node_ops ac_sim_pool_ops;
 extern const ac_sim_node_ops ac_sim_link_ops;
 int ac_sim_pool_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool);
 int ac_sim_link_setup(ac_sim_state *s, ac_sim_node *n, const ac_link *link);
+
+/* function.c, queue.c, gateway.c */
+extern const ac_sim_node_ops ac_sim_function_ops;
+extern const ac_sim_node_ops ac_sim_queue_ops;
+extern const ac_sim_node_ops ac_sim_gateway_ops;
+int ac_sim_function_setup(ac_sim_state *s, ac_sim_node *n, const ac_function *fn);
+int ac_sim_queue_setup(ac_sim_state *s, ac_sim_node *n, const ac_queue *q);
+int ac_sim_gateway_setup(ac_sim_state *s, ac_sim_node *n, const ac_gateway *gw);
+/* Polling: can function fn start an execution now (no execution waiting, a free slot,
+ * an idle instance or a scale token)? When only a token is missing, the function
+ * schedules the moment it has one and then calls its pollers. */
+int ac_sim_function_can_poll(ac_sim_state *s, ac_sim_node *fn);
+/* A polled execution of the `njobs` jobs linked from `jobs` (each already allocated at
+ * fn) for delivery `delivery` of queue node `queue`: started now or queued in the
+ * function's FIFO (never throttled). 0, or AC_E* (status set). */
+int ac_sim_function_submit(ac_sim_state *s, ac_sim_node *fn, uint32_t jobs, uint32_t njobs,
+                           uint32_t queue, uint32_t delivery);
+/* Is delivery d of queue q still open (its executions' results count)? */
+int ac_sim_queue_delivery_open(const ac_sim_state *s, uint32_t q, uint32_t d);
+/* An execution of delivery d of queue q ended, successfully when ok. */
+void ac_sim_queue_exec_done(ac_sim_state *s, uint32_t q, uint32_t d, int ok);
+/* Try to take batches now (a consumer may have room). */
+void ac_sim_queue_poll(ac_sim_state *s, ac_sim_node *q);
+/* Scope group g of a gateway completed: the request fails (504) when its downstream work
+ * took longer than the gateway's timeout. */
+void ac_sim_gateway_scope_done(ac_sim_state *s, uint32_t g);
 
 /* stats.c */
 /* KPI slots of one replication; NAN where undefined. */
@@ -284,6 +437,11 @@ enum {
     AC_SIM_K_TIMEOUT,
     AC_SIM_K_RETRIES,
     AC_SIM_K_FAILURE,
+    AC_SIM_K_COLD,
+    AC_SIM_K_THROTTLE,
+    AC_SIM_K_DEAD,
+    AC_SIM_K_BACKLOG,
+    AC_SIM_K_INSTANCES,
     AC_SIM_K_COUNT
 };
 typedef struct ac_sim_welford {
@@ -324,6 +482,7 @@ static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
     double dt = s->now - n->c.last_t;
     n->c.area_jobs += dt * (double)n->njobs;
     n->c.area_busy += dt * (double)n->nbusy;
+    n->c.area_extra += dt * (double)n->nextra;
     n->c.last_t = s->now;
 }
 

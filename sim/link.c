@@ -96,12 +96,13 @@ static int link_place(ac_sim_state *s, ac_sim_node *n, size_t server, size_t njo
     return ac_error_set(s->err, AC_EINVAL, "simulation: an initial state is for pools only");
 }
 
-const ac_sim_node_ops ac_sim_link_ops = {"link", link_arrive, link_event, link_place, NULL};
+const ac_sim_node_ops ac_sim_link_ops = {"link", link_arrive, link_event, link_place, NULL, NULL};
 
 int ac_sim_link_setup(ac_sim_state *s, ac_sim_node *n, const ac_link *link)
 {
     ac_sim_link_state *l = &n->u.link;
     n->ops = &ac_sim_link_ops;
+    n->kind = AC_SIM_KIND_LINK;
     n->servers = 1;
     n->timeout = 0;
     n->retries = 0;

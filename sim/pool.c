@@ -270,14 +270,15 @@ static void pool_cleanup(ac_sim_node *n)
     free(p->idle);
 }
 
-const ac_sim_node_ops ac_sim_pool_ops = {"pool", pool_arrive, pool_event, pool_place,
-                                         pool_cleanup};
+const ac_sim_node_ops ac_sim_pool_ops = {"pool",     pool_arrive,  pool_event,
+                                         pool_place, pool_cleanup, NULL};
 
 int ac_sim_pool_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool)
 {
     ac_sim_pool_state *p = &n->u.pool;
     size_t N = pool->servers;
     n->ops = &ac_sim_pool_ops;
+    n->kind = AC_SIM_KIND_POOL;
     n->servers = N;
     n->timeout = pool->timeout;
     n->retries = pool->retries;

@@ -86,8 +86,18 @@ static ac_sim_result *result_new(const ac_model *m)
     res->nlinks = m->nlinks;
     res->nentries = ne;
     for (size_t i = 0; i < m->nnodes; i++) {
-        res->nodes[i].id = ac_strdup(m->nodes[i].id ? m->nodes[i].id : "?");
-        res->nodes[i].servers = m->nodes[i].u.pool.servers;
+        const ac_node *nd = &m->nodes[i];
+        res->nodes[i].id = ac_strdup(nd->id ? nd->id : "?");
+        res->nodes[i].kind = nd->kind;
+        switch (nd->kind) {
+        case AC_NODE_FUNCTION: res->nodes[i].servers = nd->u.function.concurrency; break;
+        case AC_NODE_QUEUE: res->nodes[i].servers = nd->u.queue.max_consumers; break;
+        case AC_NODE_GATEWAY:
+            res->nodes[i].servers = nd->u.gateway.burst > 1 ? nd->u.gateway.burst : 1;
+            break;
+        case AC_NODE_POOL:
+        default: res->nodes[i].servers = nd->u.pool.servers; break;
+        }
         if (res->nodes[i].id == NULL)
             goto cleanup;
     }
@@ -129,6 +139,11 @@ static void node_estimates(const ac_sim_welford *w, ac_sim_node_result *r)
     ac_sim_welford_estimate(&w[AC_SIM_K_TIMEOUT], &r->timeout_fraction);
     ac_sim_welford_estimate(&w[AC_SIM_K_RETRIES], &r->retries_per_job);
     ac_sim_welford_estimate(&w[AC_SIM_K_FAILURE], &r->failure_probability);
+    ac_sim_welford_estimate(&w[AC_SIM_K_COLD], &r->cold_start_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_THROTTLE], &r->throttle_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_DEAD], &r->dead_letter_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_BACKLOG], &r->backlog_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_INSTANCES], &r->mean_instances);
 }
 
 static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
@@ -201,7 +216,9 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
     if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
         return rc;
-    horizon = opt.horizon > 0 ? opt.horizon : 20000.0 * ac_sim_timescale(model);
+    horizon = opt.horizon > 0 ? opt.horizon
+                              : fmax(20000.0 * ac_sim_timescale(model),
+                                     10.0 * ac_sim_slow_timescale(model));
     warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
     if (!(warmup < horizon))
         return ac_error_set(err, AC_EINVAL, "simulation: the warm-up (%g s) must end before "
@@ -312,6 +329,23 @@ static void format_node(ac_strbuf *sb, const ac_sim_node_result *n)
     format_estimate(sb, w, n->id, "timeout_fraction", &n->timeout_fraction);
     format_estimate(sb, w, n->id, "retries_per_job", &n->retries_per_job);
     format_estimate(sb, w, n->id, "failure_probability", &n->failure_probability);
+    if (n->is_link)
+        return;
+    switch (n->kind) {
+    case AC_NODE_FUNCTION:
+        format_estimate(sb, w, n->id, "cold_start_fraction", &n->cold_start_fraction);
+        format_estimate(sb, w, n->id, "throttle_fraction", &n->throttle_fraction);
+        format_estimate(sb, w, n->id, "mean_instances", &n->mean_instances);
+        break;
+    case AC_NODE_QUEUE:
+        format_estimate(sb, w, n->id, "dead_letter_fraction", &n->dead_letter_fraction);
+        format_estimate(sb, w, n->id, "backlog_fraction", &n->backlog_fraction);
+        break;
+    case AC_NODE_GATEWAY:
+        format_estimate(sb, w, n->id, "throttle_fraction", &n->throttle_fraction);
+        break;
+    case AC_NODE_POOL: break;
+    }
 }
 
 int ac_sim_result_format(const ac_sim_result *res, char **out, ac_error *err)

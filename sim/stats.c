@@ -65,30 +65,68 @@ static double ratio(uint64_t a, uint64_t b)
 
 static void response_kpis(const ac_sim_counts *c, double out[AC_SIM_K_COUNT])
 {
-    if (c->completions > 0) {
-        out[AC_SIM_K_RESP] = c->sum_resp / (double)c->completions;
-        out[AC_SIM_K_P50] = ac_sim_hist_quantile(c->hist, c->completions, 0.50);
-        out[AC_SIM_K_P95] = ac_sim_hist_quantile(c->hist, c->completions, 0.95);
-        out[AC_SIM_K_P99] = ac_sim_hist_quantile(c->hist, c->completions, 0.99);
+    if (c->timed > 0) {
+        out[AC_SIM_K_RESP] = c->sum_resp / (double)c->timed;
+        out[AC_SIM_K_P50] = ac_sim_hist_quantile(c->hist, c->timed, 0.50);
+        out[AC_SIM_K_P95] = ac_sim_hist_quantile(c->hist, c->timed, 0.95);
+        out[AC_SIM_K_P99] = ac_sim_hist_quantile(c->hist, c->timed, 0.99);
     } else {
         out[AC_SIM_K_RESP] = out[AC_SIM_K_P50] = out[AC_SIM_K_P95] = out[AC_SIM_K_P99] = NAN;
     }
 }
 
-/* KPIs of node n over a window of length `window` (s). */
+/* KPIs of node n over a window of length `window` (s); the meaning of each slot per node
+ * kind is documented with ac_sim_node_result in include/archcheck/sim.h. */
 void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_COUNT])
 {
     const ac_sim_counts *c = &n->c;
     double ns = (double)n->servers;
+    for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
+        out[k] = NAN;
     out[AC_SIM_K_ARRIVAL] = (double)c->attempts / window;
     out[AC_SIM_K_THROUGHPUT] = (double)c->completions / window;
-    out[AC_SIM_K_UTIL] = c->area_busy / window / ns;
-    out[AC_SIM_K_JOBS] = c->area_jobs / window / ns;
     out[AC_SIM_K_LOSS] = ratio(c->lost, c->attempts);
     response_kpis(c, out);
-    out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
     out[AC_SIM_K_RETRIES] = ratio(c->retries, c->first);
     out[AC_SIM_K_FAILURE] = ratio(c->failures, c->first);
+    switch (n->kind) {
+    case AC_SIM_KIND_FUNCTION:
+        out[AC_SIM_K_UTIL] = c->area_busy / window / ns;
+        out[AC_SIM_K_JOBS] = c->area_busy / window;
+        out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->execs);
+        out[AC_SIM_K_COLD] = ratio(c->colds, c->execs);
+        out[AC_SIM_K_THROTTLE] = ratio(c->lost, c->attempts);
+        out[AC_SIM_K_INSTANCES] = c->area_extra / window;
+        break;
+    case AC_SIM_KIND_QUEUE:
+        out[AC_SIM_K_UTIL] = c->area_busy / window / ns;
+        out[AC_SIM_K_JOBS] = c->area_jobs / window;
+        out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->receives);
+        out[AC_SIM_K_DEAD] = ratio(c->dead, c->attempts);
+        out[AC_SIM_K_BACKLOG] = c->area_extra / window;
+        /* most messages wait exactly 0: a percentile in the histogram's first bin (below
+           2^-30 s) is 0 */
+        for (size_t k = AC_SIM_K_P50; k <= AC_SIM_K_P99; k++)
+            if (out[k] < ac_sim_hist_edge(1))
+                out[k] = 0.0;
+        break;
+    case AC_SIM_KIND_GATEWAY:
+        out[AC_SIM_K_UTIL] =
+            isfinite(n->u.gw.rate) ? (double)c->completions / window / n->u.gw.rate : 0.0;
+        out[AC_SIM_K_JOBS] = c->area_jobs / window;
+        out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
+        out[AC_SIM_K_THROTTLE] = ratio(c->lost, c->attempts);
+        if (c->completions > 0) /* admission takes no time */
+            out[AC_SIM_K_RESP] = out[AC_SIM_K_P50] = out[AC_SIM_K_P95] = out[AC_SIM_K_P99] = 0.0;
+        break;
+    case AC_SIM_KIND_POOL:
+    case AC_SIM_KIND_LINK:
+    default:
+        out[AC_SIM_K_UTIL] = c->area_busy / window / ns;
+        out[AC_SIM_K_JOBS] = c->area_jobs / window / ns;
+        out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
+        break;
+    }
 }
 
 /* End-to-end KPIs of a source or population (the other slots are NAN). */

@@ -34,7 +34,8 @@ static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
             t += gsl_ran_exponential(s->rng, 1.0 / e->lambda_max);
             if (t > s->horizon)
                 return INFINITY;
-            if (gsl_rng_uniform(s->rng) * e->lambda_max < ac_sim_profile_rate(e->profile, e->scale, t))
+            if (gsl_rng_uniform(s->rng) * e->lambda_max <
+                ac_sim_profile_rate(e->profile, e->scale, t))
                 return t;
         }
     }
@@ -152,13 +153,29 @@ int ac_sim_entries_setup(ac_sim_state *s)
 }
 
 /* The longest time constant of the model: service times, think times,
- * inter-arrival times, link transmission times and latencies. */
+ * inter-arrival times, link transmission times and latencies, function
+ * duration + cold start, a gateway bucket's refill time. */
 double ac_sim_timescale(const ac_model *m)
 {
     double tau = 0;
-    for (size_t i = 0; i < m->nnodes; i++)
-        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.service_rate > 0)
-            tau = fmax(tau, 1.0 / m->nodes[i].u.pool.service_rate);
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *nd = &m->nodes[i];
+        switch (nd->kind) {
+        case AC_NODE_POOL:
+            if (nd->u.pool.service_rate > 0)
+                tau = fmax(tau, 1.0 / nd->u.pool.service_rate);
+            break;
+        case AC_NODE_FUNCTION:
+            tau = fmax(tau, nd->u.function.duration + nd->u.function.cold_start);
+            break;
+        case AC_NODE_GATEWAY:
+            if (isfinite(nd->u.gateway.rate_limit) && nd->u.gateway.rate_limit > 0)
+                tau = fmax(tau, (nd->u.gateway.burst > 1 ? (double)nd->u.gateway.burst : 1.0) /
+                                    nd->u.gateway.rate_limit);
+            break;
+        case AC_NODE_QUEUE: break;
+        }
+    }
     for (size_t i = 0; i < m->nsources; i++)
         if (m->sources[i].rate > 0)
             tau = fmax(tau, 1.0 / m->sources[i].rate);
@@ -170,4 +187,25 @@ double ac_sim_timescale(const ac_model *m)
             tau = fmax(tau, 1.0 / m->links[i].capacity);
     }
     return tau > 0 ? tau : 1.0;
+}
+
+/* The slowest serverless delay: keep-alive, pre-warm interval, the async back-offs of all
+ * retries (60 s, then 120 s each), visibility timeout x max-receives; 0 without any. */
+double ac_sim_slow_timescale(const ac_model *m)
+{
+    double tau = 0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *nd = &m->nodes[i];
+        if (nd->kind == AC_NODE_FUNCTION) {
+            const ac_function *f = &nd->u.function;
+            if (isfinite(f->keep_alive))
+                tau = fmax(tau, f->keep_alive);
+            tau = fmax(tau, f->prewarm_interval);
+            if (f->invocation == AC_INVOCATION_ASYNC && f->retries > 0)
+                tau = fmax(tau, 60.0 + 120.0 * (double)(f->retries - 1));
+        } else if (nd->kind == AC_NODE_QUEUE) {
+            tau = fmax(tau, nd->u.queue.visibility_timeout * (double)nd->u.queue.max_receives);
+        }
+    }
+    return tau;
 }

@@ -1552,9 +1552,12 @@ static void test_simulate_deterministic(void **state)
     a = run_ac("simulate", "--horizon", "10s", "--warmup", "20s", "samples/tandem.xml", NULL);
     assert_int_equal(a.status, 2);
     ac_test_run_free(&a);
-    a = run_ac("simulate", "samples/serverless-pipeline.xml", NULL);
-    assert_int_equal(a.status, 3); /* functions are not simulated yet */
-    assert_non_null(strstr(a.err, "cannot simulate"));
+    /* functions, queues and gateways are simulated; their own KPIs are printed */
+    a = run_ac("simulate", "--replications", "2", "--horizon", "60s", "--warmup", "20s",
+               "samples/serverless-pipeline.xml", NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "ingest "));
+    assert_non_null(strstr(a.out, "throttled"));
     ac_test_run_free(&a);
 }
 

@@ -56,11 +56,80 @@
  *  - A request (from a source or a population) is complete when its job and
  *    every job descended from it (fan-out, parallel branches, retries) have
  *    left the system; its end-to-end time runs from its arrival until then.
- *    It has failed when any of its jobs was lost or gave up.
- *  - Functions, queues and gateways are not simulated yet: a model holding one
- *    is refused with AC_EINVAL. A pool's <autoscale> is not simulated (the pool
- *    keeps `servers`); faults and mitigations are the caller's to apply to the
- *    model before simulating.
+ *    It has failed when any of its jobs was lost or gave up. The end-to-end
+ *    response times are those of the requests that did not fail (a request
+ *    refused at once would otherwise make the latency look better).
+ *  - <function> (doc/serverless.md, "Function"): instances are busy
+ *    (initialising or executing; at most `concurrency` C) or idle-warm. An
+ *    attempt runs on an idle provisioned instance, else on the most recently
+ *    used idle on-demand instance (warm start), else on a new instance (cold
+ *    start: `cold-start` c0, deterministic, then the execution) that takes a
+ *    scale token (bucket of max(1, scale-rate) tokens, full at time 0,
+ *    refilled continuously at `scale-rate`). The execution time X is
+ *    exponential of mean `duration`; X > `timeout` fails at the timeout (c0
+ *    not counted), otherwise it ends at X and fails with `fail-prob`. The
+ *    instance is busy c0 + min(X, timeout), then idle-warm; an idle on-demand
+ *    instance is reclaimed `keep-alive` after it became idle. `provisioned`
+ *    instances exist from time 0 and are never reclaimed; pre-warming (`prewarm`
+ *    W every `prewarm_interval` I) tops the alive instances up to W with new
+ *    idle ones at times 0, I, 2I, ... (no token; reclaimed like any idle one;
+ *    a ping does not refresh the instances already idle, and an instance whose
+ *    keep-alive ends at the ping's instant is reclaimed before the top-up).
+ *      sync    an attempt that finds C busy, or needs a cold start without a
+ *              token, is throttled; throttled and failed attempts are retried
+ *              AT ONCE up to `retries` times, then the request fails. (A retry
+ *              at once after a throttle sees the same busy instances: it is
+ *              throttled again. A retry after a failed execution finds the
+ *              instance that just ended idle: it is never throttled.)
+ *      async   an attempt is never throttled: it waits in the function's FIFO
+ *              (unbounded) for a slot and, for a cold start, a token. A failed
+ *              execution is retried after 60 s, then 120 s before each later
+ *              retry, up to `retries` times, then the request fails.
+ *      polled  executions handed over by a <queue> (below); their failures are
+ *              the queue's to redeliver.
+ *  - <queue> (doc/serverless.md, "Queue"): a message arriving when `capacity`
+ *    messages are held (visible or in flight) is rejected (lost). While
+ *    messages are visible, the queue's consumer executions not yet ended
+ *    leave room under `max-consumers` M for one more delivery (k executions:
+ *    the fanout of its route to a function; a delivery with k > M needs none
+ *    running) and every consumer function (a function target of the queue's
+ *    routes) can start an execution at once, the poller takes the
+ *    min(`batch-size`, visible) OLDEST visible messages as one delivery,
+ *    which leaves along the queue's routes like a completion (every parallel
+ *    route, one route chosen by p). To a function, fanout k makes k
+ *    executions of the batch (a polled execution is never throttled: those
+ *    beyond the function's free capacity wait in its FIFO, first in line);
+ *    each execution carries one job per message, and an execution that
+ *    succeeds passes its jobs downstream at once (a delivery that fails
+ *    later thus passes them twice: at least once, as SQS). To another kind
+ *    of node a route is a hand-off (the jobs are delivered there, through its
+ *    <link> if any, and the route is settled at once). The delivery succeeds
+ *    when all its executions have succeeded (at once when it made none):
+ *    its messages are deleted. An execution that fails, or the visibility
+ *    timeout V passing first, fails it: V after the receive its messages are
+ *    visible again, except those received `max-receives` times, which go to
+ *    the dead-letter queue (lost). Executions still running go on; their
+ *    results are discarded. A <link> between a queue and a function is
+ *    refused (AC_EINVAL).
+ *  - <gateway> (doc/serverless.md, "Gateway"): a token bucket of max(burst, 1)
+ *    tokens, full at time 0, refilled continuously at `rate-limit`; a request
+ *    finding fewer than one token is rejected (429, lost), otherwise it takes
+ *    one and goes on at once (unbounded rate-limit: everything goes on). When
+ *    the downstream work of an admitted request (every job descended from it
+ *    after the gateway) ends more than `timeout` after the admission, the
+ *    request failed (504; the work went on). Joins (fanin) see through the
+ *    gateway: a fan-in downstream of a gateway joins within the nearest
+ *    enclosing fan-out as if the gateway were not there.
+ *  - A request fails when any of its jobs is lost or given up: lost at a full
+ *    pool or link, timed out at a pool after all retries, throttled or failed
+ *    at a function after all retries, rejected or dead-lettered at a queue,
+ *    rejected or answered 504 by a gateway.
+ *  - A cycle of routes that take no time (out of a gateway, or a queue's
+ *    hand-off to a node that is not a function, with no link or a link of
+ *    unbounded capacity and no latency) would pass a job around forever at one
+ *    instant: such a model is refused (AC_EINVAL).
+ *  - A pool's <autoscale> is not simulated (the pool keeps `servers`); faults
+ *    and mitigations are the caller's to apply to the model before simulating.
  *
  * Statistics
  *  - Each replication runs from time 0 to `horizon`; statistics are collected
@@ -120,7 +189,14 @@ typedef struct ac_sim_options {
     size_t min_replications;   /* automatic: default 5 */
     size_t max_replications;   /* automatic: default 200 */
     double horizon;            /* s, end of each replication; 0: automatic (default):
-                                  20000 times the longest time constant of the model */
+                                  the larger of 20000 times the longest time constant of
+                                  the model (service times, inter-arrival and think times,
+                                  links, function duration + cold-start, a gateway's
+                                  bucket refill time) and 10 times its slowest serverless
+                                  delay (keep-alive, pre-warm interval, async back-offs,
+                                  visibility timeout x max-receives), so that the default
+                                  warm-up (a tenth) covers an instance population's
+                                  settling */
     double warmup;             /* s, start of the measurement; < 0: horizon / 10 (default) */
     unsigned long long max_events; /* budget over all replications; 0: unlimited. A single
                                       replication that exceeds it fails with AC_ELIMIT. */
@@ -142,24 +218,70 @@ typedef struct ac_sim_estimate {
     size_t n;
 } ac_sim_estimate;
 
-/* KPIs of one node (a pool or a link). Counts are over the measurement window.
- * Attempts are arrivals at the node, retries included. */
+/* KPIs of one node. Counts are over the measurement window; attempts are arrivals at the
+ * node, retries included. A KPI that a kind does not define (or whose denominator was 0 in
+ * every replication) has n == 0 and a NAN mean. Per kind:
+ *
+ * Pool, link: arrival_rate attempts/s; throughput completions/s (timed-out copies too);
+ *   utilization busy servers / servers; mean_jobs jobs per server (pool) or in the link;
+ *   loss_probability attempts lost at a full buffer / attempts; response times from the
+ *   arrival to the completion of each completed copy; timeout_fraction attempts that timed
+ *   out / attempts; retries_per_job retries / first attempts; failure_probability jobs given
+ *   up after all retries / first attempts. The five serverless KPIs are undefined.
+ *
+ * Function: arrival_rate attempts/s (a polled execution of a batch of m messages is m
+ *   attempts); throughput jobs passed downstream/s (successful executions; polled: not the
+ *   discarded ones); utilization busy instances / concurrency C; mean_jobs busy instances;
+ *   loss_probability = throttle_fraction throttled attempts / attempts (0 for async and
+ *   polled); response times from the FIRST attempt to the end of the successful execution
+ *   (sync: retries included; async: the FIFO wait and the back-offs included; polled: from
+ *   the hand-over by the queue); timeout_fraction executions stopped at the timeout /
+ *   executions; retries_per_job retries (sync: throttled or failed attempts; async: failed
+ *   executions; polled: none) / first attempts; failure_probability requests that failed
+ *   here after all retries / first attempts (polled: jobs of failed executions / jobs: the
+ *   queue redelivers them); cold_start_fraction cold starts / executions; mean_instances
+ *   alive instances (busy + idle-warm, provisioned included), time average.
+ *
+ * Queue: arrival_rate messages arriving/s; throughput messages whose delivery succeeded/s;
+ *   utilization consumer executions of the queue not yet ended / max-consumers M;
+ *   mean_jobs messages held (visible + in flight); loss_probability = failure_probability
+ *   (messages rejected at capacity + dead-lettered) / messages; response times: the time in
+ *   queue, from the arrival to the receive of the delivery that succeeded;
+ *   timeout_fraction message receives still unsettled V after the receive (executions too
+ *   long) / receives; retries_per_job receives after the first / messages;
+ *   dead_letter_fraction dead-lettered / messages; backlog_fraction the fraction of the
+ *   window during which a visible message waited (the `backlog-duration` over the window).
+ *
+ * Gateway: arrival_rate requests/s; throughput admitted/s; utilization admitted/s /
+ *   rate-limit (0 when unbounded); mean_jobs the token deficit, depth - tokens, time
+ *   average (the work, in tokens, of the equivalent M/D/1/K queue); loss_probability =
+ *   throttle_fraction rejected (429) / requests; response times 0 (admission takes no time;
+ *   the downstream time counts through the 504s); timeout_fraction requests answered 504 /
+ *   requests; retries_per_job 0; failure_probability (rejected + 504) / requests.
+ */
 typedef struct ac_sim_node_result {
     char *id;      /* the node's id; for a link its id or "FROM->TO" */
     int is_link;
-    size_t servers; /* pools: N; links: 1 */
-    ac_sim_estimate arrival_rate;        /* attempts per second */
-    ac_sim_estimate throughput;          /* completions per second (timed-out copies too) */
-    ac_sim_estimate utilization;         /* busy servers / servers, time average */
-    ac_sim_estimate mean_jobs;           /* jobs per server (pools) or in the link, time average */
-    ac_sim_estimate loss_probability;    /* attempts lost (full buffer) / attempts */
-    ac_sim_estimate mean_response_time;  /* s, arrival to completion of each completed copy */
+    ac_node_kind kind; /* the model node's kind (AC_NODE_POOL for a link: see is_link) */
+    size_t servers; /* pools: N; links: 1; functions: concurrency C; queues: max-consumers M;
+                       gateways: bucket depth max(burst, 1) */
+    ac_sim_estimate arrival_rate;        /* per second */
+    ac_sim_estimate throughput;          /* per second */
+    ac_sim_estimate utilization;         /* time average */
+    ac_sim_estimate mean_jobs;           /* time average */
+    ac_sim_estimate loss_probability;
+    ac_sim_estimate mean_response_time;  /* s */
     ac_sim_estimate p50_response_time;   /* s */
     ac_sim_estimate p95_response_time;   /* s */
     ac_sim_estimate p99_response_time;   /* s */
-    ac_sim_estimate timeout_fraction;    /* attempts that timed out / attempts */
-    ac_sim_estimate retries_per_job;     /* retries / first attempts */
-    ac_sim_estimate failure_probability; /* jobs given up after all retries / first attempts */
+    ac_sim_estimate timeout_fraction;
+    ac_sim_estimate retries_per_job;
+    ac_sim_estimate failure_probability;
+    ac_sim_estimate cold_start_fraction;  /* functions */
+    ac_sim_estimate throttle_fraction;    /* functions, gateways */
+    ac_sim_estimate dead_letter_fraction; /* queues */
+    ac_sim_estimate backlog_fraction;     /* queues */
+    ac_sim_estimate mean_instances;       /* functions */
 } ac_sim_node_result;
 
 /* End-to-end KPIs of one source or population (requests completed in the window). */
@@ -204,7 +326,11 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *opt, ac_sim_result *
 void ac_sim_result_free(ac_sim_result *result);
 
 /* Render a result as deterministic text (every value "%.17g"), one line per
- * KPI: "node ID KPI MEAN CI95 N". The string is the caller's to free. */
+ * KPI: "node ID KPI MEAN CI95 N" (links: "link ..."). Every node has the twelve
+ * KPIs from arrival_rate to failure_probability; functions add
+ * cold_start_fraction, throttle_fraction and mean_instances, queues
+ * dead_letter_fraction and backlog_fraction, gateways throttle_fraction. The
+ * string is the caller's to free. */
 int ac_sim_result_format(const ac_sim_result *result, char **out, ac_error *err);
 
 /* The mixer behind the per-replication seeds: splitmix64 of seed and stream.
