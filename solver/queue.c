@@ -193,7 +193,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
                                  (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
         }
-        if (kp->wait_probability > 1e-9 && (fabs(scv - 1.0) > 1e-9 || k > 1)) {
+        if (kp->wait_probability > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
             out->expected_rel_error = 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0);
         }
