@@ -356,6 +356,23 @@ void ac_sim_job_drop(ac_sim_state *s, uint32_t j)
         group_release(s, g);
 }
 
+/* Job j reaches a queue or an async function: the caller is answered at once, so the job
+ * leaves its gateway's scope (when it is directly in one) for the scope's parent, and the
+ * scope may complete (its 504 check is on the synchronous work only). A job inside a
+ * fan-out within the scope stays in it. */
+void ac_sim_group_scope_leave(ac_sim_state *s, uint32_t j)
+{
+    uint32_t g = s->jobs[j].group, parent;
+    if (g == AC_SIM_NIL || !s->groups[g].scope)
+        return;
+    parent = s->groups[g].parent;
+    if (parent == AC_SIM_NIL)
+        return;
+    s->groups[parent].live++;
+    s->jobs[j].group = parent;
+    group_release(s, g);
+}
+
 /* Job j enters the scope of gateway `node`: a child group of its group that holds
  * everything downstream (the job's unit moves into it, so the parent's count is
  * unchanged). */

@@ -293,6 +293,8 @@ static int fn_arrive(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     uint32_t x;
     if (!f->async && !can_start(s, n))
         return 0; /* throttled */
+    if (f->async)
+        ac_sim_group_scope_leave(s, j); /* the caller has its answer (202) */
     x = exec_alloc(s, n);
     if (x == AC_SIM_NIL)
         return 0;

@@ -6,9 +6,10 @@
  * fails), otherwise it takes one and goes on at once. An unbounded rate-limit admits all.
  * The bucket needs no event: its content is brought up to date at each arrival.
  *
- * An admitted job enters a `scope` group (ac_sim_group_scope_enter): everything downstream of
- * the gateway belongs to it, and when the scope completes, a downstream time above `timeout`
- * is a 504 (the request fails; the work went on).
+ * An admitted job enters a `scope` group (ac_sim_group_scope_enter): the synchronous work
+ * downstream of the gateway belongs to it (a job that reaches a queue or an async function
+ * leaves it: the caller has its answer, ac_sim_group_scope_leave), and when the scope
+ * completes, a time above `timeout` is a 504 (the request fails; the work went on).
  *
  * Time average: the token deficit (depth - tokens, the work of the equivalent M/D/1/K queue
  * in tokens), integrated exactly between arrivals (it falls linearly at the refill rate down

@@ -378,6 +378,7 @@ uint32_t ac_sim_route_target(ac_sim_state *s, const ac_sim_route *r, uint32_t g,
 void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g);
 /* Job j enters the downstream scope of gateway `node` (no-op when j has no group). */
 void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t job, uint32_t node);
+void ac_sim_group_scope_leave(ac_sim_state *s, uint32_t job);
 /* Mark the request of group g failed. */
 void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g);
 

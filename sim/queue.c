@@ -355,6 +355,7 @@ static int q_arrive(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     ac_sim_queue_state *q = &n->u.q;
     if (q->capacity != AC_UNBOUNDED && n->njobs >= q->capacity)
         return 0;
+    ac_sim_group_scope_leave(s, j); /* enqueued: the caller has its answer */
     ac_sim_node_touch(s, n);
     n->njobs++;
     s->jobs[j].next = AC_SIM_NIL;

@@ -1701,6 +1701,66 @@ static void test_serverless_overload(void **state)
     fx_free(&f);
 }
 
+/* Analysis against simulation on the thumbnail-service sample (gateway, sync function, queue
+ * with redeliveries, polled consumer): the end-to-end mean and p99 and the stages' busy
+ * instances agree within the stated error plus 1.7 half-widths of the simulation. */
+static void test_serverless_against_simulation(void **state)
+{
+    fx f;
+    ac_analysis_options o = analytic_opt();
+    char *xml = ac_test_read_file(AC_SOURCE_DIR "/samples/thumbnail-service.xml");
+    const ac_sim_result *sr;
+    struct {
+        double an, rel, sim, ci;
+        const char *what;
+    } cmp[4];
+    (void)state;
+    assert_non_null(xml);
+    o.validate = AC_VALIDATE_ALWAYS;
+    o.headroom = 0;
+    o.sim.seed = 11;
+    o.sim.replications = 6;
+    o.sim.horizon = 2000.0;
+    o.sim.warmup = 400.0;
+    analyse_ok(&f, xml, &o);
+    free(xml);
+    sr = f.a->sim;
+    assert_non_null(sr);
+    assert_int_equal(f.a->e2e.available, 1);
+    cmp[0].what = "end-to-end mean";
+    cmp[0].an = f.a->e2e.mean_response_time;
+    cmp[0].rel = f.a->e2e.mean_rel_error;
+    cmp[0].sim = sr->entries[0].mean_response_time.mean;
+    cmp[0].ci = sr->entries[0].mean_response_time.ci95;
+    cmp[1].what = "end-to-end p99";
+    cmp[1].an = f.a->e2e.p99;
+    cmp[1].rel = f.a->e2e.expected_rel_error;
+    cmp[1].sim = sr->entries[0].p99_response_time.mean;
+    cmp[1].ci = sr->entries[0].p99_response_time.ci95;
+    cmp[2].what = "upload busy";
+    cmp[2].an = node(&f, "upload")->mean_jobs;
+    cmp[2].rel = node(&f, "upload")->expected_rel_error;
+    cmp[2].sim = sr->nodes[node_index(&f, "upload")].mean_jobs.mean;
+    cmp[2].ci = sr->nodes[node_index(&f, "upload")].mean_jobs.ci95;
+    cmp[3].what = "resize busy";
+    cmp[3].an = node(&f, "resize")->mean_jobs;
+    cmp[3].rel = node(&f, "resize")->expected_rel_error;
+    cmp[3].sim = sr->nodes[node_index(&f, "resize")].mean_jobs.mean;
+    cmp[3].ci = sr->nodes[node_index(&f, "resize")].mean_jobs.ci95;
+    for (size_t k = 0; k < 4; k++) {
+        double tol = cmp[k].rel * cmp[k].an + 1.7 * cmp[k].ci + 0.005 * cmp[k].an;
+        print_message("%s: analysis %.6g (+-%.2g%%), simulation %.6g +- %.2g\n", cmp[k].what,
+                      cmp[k].an, 100.0 * cmp[k].rel, cmp[k].sim, cmp[k].ci);
+        assert_true(isfinite(cmp[k].sim));
+        assert_true(fabs(cmp[k].an - cmp[k].sim) <= tol);
+    }
+    /* nothing is lost in either: dead letters at 1e-9 */
+    assert_true(sr->entries[0].failure_probability.mean < 1e-3);
+    assert_int_equal(count_rule(&f.d, "AC201"), 0);
+    assert_int_equal(count_rule(&f.d, "AC203"), 0);
+    fx_free(&f);
+}
+
 /* ---- 9. Determinism --------------------------------------------------------------------------- */
 
 /* The KPIs of every node and end to end, as a flat array of doubles. */
@@ -1858,6 +1918,7 @@ int main(void)
         cmocka_unit_test(test_function_in_network),
         cmocka_unit_test(test_queue_shape_not_analysed),
         cmocka_unit_test(test_serverless_overload),
+        cmocka_unit_test(test_serverless_against_simulation),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_qna_against_simulation),
     };

@@ -1570,7 +1570,7 @@ static const char mixed_serverless_xml[] =
     "<architecture format=\"1\">"
     "<workload><source id=\"s\" to=\"g\" rate=\"20/s\" scv=\"2\"/>"
     "<population id=\"p\" size=\"3\" think-time=\"1s\" to=\"sf\"/></workload>"
-    "<gateway id=\"g\" rate-limit=\"25/s\" burst=\"10\" timeout=\"3s\"/>"
+    "<gateway id=\"g\" rate-limit=\"25/s\" burst=\"10\" timeout=\"400ms\"/>"
     "<function id=\"sf\" concurrency=\"8\" duration=\"200ms\" cold-start=\"500ms\" "
     "keep-alive=\"20s\" fail-prob=\"5%\" retries=\"1\" timeout=\"1s\"/>"
     "<queue id=\"q\" capacity=\"200\" batch-size=\"3\" max-consumers=\"4\" "

@@ -115,9 +115,10 @@
  *    tokens, full at time 0, refilled continuously at `rate-limit`; a request
  *    finding fewer than one token is rejected (429, lost), otherwise it takes
  *    one and goes on at once (unbounded rate-limit: everything goes on). When
- *    the downstream work of an admitted request (every job descended from it
- *    after the gateway) ends more than `timeout` after the admission, the
- *    request failed (504; the work went on). Joins (fanin) see through the
+ *    the synchronous downstream work of an admitted request (every job
+ *    descended from it after the gateway, until it reaches a queue or an async
+ *    function, where the caller has its answer) ends more than `timeout` after
+ *    the admission, the request failed (504; the work went on). Joins (fanin) see through the
  *    gateway: a fan-in downstream of a gateway joins within the nearest
  *    enclosing fan-out as if the gateway were not there.
  *  - A request fails when any of its jobs is lost or given up: lost at a full
