@@ -380,7 +380,7 @@ static void write_findings(pdf_doc *d, const ac_report_file *rf)
 #define CCDF_POINTS 161
 #define QLEN_POINTS 400
 
-static void describe_node(char *buf, size_t n, const ac_node *node)
+static void describe_node(char *buf, size_t n, const ac_node *node, int polled)
 {
     char a[64], b[64];
     if (node->kind == AC_NODE_FUNCTION) {
@@ -388,7 +388,10 @@ static void describe_node(char *buf, size_t n, const ac_node *node)
         snprintf(buf, n,
                  "function (%s, concurrency %zu, duration %.4g ms, cold start %.4g ms, keep-alive "
                  "%.4g s, timeout %.4g s, retries %zu%s)",
-                 f->invocation == AC_INVOCATION_ASYNC ? "async" : "sync", f->concurrency,
+                 polled                                 ? "polled by its queue"
+                 : f->invocation == AC_INVOCATION_ASYNC ? "async"
+                                                        : "sync",
+                 f->concurrency,
                  1e3 * f->duration, 1e3 * f->cold_start, f->keep_alive, f->timeout, f->retries,
                  f->provisioned > 0 ? ", provisioned" : "");
         return;
@@ -467,7 +470,11 @@ static void write_kpis(pdf_doc *d, const ac_analysis *a, size_t i)
         {"throughput", na->throughput, "/s", sn != NULL ? &sn->throughput : NULL},
         {"utilisation", na->utilization, "", sn != NULL ? &sn->utilization : NULL},
         {"loss probability", na->loss_probability, "", sn != NULL ? &sn->failure_probability : NULL},
-        {"mean jobs per server", na->mean_jobs, "", sn != NULL ? &sn->mean_jobs : NULL},
+        {a->model->nodes[i].kind == AC_NODE_FUNCTION  ? "mean busy instances"
+         : a->model->nodes[i].kind == AC_NODE_QUEUE   ? "mean messages held"
+         : a->model->nodes[i].kind == AC_NODE_GATEWAY ? "mean tokens in use"
+                                               : "mean jobs per server",
+         na->mean_jobs, "", sn != NULL ? &sn->mean_jobs : NULL},
         {"mean response time", na->mean_response_time, "s",
          sn != NULL ? &sn->mean_response_time : NULL},
         {"response time p50", na->p50, "s", sn != NULL ? &sn->p50_response_time : NULL},
@@ -677,6 +684,46 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
             ac_plot_add(&tp, AC_PLOT_KIND_LINE, styles[j], tx, ty[j], CCDF_POINTS, tlabels[j]);
         }
     }
+    if (r == NULL && ac_node_analysis_has_law(na) && na->gateway == NULL) {
+        /* a function or a queue: the time at the node, and a function's busy instances */
+        const ac_solver_function_result *f = na->function;
+        tp.title = na->queue != NULL ? "Time in the queue: P(W > t)" : "Time at the function: P(T > t)";
+        tp.empty_note = NULL;
+        tmax = (isfinite(na->p99) && na->p99 > 0.0 ? na->p99 : na->mean_response_time) * 1.3;
+        if (!(tmax > 0.0))
+            tmax = 1.0;
+        for (size_t s = 0; s < CCDF_POINTS; s++) {
+            tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
+            ty[0][s] = ac_node_analysis_ccdf(na, tx[s]);
+        }
+        ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
+        if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0) {
+            /* the busy count of a loss system: Poisson(load) truncated at C, its tail
+               P(busy >= k) by a suffix sum, drawn at up to QLEN_POINTS values of k */
+            size_t C = f->concurrency, step = C / QLEN_POINTS + 1, n = 0;
+            double logA = log(f->load), tot = 0.0, tail = 0.0;
+            for (size_t k = 0; k <= C; k++)
+                tot += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
+            qp.title = "Busy instances: P(busy \xE2\x89\xA5 k)";
+            qp.xaxis.label = "k (busy instances, Erlang loss law)";
+            qp.yaxis.label = "P(busy \xE2\x89\xA5 k)";
+            qp.empty_note = NULL;
+            for (size_t k = C + 1; k-- > 0;) {
+                tail += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
+                if (k % step == 0 && tot > 0.0 && k / step <= QLEN_POINTS) {
+                    qx[k / step] = (double)k;
+                    qy[0][k / step] = tail / tot;
+                    n = n > k / step + 1 ? n : k / step + 1;
+                }
+            }
+            while (n > 1 && qy[0][n - 2] < 1e-12)
+                n--; /* drop the far tail */
+            ac_plot_add(&qp, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, qx, qy[0], n, NULL);
+        } else {
+            qp.empty_note = na->queue != NULL ? "a queue: its consumers are on the function's page"
+                                              : "no instance-count law for this invocation type";
+        }
+    }
     if (isfinite(na->p95) && na->p95 > 0.0) {
         fmt_qty(v, sizeof v, na->p95, "s");
         snprintf(m95, sizeof m95, "p95 %s", v);
@@ -706,12 +753,12 @@ static void write_node_page(pdf_doc *d, const ac_report_file *rf, size_t i)
     else
         snprintf(title, sizeof title, "Node %s", node->id);
     ac_pdf_doc_heading_write(d, 15.0, title);
-    describe_node(desc, sizeof desc, node);
+    describe_node(desc, sizeof desc, node, na->polled);
     paragraph(d, desc);
     if (!na->analysed) {
         snprintf(text, sizeof text,
-                 "Not analysed: archcheck %s does not model a %s yet; its checks are "
-                 "inconclusive (AC900).",
+                 "Not analysed (archcheck %s): the AC900 finding on this %s says why; its "
+                 "checks are inconclusive.",
                  AC_VERSION, ac_node_kind_name(node->kind));
         paragraph(d, text);
         return;
