@@ -1,19 +1,25 @@
 /*
- * archcheck: the transient (fluid) model of an open network (spec/models.md §4).
+ * archcheck: the transient (fluid) model of an open network (spec/models.md §4, §5).
  *
- * One ODE system over the whole network: every pool contributes its mean-field state q_j
- * (ac_solver_pool_model, solver.h) with a fixed truncation, and the pools are coupled by
- * their departure flows:
- *
- *     dq_j/dt = f_j(q_j; Lambda_j(t)),
- *     Lambda_j(t) = gamma_j(t) + sum_i E_ij dep_i(q_i(t)),   dep_i = N_i mu_i min(q_i1, 1),
- *
- * with E the routing R_ij = p fanout / fanin of traffic.c in which the nodes that are not
- * pools (functions, queues, gateways: not modelled here) pass their inflow on at once, and
- * gamma(t) the sources: a <profile> is linear between its points and held after the last
- * (periodic with the last point's `at` as period when repeat="true"); a source without a
- * profile is constant. Integrated with GSL msbdf and the analytic Jacobian up to
- * AC_TRANSIENT_DENSE_MAX states, with rkf45 (explicit, no Jacobian) above (noted).
+ * One ODE system over the whole network: every node has its own fluid state, and the nodes
+ * are coupled by their outflows routed by R_ij = p fanout / fanin:
+ *   - a pool contributes its mean-field state q_j (ac_solver_pool_model, solver.h) with a
+ *     fixed truncation; its outflow is dep_j = N_j mu_j min(q_j1, 1);
+ *   - a function (<function>) its instances: busy (provisioned and on-demand), initialising
+ *     (cold starts in progress), idle-warm through a chain of AC_TRANSIENT_KEEPALIVE_STAGES
+ *     Erlang stages (the keep-alive), its scale tokens, its waiting attempts (async, polled)
+ *     and its retries in back-off (async); its outflow is its successful requests;
+ *   - a queue (<queue>) its visible messages, the messages in process and the failed ones
+ *     waiting for the visibility timeout; its outflow is its deliveries (batches), which its
+ *     consumer function polls (never throttled: undelivered messages stay visible);
+ *   - a gateway (<gateway>) its token level; its outflow is the admitted requests.
+ * The sources gamma(t) follow their <profile> (linear between its points, held after the
+ * last; periodic with the last point's `at` as period when repeat="true"); a source without
+ * a profile is constant. The equations and the approximations of each kind are at the top
+ * of analysis/transient.c (and doc/serverless.md gives the semantics). Integrated with GSL
+ * msbdf with an exact Jacobian (analytic for the pools, forward-mode differentiation of the
+ * flows for the serverless states) up to AC_TRANSIENT_DENSE_MAX states, with rkf45
+ * (explicit, no Jacobian) above (noted).
  *
  * Autoscaled pools (<autoscale>, format.md): the server count N_j(t) is piecewise constant,
  * changed by an HPA-like scaler that looks every `interval` (t = 0, I, 2I, ...) at the
@@ -33,12 +39,15 @@
  * are conserved exactly, and a scale-down computed from the instantaneous utilisation never
  * removes more servers than are idle; should it, the least loaded busy servers go and
  * drain their jobs, counted as departed). Each change of the target count is one scaling
- * event; server-hours are int N dt / 3600 (exact: N is piecewise constant).
+ * event; server-hours are int N dt / 3600 (exact: N is piecewise constant). Pre-warming
+ * pings (<mitigation kind="pre-warming">) are events too: at t = 0, I, 2I, ... the
+ * function's instances are topped up to the amount.
  *
  * Not in the model (each noted in `note` when present): links (no capacity, no latency),
- * closed workloads (<population>).
+ * closed workloads (<population>), a gateway's timeout (504), faults.
  *
- * Units: seconds, jobs per second; mean jobs per server for pools.
+ * Units: seconds, jobs per second; mean jobs per server for pools, instances or messages for
+ * the serverless stages.
  */
 #ifndef ARCHCHECK_TRANSIENT_H
 #define ARCHCHECK_TRANSIENT_H
@@ -55,6 +64,20 @@ extern "C" {
 /* The largest total ODE state integrated with msbdf and a dense Jacobian (its LU is
  * O(dim^3) per refactorisation); larger systems use rkf45. */
 #define AC_TRANSIENT_DENSE_MAX 2000
+
+/* The Erlang stages of a function's keep-alive: an idle instance is reclaimed after an
+ * Erlang(k, k / keep-alive) time (mean keep-alive, coefficient of variation 1/sqrt(k)),
+ * the fluid stand-in for the fixed delay of doc/serverless.md. */
+#define AC_TRANSIENT_KEEPALIVE_STAGES 8
+
+/* The relaxation time of the serverless stages' fluid mins, as a fraction of the node's
+ * natural time (a function's mean execution T_e, a queue's processing time, a gateway's
+ * bucket time burst / rate-limit): a stock held at a bound is drawn at most at stock / tau
+ * (analysis/transient.c). The equilibria are exact (an exhausted bucket is empty, a full
+ * function's busy count is its concurrency), but a stock that a flow passes through hovers
+ * at flow x tau: a function under a steady load keeps AC_TRANSIENT_RELAX of its busy
+ * instances idle-warm; in a transient a stock lags by a few tau. */
+#define AC_TRANSIENT_RELAX 1e-2
 
 /* When ac_analysis_run integrates the transient (ac_analysis_options.transient). */
 typedef enum ac_transient_mode {
@@ -85,24 +108,49 @@ typedef struct ac_transient_options {
 void ac_transient_options_init(ac_transient_options *opt);
 
 /* One node's trajectory, at the sample times of the result. Arrays have nsamples entries
- * (NULL for what does not apply: only arrival_rate and throughput for nodes not modelled). */
+ * (NULL for what does not apply to the node's kind). Every node is modelled; the
+ * serverless stages fill the common fields as follows (as the steady state does,
+ * analysis.h):
+ *   functions: arrival_rate = requests offered (first attempts; polled: executions
+ *     delivered by the queue, plus any other inflow), throughput = successful requests,
+ *     mean_jobs = busy instances (executing or initialising), utilization = that / the
+ *     concurrency, loss_rate = requests lost (sync: throttled, or failed after every retry;
+ *     async: failed after every retry; polled: failed executions, which the queue
+ *     redelivers), mean_response_time = Little: (busy + initialising + waiting + in
+ *     back-off) / the requests entering (admitted sync, offered async/polled);
+ *   queues: arrival_rate = messages offered, throughput = deliveries (batches passed to the
+ *     consumer, redeliveries included: the flow on the routes), mean_jobs = messages held
+ *     (visible, in process, waiting to reappear), utilization = consumer executions of the
+ *     queue / min(max-consumers, concurrency), loss_rate = rejected (full) + dead-lettered,
+ *     mean_response_time = Little: (visible + waiting to reappear) / messages admitted;
+ *   gateways: arrival_rate = requests offered, throughput = admitted, mean_jobs = tokens in
+ *     use (the bucket's deficit), utilization = admitted / rate limit (above 1 while the
+ *     bucket drains; 0 when unbounded), loss_rate = rejected (429), mean_response_time = 0.
+ * For every node cum_arrivals - cum_departures - cum_lost = in_system - in_system(0)
+ * (pools without cum_lost: they lose nothing but what their buffer refuses). */
 typedef struct ac_transient_node {
-    int modelled;          /* 1: a pool in the ODE; 0: inflow passed on at once */
-    size_t dim;            /* levels of the pool's state */
+    int modelled;          /* 1: the node has its own state in the ODE (every kind) */
+    size_t dim;            /* pools: levels of the state; other kinds: their fluid states
+                              (counters excluded) */
     int truncated;         /* 1: dim is a truncation, not the pool's buffer */
     double max_tail;       /* largest q_dim over the trajectory (mass at the truncation) */
     double *arrival_rate;  /* jobs/s offered (first attempts) */
-    double *throughput;    /* jobs/s departing (N mu q_1) */
-    double *mean_jobs;     /* per server, sum_k q_k */
-    double *utilization;   /* q_1 */
-    double *loss_rate;     /* jobs/s offered and not admitted (buffer or truncation full;
-                              for pools with retries a lower bound, see transient.c) */
-    double *mean_response_time; /* s, Little: sum_k q_k / (mu q_1) (1/mu on an empty pool) */
+    double *throughput;    /* jobs/s departing (pools: N mu q_1) */
+    double *mean_jobs;     /* pools: per server, sum_k q_k */
+    double *utilization;   /* pools: q_1 */
+    double *loss_rate;     /* jobs/s offered and not admitted (pools: buffer or truncation
+                              full; for pools with retries a lower bound, see transient.c) */
+    double *mean_response_time; /* s, Little (pools: sum_k q_k / (mu q_1), 1/mu on an empty
+                              pool) */
     double *cum_arrivals;  /* jobs offered since t = 0 (integrated in the ODE) */
-    double *cum_departures;/* jobs departed since t = 0 (integrated in the ODE) */
+    double *cum_departures;/* jobs departed since t = 0 (integrated in the ODE; queues:
+                              messages deleted after a successful delivery) */
     double *q_final;       /* the state at the horizon (dim entries) */
-    double steady_mean_jobs; /* the fixed point at the base rates after the burst
-                                (has_burst), else NAN */
+    double steady_mean_jobs; /* the fixed point of mean_jobs at the base rates after the
+                                burst (has_burst), else NAN */
+    double *in_system;     /* jobs at the node (pools: N sum_k q_k; functions: busy +
+                              initialising + waiting + in back-off; queues: messages held;
+                              gateways: 0) */
     /* Servers (every pool; autoscaled or not). */
     int autoscaled;        /* 1: the pool has <autoscale> and the scaler runs */
     double *servers;       /* serving count N(t) at the samples (pools only) */
@@ -118,6 +166,37 @@ typedef struct ac_transient_node {
     double *change_t;
     size_t *change_servers;
     double drained_jobs;   /* jobs of busy servers removed by a scale-down (0 normally) */
+    /* Serverless stages (NULL for the kinds they do not apply to). */
+    double *instances;     /* functions: instances alive: busy + initialising + idle-warm,
+                              provisioned ones included */
+    double *busy;          /* functions: instances executing (initialising excluded) */
+    double *initialising;  /* functions: cold starts in progress */
+    double *idle;          /* functions: idle-warm instances (provisioned idle included) */
+    double *cold_start_rate; /* functions: new instances started per second (cold starts;
+                              pre-warming pings excluded) */
+    double *execution_rate;/* functions: executions started per second, retries included */
+    double *throttle_rate; /* functions (sync): requests throttled per second (by the
+                              concurrency or the scale rate); each one's r immediate retries
+                              are throttled too, so the objective's throttle-rate (throttled
+                              attempts / attempts) is (r + 1) throttle_rate /
+                              ((r + 1) throttle_rate + execution_rate); 0 for async and
+                              polled functions, which wait instead */
+    double *failure_rate;  /* functions: failed executions per second (timeout or
+                              fail-prob), retried or not */
+    double *backlog;       /* queues: visible messages waiting for a delivery (the backlog of
+                              backlog-duration); async and polled functions: attempts
+                              waiting for a slot or a scale token */
+    double *tokens;        /* gateways (bounded): tokens in the bucket; functions: scale
+                              tokens in their bucket of max(1, scale-rate) */
+    double *dead_letter_rate; /* queues: messages moved to the dead-letter queue per second */
+    double *cum_lost;      /* serverless stages: jobs lost since t = 0 (the integral of
+                              loss_rate) */
+    double *cum_admitted;  /* functions: requests admitted since t = 0 (started on an
+                              instance; polled: executions started) */
+    double *cum_throttled; /* functions: requests throttled since t = 0 */
+    double *cum_cold_starts; /* functions: cold starts since t = 0 */
+    double prewarm_instances; /* functions: instances created by pre-warming pings over
+                              [0, horizon) */
 } ac_transient_node;
 
 typedef struct ac_transient {
@@ -126,7 +205,7 @@ typedef struct ac_transient {
     double *t;             /* s, the sample times */
     size_t nnodes;         /* = model->nnodes */
     ac_transient_node *nodes;
-    size_t dim;            /* total ODE dimension (pool levels + 2 counters per pool) */
+    size_t dim;            /* total ODE dimension (states and counters of every node) */
     const char *method;    /* "msbdf" or "rkf45" */
     int has_burst;         /* the profiles have a burst that returns to the base rate */
     double burst_peak;     /* s, when the (first) highest profile rate starts */
@@ -143,7 +222,8 @@ typedef struct ac_transient {
  * `opt` may be NULL (defaults). On success *out is a new result (free with
  * ac_transient_free). A pool that would need more than opt->pool_dim_max levels is
  * truncated there (said in `note`). Returns 0, AC_EINVAL (no horizon, bad options),
- * AC_EINPUT (jobs circulate forever among nodes that are not pools), AC_ENOMEM,
+ * AC_EINPUT (the traffic has no finite solution, or jobs pass around a cycle of gateways,
+ * queues and their consumers without ever waiting in a state), AC_ENOMEM,
  * AC_ELIMIT (a pool model over the solver's limits) or AC_ENUMERIC (the integration
  * failed; err says at which time).
  */
