@@ -118,7 +118,8 @@ static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, siz
                        na->loss_probability <= rq->max) {
                 snprintf(what, sizeof what, "loss of '%s'", m->nodes[i].id);
                 crit_add(list, &n, cap, i, 1, rq->max, 1.0, what);
-            } else if (rq->kind == AC_REQ_LATENCY && rq->target == i && na->pool != NULL) {
+            } else if (rq->kind == AC_REQ_LATENCY && rq->target == i &&
+                       ac_node_analysis_has_law(na)) {
                 double v = na->mean_response_time, ratio = 1.0;
                 if (rq->percentile > 0.0) {
                     double pv = NAN;
@@ -129,8 +130,8 @@ static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, siz
                         pv = na->p95;
                     else if (rq->percentile == 99.0)
                         pv = na->p99;
-                    else if (ac_solver_pool_quantile(na->pool, na->pool->operating,
-                                                     rq->percentile / 100.0, 0, &pv, &e) != AC_OK)
+                    else if (ac_node_analysis_quantile(na, rq->percentile / 100.0, &pv, &e) !=
+                             AC_OK)
                         pv = NAN;
                     if (!(pv > 0.0) || !(v > 0.0))
                         continue;
@@ -146,7 +147,16 @@ static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, siz
         }
         if (rq->kind == AC_REQ_LATENCY && rq->target == AC_NONE && target == AC_NONE &&
             a->e2e.available && a->e2e.mean_response_time > 0.0) {
-            double v = a->e2e.mean_response_time, ratio = 1.0;
+            /* followed as sum_j v_j T_j(t) scaled so that it equals the steady-state value
+               (mean or percentile) at the steady state: with fan-out, parallel jobs are not
+               a sum, so the scale comes from the steady state's own sum */
+            double v = a->e2e.mean_response_time, steady = 0.0, total = 0.0, ratio;
+            for (size_t s2 = 0; s2 < m->nsources; s2++)
+                total += a->scale * m->sources[s2].rate;
+            for (size_t j = 0; j < m->nnodes; j++)
+                if (tr->nodes[j].modelled && a->nodes[j].arrival_rate > 0.0 && total > 0.0 &&
+                    isfinite(a->nodes[j].mean_response_time))
+                    steady += a->nodes[j].arrival_rate / total * a->nodes[j].mean_response_time;
             if (rq->percentile > 0.0) {
                 double pv = rq->percentile == 50.0   ? a->e2e.p50
                             : rq->percentile == 95.0 ? a->e2e.p95
@@ -154,9 +164,11 @@ static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, siz
                                                      : NAN;
                 if (!a->e2e.percentiles || !(pv > 0.0))
                     continue;
-                ratio = pv / v;
                 v = pv;
             }
+            if (!(steady > 0.0))
+                continue;
+            ratio = v / steady;
             if (v <= rq->max)
                 crit_add(list, &n, cap, AC_NONE, 2, rq->max, ratio, "end-to-end latency");
         }
@@ -169,7 +181,9 @@ static size_t recovery_criteria(ac_an_ctx *c, size_t target, rec_crit *list, siz
             continue;
         snprintf(what, sizeof what, "mean jobs of '%s' within 5%% of its steady state",
                  m->nodes[i].id);
-        crit_add(list, &n, cap, i, 3, 0.05 * ref, 1.0, what);
+        /* 5%, and at least a thousandth of a job: a steady value of 0 (an idle function, a
+           full token bucket) would otherwise never be reached through integration noise */
+        crit_add(list, &n, cap, i, 3, fmax(0.05 * ref, 1e-3), 1.0, what);
     }
     return n;
 }

@@ -1761,6 +1761,42 @@ static void test_serverless_against_simulation(void **state)
     fx_free(&f);
 }
 
+/* Recovery through a serverless stage: an async function of capacity 100/s (C = 10, d =
+ * 100 ms) at 50/s takes 150/s for 10 s: its backlog grows by 50/s to 500 attempts and
+ * drains at 50/s. The mean latency requirement (1 s) is met again once the backlog is small
+ * (Little: at most 40 to 90 attempts, depending on the rate it is divided by), so the
+ * recovery lies between (500 - 90) / 50 = 8.2 s and 500 / 50 = 10 s; a limit of 5 s fails. */
+#define RECOVERY_XML(limit)                                                                        \
+    "<architecture format=\"1\">\n"                                                            \
+    "<workload><source id=\"s\" to=\"f\" rate=\"50/s\"/>\n"                                  \
+    "<profile source=\"s\"><point at=\"0s\" rate=\"50/s\"/><point at=\"100s\" rate=\"50/s\"/>" \
+    "<point at=\"100.001s\" rate=\"150/s\"/><point at=\"110s\" rate=\"150/s\"/>"             \
+    "<point at=\"110.001s\" rate=\"50/s\"/><point at=\"300s\" rate=\"50/s\"/></profile>\n"   \
+    "</workload>\n"                                                                             \
+    "<function id=\"f\" invocation=\"async\" concurrency=\"10\" duration=\"100ms\" "         \
+    "timeout=\"900s\" keep-alive=\"1000h\"/>\n"                                               \
+    "<requirements><latency target=\"f\" max=\"1s\"/>\n<recovery max=\"" limit               \
+    "\"/></requirements>\n"                                                                     \
+    "</architecture>\n"
+
+static void test_serverless_recovery(void **state)
+{
+    fx f;
+    const ac_check *ck;
+    (void)state;
+    analyse(&f, RECOVERY_XML("30s"));
+    ck = check_at(f.a, 7, AC_NONE);
+    assert_non_null(ck);
+    assert_int_equal(ck->status, AC_CHECK_PASS);
+    print_message("recovery %.4g s\n", ck->value);
+    assert_true(ck->value > 8.2 && ck->value < 10.0);
+    fx_free(&f);
+    analyse(&f, RECOVERY_XML("5s"));
+    assert_int_equal(check_at(f.a, 7, AC_NONE)->status, AC_CHECK_FAIL);
+    assert_int_equal(count_rule(&f.d, "AC206"), 1);
+    fx_free(&f);
+}
+
 /* ---- 9. Determinism --------------------------------------------------------------------------- */
 
 /* The KPIs of every node and end to end, as a flat array of doubles. */
@@ -1919,6 +1955,7 @@ int main(void)
         cmocka_unit_test(test_queue_shape_not_analysed),
         cmocka_unit_test(test_serverless_overload),
         cmocka_unit_test(test_serverless_against_simulation),
+        cmocka_unit_test(test_serverless_recovery),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_qna_against_simulation),
     };
