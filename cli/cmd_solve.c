@@ -4,6 +4,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,8 +27,10 @@ static const char solve_usage[] =
     "      --refine WHEN    auto (default: refined mean field below 100 servers), always, never\n"
     "      --transient      the fluid transient instead: per node over time, the offered rate,\n"
     "                       throughput, mean jobs per server, utilisation, loss rate and mean\n"
-    "                       response time (Little); csv: t_s then one column per node and\n"
-    "                       quantity; json: arrays; text: a summary and a coarse table\n"
+    "                       response time (Little); functions also instances, cold starts,\n"
+    "                       executions, throttling, failures; queues their backlog and dead\n"
+    "                       letters; gateways their tokens; csv: t_s then one column per\n"
+    "                       node and quantity; json: arrays; text: a summary and a table\n"
     "      --horizon DUR    the transient's horizon (default: the last profile point; needed\n"
     "                       when the model has no <profile>)\n"
     "  -h, --help           this help\n"
@@ -51,8 +54,36 @@ static void csv_val(FILE *fp, const double *v, size_t s)
         fputc(',', fp);
 }
 
-/* CSV: t_s, then per node its arrival rate and throughput, and for pools mean jobs,
- * utilisation, loss rate and mean response time. */
+/* The serverless stages' own series (NULL where they do not apply): functions' instances,
+ * cold starts, throttling; queues' backlog and dead letters; gateways' tokens. */
+static const struct {
+    const char *key;
+    size_t offset;
+} extra_series[] = {
+    {"instances", offsetof(ac_transient_node, instances)},
+    {"busy", offsetof(ac_transient_node, busy)},
+    {"initialising", offsetof(ac_transient_node, initialising)},
+    {"idle", offsetof(ac_transient_node, idle)},
+    {"cold_start_rate", offsetof(ac_transient_node, cold_start_rate)},
+    {"execution_rate", offsetof(ac_transient_node, execution_rate)},
+    {"throttle_rate", offsetof(ac_transient_node, throttle_rate)},
+    {"failure_rate", offsetof(ac_transient_node, failure_rate)},
+    {"backlog", offsetof(ac_transient_node, backlog)},
+    {"tokens", offsetof(ac_transient_node, tokens)},
+    {"dead_letter_rate", offsetof(ac_transient_node, dead_letter_rate)},
+};
+
+static const double *extra(const ac_transient_node *n, size_t k)
+{
+    const double *const *p =
+        (const double *const *)(const void *)((const char *)n + extra_series[k].offset);
+    return *p;
+}
+
+#define NEXTRA (sizeof extra_series / sizeof extra_series[0])
+
+/* CSV: t_s, then per node its arrival rate and throughput, and for modelled nodes mean jobs,
+ * utilisation, loss rate and mean response time, then the serverless series. */
 static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
 {
     fputs("t_s", fp);
@@ -66,6 +97,9 @@ static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
             csv_col(fp, m->nodes[i].id, "mean_response_time");
             if (tr->nodes[i].autoscaled)
                 csv_col(fp, m->nodes[i].id, "servers");
+            for (size_t k = 0; k < NEXTRA; k++)
+                if (extra(&tr->nodes[i], k) != NULL)
+                    csv_col(fp, m->nodes[i].id, extra_series[k].key);
         }
     }
     fputc('\n', fp);
@@ -82,6 +116,9 @@ static int transient_csv(FILE *fp, const ac_model *m, const ac_transient *tr)
                 csv_val(fp, n->mean_response_time, s);
                 if (n->autoscaled)
                     csv_val(fp, n->servers, s);
+                for (size_t k = 0; k < NEXTRA; k++)
+                    if (extra(n, k) != NULL)
+                        csv_val(fp, extra(n, k), s);
             }
         }
         fputc('\n', fp);
@@ -149,6 +186,8 @@ static int transient_json(FILE *fp, const char *file, const ac_model *m, const a
         json_array(&w, "utilization", n->utilization, tr->nsamples);
         json_array(&w, "loss_rate", n->loss_rate, tr->nsamples);
         json_array(&w, "mean_response_time", n->mean_response_time, tr->nsamples);
+        for (size_t k = 0; k < NEXTRA; k++)
+            json_array(&w, extra_series[k].key, extra(n, k), tr->nsamples);
         if (n->autoscaled) {
             json_array(&w, "servers", n->servers, tr->nsamples);
             ac_jsonw_key(&w, "scaling_events");

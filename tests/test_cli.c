@@ -1528,6 +1528,35 @@ static void test_solve_outputs(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"scaling_events\": 39"));
     ac_test_run_free(&r);
+    /* the serverless stages' series: at the burst's plateau (2500/s against a 1500/s
+       bucket) the gateway rejects 1000/s; before the burst nothing */
+    r = run_ac("solve", "--transient", "--format", "csv", "samples/serverless-pipeline.xml",
+               NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, ",api.tokens,"));
+    assert_non_null(strstr(r.out, ",ingest.throttle_rate,"));
+    assert_non_null(strstr(r.out, ",jobs.backlog,"));
+    assert_non_null(strstr(r.out, ",shard.cold_start_rate,"));
+    {
+        /* the api.loss_rate column (the 6th) at t = 30 s and t = 135 s */
+        const char *line = r.out;
+        int seen = 0;
+        while ((line = strchr(line, '\n')) != NULL) {
+            double t, ar, tp, mj, ut, lr;
+            line++;
+            if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &t, &ar, &tp, &mj, &ut, &lr) != 6)
+                continue;
+            if (fabs(t - 30.0) < 1e-9) {
+                assert_double_close(lr, 0.0, 1e-6, 0);
+                seen++;
+            } else if (fabs(t - 135.0) < 1e-9) {
+                assert_double_close(lr, 1000.0, 0, 1e-3);
+                seen++;
+            }
+        }
+        assert_int_equal(seen, 2);
+    }
+    ac_test_run_free(&r);
 }
 
 static void test_simulate_deterministic(void **state)
