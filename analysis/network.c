@@ -12,6 +12,7 @@
  * already retried).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,7 @@ static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_an
     na->polled = polled;
     if (ac_solver_function_solve(fn, lambda, mode, 0.0, r, &e2) != AC_OK) {
         free(r);
+        snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK; /* not analysed: an AC900 finding says so */
     }
     na->function = r;
@@ -131,6 +133,7 @@ static int solve_queue(const ac_model *m, size_t i, double lambda, const ac_anal
         free(r);
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "%s", e2.message);
+        snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK;
     }
     na->queue = r;
@@ -156,6 +159,7 @@ static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_ana
         free(r);
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "%s", e2.message);
+        snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK;
     }
     na->gateway = r;
@@ -231,6 +235,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         na->analysed = 0;
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "%s", e2.message);
+        snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK; /* the node stays unanalysed: an AC900 finding says why */
     }
     na->pool = res;

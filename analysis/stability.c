@@ -34,9 +34,10 @@ void ac_an_check_stability(ac_an_ctx *c)
         if (!na->analysed) {
             if (node->kind == AC_NODE_POOL)
                 ac_an_finding(c, "AC900", node->loc, node->id,
-                              "pool '%s' could not be solved (no convergence or beyond the "
-                              "solver's limits): the verdict is inconclusive",
-                              node->id);
+                              "pool '%s' could not be solved (%s): the verdict is inconclusive",
+                              node->id,
+                              na->why[0] ? na->why
+                                         : "no convergence or beyond the solver's limits");
             else if (node->kind == AC_NODE_QUEUE && ac_an_queue_consumer(m, i) == NULL)
                 ac_an_finding(c, "AC900", node->loc, node->id,
                               "queue '%s' is not analysed: archcheck models a queue consumed by "
@@ -45,8 +46,9 @@ void ac_an_check_stability(ac_an_ctx *c)
                               node->id);
             else
                 ac_an_finding(c, "AC900", node->loc, node->id,
-                              "%s '%s' could not be solved: the verdict is inconclusive",
-                              ac_node_kind_name(node->kind), node->id);
+                              "%s '%s' could not be solved (%s): the verdict is inconclusive",
+                              ac_node_kind_name(node->kind), node->id,
+                              na->why[0] ? na->why : "beyond the models' limits");
             continue;
         }
         if (na->overload && node->kind == AC_NODE_FUNCTION) {

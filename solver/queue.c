@@ -25,6 +25,9 @@
 
 #include "archcheck/serverless.h"
 
+/* The deepest waiting buffer solved as such (the parser's limit on a pool's buffer). */
+#define AC_SOLVER_QUEUE_BUFFER_MAX 100000
+
 void ac_solver_queue_result_clear(ac_solver_queue_result *r)
 {
     if (r == NULL)
@@ -80,6 +83,22 @@ static double cdf_cb(const void *ctx, double t)
     return ac_solver_queue_cdf(ctx, t);
 }
 
+/* No steady state: the consumers run flat out (full batches) and the backlog grows. */
+static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size_t batch)
+{
+    out->overload = 1;
+    out->execution_rate = (double)out->slots / occ;
+    out->throughput = out->execution_rate * (double)batch / (double)k;
+    out->loss_probability =
+        out->arrival_rate > 0.0
+            ? fmax(0.0, 1.0 - out->throughput / (out->arrival_rate * out->receives))
+            : 0.0;
+    out->mean_wait = out->p50 = out->p95 = out->p99 = INFINITY;
+    out->mean_messages = INFINITY;
+    out->utilization = 1.0;
+    out->approximation = AC_SOLVER_APPROX_FLUID;
+}
+
 int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                           const ac_solver_queue_consumer *consumer,
                           const ac_solver_options *opt, ac_solver_queue_result *out,
@@ -130,41 +149,42 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
     out->load = lam_exec * occ;
     out->utilization = out->slots > 0 ? out->load / (double)out->slots : INFINITY;
     out->approximation = AC_SOLVER_APPROX_EXACT;
-    if (out->load >= (double)out->slots) {
-        if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
-            out->batching = 1;
-            lam_exec /= (double)q->batch_size;
-        } else if (q->capacity != AC_UNBOUNDED) {
-            /* a full queue rejects: the M/M/c/K below has a steady state */
-        } else {
-            out->overload = 1;
-            out->execution_rate = (double)out->slots / occ;
-            out->throughput = out->execution_rate / (double)k;
-            out->loss_probability = arrival_rate > 0.0
-                                        ? fmax(0.0, 1.0 - out->throughput /
-                                                              (arrival_rate * out->receives))
-                                        : 0.0;
-            out->mean_wait = out->p50 = out->p95 = out->p99 = INFINITY;
-            out->mean_messages = INFINITY;
-            out->utilization = 1.0;
-            out->approximation = AC_SOLVER_APPROX_FLUID;
-            return AC_OK;
-        }
-    }
     memset(&slots, 0, sizeof slots);
     slots.servers = out->slots;
     slots.service_rate = 1.0 / occ;
     slots.dispatch = AC_DISPATCH_SHARED_QUEUE;
     slots.d = 2;
-    if (q->capacity == AC_UNBOUNDED) {
-        slots.buffer = AC_UNBOUNDED;
-    } else {
+    slots.buffer = AC_UNBOUNDED;
+    if (q->capacity != AC_UNBOUNDED) {
+        /* the waiting places, in executions; a queue deeper than the pool solver's buffers
+           (SQS holds ~unbounded backlogs) is solved as unbounded: below capacity its tail
+           there is negligible, above it the backlog grows for a very long time */
         double held = (double)q->capacity * (double)k;
-        slots.buffer = held > (double)out->slots ? (size_t)(held - (double)out->slots) : 0;
+        double wait = held > (double)out->slots ? held - (double)out->slots : 0.0;
+        if (wait <= (double)AC_SOLVER_QUEUE_BUFFER_MAX)
+            slots.buffer = (size_t)wait;
+    }
+    if (out->load >= (double)out->slots) {
+        if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
+            out->batching = 1;
+            lam_exec /= (double)q->batch_size;
+        } else if (slots.buffer != AC_UNBOUNDED) {
+            /* a full queue rejects: the M/M/c/K below has a steady state */
+        } else {
+            set_overload(out, occ, k, q->batch_size);
+            return AC_OK;
+        }
     }
     rc = ac_solver_pool_solve(&slots, lam_exec, opt, &out->slots_model, &e2);
     if (rc != AC_OK)
         return ac_error_set(err, rc, "queue: %s", e2.message);
+    if (out->slots_model->overload) { /* even full batches cannot keep up */
+        ac_solver_pool_result_free(out->slots_model);
+        out->slots_model = NULL;
+        out->batching = 0;
+        set_overload(out, occ, k, q->batch_size);
+        return AC_OK;
+    }
     {
         const ac_solver_kpi *kp = &out->slots_model->kpi;
         double nf = 0.0, tot = 0.0, pd = out->delivery_failure;

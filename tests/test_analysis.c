@@ -1699,6 +1699,29 @@ static void test_serverless_overload(void **state)
     assert_non_null(strstr(find_diag(&f.d, "AC101", "q")->message, "against 2 slots"));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     fx_free(&f);
+    /* the largest sizes the format allows: no crash, no hang, no out-of-memory; what the
+       models cannot solve is inconclusive with the solver's reason */
+    analyse_h(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"g\" rate=\"1e9/s\"/></workload>\n"
+                "<gateway id=\"g\" rate-limit=\"1e8/s\" burst=\"1000000000\"/>\n"
+                "<function id=\"f\" concurrency=\"1000000\" duration=\"1h\" timeout=\"2h\" "
+                "cold-start=\"1h\" keep-alive=\"1000h\" scale-rate=\"0.001/s\" retries=\"100\" "
+                "fail-prob=\"99%\" invocation=\"async\"/>\n"
+                "<queue id=\"q\" capacity=\"1000000000000\" batch-size=\"1000\" "
+                "max-consumers=\"1000000\" visibility-timeout=\"1s\" max-receives=\"1000\"/>\n"
+                "<function id=\"c\" concurrency=\"1000000\" duration=\"1ms\" fail-prob=\"50%\"/>\n"
+                "<route from=\"g\" to=\"f\"/><route from=\"f\" to=\"q\"/>"
+                "<route from=\"q\" to=\"c\" fanout=\"1000\"/>\n"
+                "<requirements><latency max=\"1s\"/><loss max=\"1%\"/><headroom min=\"2\"/>"
+                "</requirements>\n"
+                "</architecture>\n");
+    assert_int_equal(node(&f, "g")->analysed, 1);
+    assert_double_close(node(&f, "g")->loss_probability, 0.9, 0.001, 0);
+    assert_int_equal(node(&f, "f")->overload, 1);
+    assert_non_null(find_diag(&f.d, "AC101", "f"));
+    assert_non_null(find_diag(&f.d, "AC900", "q"));
+    assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
+    fx_free(&f);
 }
 
 /* Analysis against simulation on the thumbnail-service sample (gateway, sync function, queue

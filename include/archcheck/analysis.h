@@ -86,6 +86,7 @@ typedef struct ac_node_analysis {
     ac_solver_queue_result *queue;
     ac_solver_gateway_result *gateway;
     int polled;                /* functions: fed by a queue */
+    char why[160];             /* when not analysed: the solver's reason, or "" */
     /* metastability by simulation (bistable pools, when simulated): the window mean of the
        jobs per server when started empty and when started in the bad equilibrium */
     int basin_checked;
