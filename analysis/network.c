@@ -56,9 +56,9 @@ const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
 }
 
 /* Copy the common numbers of a serverless solution into na. */
-static void fill_common(ac_node_analysis *na, double throughput, double utilization,
-                        double loss, double mean_jobs, double mean, double p50, double p95,
-                        double p99, ac_solver_approx approx, double rel_error)
+static void fill_common(ac_node_analysis *na, double throughput, double utilization, double loss,
+                        double mean_jobs, double mean, double p50, double p95, double p99,
+                        ac_solver_approx approx, double rel_error)
 {
     na->throughput = throughput;
     na->utilization = utilization;
@@ -83,8 +83,9 @@ static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_an
     ac_an_node_clear(na);
     if (r == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (function)");
-    mode = polled ? AC_SOLVER_FN_POLLED
-                  : fn->invocation == AC_INVOCATION_ASYNC ? AC_SOLVER_FN_ASYNC : AC_SOLVER_FN_SYNC;
+    mode = polled                                  ? AC_SOLVER_FN_POLLED
+           : fn->invocation == AC_INVOCATION_ASYNC ? AC_SOLVER_FN_ASYNC
+                                                   : AC_SOLVER_FN_SYNC;
     na->arrival_rate = lambda;
     na->polled = polled;
     if (ac_solver_function_solve(fn, lambda, mode, 0.0, r, &e2) != AC_OK) {
@@ -98,8 +99,7 @@ static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_an
     if (na->overload) {
         fill_common(na, (double)fn->concurrency / r->occupancy, 1.0,
                     lambda > 0.0 ? fmax(0.0, 1.0 - (double)fn->concurrency / r->load) : 0.0,
-                    INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID,
-                    0.0);
+                    INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID, 0.0);
         return AC_OK;
     }
     fill_common(na, r->throughput, r->utilization, r->loss_probability, r->busy,
@@ -164,8 +164,8 @@ static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_ana
     }
     na->gateway = r;
     na->analysed = 1;
-    fill_common(na, r->throughput, r->utilization, r->reject_probability, r->mean_deficit, 0.0,
-                0.0, 0.0, 0.0, r->approximation,
+    fill_common(na, r->throughput, r->utilization, r->reject_probability, r->mean_deficit, 0.0, 0.0,
+                0.0, 0.0, r->approximation,
                 r->approximation != AC_SOLVER_APPROX_EXACT && r->reject_probability > 0.0
                     ? r->expected_abs_error / r->reject_probability
                     : 0.0);
@@ -205,9 +205,9 @@ static double bracket_error(const ac_pool *pool, double lambda, double value,
 {
     double e_lo, e_hi;
     double lo = mean_jobs_as(pool, AC_DISPATCH_SHARED_QUEUE, lambda, opt, &e_lo);
-    double hi = mean_jobs_as(pool, pool->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D
-                                                                      : AC_DISPATCH_RANDOM,
-                             lambda, opt, &e_hi);
+    double hi = mean_jobs_as(
+        pool, pool->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D : AC_DISPATCH_RANDOM,
+        lambda, opt, &e_hi);
     if (!isfinite(lo) || !isfinite(hi) || !(value > 0.0))
         return NAN;
     hi *= 1.0 + e_hi;
@@ -310,18 +310,10 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300))
                 continue; /* unchanged input: keep the solution (or its failure) */
             switch (node->kind) {
-            case AC_NODE_POOL:
-                rc = solve_pool(node, lambda[i], opt, na, err);
-                break;
-            case AC_NODE_FUNCTION:
-                rc = solve_function(m, i, lambda[i], na, err);
-                break;
-            case AC_NODE_QUEUE:
-                rc = solve_queue(m, i, lambda[i], a, opt, na, err);
-                break;
-            case AC_NODE_GATEWAY:
-                rc = solve_gateway(m, i, lambda[i], na, err);
-                break;
+            case AC_NODE_POOL: rc = solve_pool(node, lambda[i], opt, na, err); break;
+            case AC_NODE_FUNCTION: rc = solve_function(m, i, lambda[i], na, err); break;
+            case AC_NODE_QUEUE: rc = solve_queue(m, i, lambda[i], a, opt, na, err); break;
+            case AC_NODE_GATEWAY: rc = solve_gateway(m, i, lambda[i], na, err); break;
             }
             if (rc != AC_OK)
                 goto cleanup;

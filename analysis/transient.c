@@ -160,16 +160,16 @@
 #include "analysis/internal.h"
 #include "archcheck/transient.h"
 
-#define TR_GRID 2000         /* grid of the truncation estimate */
-#define TR_SETTLE_TOL 1e-10  /* settled: max |f_k| <= this * (lambda + mu), per server */
-#define TR_SETTLE_FLOOR 1e-6 /* settled when the residual stops improving below this */
-#define TR_SETTLE_STEPS 20000 /* most steps of one settling chunk */
-#define TR_PROP_MAX 10000000 /* work limit of one propagation */
-#define TR_RELAX AC_TRANSIENT_RELAX
-#define TR_ROUND 1e-12       /* a remaining demand below this share of the whole is 0 */
-#define TR_BACKOFF1 60.0     /* s, an async function's back-off before its first retry */
-#define TR_BACKOFF2 120.0    /* s, and before each later one */
-#define TR_KS AC_TRANSIENT_KEEPALIVE_STAGES
+#define TR_GRID         2000     /* grid of the truncation estimate */
+#define TR_SETTLE_TOL   1e-10    /* settled: max |f_k| <= this * (lambda + mu), per server */
+#define TR_SETTLE_FLOOR 1e-6     /* settled when the residual stops improving below this */
+#define TR_SETTLE_STEPS 20000    /* most steps of one settling chunk */
+#define TR_PROP_MAX     10000000 /* work limit of one propagation */
+#define TR_RELAX        AC_TRANSIENT_RELAX
+#define TR_ROUND        1e-12 /* a remaining demand below this share of the whole is 0 */
+#define TR_BACKOFF1     60.0  /* s, an async function's back-off before its first retry */
+#define TR_BACKOFF2     120.0 /* s, and before each later one */
+#define TR_KS           AC_TRANSIENT_KEEPALIVE_STAGES
 
 /* A function's states (offsets from its first) and counters (from off + FN_NSTATE). */
 enum { FN_BP, FN_BO, FN_C, FN_G, FN_U, FN_R1, FN_R2, FN_W, FN_NSTATE = FN_W + TR_KS };
@@ -190,10 +190,10 @@ typedef struct tr_fifo {
 /* The HPA-like scaler of one autoscaled pool (transient.h). */
 typedef struct tr_scaler {
     const ac_autoscale *as;
-    size_t target;       /* the target count: serving + ordered */
-    size_t k;            /* looks done; the next one is at k * interval */
-    tr_fifo orders;      /* pending orders: ready time, servers */
-    tr_fifo recs;        /* recommendations of the cooldown window: time, count */
+    size_t target;         /* the target count: serving + ordered */
+    size_t k;              /* looks done; the next one is at k * interval */
+    tr_fifo orders;        /* pending orders: ready time, servers */
+    tr_fifo recs;          /* recommendations of the cooldown window: time, count */
     size_t ev_cap, ch_cap; /* capacities of the node's event and change logs */
 } tr_scaler;
 
@@ -203,10 +203,10 @@ typedef struct tr_pool {
     size_t dim, off;
     double N, mu, cap; /* servers, service rate, N mu */
     int truncated;
-    double base_rate;  /* jobs/s offered at the sources' `rate` (static traffic) */
-    double hours;      /* int N dt / 3600 up to t_last */
-    double t_last;     /* s, the last change of N */
-    tr_scaler *sc;     /* NULL: servers fixed */
+    double base_rate; /* jobs/s offered at the sources' `rate` (static traffic) */
+    double hours;     /* int N dt / 3600 up to t_last */
+    double t_last;    /* s, the last change of N */
+    tr_scaler *sc;    /* NULL: servers fixed */
 } tr_pool;
 
 typedef struct tr_routes {
@@ -227,17 +227,17 @@ typedef enum tr_mode { TR_SYNC = 0, TR_ASYNC, TR_POLLED } tr_mode;
 
 /* A function (the top of this file). */
 typedef struct tr_fn {
-    size_t node, off;  /* its states at off, its counters at off + FN_NSTATE */
+    size_t node, off; /* its states at off, its counters at off + FN_NSTATE */
     tr_mode mode;
-    size_t retries;    /* r (0 when polled) */
-    double C, Cp;      /* concurrency; the slots the starts see (polled: min(C, sum of M)) */
-    double Te, pf;     /* E[min(X, theta)], P(an execution fails) */
-    double Tfree;      /* s an admitted request holds its instance (sync: T_e sum p_f^i) */
-    double succ;       /* sync: P(a request admitted succeeds) = 1 - p_f^{r+1} */
-    double h, h1;      /* async: the final share of the failures; the first retries' share */
+    size_t retries; /* r (0 when polled) */
+    double C, Cp;   /* concurrency; the slots the starts see (polled: min(C, sum of M)) */
+    double Te, pf;  /* E[min(X, theta)], P(an execution fails) */
+    double Tfree;   /* s an admitted request holds its instance (sync: T_e sum p_f^i) */
+    double succ;    /* sync: P(a request admitted succeeds) = 1 - p_f^{r+1} */
+    double h, h1;   /* async: the final share of the failures; the first retries' share */
     double c0, kappa, s, G, P, W, I, tau;
-    double next_ping;  /* pre-warming: the next ping (INFINITY: none) */
-    double prewarmed;  /* instances created by the pings */
+    double next_ping; /* pre-warming: the next ping (INFINITY: none) */
+    double prewarmed; /* instances created by the pings */
 } tr_fn;
 
 /* A value and its derivative along one direction: forward-mode differentiation gives the
@@ -248,23 +248,23 @@ typedef struct tr_dn {
 
 /* A function's flows at one state (per second). */
 typedef struct tr_fn_rates {
-    tr_dn lam;         /* offered: requests (polled: inflow that is not a queue's delivery) */
-    tr_dn offer_q;     /* polled: executions its queues offer */
-    tr_dn att;         /* attempts: lam + retries out of back-off */
+    tr_dn lam;     /* offered: requests (polled: inflow that is not a queue's delivery) */
+    tr_dn offer_q; /* polled: executions its queues offer */
+    tr_dn att;     /* attempts: lam + retries out of back-off */
     tr_dn demand, adm, rP, rw[TR_KS], warm, cold, refill, starts, starts_q;
-    tr_dn thr;         /* sync: throttled requests */
-    tr_dn du;          /* d(waiting)/dt */
-    tr_dn freed;       /* instances freed: b / T_free */
-    tr_dn done;        /* executions ending: b / T_e */
+    tr_dn thr;   /* sync: throttled requests */
+    tr_dn du;    /* d(waiting)/dt */
+    tr_dn freed; /* instances freed: b / T_free */
+    tr_dn done;  /* executions ending: b / T_e */
     tr_dn succ, lost, fails, to1, to2, back;
-    tr_dn execs;       /* executions started (retries on the same instance included) */
+    tr_dn execs; /* executions started (retries on the same instance included) */
 } tr_fn_rates;
 
 /* A queue. */
 typedef struct tr_q {
     size_t node, off;
-    size_t cons;       /* the consumer (index into fns), AC_NONE */
-    double k;          /* executions per delivery */
+    size_t cons;        /* the consumer (index into fns), AC_NONE */
+    double k;           /* executions per delivery */
     double K, b, slots; /* capacity (INFINITY), batch, min(M, C) */
     double Tq, Ty, sigma, hdl, tau;
 } tr_q;
@@ -289,20 +289,20 @@ typedef struct tr_ctx {
     const ac_transient_options *opt;
     size_t npools;
     tr_pool *pools;
-    size_t *pool_of;      /* node -> pool index, AC_NONE */
-    tr_csr cp, sp;        /* pool -> pool, source -> pool (direct routes) */
-    int *fd_pool;         /* pool j routes to a serverless node: its q_j1 column by
-                             forward-mode differentiation */
-    size_t dim, nq;       /* total; pool levels only (counters start at nq) */
+    size_t *pool_of; /* node -> pool index, AC_NONE */
+    tr_csr cp, sp;   /* pool -> pool, source -> pool (direct routes) */
+    int *fd_pool;    /* pool j routes to a serverless node: its q_j1 column by
+                        forward-mode differentiation */
+    size_t dim, nq;  /* total; pool levels only (counters start at nq) */
     double *gamma, *gslope, *lambda, *dep;
     double *f0, *f1, *jb; /* scratch: max pool dim, and max pool dim^2 (dense) */
     size_t maxdim;
     int frozen;
     double t_frozen;
-    size_t nscaled;       /* pools with a scaler */
+    size_t nscaled; /* pools with a scaler */
     /* the serverless stages */
-    tr_routes rt;         /* the direct routes */
-    size_t *unit_of;      /* node -> index into pools, fns, qs or gws by its kind */
+    tr_routes rt;    /* the direct routes */
+    size_t *unit_of; /* node -> index into pools, fns, qs or gws by its kind */
     size_t nfns, nqs, ngws, nsl;
     tr_fn *fns;
     tr_q *qs;
@@ -310,12 +310,12 @@ typedef struct tr_ctx {
     tr_fn_rates *fr;
     tr_q_rates *qr;
     tr_gw_rates *gr;
-    tr_dn *lam, *outf;    /* per node: offered, outflow (with their derivatives) */
+    tr_dn *lam, *outf;     /* per node: offered, outflow (with their derivatives) */
     size_t *order, norder; /* gateways, queues and polled functions in evaluation order */
-    size_t *fdcols, nfd;  /* the Jacobian's columns by forward-mode differentiation */
-    double *fd_y, *fd_f;  /* scratch: a direction (dim), a derivative of f (dim) */
-    double *gbuf;         /* scratch: g = df/dLambda of every pool (nq) */
-    size_t nprewarm;      /* functions with pre-warming pings */
+    size_t *fdcols, nfd;   /* the Jacobian's columns by forward-mode differentiation */
+    double *fd_y, *fd_f;   /* scratch: a direction (dim), a derivative of f (dim) */
+    double *gbuf;          /* scratch: g = df/dLambda of every pool (nq) */
+    size_t nprewarm;       /* functions with pre-warming pings */
 } tr_ctx;
 
 void ac_transient_options_init(ac_transient_options *opt)
@@ -740,7 +740,8 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
                 cur[w.to[e]] += w.coef[e] * c->gamma[s];
         for (size_t i = 0; i < np; i++) {
             const tr_pool *tp = &c->pools[i];
-            double ex0 = fmax(0.0, prev[i] / tp->N - tp->mu), ex1 = fmax(0.0, cur[i] / tp->N - tp->mu);
+            double ex0 = fmax(0.0, prev[i] / tp->N - tp->mu),
+                   ex1 = fmax(0.0, cur[i] / tp->N - tp->mu);
             peak[i] = fmax(peak[i], cur[i]);
             if (slot[i] != AC_NONE)
                 hist[slot[i] * (TR_GRID + 1) + g] = cur[i];
@@ -791,9 +792,10 @@ static int pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, 
             goto cleanup;
         if (capped) {
             size_t len = strlen(note);
-            snprintf(note + len, note_size - len,
-                     "%s'%s' is truncated at %zu levels (the cap); jobs beyond are lost in the model",
-                     len ? "; " : "", m->nodes[c->pools[i].node].id, dims[i]);
+            snprintf(
+                note + len, note_size - len,
+                "%s'%s' is truncated at %zu levels (the cap); jobs beyond are lost in the model",
+                len ? "; " : "", m->nodes[c->pools[i].node].id, dims[i]);
         }
     }
 cleanup:
@@ -927,8 +929,9 @@ static void fn_setup(const ac_model *m, size_t v, tr_fn *F)
     double d = fn->duration, theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
     double e = isinf(theta) ? 0.0 : exp(-theta / d);
     F->node = v;
-    F->mode = fn_polled(m, v) ? TR_POLLED
-              : fn->invocation == AC_INVOCATION_ASYNC ? TR_ASYNC : TR_SYNC;
+    F->mode = fn_polled(m, v)                         ? TR_POLLED
+              : fn->invocation == AC_INVOCATION_ASYNC ? TR_ASYNC
+                                                      : TR_SYNC;
     F->retries = F->mode == TR_POLLED ? 0 : fn->retries;
     F->C = (double)fn->concurrency;
     F->Cp = F->C;
@@ -997,8 +1000,8 @@ static void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn la
     }
     r->warm = dn_sub(r->adm, rem);
     r->cold = dn_min(rem, dn_add(dn(F->s), dn_scale(g, it)));
-    r->refill = dn_min(dn(F->s),
-                       dn_add(r->cold, dn_scale(dn_sub(dn(F->G), dn_y(y, yd, o + FN_G)), it)));
+    r->refill =
+        dn_min(dn(F->s), dn_add(r->cold, dn_scale(dn_sub(dn(F->G), dn_y(y, yd, o + FN_G)), it)));
     r->starts = dn_add(r->warm, r->cold);
     r->starts_q = r->demand.v > 0.0 ? dn_div(dn_mul(r->starts, offer_q), r->demand) : dn(0.0);
     starts_o = dn_sub(r->starts, r->starts_q);
@@ -1049,11 +1052,9 @@ static void fn_drift(const tr_fn *F, const double *y, const double *yd, const tr
     dn_out(dy, o + FN_G, dn_sub(r->refill, r->cold), tangent);
     dn_out(dy, o + FN_U, r->du, tangent);
     if (F->mode == TR_ASYNC) {
-        dn_out(dy, o + FN_R1,
-               dn_sub(r->to1, dn_scale(dn_y(y, yd, o + FN_R1), 1.0 / TR_BACKOFF1)),
+        dn_out(dy, o + FN_R1, dn_sub(r->to1, dn_scale(dn_y(y, yd, o + FN_R1), 1.0 / TR_BACKOFF1)),
                tangent);
-        dn_out(dy, o + FN_R2,
-               dn_sub(r->to2, dn_scale(dn_y(y, yd, o + FN_R2), 1.0 / TR_BACKOFF2)),
+        dn_out(dy, o + FN_R2, dn_sub(r->to2, dn_scale(dn_y(y, yd, o + FN_R2), 1.0 / TR_BACKOFF2)),
                tangent);
     } else {
         dn_out(dy, o + FN_R1, dn_scale(dn_y(y, yd, o + FN_R1), -it), tangent);
@@ -1102,8 +1103,7 @@ static double harmonic(double k)
 }
 
 /* The parameters of queue node v; `fns`, `unit_of` give its consumer's. */
-static void q_setup(const ac_model *m, size_t v, const tr_fn *fns, const size_t *unit_of,
-                    tr_q *Q)
+static void q_setup(const ac_model *m, size_t v, const tr_fn *fns, const size_t *unit_of, tr_q *Q)
 {
     const ac_queue *q = &m->nodes[v].u.queue;
     const ac_route *rt = ac_an_queue_consumer(m, v);
@@ -1121,8 +1121,8 @@ static void q_setup(const ac_model *m, size_t v, const tr_fn *fns, const size_t 
         const ac_function *fn = &m->nodes[rt->to].u.function;
         const tr_fn *F = &fns[unit_of[rt->to]];
         double theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
-        double ok = (1.0 - fn->fail_prob) * -expm1(-fmin(theta, q->visibility_timeout) /
-                                                    fn->duration);
+        double ok =
+            (1.0 - fn->fail_prob) * -expm1(-fmin(theta, q->visibility_timeout) / fn->duration);
         Q->cons = unit_of[rt->to];
         Q->k = (double)rt->fanout;
         Q->slots = fmin((double)q->max_consumers, F->C);
@@ -1195,8 +1195,7 @@ static void gw_setup(const ac_model *m, size_t v, tr_gw *W)
     W->tau = W->bounded && W->r > 0.0 ? TR_RELAX * W->Z / W->r : TR_RELAX;
 }
 
-static void gw_rates(const tr_gw *W, const double *y, const double *yd, tr_dn lam,
-                     tr_gw_rates *r)
+static void gw_rates(const tr_gw *W, const double *y, const double *yd, tr_dn lam, tr_gw_rates *r)
 {
     memset(r, 0, sizeof *r);
     r->lam = lam;
@@ -1205,8 +1204,8 @@ static void gw_rates(const tr_gw *W, const double *y, const double *yd, tr_dn la
         return;
     }
     r->adm = dn_min(lam, dn_add(dn(W->r), dn_scale(dn_y(y, yd, W->off), 1.0 / W->tau)));
-    r->refill = dn_min(dn(W->r), dn_add(r->adm, dn_scale(dn_sub(dn(W->Z), dn_y(y, yd, W->off)),
-                                                         1.0 / W->tau)));
+    r->refill = dn_min(
+        dn(W->r), dn_add(r->adm, dn_scale(dn_sub(dn(W->Z), dn_y(y, yd, W->off)), 1.0 / W->tau)));
     r->rej = dn_sub(lam, r->adm);
 }
 
@@ -1308,7 +1307,8 @@ static int build_order(tr_ctx *c, ac_error *err)
             if (is_instant(c, v) && !used[v] && indeg[v] == 0)
                 pick = v;
         if (pick == AC_NONE) {
-            rc = ac_error_set(err, AC_EINPUT, "jobs circulate among gateways, queues and their "
+            rc = ac_error_set(err, AC_EINPUT,
+                              "jobs circulate among gateways, queues and their "
                               "consumers without ever waiting in a state");
             goto cleanup;
         }
@@ -1334,7 +1334,6 @@ static double dep_slope(const tr_pool *tp, const double *y)
     return y[tp->off] < 1.0 ? tp->cap : 0.0;
 }
 
-
 /* Add node v's outflow to the nodes its routes reach (a queue's polled consumer takes its
  * deliveries through the polling, not as inflow). */
 static void push_out(tr_ctx *c, size_t v)
@@ -1342,8 +1341,7 @@ static void push_out(tr_ctx *c, size_t v)
     size_t cons = c->m->nodes[v].kind == AC_NODE_QUEUE ? q_consumer_node(c, v) : AC_NONE;
     for (size_t e = c->rt.start[v]; e < c->rt.start[v + 1]; e++)
         if (c->rt.to[e] != cons)
-            c->lam[c->rt.to[e]] =
-                dn_add(c->lam[c->rt.to[e]], dn_scale(c->outf[v], c->rt.coef[e]));
+            c->lam[c->rt.to[e]] = dn_add(c->lam[c->rt.to[e]], dn_scale(c->outf[v], c->rt.coef[e]));
 }
 
 /*
@@ -1600,8 +1598,8 @@ static int driver_init(tr_driver *dr, tr_ctx *c, int dense, double h0)
     dr->sys.dimension = c->dim;
     dr->sys.params = c;
     dr->d = gsl_odeiv2_driver_alloc_y_new(&dr->sys,
-                                          dense ? gsl_odeiv2_step_msbdf : gsl_odeiv2_step_rkf45,
-                                          h0, c->opt->atol, c->opt->rtol);
+                                          dense ? gsl_odeiv2_step_msbdf : gsl_odeiv2_step_rkf45, h0,
+                                          c->opt->atol, c->opt->rtol);
     if (dr->d == NULL)
         return AC_ENOMEM;
     gsl_odeiv2_driver_set_nmax(dr->d, 50000000);
@@ -1740,14 +1738,16 @@ static int settle(tr_ctx *c, int dense, double t0, double *y, int *settled, ac_e
 
 static void node_free(ac_transient_node *n)
 {
-    double **arrays[] = {&n->arrival_rate, &n->throughput, &n->mean_jobs, &n->utilization,
-                         &n->loss_rate, &n->mean_response_time, &n->cum_arrivals,
-                         &n->cum_departures, &n->q_final, &n->in_system, &n->servers,
-                         &n->event_t, &n->change_t, &n->instances, &n->busy,
-                         &n->initialising, &n->idle, &n->cold_start_rate, &n->execution_rate,
-                         &n->throttle_rate, &n->failure_rate, &n->backlog, &n->tokens,
-                         &n->dead_letter_rate, &n->cum_lost, &n->cum_admitted,
-                         &n->cum_throttled, &n->cum_cold_starts};
+    double **arrays[] = {&n->arrival_rate,   &n->throughput,     &n->mean_jobs,
+                         &n->utilization,    &n->loss_rate,      &n->mean_response_time,
+                         &n->cum_arrivals,   &n->cum_departures, &n->q_final,
+                         &n->in_system,      &n->servers,        &n->event_t,
+                         &n->change_t,       &n->instances,      &n->busy,
+                         &n->initialising,   &n->idle,           &n->cold_start_rate,
+                         &n->execution_rate, &n->throttle_rate,  &n->failure_rate,
+                         &n->backlog,        &n->tokens,         &n->dead_letter_rate,
+                         &n->cum_lost,       &n->cum_admitted,   &n->cum_throttled,
+                         &n->cum_cold_starts};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
         free(*arrays[k]);
         *arrays[k] = NULL;
@@ -1772,13 +1772,13 @@ void ac_transient_free(ac_transient *tr)
  * bucket). */
 static int node_alloc(ac_transient_node *n, size_t ns, ac_node_kind kind, int bounded)
 {
-    double **common[] = {&n->arrival_rate, &n->throughput, &n->mean_jobs, &n->utilization,
-                         &n->loss_rate, &n->mean_response_time, &n->cum_arrivals,
-                         &n->cum_departures, &n->in_system};
-    double **fn[] = {&n->instances, &n->busy, &n->initialising, &n->idle, &n->cold_start_rate,
-                     &n->execution_rate, &n->throttle_rate, &n->failure_rate, &n->backlog,
-                     &n->tokens, &n->cum_lost, &n->cum_admitted, &n->cum_throttled,
-                     &n->cum_cold_starts};
+    double **common[] = {&n->arrival_rate, &n->throughput,     &n->mean_jobs,
+                         &n->utilization,  &n->loss_rate,      &n->mean_response_time,
+                         &n->cum_arrivals, &n->cum_departures, &n->in_system};
+    double **fn[] = {&n->instances,       &n->busy,           &n->initialising,  &n->idle,
+                     &n->cold_start_rate, &n->execution_rate, &n->throttle_rate, &n->failure_rate,
+                     &n->backlog,         &n->tokens,         &n->cum_lost,      &n->cum_admitted,
+                     &n->cum_throttled,   &n->cum_cold_starts};
     double **q[] = {&n->backlog, &n->dead_letter_rate, &n->cum_lost};
     double **gw[] = {&n->cum_lost, &n->tokens};
     double ***extra = NULL;
@@ -1825,16 +1825,13 @@ static double sl_mean_jobs(const tr_ctx *c, size_t v, const double *y)
         const double *x = y + c->qs[u].off;
         return pos(x[Q_X]) + pos(x[Q_V]) + pos(x[Q_Y]);
     }
-    case AC_NODE_GATEWAY:
-        return c->gws[u].bounded ? pos(c->gws[u].Z - y[c->gws[u].off]) : 0.0;
-    default:
-        return NAN;
+    case AC_NODE_GATEWAY: return c->gws[u].bounded ? pos(c->gws[u].Z - y[c->gws[u].off]) : 0.0;
+    default: return NAN;
     }
 }
 
 /* Record sample s of function i (the rates of tr_f at y). */
-static void record_fn(const tr_ctx *c, size_t i, ac_transient_node *n, size_t s,
-                      const double *y)
+static void record_fn(const tr_ctx *c, size_t i, ac_transient_node *n, size_t s, const double *y)
 {
     const tr_fn *F = &c->fns[i];
     const tr_fn_rates *r = &c->fr[i];
@@ -1907,8 +1904,7 @@ static void record_q(const tr_ctx *c, size_t i, ac_transient_node *n, size_t s, 
     n->cum_lost[s] = cnt[QC_L];
 }
 
-static void record_gw(const tr_ctx *c, size_t i, ac_transient_node *n, size_t s,
-                      const double *y)
+static void record_gw(const tr_ctx *c, size_t i, ac_transient_node *n, size_t s, const double *y)
 {
     const tr_gw *W = &c->gws[i];
     const tr_gw_rates *r = &c->gr[i];
@@ -2098,8 +2094,10 @@ static int set_servers(tr_ctx *c, ac_transient *tr, size_t j, double t, size_t n
         return rc;
     if (ac_solver_pool_model_dim(pm) != tp->dim) {
         ac_solver_pool_model_free(pm);
-        return ac_error_set(err, AC_ENUMERIC, "the model of '%s' at %zu servers changed its "
-                            "dimension", c->m->nodes[tp->node].id, n);
+        return ac_error_set(err, AC_ENUMERIC,
+                            "the model of '%s' at %zu servers changed its "
+                            "dimension",
+                            c->m->nodes[tp->node].id, n);
     }
     ac_solver_pool_model_free(tp->model);
     tp->model = pm;
@@ -2108,8 +2106,7 @@ static int set_servers(tr_ctx *c, ac_transient *tr, size_t j, double t, size_t n
     remap_state(c, tr, j, tp->N, (double)n, y);
     tp->N = (double)n;
     tp->cap = tp->N * tp->mu;
-    if (log_push(&nd->change_t, &nd->change_servers, &nd->nchanges, &tp->sc->ch_cap, t, n) !=
-        AC_OK)
+    if (log_push(&nd->change_t, &nd->change_servers, &nd->nchanges, &tp->sc->ch_cap, t, n) != AC_OK)
         return ac_error_set(err, AC_ENOMEM, "out of memory (scaling log)");
     return AC_OK;
 }
@@ -2410,8 +2407,7 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
                     const double *y1, const double *f1, double tau, double *out)
 {
     double d = t1 - t0, s = d > 0.0 ? (tau - t0) / d : 1.0, s2 = s * s, s3 = s2 * s;
-    double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
-           h11 = s3 - s2;
+    double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
     for (size_t k = 0; k < n; k++)
         out[k] = h00 * y0[k] + h10 * d * f0[k] + h01 * y1[k] + h11 * d * f1[k];
 }
@@ -2429,8 +2425,8 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * instances (prewarm_events). Events at the horizon itself are not applied (they belong to
  * the next period of a repeated profile): the scaling counts are over [0, horizon).
  */
-static int integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *tgt,
-                     size_t ntarget, double *y, ac_error *err)
+static int integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *tgt, size_t ntarget,
+                     double *y, ac_error *err)
 {
     size_t D = c->dim, s = 1, nsteps = 0, it = 0;
     double *y0 = malloc(D * sizeof *y0), *f0 = malloc(D * sizeof *f0);
@@ -2472,14 +2468,16 @@ static int integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *t
         if (c->nprewarm > 0)
             t_stop = fmin(t_stop, prewarm_next(c));
         if (!(t_stop > t)) { /* cannot happen: the events at t are done */
-            rc = ac_error_set(err, AC_ENUMERIC, "the transient's event times do not advance at "
-                              "t = %g s", t);
+            rc = ac_error_set(err, AC_ENUMERIC,
+                              "the transient's event times do not advance at "
+                              "t = %g s",
+                              t);
             goto cleanup;
         }
         while (t < t_stop) {
             double tp = t;
-            int st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop,
-                                             &h, y);
+            int st =
+                gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop, &h, y);
             if (st == GSL_SUCCESS && ++nsteps > 50000000)
                 st = GSL_EMAXITER;
             if (st != GSL_SUCCESS) {
@@ -2904,8 +2902,7 @@ int ac_transient_run(const ac_model *m, const ac_transient_options *opt, ac_tran
         tr->scaling_events += n->scaling_events;
     }
     for (size_t j = 0; j < c.npools; j++)
-        memcpy(tr->nodes[c.pools[j].node].q_final, y + c.pools[j].off,
-               c.pools[j].dim * sizeof *y);
+        memcpy(tr->nodes[c.pools[j].node].q_final, y + c.pools[j].off, c.pools[j].dim * sizeof *y);
     for (size_t v = 0; v < m->nnodes; v++)
         if (m->nodes[v].kind != AC_NODE_POOL)
             memcpy(tr->nodes[v].q_final, y + sl_off(&c, v), tr->nodes[v].dim * sizeof *y);

@@ -45,78 +45,89 @@ typedef struct bcase {
 
 static const bcase cases[] = {
     {"sync C=10, load 8: throttle (Erlang-B)",
-     "<architecture format=\"1\">" SRC("80/s", "f")
-     "<function id=\"f\" concurrency=\"10\" duration=\"100ms\" keep-alive=\"1000h\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "80/s", "f") "<function id=\"f\" concurrency=\"10\" duration=\"100ms\" "
+                      "keep-alive=\"1000h\"/></architecture>",
      "f", M_THROTTLE, 4000.0},
     {"sync C=70, 1000/s x 60 ms, cold 300 ms: throttle",
-     "<architecture format=\"1\">" SRC("1000/s", "f")
-     "<function id=\"f\" concurrency=\"70\" duration=\"60ms\" cold-start=\"300ms\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "1000/s", "f") "<function id=\"f\" concurrency=\"70\" duration=\"60ms\" "
+                        "cold-start=\"300ms\"/></architecture>",
      "f", M_THROTTLE, 600.0},
     {"sync C=10, f 20%, 2 retries: loss",
-     "<architecture format=\"1\">" SRC("50/s", "f")
-     "<function id=\"f\" concurrency=\"10\" duration=\"100ms\" fail-prob=\"20%\" retries=\"2\" "
-     "keep-alive=\"1000h\"/></architecture>",
+     "<architecture format=\"1\">" SRC("50/s",
+                                       "f") "<function id=\"f\" concurrency=\"10\" "
+                                            "duration=\"100ms\" fail-prob=\"20%\" retries=\"2\" "
+                                            "keep-alive=\"1000h\"/></architecture>",
      "f", M_LOSS, 4000.0},
     {"cold starts, 2/s x 0.5 s, keep-alive 5 s: cold fraction",
-     "<architecture format=\"1\">" SRC("2/s", "f")
-     "<function id=\"f\" concurrency=\"50\" duration=\"500ms\" cold-start=\"1s\" "
-     "keep-alive=\"5s\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "2/s", "f") "<function id=\"f\" concurrency=\"50\" duration=\"500ms\" cold-start=\"1s\" "
+                     "keep-alive=\"5s\"/></architecture>",
      "f", M_COLD, 20000.0},
     {"cold starts, same: mean response",
-     "<architecture format=\"1\">" SRC("2/s", "f")
-     "<function id=\"f\" concurrency=\"50\" duration=\"500ms\" cold-start=\"1s\" "
-     "keep-alive=\"5s\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "2/s", "f") "<function id=\"f\" concurrency=\"50\" duration=\"500ms\" cold-start=\"1s\" "
+                     "keep-alive=\"5s\"/></architecture>",
      "f", M_RESPONSE, 20000.0},
     {"cold starts, 20/s x 0.2 s, keep-alive 1 s: cold fraction",
-     "<architecture format=\"1\">" SRC("20/s", "f")
-     "<function id=\"f\" concurrency=\"100\" duration=\"200ms\" cold-start=\"500ms\" "
-     "keep-alive=\"1s\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "20/s",
+         "f") "<function id=\"f\" concurrency=\"100\" duration=\"200ms\" cold-start=\"500ms\" "
+              "keep-alive=\"1s\"/></architecture>",
      "f", M_COLD, 4000.0},
     {"cold starts, 0.05/s, keep-alive 30 s: cold fraction",
-     "<architecture format=\"1\">" SRC("0.05/s", "f")
-     "<function id=\"f\" concurrency=\"10\" duration=\"1s\" cold-start=\"2s\" "
-     "keep-alive=\"30s\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "0.05/s", "f") "<function id=\"f\" concurrency=\"10\" duration=\"1s\" cold-start=\"2s\" "
+                        "keep-alive=\"30s\"/></architecture>",
      "f", M_COLD, 200000.0},
     {"async C=4, load 3: mean response (Erlang-C)",
-     "<architecture format=\"1\">" SRC("3/s", "f")
-     "<function id=\"f\" invocation=\"async\" concurrency=\"4\" duration=\"1s\" timeout=\"1h\" "
-     "keep-alive=\"1000h\"/></architecture>",
+     "<architecture format=\"1\">" SRC("3/s",
+                                       "f") "<function id=\"f\" invocation=\"async\" "
+                                            "concurrency=\"4\" duration=\"1s\" timeout=\"1h\" "
+                                            "keep-alive=\"1000h\"/></architecture>",
      "f", M_RESPONSE, 20000.0},
     {"async C=8, load 6, timeout 1.5 d: mean response (M/G/C)",
-     "<architecture format=\"1\">" SRC("6/s", "f")
-     "<function id=\"f\" invocation=\"async\" concurrency=\"8\" duration=\"1s\" timeout=\"1500ms\" "
-     "retries=\"0\" keep-alive=\"1000h\"/></architecture>",
+     "<architecture format=\"1\">" SRC("6/s",
+                                       "f") "<function id=\"f\" invocation=\"async\" "
+                                            "concurrency=\"8\" duration=\"1s\" timeout=\"1500ms\" "
+                                            "retries=\"0\" keep-alive=\"1000h\"/></architecture>",
      "f", M_RESPONSE, 20000.0},
     {"gateway 100/s, burst 5, 90/s: rejected (M/D/1/K)",
-     "<architecture format=\"1\">" SRC("90/s", "g")
-     "<gateway id=\"g\" rate-limit=\"100/s\" burst=\"5\"/>"
-     "<pool id=\"p\" servers=\"1000\" service-rate=\"1/s\"/><route from=\"g\" to=\"p\"/>"
-     "</architecture>",
+     "<architecture format=\"1\">" SRC(
+         "90/s",
+         "g") "<gateway id=\"g\" rate-limit=\"100/s\" burst=\"5\"/>"
+              "<pool id=\"p\" servers=\"1000\" service-rate=\"1/s\"/><route from=\"g\" to=\"p\"/>"
+              "</architecture>",
      "g", M_REJECT, 2000.0},
     {"queue, 3 consumers, load 2: time in queue (Erlang-C)",
-     "<architecture format=\"1\">" SRC("4/s", "q")
-     "<queue id=\"q\" batch-size=\"1\" max-consumers=\"3\"/>"
-     "<function id=\"f\" concurrency=\"10\" duration=\"500ms\" keep-alive=\"1000h\"/>"
-     "<route from=\"q\" to=\"f\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "4/s",
+         "q") "<queue id=\"q\" batch-size=\"1\" max-consumers=\"3\"/>"
+              "<function id=\"f\" concurrency=\"10\" duration=\"500ms\" keep-alive=\"1000h\"/>"
+              "<route from=\"q\" to=\"f\"/></architecture>",
      "q", M_RESPONSE, 20000.0},
     {"queue, f 30%, 3 receives: dead letters",
-     "<architecture format=\"1\">" SRC("4/s", "q")
-     "<queue id=\"q\" batch-size=\"1\" max-consumers=\"10\" visibility-timeout=\"5s\" "
-     "max-receives=\"3\"/>"
-     "<function id=\"f\" concurrency=\"10\" duration=\"100ms\" fail-prob=\"30%\" "
-     "keep-alive=\"1000h\"/><route from=\"q\" to=\"f\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "4/s",
+         "q") "<queue id=\"q\" batch-size=\"1\" max-consumers=\"10\" visibility-timeout=\"5s\" "
+              "max-receives=\"3\"/>"
+              "<function id=\"f\" concurrency=\"10\" duration=\"100ms\" fail-prob=\"30%\" "
+              "keep-alive=\"1000h\"/><route from=\"q\" to=\"f\"/></architecture>",
      "q", M_DEAD, 20000.0},
     {"queue, fan-out 8, 976 msgs/s: messages held",
-     "<architecture format=\"1\">" SRC("976/s", "q")
-     "<queue id=\"q\" batch-size=\"1\" max-consumers=\"1000\"/>"
-     "<function id=\"f\" concurrency=\"1000\" duration=\"100ms\" keep-alive=\"1000h\"/>"
-     "<route from=\"q\" to=\"f\" fanout=\"8\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "976/s",
+         "q") "<queue id=\"q\" batch-size=\"1\" max-consumers=\"1000\"/>"
+              "<function id=\"f\" concurrency=\"1000\" duration=\"100ms\" keep-alive=\"1000h\"/>"
+              "<route from=\"q\" to=\"f\" fanout=\"8\"/></architecture>",
      "q", M_HELD, 300.0},
     {"queue, fan-out 8, same: consumer executions busy",
-     "<architecture format=\"1\">" SRC("976/s", "q")
-     "<queue id=\"q\" batch-size=\"1\" max-consumers=\"1000\"/>"
-     "<function id=\"f\" concurrency=\"1000\" duration=\"100ms\" keep-alive=\"1000h\"/>"
-     "<route from=\"q\" to=\"f\" fanout=\"8\"/></architecture>",
+     "<architecture format=\"1\">" SRC(
+         "976/s",
+         "q") "<queue id=\"q\" batch-size=\"1\" max-consumers=\"1000\"/>"
+              "<function id=\"f\" concurrency=\"1000\" duration=\"100ms\" keep-alive=\"1000h\"/>"
+              "<route from=\"q\" to=\"f\" fanout=\"8\"/></architecture>",
      "f", M_BUSY, 300.0},
 };
 
@@ -167,8 +178,7 @@ int main(void)
     int bad = 0;
     double t_an = 0.0, t_sim = 0.0;
     gsl_set_error_handler_off();
-    printf("%-58s %12s %8s %22s %s\n", "case", "analysis", "stated", "simulation (95%)",
-           "agree");
+    printf("%-58s %12s %8s %22s %s\n", "case", "analysis", "stated", "simulation (95%)", "agree");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const bcase *bc = &cases[k];
         ac_model *m = NULL;
@@ -219,9 +229,8 @@ int main(void)
         tol = stated * fabs(av) + 1.7 * se->ci95 + 0.005 * fabs(av) +
               (is_probability(bc->what) ? 1e-4 : 0.0);
         ok = fabs(av - se->mean) <= tol;
-        printf("%-58s %12.6g %7.2g%% %12.6g +- %-8.2g %s\n", bc->name, av,
-               100.0 * stated, se->mean, se->ci95,
-               ok ? "yes" : "NO");
+        printf("%-58s %12.6g %7.2g%% %12.6g +- %-8.2g %s\n", bc->name, av, 100.0 * stated, se->mean,
+               se->ci95, ok ? "yes" : "NO");
         if (!ok)
             bad = 1;
         ac_sim_result_free(sr);

@@ -198,8 +198,7 @@ int ac_solver_law_quantile(double (*cdf)(const void *ctx, double t), const void 
 }
 
 /* The response mixture: weights over i failed executions before the successful one. */
-static void response_mixture(ac_solver_function_result *r, double pf, size_t retries,
-                             double t_fail)
+static void response_mixture(ac_solver_function_result *r, double pf, size_t retries, double t_fail)
 {
     size_t n = retries + 1 < AC_SOLVER_FN_MAX_TRIES ? retries + 1 : AC_SOLVER_FN_MAX_TRIES;
     double total = 0.0, shift = 0.0;
@@ -334,16 +333,14 @@ int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solv
             } else if (A > 0.0) {
                 double scale = 0.5 * (1.0 + r->occupancy_scv);
                 r->wait_probability = ac_solver_erlang_c(C, A);
-                r->mean_wait = r->wait_probability * scale /
-                               ((double)C / r->occupancy - att);
+                r->mean_wait = r->wait_probability * scale / ((double)C / r->occupancy - att);
                 r->wait_rate = r->mean_wait > 0.0 ? r->wait_probability / r->mean_wait : 0.0;
                 /* the wait's error, as a share of the time at the function, and the
                    cold-start formula's */
                 double scv_gap = fabs(r->occupancy_scv - 1.0);
-                r->expected_rel_error =
-                    (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) * r->mean_wait /
-                        (r->mean_wait + r->occupancy) +
-                    0.5 * p_cold * c0 / r->occupancy;
+                r->expected_rel_error = (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) *
+                                            r->mean_wait / (r->mean_wait + r->occupancy) +
+                                        0.5 * p_cold * c0 / r->occupancy;
                 if (r->expected_rel_error > 1e-9)
                     r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
                 else
@@ -370,8 +367,7 @@ int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solv
     }
     {
         double ey = e < 1.0 ? d - (isinf(theta) ? 0.0 : theta * e / (1.0 - e)) : theta;
-        double one = r->cold_request * c0 + ey +
-                     (mode == AC_SOLVER_FN_ASYNC ? r->mean_wait : 0.0);
+        double one = r->cold_request * c0 + ey + (mode == AC_SOLVER_FN_ASYNC ? r->mean_wait : 0.0);
         double mean = 0.0;
         for (size_t i = 0; i < r->ntries; i++)
             mean += r->weight[i] * (r->shift[i] + one);

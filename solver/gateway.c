@@ -23,7 +23,7 @@
 
 #include "archcheck/serverless.h"
 
-#define AC_GW_KMAX 4000
+#define AC_GW_KMAX      4000
 #define AC_GW_RHO_FLUID 20.0
 
 int ac_solver_gateway_solve(const ac_gateway *gw, double arrival_rate, double capacity_loss,

@@ -62,8 +62,8 @@ static double wait_cdf(const ac_solver_queue_result *r, double t)
         return 0.0;
     if (r->slots_model == NULL)
         return 1.0;
-    return 1.0 - ac_solver_pool_wait_ccdf(r->slots_model, r->slots_model->operating,
-                                          t / r->wait_scale);
+    return 1.0 -
+           ac_solver_pool_wait_ccdf(r->slots_model, r->slots_model->operating, t / r->wait_scale);
 }
 
 double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t)
@@ -100,9 +100,8 @@ static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size
 }
 
 int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
-                          const ac_solver_queue_consumer *consumer,
-                          const ac_solver_options *opt, ac_solver_queue_result *out,
-                          ac_error *err)
+                          const ac_solver_queue_consumer *consumer, const ac_solver_options *opt,
+                          ac_solver_queue_result *out, ac_error *err)
 {
     const ac_function *fn = consumer->function;
     double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec;
@@ -189,8 +188,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         const ac_solver_kpi *kp = &out->slots_model->kpi;
         double nf = 0.0, tot = 0.0, pd = out->delivery_failure;
         out->reject_probability = kp->loss_probability;
-        out->execution_rate = lam_exec * (1.0 - kp->loss_probability) *
-                              (out->batching ? (double)q->batch_size : 1.0);
+        out->execution_rate =
+            lam_exec * (1.0 - kp->loss_probability) * (out->batching ? (double)q->batch_size : 1.0);
         out->throughput = out->execution_rate / (double)k;
         out->wait_probability = kp->wait_probability;
         for (size_t i = 0; i < R && i < AC_SOLVER_FN_MAX_TRIES; i++) {
