@@ -101,10 +101,10 @@ static void add_checks(builder *b, const ac_compare_run *run)
                     break;
                 }
             if (row == NULL)
-                row = add_row(b, c->name, "check", 1,
-                              c->node != AC_NONE && c->node < m->nnodes ? m->nodes[c->node].id
-                                                                         : NULL,
-                              c->unit, c->upper ? AC_COMPARE_LOWER : AC_COMPARE_HIGHER, occ);
+                row =
+                    add_row(b, c->name, "check", 1,
+                            c->node != AC_NONE && c->node < m->nnodes ? m->nodes[c->node].id : NULL,
+                            c->unit, c->upper ? AC_COMPARE_LOWER : AC_COMPARE_HIGHER, occ);
             if (row == NULL)
                 return;
             row->cells[v].has_status = 1;
@@ -118,10 +118,21 @@ static void add_checks(builder *b, const ac_compare_run *run)
     }
 }
 
-typedef enum kpi { KPI_UTIL = 0, KPI_MEAN, KPI_P95, KPI_LOSS, KPI_COUNT } kpi;
+typedef enum kpi {
+    KPI_UTIL = 0,
+    KPI_MEAN,
+    KPI_P95,
+    KPI_LOSS,
+    KPI_COLD_STARTS, /* functions, over the transient: what cold-start remedies change */
+    KPI_PEAK_THROTTLE,
+    KPI_COUNT
+} kpi;
 
-static int node_kpi(const ac_node_analysis *na, kpi k, double *out)
+static int node_kpi(const ac_analysis *a, size_t j, kpi k, double *out)
 {
+    const ac_node_analysis *na = &a->nodes[j];
+    const ac_transient *tr = a->transient;
+    const ac_transient_node *tn = tr != NULL && j < tr->nnodes ? &tr->nodes[j] : NULL;
     if (!na->analysed)
         return 0;
     switch (k) {
@@ -129,6 +140,18 @@ static int node_kpi(const ac_node_analysis *na, kpi k, double *out)
     case KPI_MEAN: *out = na->overload ? INFINITY : na->mean_response_time; break;
     case KPI_P95: *out = na->overload ? INFINITY : na->p95; break;
     case KPI_LOSS: *out = na->loss_probability; break;
+    case KPI_COLD_STARTS:
+        if (tn == NULL || tn->cum_cold_starts == NULL || tr->nsamples == 0)
+            return 0;
+        *out = tn->cum_cold_starts[tr->nsamples - 1];
+        break;
+    case KPI_PEAK_THROTTLE:
+        if (tn == NULL || tn->throttle_rate == NULL || tr->nsamples == 0)
+            return 0;
+        *out = 0.0;
+        for (size_t s = 0; s < tr->nsamples; s++)
+            *out = fmax(*out, tn->throttle_rate[s]);
+        break;
     case KPI_COUNT: return 0;
     }
     return !isnan(*out);
@@ -141,7 +164,9 @@ static void add_node_kpis(builder *b, const ac_compare_run *run)
     } kpis[KPI_COUNT] = {{"utilization", "utilization", ""},
                          {"mean_response_time", "mean response time", "s"},
                          {"p95_response_time", "response time p95", "s"},
-                         {"loss_probability", "loss probability", ""}};
+                         {"loss_probability", "loss probability", ""},
+                         {"cold_starts", "cold starts over the profile", ""},
+                         {"peak_throttle_rate", "peak throttle rate over the profile", "/s"}};
     for (size_t v = 0; v < run->nvariants && !b->oom; v++) {
         const ac_model *m = run->variants[v].model;
         if (m == NULL || run->variants[v].analysis == NULL)
@@ -172,7 +197,7 @@ static void add_node_kpis(builder *b, const ac_compare_run *run)
                     j = ac_model_find_node(mw, id);
                     if (j == AC_NONE || j >= aw->nnodes)
                         continue;
-                    if (node_kpi(&aw->nodes[j], (kpi)k, &row->cells[w].value)) {
+                    if (node_kpi(aw, j, (kpi)k, &row->cells[w].value)) {
                         row->cells[w].present = 1;
                         present++;
                     }
@@ -191,13 +216,11 @@ static void add_global_kpis(builder *b, const ac_compare_run *run)
     static const struct {
         const char *metric, *name, *unit;
         ac_compare_better better;
-    } rows[] = {{"end_to_end_mean_response_time", "end to end mean response time", "s",
-                 AC_COMPARE_LOWER},
-                {"end_to_end_p95_response_time", "end to end response time p95", "s",
-                 AC_COMPARE_LOWER},
-                {"end_to_end_p99_response_time", "end to end response time p99", "s",
-                 AC_COMPARE_LOWER},
-                {"headroom", "headroom factor", "", AC_COMPARE_HIGHER}};
+    } rows[] = {
+        {"end_to_end_mean_response_time", "end to end mean response time", "s", AC_COMPARE_LOWER},
+        {"end_to_end_p95_response_time", "end to end response time p95", "s", AC_COMPARE_LOWER},
+        {"end_to_end_p99_response_time", "end to end response time p99", "s", AC_COMPARE_LOWER},
+        {"headroom", "headroom factor", "", AC_COMPARE_HIGHER}};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0] && !b->oom; k++) {
         size_t present = 0;
         ac_compare_row *row =
@@ -244,7 +267,7 @@ static size_t find_best(const ac_compare_row *r, size_t n)
             continue;
         present++;
         if (best == AC_NONE || (r->better == AC_COMPARE_LOWER ? c->value < r->cells[best].value
-                                                                : c->value > r->cells[best].value))
+                                                              : c->value > r->cells[best].value))
             best = v;
     }
     if (present < 2 || best == AC_NONE)
@@ -254,8 +277,8 @@ static size_t find_best(const ac_compare_row *r, size_t n)
         double a = c->value, b = r->cells[best].value;
         if (!c->present || isnan(a))
             continue;
-        if (a == b || (isfinite(a) && isfinite(b) &&
-                       fabs(a - b) <= TIE_REL * fmax(fabs(a), fabs(b))))
+        if (a == b ||
+            (isfinite(a) && isfinite(b) && fabs(a - b) <= TIE_REL * fmax(fabs(a), fabs(b))))
             ties++;
     }
     return ties == 1 ? best : AC_NONE;
@@ -322,7 +345,9 @@ void ac_report_compare_value_format(char *buf, size_t n, double v, const char *u
         snprintf(buf, n, "%s", unicode ? "\xE2\x80\x93" : "-");
     } else if (isinf(v)) {
         snprintf(buf, n, "%s",
-                 v > 0 ? "unbounded" : unicode ? "\xE2\x88\x92\xE2\x88\x9E" : "-unbounded");
+                 v > 0     ? "unbounded"
+                 : unicode ? "\xE2\x88\x92\xE2\x88\x9E"
+                           : "-unbounded");
     } else if (strcmp(unit, "s") == 0) {
         double a = fabs(v);
         if (v == 0.0)

@@ -498,6 +498,27 @@ static void test_cli_every_variant(void **state)
     for (const char *p = r.out; (p = strstr(p, "\"verdict\": \"fail\"")) != NULL; p++)
         verdicts++;
     assert_int_equal(verdicts, 5); /* ingest's throttling fails the loss requirement in all */
+    {
+        /* the burst lifts shard from 781 to 8 x 70 / 60 ms x 100 ms = 933 busy instances:
+           at least 933 - 800 (warm at the start, keep-alive 10 min) new ones start cold;
+           SnapStart's shorter initialisation needs fewer, provisioned concurrency (800, the
+           warm pool it already has) changes nothing */
+        char *row = json_row(r.out, "'shard' cold starts over the profile");
+        double v[5];
+        const char *p = row;
+        for (size_t i = 0; i < 5; i++) {
+            p = strstr(p, "\"value\": ");
+            assert_non_null(p);
+            p += strlen("\"value\": ");
+            v[i] = strtod(p, NULL);
+        }
+        print_message("shard cold starts: baseline %g, provisioned %g, snapstart %g\n", v[0],
+                      v[2], v[3]);
+        assert_true(v[0] >= 133.0 && v[0] < 250.0);
+        assert_double_close(v[2], v[0], 0, 1e-3);
+        assert_true(v[3] < 0.9 * v[0]);
+        free(row);
+    }
     ac_test_run_free(&r);
 
     r = run_ac("compare", "samples/overloaded.xml", "-f", "json", NULL);
