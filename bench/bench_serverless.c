@@ -30,7 +30,8 @@ typedef enum metric {
     M_LOSS,
     M_REJECT,
     M_DEAD,
-    M_HELD
+    M_HELD,
+    M_E2E_LOSS /* end to end: throttled, rejected, 504, dead-lettered */
 } metric;
 
 typedef struct bcase {
@@ -122,6 +123,27 @@ static const bcase cases[] = {
               "<function id=\"f\" concurrency=\"1000\" duration=\"100ms\" keep-alive=\"1000h\"/>"
               "<route from=\"q\" to=\"f\" fanout=\"8\"/></architecture>",
      "q", M_HELD, 300.0},
+    {"same, 2 provisioned instances: cold fraction",
+     "<architecture format=\"1\">" SRC(
+         "2/s",
+         "f") "<function id=\"f\" concurrency=\"50\" duration=\"500ms\" cold-start=\"1s\" "
+              "keep-alive=\"5s\"/>"
+              "<mitigation id=\"pc\" kind=\"provisioned-concurrency\" target=\"f\" amount=\"2\"/>"
+              "</architecture>",
+     "f", M_COLD, 20000.0},
+    {"gateway timeout 0.3 s, 100 ms function: 504s end to end",
+     "<architecture format=\"1\">" SRC(
+         "50/s",
+         "g") "<gateway id=\"g\" timeout=\"300ms\"/>"
+              "<function id=\"f\" concurrency=\"100\" duration=\"100ms\" keep-alive=\"1000h\"/>"
+              "<route from=\"g\" to=\"f\"/></architecture>",
+     "g", M_E2E_LOSS, 4000.0},
+    {"async C=10, f 30%, 2 retries after back-off: loss",
+     "<architecture format=\"1\">" SRC(
+         "20/s",
+         "f") "<function id=\"f\" invocation=\"async\" concurrency=\"10\" duration=\"100ms\" "
+              "fail-prob=\"30%\" keep-alive=\"1000h\"/></architecture>",
+     "f", M_LOSS, 20000.0},
     {"queue, fan-out 8, same: consumer executions busy",
      "<architecture format=\"1\">" SRC(
          "976/s",
@@ -133,7 +155,8 @@ static const bcase cases[] = {
 
 static int is_probability(metric w)
 {
-    return w == M_THROTTLE || w == M_COLD || w == M_LOSS || w == M_REJECT || w == M_DEAD;
+    return w == M_THROTTLE || w == M_COLD || w == M_LOSS || w == M_REJECT || w == M_DEAD ||
+           w == M_E2E_LOSS;
 }
 
 static double analysis_value(const ac_node_analysis *na, metric w)
@@ -147,6 +170,7 @@ static double analysis_value(const ac_node_analysis *na, metric w)
     case M_REJECT: return na->loss_probability;
     case M_DEAD: return na->queue != NULL ? na->queue->dead_letter_probability : NAN;
     case M_HELD: return na->mean_jobs;
+    case M_E2E_LOSS: return NAN; /* end to end: read by the caller */
     }
     return NAN;
 }
@@ -162,6 +186,7 @@ static const ac_sim_estimate *sim_value(const ac_sim_node_result *r, metric w)
     case M_REJECT: return &r->throttle_fraction;
     case M_DEAD: return &r->dead_letter_fraction;
     case M_HELD: return &r->mean_jobs;
+    case M_E2E_LOSS: return NULL; /* end to end: read by the caller */
     }
     return NULL;
 }
@@ -199,6 +224,11 @@ int main(void)
                 fprintf(stderr, "  %s\n", d.items[i].message);
             return 2;
         }
+        /* a case with a mitigation is the mitigated design */
+        if (m->nmitigations > 0 && ac_model_apply_mitigation(m, 0, NULL, 0, &err) != AC_OK) {
+            fprintf(stderr, "bench_serverless: case %zu: %s\n", k, err.message);
+            return 2;
+        }
         ac_analysis_options_init(&opt);
         opt.validate = AC_VALIDATE_NEVER;
         opt.headroom = 0;
@@ -221,10 +251,16 @@ int main(void)
         }
         t_sim += now() - t0;
         node = ac_model_find_node(m, bc->node);
-        av = analysis_value(&a->nodes[node], bc->what);
-        se = sim_value(&sr->nodes[node], bc->what);
-        stated = bc->what == M_COLD ? a->nodes[node].function->cold_rel_error
-                                    : a->nodes[node].expected_rel_error;
+        if (bc->what == M_E2E_LOSS) {
+            av = a->e2e.loss_probability;
+            se = &sr->entries[0].failure_probability;
+            stated = a->e2e.expected_rel_error;
+        } else {
+            av = analysis_value(&a->nodes[node], bc->what);
+            se = sim_value(&sr->nodes[node], bc->what);
+            stated = bc->what == M_COLD ? a->nodes[node].function->cold_rel_error
+                                        : a->nodes[node].expected_rel_error;
+        }
         /* 1.7 half-widths: about a 99.8% interval, so that 14 cases rarely fail by chance */
         tol = stated * fabs(av) + 1.7 * se->ci95 + 0.005 * fabs(av) +
               (is_probability(bc->what) ? 1e-4 : 0.0);
