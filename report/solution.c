@@ -59,8 +59,8 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
         if (r == NULL || a->nodes[i].overload)
             continue;
         fprintf(fp, "%s: load %.4g, %zu level%s solved (tail %.2g), %zu equilibri%s%s\n",
-                m->nodes[i].id, r->load, r->truncation, r->truncation == 1 ? "" : "s",
-                r->tail_mass, r->nequilibria, r->nequilibria == 1 ? "um" : "a",
+                m->nodes[i].id, r->load, r->truncation, r->truncation == 1 ? "" : "s", r->tail_mass,
+                r->nequilibria, r->nequilibria == 1 ? "um" : "a",
                 r->bistable ? " (METASTABLE)" : "");
         for (size_t e = 0; e < r->nequilibria; e++) {
             const ac_solver_equilibrium *eq = &r->equilibria[e];
@@ -81,6 +81,43 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
             fprintf(fp, "  smallest burst into the bad state: +%.6g jobs/s for %.4gs (%.6g jobs)\n",
                     r->smallest_burst.extra_rate, r->smallest_burst.duration,
                     r->smallest_burst.jobs);
+    }
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        if (na->function != NULL) {
+            const ac_solver_function_result *f = na->function;
+            fprintf(fp,
+                    "%s: %s, %.4g of %zu instances busy (%.4g Erlangs offered), throttled "
+                    "%.3g%s, executions failing %.3g, cold starts %.3g (%.4g/s)",
+                    m->nodes[i].id,
+                    f->mode == AC_SOLVER_FN_POLLED  ? "polled by its queue"
+                    : f->mode == AC_SOLVER_FN_ASYNC ? "async"
+                                                    : "sync",
+                    f->busy, f->concurrency, f->load, f->throttle_probability,
+                    f->mode == AC_SOLVER_FN_SYNC ? " (Erlang-B)" : "", f->execution_failure,
+                    f->cold_probability, f->cold_start_rate);
+            if (f->mode == AC_SOLVER_FN_ASYNC && !f->overload)
+                fprintf(fp, ", waits %.3g (mean %.4gs)", f->wait_probability, f->mean_wait);
+            fputc('\n', fp);
+        } else if (na->queue != NULL) {
+            const ac_solver_queue_result *q = na->queue;
+            fprintf(fp,
+                    "%s: %zu consumer slots, %.4g Erlangs of executions, deliveries failing "
+                    "%.3g, %.4g receives per message, dead letters %.3g, rejected %.3g%s\n",
+                    m->nodes[i].id, q->slots, q->load, q->delivery_failure, q->receives,
+                    q->dead_letter_probability, q->reject_probability,
+                    q->batching ? " (runs with a backlog: batches fill up)" : "");
+        } else if (na->gateway != NULL) {
+            const ac_solver_gateway_result *g = na->gateway;
+            if (isinf(g->rate_limit))
+                fprintf(fp, "%s: no rate limit\n", m->nodes[i].id);
+            else
+                fprintf(fp,
+                        "%s: token bucket %.6g/s with %zu tokens, load %.4g, rejected (429) "
+                        "%.3g (M/D/1/K%s), %.4g tokens in use\n",
+                        m->nodes[i].id, g->rate_limit, g->bucket, g->load, g->reject_probability,
+                        g->bound ? ", an upper bound" : "", g->mean_deficit);
+        }
     }
     if (a->e2e.available) {
         fputs("\nend to end: mean ", fp);

@@ -1528,6 +1528,15 @@ static void test_solve_outputs(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"scaling_events\": 39"));
     ac_test_run_free(&r);
+    /* the serverless stages' own lines in the steady-state text */
+    r = run_ac("solve", "samples/serverless-pipeline.xml", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "ingest: sync, 58.58 of 70 instances busy (60 Erlangs offered), "
+                                  "throttled 0.0237 (Erlang-B)"));
+    assert_non_null(strstr(r.out, "shard: polled by its queue"));
+    assert_non_null(strstr(r.out, "jobs: 1000 consumer slots"));
+    assert_non_null(strstr(r.out, "api: token bucket 1500/s with 300 tokens"));
+    ac_test_run_free(&r);
     /* the serverless stages' series: at the burst's plateau (2500/s against a 1500/s
        bucket) the gateway rejects 1000/s; before the burst nothing */
     r = run_ac("solve", "--transient", "--format", "csv", "samples/serverless-pipeline.xml",
