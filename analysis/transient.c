@@ -2951,6 +2951,25 @@ int ac_an_transient_solve(const ac_model *m, const ac_analysis_options *opt, ac_
         snprintf(a->transient_note, sizeof a->transient_note, "the model has no <profile>");
         return AC_OK;
     }
+    if (opt->transient == AC_TRANSIENT_AUTO) {
+        /* integrate only for a requirement that reads the trajectories: scaling, or recovery
+           from a burst that some profile has */
+        int need = 0, burst = 0;
+        for (size_t q = 0; q < m->nprofiles && !burst; q++) {
+            double tp, te;
+            burst = profile_burst(&m->profiles[q], &tp, &te);
+        }
+        for (size_t q = 0; q < m->nrequirements; q++)
+            need |= m->requirements[q].kind == AC_REQ_SCALING ||
+                    (m->requirements[q].kind == AC_REQ_RECOVERY && burst);
+        if (!need) {
+            snprintf(a->transient_note, sizeof a->transient_note, "%s",
+                     burst ? "no requirement reads the transient (recovery, scaling)"
+                           : "no profile has a burst above its base rate (its first point's) "
+                             "that returns to the base rate");
+            return AC_OK;
+        }
+    }
     topt.scale *= a->scale;
     rc = ac_transient_run(m, &topt, &a->transient, &e);
     if (rc == AC_ENOMEM)

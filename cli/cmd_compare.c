@@ -248,6 +248,15 @@ int ac_cli_compare(int argc, char **argv)
         goto cleanup;
     }
     ac_cli_run_opts_apply(&ro, &aopt);
+    {
+        /* the comparison's cold-start and throttle rows read the transient: integrate it
+           whenever every input has a profile to follow */
+        int all = 1;
+        for (size_t f = 0; f < nfiles; f++)
+            all = all && s.in.models[f]->nprofiles > 0;
+        if (all)
+            aopt.transient = AC_TRANSIENT_ALWAYS;
+    }
     if (!ro.has_seed && s.in.models[0]->faults.has_seed)
         aopt.sim.seed = s.in.models[0]->faults.seed;
 

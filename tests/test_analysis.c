@@ -1820,6 +1820,36 @@ static void test_serverless_recovery(void **state)
     fx_free(&f);
 }
 
+/* By default the transient is integrated only for a requirement that reads it (recovery
+ * from a burst, scaling): a profile alone costs nothing, and a recovery requirement without
+ * a burst that returns is inconclusive at once, with the reason. */
+static void test_transient_only_when_needed(void **state)
+{
+    fx f;
+    (void)state;
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"p\" rate=\"5/s\"/>\n"
+                "<profile source=\"s\"><point at=\"0s\" rate=\"5/s\"/>"
+                "<point at=\"60s\" rate=\"8/s\"/></profile></workload>\n"
+                "<pool id=\"p\" servers=\"1\" service-rate=\"10/s\"/>\n"
+                "<requirements><utilization max=\"0.9\"/></requirements>\n"
+                "</architecture>\n");
+    assert_null(f.a->transient);
+    assert_non_null(strstr(f.a->transient_note, "no profile has a burst"));
+    fx_free(&f);
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"p\" rate=\"5/s\"/>\n"
+                "<profile source=\"s\"><point at=\"0s\" rate=\"5/s\"/>"
+                "<point at=\"60s\" rate=\"8/s\"/></profile></workload>\n"
+                "<pool id=\"p\" servers=\"1\" service-rate=\"10/s\"/>\n"
+                "<requirements><recovery max=\"60s\"/></requirements>\n"
+                "</architecture>\n");
+    assert_null(f.a->transient);
+    assert_int_equal(check_at(f.a, 5, AC_NONE)->status, AC_CHECK_INCONCLUSIVE);
+    assert_non_null(strstr(find_diag(&f.d, "AC900", NULL)->message, "no profile has a burst"));
+    fx_free(&f);
+}
+
 /* ---- 9. Determinism --------------------------------------------------------------------------- */
 
 /* The KPIs of every node and end to end, as a flat array of doubles. */
@@ -1979,6 +2009,7 @@ int main(void)
         cmocka_unit_test(test_serverless_overload),
         cmocka_unit_test(test_serverless_against_simulation),
         cmocka_unit_test(test_serverless_recovery),
+        cmocka_unit_test(test_transient_only_when_needed),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_qna_against_simulation),
     };

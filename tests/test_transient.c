@@ -43,6 +43,9 @@ static ac_analysis_options base_opt(void)
     ac_analysis_options_init(&o);
     o.validate = AC_VALIDATE_NEVER;
     o.headroom = 0;
+    /* the trajectories are under test: integrate them even without a requirement that
+       reads them (AUTO would skip them then) */
+    o.transient = AC_TRANSIENT_ALWAYS;
     return o;
 }
 

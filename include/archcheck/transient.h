@@ -81,7 +81,8 @@ extern "C" {
 
 /* When ac_analysis_run integrates the transient (ac_analysis_options.transient). */
 typedef enum ac_transient_mode {
-    AC_TRANSIENT_AUTO = 0, /* when the model has a <profile> (default) */
+    AC_TRANSIENT_AUTO = 0, /* when the model has a <profile> and a requirement reads the
+                              trajectories: scaling, or recovery from a burst (default) */
     AC_TRANSIENT_ALWAYS,   /* always (a model without profile needs options.horizon) */
     AC_TRANSIENT_NEVER
 } ac_transient_mode;
