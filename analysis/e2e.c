@@ -733,6 +733,17 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         a->e2e.throughput = succ * a->scale;
         /* the lattice adds up to half a step per node to a quantile */
         a->e2e.expected_rel_error = max_err + c.h / fmax(a->e2e.p50, c.h);
+        /* the loss carries the nodes' errors; a gateway's 504s are read off the lattice,
+           whose step moves the timeout by up to half a step: a relative change of the late
+           mass of at most h over the shorter of the timeout and the mean */
+        a->e2e.loss_rel_error = max_err;
+        for (size_t i = 0; i < m->nnodes; i++)
+            if (a->nodes[i].gateway != NULL && a->nodes[i].arrival_rate > 0.0 &&
+                isfinite(m->nodes[i].u.gateway.timeout) && a->e2e.mean_response_time > 0.0) {
+                double scale = fmin(m->nodes[i].u.gateway.timeout, a->e2e.mean_response_time);
+                a->e2e.loss_rel_error =
+                    fmax(a->e2e.loss_rel_error, max_err + c.h / fmax(scale, c.h));
+            }
     }
 cleanup:
     ctx_free(&c);

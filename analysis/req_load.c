@@ -47,7 +47,7 @@ void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
  * or a note saying why there is none. */
 static void node_or_end_to_end(ac_an_ctx *c, const ac_requirement *r, ac_req_outcome *o,
                                double node_value, double node_error, double e2e_value,
-                               const char *what)
+                               double e2e_error, const char *what)
 {
     if (r->target != AC_NONE) {
         if (c->a->nodes[r->target].analysed) {
@@ -60,7 +60,7 @@ static void node_or_end_to_end(ac_an_ctx *c, const ac_requirement *r, ac_req_out
         }
     } else if (c->a->e2e.available && !isnan(e2e_value)) {
         o->value = e2e_value;
-        o->rel_error = c->a->e2e.expected_rel_error;
+        o->rel_error = e2e_error;
         o->evaluated = 1;
     } else {
         snprintf(o->note, sizeof o->note, "the end-to-end %s is not available", what);
@@ -78,7 +78,7 @@ void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     o.metric = AC_OUT_LOSS;
     node_or_end_to_end(c, r, &o, na != NULL ? na->loss_probability : NAN,
                        na != NULL ? na->expected_rel_error : 0.0, c->a->e2e.loss_probability,
-                       "loss");
+                       c->a->e2e.loss_rel_error, "loss");
     if (o.evaluated)
         o.pass = o.value <= o.limit;
     emit(c, r, &o);
@@ -97,7 +97,7 @@ void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     node_or_end_to_end(c, r, &o, na != NULL ? na->throughput : NAN,
                        na != NULL && !flow_exact(c->model, r->target) ? na->expected_rel_error
                                                                       : 0.0,
-                       c->a->e2e.throughput, "throughput");
+                       c->a->e2e.throughput, c->a->e2e.loss_rel_error, "throughput");
     if (o.evaluated)
         o.pass = o.value >= o.limit;
     emit(c, r, &o);

@@ -219,6 +219,24 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     horizon = opt.horizon > 0 ? opt.horizon
                               : fmax(20000.0 * ac_sim_timescale(model),
                                      10.0 * ac_sim_slow_timescale(model));
+    if (opt.horizon <= 0 && opt.max_events > 0) {
+        /* the automatic horizon must leave the event budget room for the least number of
+           replications: a request costs about two events per node it visits (arrival and
+           completion), so cap the horizon at budget / (replications x 2 x nodes x rate) */
+        double rate = 0.0, reps = (double)(opt.replications > 0 ? opt.replications
+                                                                : opt.min_replications);
+        for (size_t i = 0; i < model->nsources; i++)
+            rate += model->sources[i].rate * opt.load_scale;
+        for (size_t i = 0; i < model->npopulations; i++)
+            rate += (double)model->populations[i].size /
+                    fmax(model->populations[i].think_time, 1e-3);
+        if (rate > 0.0) {
+            double cap = (double)opt.max_events /
+                         (fmax(reps, 2.0) * 2.0 * (double)(model->nnodes + model->nlinks + 1) *
+                          rate);
+            horizon = fmin(horizon, fmax(cap, 10.0 * ac_sim_slow_timescale(model)));
+        }
+    }
     warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
     if (!(warmup < horizon))
         return ac_error_set(err, AC_EINVAL, "simulation: the warm-up (%g s) must end before "

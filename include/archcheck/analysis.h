@@ -119,6 +119,8 @@ typedef struct ac_end_to_end {
     double p50, p95, p99;      /* s */
     double expected_rel_error; /* of the percentiles (node errors plus the lattice's) */
     double mean_rel_error;     /* of the mean (exact by visit ratios without fan-out) */
+    double loss_rel_error;     /* of the loss and the throughput: the nodes' errors (the
+                                  lattice's step does not enter them) */
     int unbounded;             /* a node or link on the way is overloaded: no steady state */
     double *grid_t, *grid_ccdf; /* P(T > t) on a grid (owned), or NULL */
     size_t grid_n;
