@@ -1820,6 +1820,27 @@ static void test_serverless_recovery(void **state)
     fx_free(&f);
 }
 
+/* The end-to-end loss carries the nodes' stated errors, not the lattice's step: behind two
+ * gateways (no time spent, p50 = 0) a loss far above its limit is decided without a
+ * simulation. */
+static void test_e2e_loss_error_without_lattice(void **state)
+{
+    fx f;
+    (void)state;
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"a\" rate=\"100/s\"/></workload>\n"
+                "<gateway id=\"a\" rate-limit=\"50/s\" burst=\"10\"/>\n"
+                "<gateway id=\"b\" rate-limit=\"1000/s\" burst=\"10\"/>\n"
+                "<route from=\"a\" to=\"b\"/>\n"
+                "<requirements><loss max=\"1%\"/></requirements>\n"
+                "</architecture>\n");
+    assert_double_close(f.a->e2e.loss_probability, node(&f, "a")->loss_probability, 1e-12, 0);
+    assert_true(f.a->e2e.loss_rel_error < 1e-6);
+    assert_int_equal(check_at(f.a, 6, AC_NONE)->status, AC_CHECK_FAIL);
+    assert_int_equal(check_at(f.a, 6, AC_NONE)->settled_by_simulation, 0);
+    fx_free(&f);
+}
+
 /* By default the transient is integrated only for a requirement that reads it (recovery
  * from a burst, scaling): a profile alone costs nothing, and a recovery requirement without
  * a burst that returns is inconclusive at once, with the reason. */
@@ -2010,6 +2031,7 @@ int main(void)
         cmocka_unit_test(test_serverless_against_simulation),
         cmocka_unit_test(test_serverless_recovery),
         cmocka_unit_test(test_transient_only_when_needed),
+        cmocka_unit_test(test_e2e_loss_error_without_lattice),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_qna_against_simulation),
     };

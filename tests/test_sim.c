@@ -1729,9 +1729,34 @@ static void test_serverless_errors(void **state)
     ac_model_free(m);
 }
 
+/* The automatic horizon leaves the event budget room for the replications: a deep token
+ * bucket refilling at 1/s has a time constant of 1000 s, and 20000 of them would be 2e9
+ * arrivals; with a budget of 1e6 events the horizon is cut to fit. */
+static void test_horizon_fits_budget(void **state)
+{
+    ac_sim_options o;
+    ac_sim_result *res;
+    (void)state;
+    ac_sim_options_init(&o);
+    o.max_events = 1000000;
+    res = sim_xml("<architecture format=\"1\">"
+                  "<workload><source id=\"s\" to=\"g\" rate=\"100/s\"/></workload>"
+                  "<gateway id=\"g\" rate-limit=\"1/s\" burst=\"1000\"/>"
+                  "<pool id=\"p\" servers=\"1\" service-rate=\"1000/s\"/>"
+                  "<route from=\"g\" to=\"p\"/></architecture>",
+                  &o);
+    assert_true(res->horizon <= 1e6 / (5.0 * 2.0 * 3.0 * 100.0) * 1.0001);
+    assert_true(res->events <= 1100000); /* checked between replications */
+    assert_true(res->replications >= 2);
+    /* nearly everything is rejected: 1/s of 100/s admitted (plus the first 1000 tokens) */
+    assert_double_close(res_node(res, "g")->throttle_fraction.mean, 0.99, 0.02, 0);
+    ac_sim_result_free(res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_horizon_fits_budget),
         cmocka_unit_test(test_mm1),
         cmocka_unit_test(test_mmc_shared_queue),
         cmocka_unit_test(test_ci_coverage),
