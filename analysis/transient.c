@@ -2955,9 +2955,11 @@ int ac_an_transient_solve(const ac_model *m, const ac_analysis_options *opt, ac_
         /* integrate only for a requirement that reads the trajectories: scaling, or recovery
            from a burst that some profile has */
         int need = 0, burst = 0;
+        double horizon = horizon_of(m, &topt);
         for (size_t q = 0; q < m->nprofiles && !burst; q++) {
             double tp, te;
-            burst = profile_burst(&m->profiles[q], &tp, &te);
+            /* a burst that ends at the horizon leaves nothing to recover in */
+            burst = profile_burst(&m->profiles[q], &tp, &te) && te < horizon;
         }
         for (size_t q = 0; q < m->nrequirements; q++)
             need |= m->requirements[q].kind == AC_REQ_SCALING ||
@@ -2966,7 +2968,7 @@ int ac_an_transient_solve(const ac_model *m, const ac_analysis_options *opt, ac_
             snprintf(a->transient_note, sizeof a->transient_note, "%s",
                      burst ? "no requirement reads the transient (recovery, scaling)"
                            : "no profile has a burst above its base rate (its first point's) "
-                             "that returns to the base rate");
+                             "that returns to the base rate before the horizon");
             return AC_OK;
         }
     }
