@@ -60,8 +60,8 @@ static double wait_cdf(const ac_solver_queue_result *r, double t)
 {
     if (t < 0.0)
         return 0.0;
-    if (r->slots_model == NULL)
-        return 1.0;
+    if (r->slots_model == NULL) /* M/M/c: C(c, a) e^{-(c mu - lambda) t} */
+        return 1.0 - r->erlang_c * exp(-r->wait_decay * t / r->wait_scale);
     return 1.0 -
            ac_solver_pool_wait_ccdf(r->slots_model, r->slots_model->operating, t / r->wait_scale);
 }
@@ -174,31 +174,42 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             return AC_OK;
         }
     }
-    rc = ac_solver_pool_solve(&slots, lam_exec, opt, &out->slots_model, &e2);
-    if (rc != AC_OK)
-        return ac_error_set(err, rc, "queue: %s", e2.message);
-    if (out->slots_model->overload) { /* even full batches cannot keep up */
-        ac_solver_pool_result_free(out->slots_model);
-        out->slots_model = NULL;
-        out->batching = 0;
-        set_overload(out, occ, k, q->batch_size);
-        return AC_OK;
+    if (slots.buffer == AC_UNBOUNDED) {
+        /* M/M/c in closed form: P(W > t) = C(c, a) e^{-(c mu - lambda) t} (the pool
+           solver's phase mixture would need c phases per level: slow for thousands of
+           slots near saturation) */
+        double a = lam_exec * occ, cm = (double)out->slots / occ;
+        if (a >= (double)out->slots) { /* even full batches cannot keep up */
+            out->batching = 0;
+            set_overload(out, occ, k, q->batch_size);
+            return AC_OK;
+        }
+        out->erlang_c = ac_solver_erlang_c(out->slots, a);
+        out->wait_decay = cm - lam_exec;
+    } else {
+        rc = ac_solver_pool_solve(&slots, lam_exec, opt, &out->slots_model, &e2);
+        if (rc != AC_OK)
+            return ac_error_set(err, rc, "queue: %s", e2.message);
     }
     {
-        const ac_solver_kpi *kp = &out->slots_model->kpi;
+        double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : 0.0;
+        double pw = out->slots_model != NULL ? out->slots_model->kpi.wait_probability
+                                             : out->erlang_c;
+        double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
+                                             : out->erlang_c / out->wait_decay;
         double nf = 0.0, tot = 0.0, pd = out->delivery_failure;
-        out->reject_probability = kp->loss_probability;
+        out->reject_probability = loss;
         out->execution_rate =
-            lam_exec * (1.0 - kp->loss_probability) * (out->batching ? (double)q->batch_size : 1.0);
+            lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
         out->throughput = out->execution_rate / (double)k;
-        out->wait_probability = kp->wait_probability;
+        out->wait_probability = pw;
         for (size_t i = 0; i < R && i < AC_SOLVER_FN_MAX_TRIES; i++) {
             double w = pow(pd, (double)i) * (1.0 - pd);
             nf += (double)i * w;
             tot += w;
         }
         nf = tot > 0.0 ? nf / tot : 0.0;
-        out->mean_wait = kp->mean_wait * out->wait_scale;
+        out->mean_wait = w0 * out->wait_scale;
         out->receive_wait = out->mean_wait;
         out->loss_probability = out->reject_probability +
                                 (1.0 - out->reject_probability) * out->dead_letter_probability;
@@ -212,7 +223,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
                                  (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
         }
-        if (kp->wait_probability > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
+        if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
             out->expected_rel_error = 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0);
         }

@@ -150,7 +150,9 @@ typedef struct ac_solver_queue_result {
     double wait_scale;          /* the M/G/c correction applied to the wait */
     ac_solver_approx approximation;
     double expected_rel_error;
-    ac_solver_pool_result *slots_model; /* the M/M/c(/K) model of the slots (owned), or NULL */
+    double erlang_c, wait_decay; /* unbounded: the M/M/c wait law C e^{-decay t} (1/s) */
+    ac_solver_pool_result *slots_model; /* a bounded queue: the M/M/c/K model of the slots
+                                           (owned); NULL when unbounded */
 } ac_solver_queue_result;
 
 /*
