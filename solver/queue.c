@@ -36,24 +36,22 @@ void ac_solver_queue_result_clear(ac_solver_queue_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The redelivery mixture: weights and shifts over the failed receives. */
-typedef struct q_mix {
-    size_t n;
-    double w[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
-} q_mix;
-
-static void q_mixture(const ac_solver_queue_result *r, size_t R, q_mix *m)
+/* The redelivery mixture, once per solution: i failed receives before the successful one
+ * (i < R), weights p_del^i (1 - p_del) renormalised, each costing V plus a receive's wait. */
+static void set_mixture(ac_solver_queue_result *r)
 {
     double pd = r->delivery_failure, total = 0.0;
-    size_t n = R < AC_SOLVER_FN_MAX_TRIES ? R : AC_SOLVER_FN_MAX_TRIES;
+    size_t n = r->max_receives < AC_SOLVER_FN_MAX_TRIES ? r->max_receives : AC_SOLVER_FN_MAX_TRIES;
+    if (n == 0)
+        n = 1;
     for (size_t i = 0; i < n; i++) {
-        m->w[i] = pow(pd, (double)i) * (1.0 - pd);
-        total += m->w[i];
-        m->shift[i] = (double)i * (r->visibility_timeout + r->receive_wait);
+        r->weight[i] = pow(pd, (double)i) * (1.0 - pd);
+        total += r->weight[i];
+        r->shift[i] = (double)i * (r->visibility_timeout + r->receive_wait);
     }
     for (size_t i = 0; i < n; i++)
-        m->w[i] = total > 0.0 ? m->w[i] / total : (i == 0 ? 1.0 : 0.0);
-    m->n = n;
+        r->weight[i] = total > 0.0 ? r->weight[i] / total : (i == 0 ? 1.0 : 0.0);
+    r->ntries = n;
 }
 
 static double wait_cdf(const ac_solver_queue_result *r, double t)
@@ -68,13 +66,11 @@ static double wait_cdf(const ac_solver_queue_result *r, double t)
 
 double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t)
 {
-    q_mix m;
     double s = 0.0;
     if (t < 0.0 || r->overload)
         return 0.0;
-    q_mixture(r, r->max_receives > 0 ? r->max_receives : 1, &m);
-    for (size_t i = 0; i < m.n; i++)
-        s += m.w[i] * wait_cdf(r, t - m.shift[i]);
+    for (size_t i = 0; i < r->ntries; i++)
+        s += r->weight[i] * wait_cdf(r, t - r->shift[i]);
     return fmin(1.0, s);
 }
 
@@ -193,24 +189,21 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
     }
     {
         double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : 0.0;
-        double pw = out->slots_model != NULL ? out->slots_model->kpi.wait_probability
-                                             : out->erlang_c;
+        double pw =
+            out->slots_model != NULL ? out->slots_model->kpi.wait_probability : out->erlang_c;
         double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
                                              : out->erlang_c / out->wait_decay;
-        double nf = 0.0, tot = 0.0, pd = out->delivery_failure;
+        double nf = 0.0;
         out->reject_probability = loss;
         out->execution_rate =
             lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
         out->throughput = out->execution_rate / (double)k;
         out->wait_probability = pw;
-        for (size_t i = 0; i < R && i < AC_SOLVER_FN_MAX_TRIES; i++) {
-            double w = pow(pd, (double)i) * (1.0 - pd);
-            nf += (double)i * w;
-            tot += w;
-        }
-        nf = tot > 0.0 ? nf / tot : 0.0;
         out->mean_wait = w0 * out->wait_scale;
         out->receive_wait = out->mean_wait;
+        set_mixture(out);
+        for (size_t i = 0; i < out->ntries; i++)
+            nf += (double)i * out->weight[i]; /* failed receives of a delivered message */
         out->loss_probability = out->reject_probability +
                                 (1.0 - out->reject_probability) * out->dead_letter_probability;
         /* held from arrival to deletion: the waits, the failed receives' visibility

@@ -102,29 +102,24 @@ static ac_sim_result *run_ok(const test_net *t, const ac_sim_options *o)
     return res;
 }
 
-/* The exact value lies in the 95% interval; the interval is informative (not
- * wider than rel_width of the value). */
-#define assert_in_ci(est, exact, rel_width)                                                        \
-    do {                                                                                           \
-        const ac_sim_estimate e_ = (est);                                                          \
-        double x_ = (exact);                                                                       \
-        if (!(fabs(e_.mean - x_) <= e_.ci95) || !(e_.ci95 <= (rel_width) * fabs(x_))) {           \
-            print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", #est, e_.mean, e_.ci95, e_.n,  \
-                        x_);                                                                       \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
+/* One check behind the assertions below: the exact value lies within the 95% interval
+ * widened by rel_slack |exact| + abs_slack, and (rel_width > 0) the interval is informative,
+ * not wider than rel_width |exact|. Fails the test with the estimate printed. */
+static void sim_check(const char *what, ac_sim_estimate e, double x, double rel_slack,
+                      double abs_slack, double rel_width)
+{
+    if (!(fabs(e.mean - x) <= e.ci95 + rel_slack * fabs(x) + abs_slack) ||
+        (rel_width > 0.0 && !(e.ci95 <= rel_width * fabs(x)))) {
+        print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", what, e.mean, e.ci95, e.n, x);
+        fail();
+    }
+}
+
+/* The exact value lies in the 95% interval, which is informative. */
+#define assert_in_ci(est, exact, rel_width) sim_check(#est, (est), (exact), 0.0, 0.0, (rel_width))
 
 /* Within the interval widened by a relative slack (histogram percentiles). */
-#define assert_near_ci(est, exact, slack)                                                          \
-    do {                                                                                           \
-        const ac_sim_estimate e_ = (est);                                                          \
-        double x_ = (exact);                                                                       \
-        if (!(fabs(e_.mean - x_) <= e_.ci95 + (slack) * fabs(x_))) {                               \
-            print_error("%s = %.6g +- %.3g, exact %.6g\n", #est, e_.mean, e_.ci95, x_);           \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
+#define assert_near_ci(est, exact, slack) sim_check(#est, (est), (exact), (slack), 0.0, 0.0)
 
 static size_t in_ci(ac_sim_estimate e, double x)
 {
@@ -1040,34 +1035,14 @@ static const ac_sim_node_result *res_node(const ac_sim_result *res, const char *
     return NULL;
 }
 
-/* The serverless closed forms: the exact value lies in the 95% interval widened by a coverage
- * slack of 0.5% of the value (a fixed seed's interval misses 1 time in 20; the slack keeps a
- * 2.5-sigma draw from failing while still rejecting any bias above 0.5%); the interval is
- * informative (not wider than rel_width of the value). */
+/* The exact value lies within the 95% interval plus 0.5% of itself (tolerates a
+ * 2.5-sigma draw while rejecting any bias above 0.5%); the interval is informative. */
 #define assert_sim_close(est, exact, rel_width)                                                    \
-    do {                                                                                           \
-        const ac_sim_estimate e_ = (est);                                                          \
-        double x_ = (exact);                                                                       \
-        if (!(fabs(e_.mean - x_) <= e_.ci95 + 0.005 * fabs(x_)) ||                                 \
-            !(e_.ci95 <= (rel_width) * fabs(x_))) {                                                \
-            print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", #est, e_.mean, e_.ci95, e_.n,  \
-                        x_);                                                                       \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
+    sim_check(#est, (est), (exact), 0.005, 0.0, (rel_width))
 
 /* The exact value lies within the 95% interval widened by an absolute slack (for a closed form
  * known only up to a bracket of half-width `slack`). */
-#define assert_in_ci_abs(est, exact, slack)                                                        \
-    do {                                                                                           \
-        const ac_sim_estimate e_ = (est);                                                          \
-        double x_ = (exact);                                                                       \
-        if (!(fabs(e_.mean - x_) <= e_.ci95 + (slack))) {                                          \
-            print_error("%s = %.6g +- %.3g (n %zu), exact %.6g (slack %.3g)\n", #est, e_.mean,    \
-                        e_.ci95, e_.n, x_, (double)(slack));                                       \
-            fail();                                                                                \
-        }                                                                                          \
-    } while (0)
+#define assert_in_ci_abs(est, exact, slack) sim_check(#est, (est), (exact), 0.0, (slack), 0.0)
 
 static void show(const char *what, ac_sim_estimate e, double exact)
 {

@@ -147,6 +147,10 @@ typedef struct ac_solver_queue_result {
     double visibility_timeout;  /* s */
     size_t max_receives;        /* R */
     double receive_wait;        /* s, the mean wait of one receive */
+    /* the time-in-queue law: a mixture over the i failed receives before the successful
+       one, weight[i], shifted by shift[i] (i visibility timeouts and waits) */
+    size_t ntries;
+    double weight[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
     double wait_scale;          /* the M/G/c correction applied to the wait */
     ac_solver_approx approximation;
     double expected_rel_error;
