@@ -28,12 +28,14 @@ ifeq ($(WERROR),1)
 WARNINGS   += -Werror
 endif
 PKGS       := libxml-2.0 gsl
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Evaluated when a recipe runs, not when the Makefile is read: on a bare machine `make demo`
+# installs pkg-config and the libraries (scripts/deps.sh) before the first compilation.
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libharu ships no pkg-config file on Debian.
-LIBS       := $(PKG_LIBS) -lhpdf -lm
-TEST_LIBS  := $(shell pkg-config --libs cmocka 2>/dev/null)
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
+LIBS        = $(PKG_LIBS) -lhpdf -lm
+TEST_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)
+ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
               -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 
 MODULES    := common parser solver sim analysis search report
@@ -89,7 +91,8 @@ asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="-O1 -g" \
 	    SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh $(BIN)
 
 bench: all
