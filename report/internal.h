@@ -27,4 +27,9 @@ void ac_report_compare_value_format(char *buf, size_t n, double v, const char *u
  * (report/text.c). */
 void ac_report_checks_count(const ac_analysis *a, size_t *pass, size_t *fail, size_t *inc);
 
+/* The headroom factor of `a` (a->has_headroom set) in one sentence: how far the workload can
+ * grow, or, below 1, that there is no headroom, what fails and to what share of its rate the
+ * workload must shrink (report/headroom.c). */
+void ac_report_headroom_sentence(char *buf, size_t n, const ac_model *m, const ac_analysis *a);
+
 #endif

@@ -870,22 +870,12 @@ static void write_end_to_end(pdf_doc *d, const ac_report_file *rf)
     }
     ac_pdf_doc_heading_write(d, 11.0, "Headroom");
     if (a->has_headroom) {
-        char who[200];
-        if (a->headroom_node != AC_NONE)
-            snprintf(who, sizeof who, " at node %s", m->nodes[a->headroom_node].id);
-        else
-            who[0] = '\0';
-        snprintf(text, sizeof text,
-                 "Every source can grow by a factor of %.4g with every requirement still met. "
-                 "What binds first: %s%s.",
-                 a->headroom, a->headroom_binding, who);
+        ac_report_headroom_sentence(text, sizeof text, m, a);
         if (a->headroom_rel_error > 0.0) {
             char pct[32];
+            size_t len = strlen(text);
             fmt_pct(pct, sizeof pct, a->headroom_rel_error);
-            snprintf(text, sizeof text,
-                     "Every source can grow by a factor of %.4g (expected error %s) with every "
-                     "requirement still met. What binds first: %s%s.",
-                     a->headroom, pct, a->headroom_binding, who);
+            snprintf(text + len, sizeof text - len, " The factor's expected error: %s.", pct);
         }
         paragraph(d, text);
     } else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "archcheck/report.h"
+#include "report/internal.h"
 
 static void fmt_time(FILE *fp, double s)
 {
@@ -135,10 +136,11 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
                     a->e2e.loss_probability);
         fputc('\n', fp);
     }
-    if (a->has_headroom)
-        fprintf(fp, "headroom: the workload can grow by a factor of %.6g (%s binds first%s%s)\n",
-                a->headroom, a->headroom_binding, a->headroom_node != AC_NONE ? " at " : "",
-                a->headroom_node != AC_NONE ? m->nodes[a->headroom_node].id : "");
+    if (a->has_headroom) {
+        char text[512];
+        ac_report_headroom_sentence(text, sizeof text, m, a);
+        fprintf(fp, "headroom: factor %.6g. %s\n", a->headroom, text);
+    }
     return ferror(fp) ? AC_EIO : AC_OK;
 }
 
