@@ -2,7 +2,7 @@
  * sim_rmf_ref: the refined mean-field reference used by tests/test_sim.c
  * (test_power_of_two_refined), recomputed from the published formula.
  *
- * Power-of-two with replacement, per-server load rho, mu = 1 (spec/models.md §1-2):
+ * Power-of-two with replacement, per-server load rho, mu = 1 (doc/models.md §1-2):
  * f_k(q) = rho (q_{k-1}^2 - q_k^2) - (q_k - q_{k+1}), fixed point q_k = rho^(2^k - 1).
  * Refined mean field (Gast and Van Houdt 2017): E[sum q] = sum q* + (sum V) / N with
  * A W + W A^T + Q = 0 (A the Jacobian, Q = diag of the transition rates at q*) and

@@ -9,7 +9,7 @@
 
 #include "archcheck/report.h"
 
-/* Exit statuses (spec/output.md). */
+/* Exit statuses (doc/archcheck.1). */
 enum {
     AC_EXIT_PASS = 0,
     AC_EXIT_FAIL = 1,

@@ -2,7 +2,7 @@
  * Operations on a whole model: a deep copy, and applying a <mitigation> to it, so that the
  * analysis of the changed copy evaluates the mitigation (archcheck compare).
  *
- * Semantics of each mitigation kind (spec/format.md, <mitigation>) as a change of the model:
+ * Semantics of each mitigation kind (doc/format.md, <mitigation>) as a change of the model:
  *
  *   add-servers   pool.servers += amount; with <autoscale>, max += amount as well (the extra
  *                 servers are extra capacity, not a new starting point inside old bounds).

@@ -1,5 +1,5 @@
 /*
- * JSON output (spec/output.md): keys in snake_case, quantities in SI units.
+ * JSON output (doc/archcheck.1): keys in snake_case, quantities in SI units.
  * Keys that do not apply (or whose value is not finite) are left out.
  */
 #include <math.h>

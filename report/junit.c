@@ -1,5 +1,5 @@
 /*
- * JUnit XML (spec/output.md): one <testsuite> per file, one <testcase> per requirement
+ * JUnit XML (doc/archcheck.1): one <testsuite> per file, one <testcase> per requirement
  * and stability check; a failing check is a <failure> with its finding's message; an
  * INCONCLUSIVE check or a suppressed failure is <skipped> with the reason. A file that is
  * not analysed (invalid input, lint) has one "validation" test case that fails with every

@@ -1,6 +1,6 @@
 /*
  * ac_solver_pool_solve: equilibria of a pool, their stability, KPIs, the refined mean field,
- * and the bursts that tip a bistable pool (spec/models.md sections 1-3).
+ * and the bursts that tip a bistable pool (doc/models.md sections 1-3).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -663,7 +663,7 @@ static const struct {
 };
 
 /* The JSON, SARIF and JUnit of every sample parse and hold the keys and values of
- * spec/output.md, consistent with each other. */
+ * doc/archcheck.1, consistent with each other. */
 static void test_every_sample_machine_formats(void **state)
 {
     (void)state;

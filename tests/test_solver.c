@@ -1,5 +1,5 @@
 /*
- * Tests of the pool solver (spec/models.md sections 1-3) against closed forms and the
+ * Tests of the pool solver (doc/models.md sections 1-3) against closed forms and the
  * published refined mean-field values.
  */
 #include "helpers.h"

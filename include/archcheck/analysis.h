@@ -200,7 +200,7 @@ double ac_node_analysis_ccdf(const ac_node_analysis *na, double t);
  * outside (0, 1)) or AC_ENUMERIC. */
 int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out, ac_error *err);
 
-/* The name of the approximation behind a node's numbers (spec/output.md "approximation"):
+/* The name of the approximation behind a node's numbers (doc/archcheck.1 "approximation"):
  * ac_solver_approx_name(na->approximation), or "qna" when the QNA two-moment correction
  * was applied on top of it. Never NULL. */
 const char *ac_node_analysis_approximation(const ac_node_analysis *na);

@@ -1,7 +1,7 @@
 /*
  * archcheck: the in-memory model of one architecture file.
  *
- * The parser builds an ac_model from the XML format of spec/format.md; every
+ * The parser builds an ac_model from the XML format of doc/format.md; every
  * later module reads it. Plain C structs, no library types. All quantities are
  * in SI units: seconds for durations, per second for rates, fractions in
  * [0, 1] for probabilities. Every string and array is owned by the model and
@@ -337,7 +337,7 @@ int ac_model_clone(const ac_model *model, ac_model **out, ac_error *err);
 
 /*
  * Change `model` as mitigation `mitigation` (an index into model->mitigations) would, so that
- * analysing the changed model evaluates the mitigation (spec/format.md, <mitigation>):
+ * analysing the changed model evaluates the mitigation (doc/format.md, <mitigation>):
  *   add-servers              servers += amount (and autoscale max += amount when present)
  *   set                      the attribute takes the value (parsed as the parser does)
  *   rate-limit               on a gateway: rate_limit and burst; on any other node: not

@@ -1,5 +1,5 @@
 /*
- * archcheck: reading an architecture file (spec/format.md) into an ac_model.
+ * archcheck: reading an architecture file (doc/format.md) into an ac_model.
  *
  * Validation has two layers: the XSD shipped with archcheck (schema/archcheck.xsd,
  * validated by libxml2) for the structure, and the semantic checks the schema

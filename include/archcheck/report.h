@@ -3,7 +3,7 @@
  *
  * Each writer takes the results of one run over one or more input files and
  * writes to a stdio stream that the caller owns. Output is deterministic:
- * the same results give the same bytes. Formats follow spec/output.md.
+ * the same results give the same bytes. Formats follow doc/archcheck.1.
  */
 #ifndef ARCHCHECK_REPORT_H
 #define ARCHCHECK_REPORT_H
@@ -53,7 +53,7 @@ typedef struct ac_report_run {
  * indented, then one summary line. Suppressed findings are not printed. */
 int ac_report_text(FILE *fp, const ac_report_run *run);
 
-/* JSON per spec/output.md: one object for one file, an array of objects for several. */
+/* JSON per doc/archcheck.1: one object for one file, an array of objects for several. */
 int ac_report_json(FILE *fp, const ac_report_run *run);
 
 /* SARIF 2.1.0: one run, the rules that fired, one result per finding. */

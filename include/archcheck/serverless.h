@@ -1,5 +1,5 @@
 /*
- * archcheck: steady-state models of the serverless stages (spec/models.md §5, with the
+ * archcheck: steady-state models of the serverless stages (doc/models.md §5, with the
  * semantics of doc/serverless.md): functions, queues and gateways.
  *
  * Every result is a plain struct filled by a _solve function; the numbers are for Poisson

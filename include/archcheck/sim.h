@@ -1,8 +1,8 @@
 /*
- * archcheck: the discrete-event simulator (spec/models.md §7).
+ * archcheck: the discrete-event simulator (doc/models.md §7).
  *
- * It simulates an ac_model with exactly the semantics of spec/models.md and
- * spec/format.md for a finite number of servers, and estimates every KPI with
+ * It simulates an ac_model with exactly the semantics of doc/models.md and
+ * doc/format.md for a finite number of servers, and estimates every KPI with
  * independent replications and 95% confidence intervals. It is the reference
  * where no closed form exists.
  *

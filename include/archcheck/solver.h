@@ -1,5 +1,5 @@
 /*
- * archcheck: the steady-state solver of one server pool (spec/models.md sections 1-3).
+ * archcheck: the steady-state solver of one server pool (doc/models.md sections 1-3).
  *
  * A pool of N identical exponential servers (rate mu) receives Poisson arrivals at a total
  * rate Lambda (jobs per second). Its dispatch policy decides which server an arrival joins:
@@ -52,7 +52,7 @@ typedef enum ac_solver_approx {
     AC_SOLVER_APPROX_FLUID       /* fluid limit (transients of a shared queue) */
 } ac_solver_approx;
 
-/* "exact", "mean-field", "refined" or "fluid" (the names of spec/output.md). Never NULL. */
+/* "exact", "mean-field", "refined" or "fluid" (the names of doc/archcheck.1). Never NULL. */
 const char *ac_solver_approx_name(ac_solver_approx approx);
 
 /* When the headline numbers use the refined mean field. */

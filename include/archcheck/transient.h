@@ -1,5 +1,5 @@
 /*
- * archcheck: the transient (fluid) model of an open network (spec/models.md §4, §5).
+ * archcheck: the transient (fluid) model of an open network (doc/models.md §4, §5).
  *
  * One ODE system over the whole network: every node has its own fluid state, and the nodes
  * are coupled by their outflows routed by R_ij = p fanout / fanin:
