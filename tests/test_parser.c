@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/rules.h"
@@ -662,6 +663,49 @@ static void test_hostile(void **state)
     }
 }
 
+/* ---- files: special files refused without blocking, the digest of the bytes parsed ---- */
+
+static void test_special_files(void **state)
+{
+    char dir[] = "/tmp/ac_test_parserXXXXXX";
+    char fifo[64], plain[64], hex[65];
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    FILE *fp;
+    (void)state;
+    alarm(20); /* a watchdog: opening the FIFO used to wait for a writer forever */
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/in.xml", dir);
+    snprintf(plain, sizeof plain, "%s/abc.xml", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file_digest(fifo, hex, &m, &d, &err), AC_EINPUT);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.items[0].rule, "AC001");
+    assert_int_equal(d.items[0].line, 1);
+    assert_non_null(strstr(d.items[0].message, "a FIFO, not a regular file"));
+    assert_string_equal(hex, "");
+    ac_diag_list_clear(&d);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file(dir, &m, &d, &err), AC_EINPUT);
+    assert_non_null(strstr(d.items[0].message, "a directory"));
+    ac_diag_list_clear(&d);
+    /* the digest is of the bytes parsed: SHA-256("abc") (FIPS 180-2, appendix B.1) */
+    fp = fopen(plain, "wb");
+    assert_non_null(fp);
+    fputs("abc", fp);
+    fclose(fp);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file_digest(plain, hex, &m, &d, &err), AC_EINPUT);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    ac_diag_list_clear(&d);
+    unlink(fifo);
+    unlink(plain);
+    rmdir(dir);
+    alarm(0);
+}
+
 /* ---- combines: deep structures, walked without recursion ---- */
 
 static char *combine_doc(size_t *len)
@@ -834,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_no_cascades),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_combine_chain),
         cmocka_unit_test(test_combine_diamonds),
         cmocka_unit_test(test_samples_parse),
