@@ -158,8 +158,11 @@ int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out
     ac_error err = {0};
     ac_atomic_file f;
     if (out_path == NULL || strcmp(out_path, "-") == 0) {
-        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0)
+        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0) {
+            if (stream == stdout && ferror(stdout))
+                return AC_EXIT_USAGE; /* main() says what failed */
             return ac_cli_fail("cannot write the output: %s", strerror(errno));
+        }
         return 0;
     }
     if (ac_atomic_open(&f, out_path, &err) != AC_OK)

@@ -498,6 +498,35 @@ static void test_output_read_only_dir(void **state)
     remove_tmpdir(dir);
 }
 
+/* Standard output on a full disk (/dev/full): every command says so and exits 2 (solve,
+ * simulate and solve --transient in text used to exit 0; rules exited 2 silently). */
+static void test_stdout_full(void **state)
+{
+    static const char *const cmds[][8] = {
+        {"rules", NULL},
+        {"rules", "-f", "json", NULL},
+        {"schema", NULL},
+        {"--version", NULL},
+        {"lint", "-f", "json", "samples/tandem.xml", NULL},
+        {"check", "samples/tandem.xml", NULL},
+        {"check", "-f", "sarif", "samples/tandem.xml", NULL},
+        {"solve", "samples/tandem.xml", NULL},
+        {"solve", "-f", "csv", "samples/tandem.xml", NULL},
+        {"solve", "--transient", "--horizon", "10s", "samples/tandem.xml", NULL},
+        {"simulate", "--max-events", "20000", "samples/tandem.xml", NULL},
+        {"compare", "samples/tandem.xml", NULL},
+    };
+    hopts o = {"/dev/full", 0};
+    (void)state;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        hrun r = run_opts(&o, 0, cmds[i]);
+        if (r.status != 2 || strstr(r.err, "archcheck: cannot write the standard output") == NULL)
+            fail_msg("archcheck %s %s > /dev/full: exit %d\nstderr:\n%s", cmds[i][0],
+                     cmds[i][1] != NULL ? cmds[i][1] : "", r.status, r.err);
+        hrun_free(&r);
+    }
+}
+
 /* ---- signals while an output is being written ---- */
 
 /* A file size limit is reached while the temporary file is written: SIGXFSZ (deterministic).
@@ -582,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_output_devices),
         cmocka_unit_test(test_output_fifo_and_directory),
         cmocka_unit_test(test_output_read_only_dir),
+        cmocka_unit_test(test_stdout_full),
         cmocka_unit_test(test_signal_file_size_limit),
         cmocka_unit_test(test_signal_while_writing),
     };
