@@ -134,7 +134,8 @@ static int write_output(const ac_compare_run *run, int json, const char *out_pat
     if (out_path == NULL || strcmp(out_path, "-") == 0) {
         rc = json ? ac_report_compare_json(stdout, run) : ac_report_compare_text(stdout, run);
         if (rc != AC_OK || fflush(stdout) != 0)
-            return ac_cli_fail("cannot write the output");
+            return ferror(stdout) ? AC_EXIT_USAGE /* main() says what failed */
+                                  : ac_cli_fail("cannot write the output");
         return 0;
     }
     if (ac_atomic_open(&f, out_path, &err) != AC_OK)

@@ -22,7 +22,6 @@ int ac_cli_schema(int argc, char **argv)
     }
     if (argc > 1)
         return ac_cli_fail("schema: unexpected argument '%s'", argv[1]);
-    if (fwrite(xsd, 1, len, stdout) != len || fflush(stdout) != 0)
-        return ac_cli_fail("cannot write the schema");
-    return AC_EXIT_PASS;
+    (void)fwrite(xsd, 1, len, stdout);
+    return AC_EXIT_PASS; /* a write error: main() reports it */
 }

@@ -11,7 +11,6 @@
 #include "archcheck/parser.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
-#include "common/sha256.h"
 
 int ac_cli_fail(const char *fmt, ...)
 {
@@ -159,8 +158,11 @@ int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out
     ac_error err = {0};
     ac_atomic_file f;
     if (out_path == NULL || strcmp(out_path, "-") == 0) {
-        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0)
+        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0) {
+            if (stream == stdout && ferror(stdout))
+                return AC_EXIT_USAGE; /* main() says what failed */
             return ac_cli_fail("cannot write the output: %s", strerror(errno));
+        }
         return 0;
     }
     if (ac_atomic_open(&f, out_path, &err) != AC_OK)
@@ -172,24 +174,6 @@ int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out
     if (ac_atomic_commit(&f, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
     return 0;
-}
-
-static void hash_file(const char *path, char hex[65])
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
-    hex[0] = '\0';
-    if (fp == NULL)
-        return;
-    if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 &&
-        (size_t)size <= AC_PARSER_MAX_BYTES && fseek(fp, 0, SEEK_SET) == 0) {
-        buf = malloc((size_t)size + 1);
-        if (buf != NULL && fread(buf, 1, (size_t)size, fp) == (size_t)size)
-            ac_sha256_hex(buf, (size_t)size, hex);
-    }
-    free(buf);
-    fclose(fp);
 }
 
 int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on)
@@ -204,13 +188,13 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
         return ac_cli_fail("out of memory");
     for (size_t i = 0; i < n; i++) {
         ac_error err = {0};
-        int rc = ac_parser_parse_file(paths[i], &in->models[i], &in->diags[i], &err);
+        int rc = ac_parser_parse_file_digest(paths[i], in->files[i].sha256, &in->models[i],
+                                             &in->diags[i], &err);
         if (rc != AC_OK && rc != AC_EINPUT)
             return ac_cli_fail("%s: %s", paths[i], err.message);
         in->files[i].file = paths[i];
         in->files[i].diags = &in->diags[i];
         in->files[i].model = in->models[i];
-        hash_file(paths[i], in->files[i].sha256);
         in->files[i].verdict = rc == AC_EINPUT ? AC_VERDICT_INVALID
                                                : ac_report_verdict(&in->diags[i], fail_on);
     }

@@ -1,6 +1,7 @@
 /*
  * archcheck: the entry point. Dispatches to one command per file of cli/.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,7 +30,33 @@ static const char usage[] =
     "\n"
     "exit status: 0 pass, 1 fail, 2 invalid input or command line, 3 inconclusive\n";
 
+static int dispatch(int argc, char **argv);
+
+/* Every command ends here: what could not be written to the standard streams (a full disk,
+ * /dev/full, a closed descriptor) is an error, exit 2, said on stderr (if stderr itself
+ * failed there is no one to tell, but the status still says it). */
+static int finish(int status)
+{
+    int failed = fflush(stdout) != 0;
+    int e = errno;
+    if (failed || ferror(stdout)) {
+        fprintf(stderr, "archcheck: cannot write the standard output: %s\n",
+                failed && e != 0 ? strerror(e) : "a write to it failed");
+        fflush(stderr);
+        return AC_EXIT_USAGE;
+    }
+    if (fflush(stderr) != 0 || ferror(stderr))
+        return AC_EXIT_USAGE;
+    return status;
+}
+
 int main(int argc, char **argv)
+{
+    errno = 0;
+    return finish(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
     const char *cmd;
     gsl_set_error_handler_off();

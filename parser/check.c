@@ -367,113 +367,128 @@ static const char *mitigation_target_kinds(ac_mitigation_kind k, ac_node_kind nk
     return "a node";
 }
 
-/* Leaves of a combine (recursively); detects cycles. Returns -1 on a cycle. */
-static int collect_leaves(const ac_model *m, size_t i, unsigned char *onpath, size_t *leaves,
-                          size_t *nleaves, size_t cap)
+/* The pairs of leaves of one combine that cannot go together (AC026). Returns -1 when the
+ * walk's budget is spent. */
+static int check_combine_pairs(ac_pctx *ctx, ac_combine_walk *w, const ac_mitigation *mt)
 {
-    const ac_mitigation *mt = &m->mitigations[i];
-    if (onpath[i])
-        return -1;
-    if (mt->kind != AC_MIT_COMBINE) {
-        for (size_t k = 0; k < *nleaves; k++)
-            if (leaves[k] == i)
-                return 0;
-        if (*nleaves < cap)
-            leaves[(*nleaves)++] = i;
-        return 0;
-    }
-    onpath[i] = 1;
-    for (size_t k = 0; k < mt->nof; k++)
-        if (mt->of[k] != AC_NONE && collect_leaves(m, mt->of[k], onpath, leaves, nleaves, cap) != 0) {
-            onpath[i] = 0;
+    const ac_model *m = ctx->model;
+    const char *id = mt->id != NULL ? mt->id : "?";
+    for (size_t a = 0; a < w->nleaves; a++) {
+        if (w->budget < w->nleaves)
             return -1;
+        w->budget -= w->nleaves;
+        for (size_t b = a + 1; b < w->nleaves; b++) {
+            const ac_mitigation *x = &m->mitigations[w->leaves[a]];
+            const ac_mitigation *y = &m->mitigations[w->leaves[b]];
+            int snap_pc =
+                (x->kind == AC_MIT_SNAPSTART && y->kind == AC_MIT_PROVISIONED_CONCURRENCY) ||
+                (y->kind == AC_MIT_SNAPSTART && x->kind == AC_MIT_PROVISIONED_CONCURRENCY);
+            if (x->target == AC_NONE || x->target != y->target)
+                continue;
+            if (snap_pc)
+                ac_pdiag(ctx, mt->loc, id, "AC026",
+                         "mitigation '%s' combines snapstart ('%s') with provisioned "
+                         "concurrency ('%s') on function '%s', which cannot be combined "
+                         "(AWS Lambda does not allow SnapStart with provisioned "
+                         "concurrency)",
+                         id, x->kind == AC_MIT_SNAPSTART ? x->id : y->id,
+                         x->kind == AC_MIT_SNAPSTART ? y->id : x->id, m->nodes[x->target].id);
+            else if (x->kind == y->kind && x->kind == AC_MIT_SET && x->attribute != NULL &&
+                     y->attribute != NULL && strcmp(x->attribute, y->attribute) == 0)
+                ac_pdiag(ctx, mt->loc, id, "AC026",
+                         "mitigation '%s' combines '%s' and '%s', which both set '%s' of "
+                         "'%s'",
+                         id, x->id, y->id, x->attribute, m->nodes[x->target].id);
+            else if (x->kind == y->kind && x->kind != AC_MIT_SET)
+                ac_pdiag(ctx, mt->loc, id, "AC026",
+                         "mitigation '%s' combines '%s' and '%s', two %s mitigations on "
+                         "'%s': keep one",
+                         id, x->id, y->id, ac_mitigation_kind_name(x->kind),
+                         m->nodes[x->target].id);
         }
-    onpath[i] = 0;
+    }
     return 0;
+}
+
+/*
+ * Combines: every combine that is on or reaches a cycle is refused; the others form a DAG
+ * whose conflicts are checked at its roots (a combine that no valid combine names: the
+ * leaves of any other combine are a subset of a root's, so each conflict is found once).
+ * Without recursion and in O(mitigations + references) per root (see combine.c).
+ */
+static void check_combines(ac_pctx *ctx)
+{
+    const ac_model *m = ctx->model;
+    size_t n = m->nmitigations;
+    ac_combine_walk w;
+    unsigned char *bad = calloc(n > 0 ? n : 1, 1);
+    unsigned char *named = calloc(n > 0 ? n : 1, 1);
+    if (bad == NULL || named == NULL || ac_combine_walk_init(&w, m) != AC_OK) {
+        ctx->oom = 1;
+        free(bad);
+        free(named);
+        return;
+    }
+    ac_combine_cycles(&w, bad);
+    for (size_t i = 0; i < n; i++) {
+        const ac_mitigation *mt = &m->mitigations[i];
+        if (mt->kind != AC_MIT_COMBINE || bad[i])
+            continue;
+        for (size_t k = 0; k < mt->nof; k++)
+            if (mt->of[k] != AC_NONE && mt->of[k] < n)
+                named[mt->of[k]] = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ac_mitigation *mt = &m->mitigations[i];
+        const char *id = mt->id != NULL ? mt->id : "?";
+        if (mt->kind != AC_MIT_COMBINE)
+            continue;
+        if (bad[i]) {
+            ac_pdiag(ctx, mt->loc, id, "AC026",
+                     "mitigation '%s' combines itself (directly or through another combine)", id);
+            continue;
+        }
+        if (named[i])
+            continue;
+        if (ac_combine_leaves(&w, i) != AC_OK || check_combine_pairs(ctx, &w, mt) != 0) {
+            ac_pdiag(ctx, mt->loc, id, "AC026",
+                     "mitigation '%s': the combines are too large to check (more than %zu steps)",
+                     id, (size_t)AC_COMBINE_WORK_MAX);
+            break;
+        }
+    }
+    ac_combine_walk_free(&w);
+    free(bad);
+    free(named);
 }
 
 static void check_mitigations(ac_pctx *ctx)
 {
     const ac_model *m = ctx->model;
-    size_t n = m->nmitigations;
-    unsigned char *onpath = calloc(n > 0 ? n : 1, 1);
-    size_t *leaves = calloc(n > 0 ? n : 1, sizeof *leaves);
-    if (onpath == NULL || leaves == NULL) {
-        ctx->oom = 1;
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < m->nmitigations; i++) {
         const ac_mitigation *mt = &m->mitigations[i];
         const char *id = mt->id != NULL ? mt->id : "?";
+        const ac_node *t;
+        const char *want;
         int ok = 1;
-        if (mt->kind > AC_MIT_COMBINE)
-            continue;
-        if (mt->kind == AC_MIT_COMBINE) {
-            size_t nleaves = 0;
-            if (collect_leaves(m, i, onpath, leaves, &nleaves, n) != 0) {
-                ac_pdiag(ctx, mt->loc, id, "AC026",
-                         "mitigation '%s' combines itself (directly or through another combine)",
-                         id);
-                continue;
-            }
-            for (size_t a = 0; a < nleaves; a++) {
-                for (size_t b = a + 1; b < nleaves; b++) {
-                    const ac_mitigation *x = &m->mitigations[leaves[a]];
-                    const ac_mitigation *y = &m->mitigations[leaves[b]];
-                    int snap_pc = (x->kind == AC_MIT_SNAPSTART &&
-                                   y->kind == AC_MIT_PROVISIONED_CONCURRENCY) ||
-                                  (y->kind == AC_MIT_SNAPSTART &&
-                                   x->kind == AC_MIT_PROVISIONED_CONCURRENCY);
-                    if (x->target == AC_NONE || x->target != y->target)
-                        continue;
-                    if (snap_pc)
-                        ac_pdiag(ctx, mt->loc, id, "AC026",
-                                 "mitigation '%s' combines snapstart ('%s') with provisioned "
-                                 "concurrency ('%s') on function '%s', which cannot be combined "
-                                 "(AWS Lambda does not allow SnapStart with provisioned "
-                                 "concurrency)",
-                                 id, x->kind == AC_MIT_SNAPSTART ? x->id : y->id,
-                                 x->kind == AC_MIT_SNAPSTART ? y->id : x->id,
-                                 m->nodes[x->target].id);
-                    else if (x->kind == y->kind && x->kind == AC_MIT_SET && x->attribute != NULL &&
-                             y->attribute != NULL && strcmp(x->attribute, y->attribute) == 0)
-                        ac_pdiag(ctx, mt->loc, id, "AC026",
-                                 "mitigation '%s' combines '%s' and '%s', which both set '%s' of "
-                                 "'%s'",
-                                 id, x->id, y->id, x->attribute, m->nodes[x->target].id);
-                    else if (x->kind == y->kind && x->kind != AC_MIT_SET)
-                        ac_pdiag(ctx, mt->loc, id, "AC026",
-                                 "mitigation '%s' combines '%s' and '%s', two %s mitigations on "
-                                 "'%s': keep one",
-                                 id, x->id, y->id, ac_mitigation_kind_name(x->kind),
-                                 m->nodes[x->target].id);
-                }
-            }
+        if (mt->kind >= AC_MIT_COMBINE || mt->target == AC_NONE)
+            continue; /* combines: check_combines; no target: AC029 or AC021 already */
+        t = &m->nodes[mt->target];
+        want = mitigation_target_kinds(mt->kind, t->kind, &ok);
+        if (!ok) {
+            ac_pdiag(ctx, mt->loc, id, "AC022",
+                     "mitigation '%s' of kind '%s' applies to %s, but '%s' is a %s", id,
+                     ac_mitigation_kind_name(mt->kind), want, t->id, ac_node_kind_name(t->kind));
             continue;
         }
-        if (mt->target == AC_NONE)
-            continue; /* missing (AC029) or unresolved (AC021): already reported */
-        {
-            const ac_node *t = &m->nodes[mt->target];
-            const char *want = mitigation_target_kinds(mt->kind, t->kind, &ok);
-            if (!ok) {
-                ac_pdiag(ctx, mt->loc, id, "AC022",
-                         "mitigation '%s' of kind '%s' applies to %s, but '%s' is a %s", id,
-                         ac_mitigation_kind_name(mt->kind), want, t->id,
-                         ac_node_kind_name(t->kind));
-                continue;
-            }
-            if (mt->kind == AC_MIT_SET && mt->attribute != NULL && mt->value != NULL)
-                ac_build_check_node_attr(ctx, t->kind, mt->attribute, mt->value, mt->loc, id);
-            if (mt->kind == AC_MIT_RETRY_BUDGET && t->kind == AC_NODE_POOL && t->u.pool.retries == 0)
-                ac_pdiag(ctx, mt->loc, id, "AC018",
-                         "mitigation '%s' sets a retry budget on pool '%s', which has no retries",
-                         id, t->id);
-        }
+        if (mt->kind == AC_MIT_SET && mt->attribute != NULL && mt->value != NULL)
+            ac_build_check_node_attr(ctx, t->kind, mt->attribute, mt->value, mt->loc, id);
+        if (mt->kind == AC_MIT_RETRY_BUDGET && t->kind == AC_NODE_POOL && t->u.pool.retries == 0)
+            ac_pdiag(ctx, mt->loc, id, "AC018",
+                     "mitigation '%s' sets a retry budget on pool '%s', which has no retries", id,
+                     t->id);
     }
-cleanup:
-    free(onpath);
-    free(leaves);
+    check_combines(ctx);
 }
 
 static void check_misc(ac_pctx *ctx)

@@ -80,6 +80,39 @@ int ac_build_check_node_attr(ac_pctx *ctx, ac_node_kind kind, const char *attr, 
 /* Resolve references and run the semantic checks. */
 int ac_check_model(ac_pctx *ctx);
 
+/* ---- combine.c ---- */
+
+/* Steps a combine walk may take (over every walk of one ac_combine_walk): the structure of
+ * combines is input, so its cost is bounded. */
+#define AC_COMBINE_WORK_MAX ((size_t)50000000)
+
+enum { AC_COMBINE_CYCLE = 1, AC_COMBINE_TOO_LARGE = 2 };
+
+/* Scratch space for walks of the combine graph (sized by the model's mitigations). */
+typedef struct ac_combine_walk {
+    const ac_model *model;
+    size_t *stamp;         /* generation at which each mitigation was last entered */
+    unsigned char *onpath; /* on the current path of the walk */
+    void *stack;           /* explicit depth-first stack */
+    size_t *leaves;        /* ac_combine_leaves: the leaves found */
+    size_t nleaves;
+    size_t generation;
+    size_t budget;         /* steps left (AC_COMBINE_WORK_MAX at init) */
+} ac_combine_walk;
+
+int ac_combine_walk_init(ac_combine_walk *w, const ac_model *m);
+void ac_combine_walk_free(ac_combine_walk *w);
+
+/* The non-combine mitigations that mitigation `root` reaches through `of` (itself if it is no
+ * combine), each once, in the order a depth-first walk of the `of` lists first meets them,
+ * into w->leaves / w->nleaves. Returns AC_OK, AC_COMBINE_CYCLE (a combine reachable from root
+ * is on a cycle), AC_COMBINE_TOO_LARGE (the budget is spent) or AC_EINVAL (no such index). */
+int ac_combine_leaves(ac_combine_walk *w, size_t root);
+
+/* out[i] = 1 for every combine that is on, or reaches, a cycle of combines (out has one byte
+ * per mitigation). One pass, O(mitigations + references). Returns AC_OK. */
+int ac_combine_cycles(ac_combine_walk *w, unsigned char *out);
+
 /* ---- shared helpers (parser.c) ---- */
 
 /* Add a diagnostic; records out-of-memory in ctx. */

@@ -43,6 +43,7 @@
 #include "archcheck/model.h"
 #include "archcheck/parser.h"
 #include "common/strbuf.h"
+#include "parser/internal.h"
 
 /* ---------------------------------------------------------------- clone */
 
@@ -394,33 +395,31 @@ static int apply_leaf(ac_model *m, const ac_mitigation *mt, char *note, size_t n
                            ac_mitigation_kind_name(mt->kind), ac_node_kind_name(n->kind), n->id);
 }
 
-/* Apply mitigation `index`; combines recurse (depth bounds a cycle the parser let through). */
-static int apply_one(ac_model *m, size_t index, char *note, size_t note_size, ac_error *err,
-                     unsigned depth)
-{
-    const ac_mitigation *mt;
-    if (index >= m->nmitigations)
-        return ac_error_set(err, AC_EINVAL, "no mitigation with index %zu", index);
-    mt = &m->mitigations[index];
-    if (mt->kind != AC_MIT_COMBINE)
-        return apply_leaf(m, mt, note, note_size, err);
-    if (depth > 64)
-        return ac_error_set_at(err, AC_EINVAL, mt->loc,
-                               "mitigation '%s' combines itself (directly or through another "
-                               "combine)",
-                               mt->id);
-    for (size_t k = 0; k < mt->nof; k++) {
-        int rc = apply_one(m, mt->of[k], note, note_size, err, depth + 1);
-        if (rc != AC_OK)
-            return rc;
-    }
-    return AC_OK;
-}
-
+/* Apply mitigation `mitigation`: a combine applies each of its leaves once, in the order of
+ * its `of` lists (walked without recursion, see combine.c). */
 int ac_model_apply_mitigation(ac_model *model, size_t mitigation, char *note, size_t note_size,
                               ac_error *err)
 {
+    ac_combine_walk w;
+    int rc;
     if (note != NULL && note_size > 0)
         note[0] = '\0';
-    return apply_one(model, mitigation, note, note_size, err, 0);
+    if (mitigation >= model->nmitigations)
+        return ac_error_set(err, AC_EINVAL, "no mitigation with index %zu", mitigation);
+    if (ac_combine_walk_init(&w, model) != AC_OK)
+        return ac_error_set(err, AC_ENOMEM, "out of memory");
+    rc = ac_combine_leaves(&w, mitigation);
+    if (rc != AC_OK) {
+        const ac_mitigation *mt = &model->mitigations[mitigation];
+        rc = ac_error_set_at(err, AC_EINVAL, mt->loc,
+                             rc == AC_COMBINE_CYCLE
+                                 ? "mitigation '%s' combines itself (directly or through another "
+                                   "combine)"
+                                 : "mitigation '%s' combines too many mitigations",
+                             mt->id);
+    }
+    for (size_t k = 0; rc == AC_OK && k < w.nleaves; k++)
+        rc = apply_leaf(model, &model->mitigations[w.leaves[k]], note, note_size, err);
+    ac_combine_walk_free(&w);
+    return rc;
 }

@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 
 #include "archcheck/parser.h"
+#include "common/sha256.h"
 #include "common/strbuf.h"
 #include "parser/internal.h"
 #include "parser/units.h"
@@ -102,7 +103,29 @@ cleanup:
     return rc;
 }
 
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "a special file";
+}
+
 int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, ac_error *err)
+{
+    char hex[65];
+    return ac_parser_parse_file_digest(path, hex, out, diags, err);
+}
+
+int ac_parser_parse_file_digest(const char *path, char sha256_hex[65], ac_model **out,
+                                ac_diag_list *diags, ac_error *err)
 {
     struct stat st;
     char *buf = NULL;
@@ -111,7 +134,10 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
     ac_loc none = {path, 0, 0};
 
     *out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    sha256_hex[0] = '\0';
+    /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever; what is not a
+     * regular file is refused below, before any read */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0 || fstat(fd, &st) != 0) {
         rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL, "cannot read '%s': %s", path,
                          strerror(errno));
@@ -119,8 +145,9 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
         goto cleanup;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL, "cannot read '%s': not a regular file",
-                         path);
+        rc = ac_diag_add(diags, "AC001", path, 1, 1, NULL,
+                         "cannot read '%s': it is %s, not a regular file", path,
+                         file_kind(st.st_mode));
         rc = rc == AC_OK ? AC_EINPUT : ac_error_set(err, rc, "out of memory");
         goto cleanup;
     }
@@ -156,6 +183,7 @@ int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, 
             goto cleanup;
         }
     }
+    ac_sha256_hex(buf, len, sha256_hex);
     rc = ac_parser_parse_memory(buf, len, path, out, diags, err);
 cleanup:
     if (fd >= 0)

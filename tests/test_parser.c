@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/rules.h"
@@ -662,6 +663,145 @@ static void test_hostile(void **state)
     }
 }
 
+/* ---- files: special files refused without blocking, the digest of the bytes parsed ---- */
+
+static void test_special_files(void **state)
+{
+    char dir[] = "/tmp/ac_test_parserXXXXXX";
+    char fifo[64], plain[64], hex[65];
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    FILE *fp;
+    (void)state;
+    alarm(20); /* a watchdog: opening the FIFO used to wait for a writer forever */
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/in.xml", dir);
+    snprintf(plain, sizeof plain, "%s/abc.xml", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file_digest(fifo, hex, &m, &d, &err), AC_EINPUT);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.items[0].rule, "AC001");
+    assert_int_equal(d.items[0].line, 1);
+    assert_non_null(strstr(d.items[0].message, "a FIFO, not a regular file"));
+    assert_string_equal(hex, "");
+    ac_diag_list_clear(&d);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file(dir, &m, &d, &err), AC_EINPUT);
+    assert_non_null(strstr(d.items[0].message, "a directory"));
+    ac_diag_list_clear(&d);
+    /* the digest is of the bytes parsed: SHA-256("abc") (FIPS 180-2, appendix B.1) */
+    fp = fopen(plain, "wb");
+    assert_non_null(fp);
+    fputs("abc", fp);
+    fclose(fp);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_file_digest(plain, hex, &m, &d, &err), AC_EINPUT);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    ac_diag_list_clear(&d);
+    unlink(fifo);
+    unlink(plain);
+    rmdir(dir);
+    alarm(0);
+}
+
+/* ---- combines: deep structures, walked without recursion ---- */
+
+static char *combine_doc(size_t *len)
+{
+    char *s = malloc(8u << 20);
+    assert_non_null(s);
+    *len = (size_t)sprintf(s, HEAD "<pool id=\"web\" servers=\"2\" service-time=\"10ms\"/>\n");
+    return s;
+}
+
+/* A chain of 99990 combines (the file's element limit is 100000) ending at one add-servers:
+ * valid, and applying its head adds the servers once. */
+static void test_combine_chain(void **state)
+{
+    const size_t n = 99990;
+    size_t len;
+    char *s = combine_doc(&len);
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    (void)state;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c%zu\"/>\n", i,
+                               i + 1);
+    len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"add-servers\" target=\"web\" "
+                                    "amount=\"3\"/>\n</architecture>\n",
+                           n);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_OK);
+    assert_non_null(m);
+    assert_int_equal(count_rule(&d, "AC026"), 0);
+    assert_int_equal(ac_model_apply_mitigation(m, 0, NULL, 0, &err), AC_OK);
+    assert_int_equal(m->nodes[0].u.pool.servers, 5);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+    /* the same chain closed into a cycle: every combine on it is refused */
+    len = (size_t)(strstr(s, "<mitigation id=\"c99990\"") - s);
+    len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c0\"/>\n"
+                                    "</architecture>\n",
+                           n);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_EINPUT);
+    assert_null(m);
+    assert_int_equal(count_rule(&d, "AC026"), n + 1);
+    ac_diag_list_clear(&d);
+    free(s);
+}
+
+/* 40 levels of diamonds (d_k combines a_k and b_k, which both combine d_{k+1}): 2^40 paths
+ * but 120 mitigations. The leaf is met once: applied once; two leaves of one kind on one
+ * target at the bottom are one conflict, reported at the root. */
+static void test_combine_diamonds(void **state)
+{
+    const size_t levels = 40;
+    size_t len, bottom;
+    char *s = combine_doc(&len);
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    (void)state;
+    for (size_t k = 0; k < levels; k++)
+        len += (size_t)sprintf(s + len,
+                               "<mitigation id=\"d%zu\" kind=\"combine\" of=\"a%zu b%zu\"/>"
+                               "<mitigation id=\"a%zu\" kind=\"combine\" of=\"d%zu\"/>"
+                               "<mitigation id=\"b%zu\" kind=\"combine\" of=\"d%zu\"/>\n",
+                               k, k, k, k, k + 1, k, k + 1);
+    bottom = len;
+    len += (size_t)sprintf(s + len, "<mitigation id=\"d%zu\" kind=\"add-servers\" target=\"web\" "
+                                    "amount=\"3\"/>\n</architecture>\n",
+                           levels);
+    assert_true(len < 8192); /* a small file */
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_OK);
+    assert_int_equal(ac_model_apply_mitigation(m, 0, NULL, 0, &err), AC_OK);
+    assert_int_equal(m->nodes[0].u.pool.servers, 5);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+    len = bottom;
+    len += (size_t)sprintf(s + len, "<mitigation id=\"d%zu\" kind=\"combine\" of=\"x y\"/>"
+                                    "<mitigation id=\"x\" kind=\"add-servers\" target=\"web\" "
+                                    "amount=\"3\"/><mitigation id=\"y\" kind=\"add-servers\" "
+                                    "target=\"web\" amount=\"1\"/>\n</architecture>\n",
+                           levels);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_EINPUT);
+    assert_int_equal(count_rule(&d, "AC026"), 1);
+    {
+        const ac_diag *c = find_rule(&d, "AC026");
+        assert_non_null(c);
+        if (c != NULL)
+            assert_non_null(strstr(c->message, "'d0' combines 'x' and 'y'"));
+    }
+    ac_diag_list_clear(&d);
+    free(s);
+}
+
 /* ---- samples ---- */
 
 static void test_samples_parse(void **state)
@@ -738,6 +878,9 @@ int main(void)
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_no_cascades),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_special_files),
+        cmocka_unit_test(test_combine_chain),
+        cmocka_unit_test(test_combine_diamonds),
         cmocka_unit_test(test_samples_parse),
         cmocka_unit_test(test_schema_embedded),
         cmocka_unit_test(test_rules_catalogue),

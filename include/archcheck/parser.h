@@ -42,6 +42,12 @@ extern "C" {
  * name the file as `path` was given. */
 int ac_parser_parse_file(const char *path, ac_model **out, ac_diag_list *diags, ac_error *err);
 
+/* As ac_parser_parse_file; also the SHA-256 of exactly the bytes that were parsed, as 64
+ * lower-case hex digits and a NUL, into sha256_hex (the empty string when the file could not
+ * be read), so that a report names the very input it judged (the file is read once). */
+int ac_parser_parse_file_digest(const char *path, char sha256_hex[65], ac_model **out,
+                                ac_diag_list *diags, ac_error *err);
+
 /* As ac_parser_parse_file, for a document in memory; `name` is the file name used in
  * diagnostics. The buffer need not be NUL-terminated. */
 int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_model **out,

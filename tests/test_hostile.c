@@ -1,0 +1,619 @@
+/*
+ * The hostile-input suite: the archcheck binary (AC_TEST_BIN) on generated files at and past
+ * every limit, every encoding, deep structures, special files as input and as output,
+ * signals, full and read-only outputs.
+ *
+ * Every case asserts: no death by a signal (unless the test sent it), exit status 2 with a
+ * located diagnostic (FILE:LINE:COL: error: ... [RULE]) for invalid input, and nothing left
+ * behind (no *.tmp.* file in the output directory). Every case is bounded by the binary's own
+ * limits; an alarm() watchdog fails the whole program after 20 s per test, no time is
+ * asserted.
+ */
+#define _DEFAULT_SOURCE /* mknod, makedev */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+/* ---- files ---- */
+
+static char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+static char *make_tmpdir(void)
+{
+    char tmpl[] = "/tmp/ac_test_hostileXXXXXX";
+    char *d = mkdtemp(tmpl);
+    if (d == NULL)
+        fail_msg("mkdtemp: %s", strerror(errno));
+    d = strdup(tmpl);
+    assert_non_null(d);
+    return d;
+}
+
+/* The number of entries of dir whose name contains `part` (NULL: every entry). */
+static size_t count_entries(const char *dir, const char *part)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    if (d == NULL)
+        fail_msg("cannot open %s: %s", dir, strerror(errno));
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+            (part == NULL || strstr(e->d_name, part) != NULL))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Nothing left behind: no temporary output file in dir. */
+static void assert_no_tmp(const char *dir)
+{
+    size_t n = count_entries(dir, ".tmp.");
+    if (n != 0)
+        fail_msg("%zu temporary file(s) left behind in %s", n, dir);
+}
+
+/* Remove dir, its files and its empty subdirectories. */
+static void remove_tmpdir(char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char *p;
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            p = path_join(dir, e->d_name);
+            chmod(p, 0700);
+            if (unlink(p) != 0)
+                (void)rmdir(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    (void)rmdir(dir);
+    free(dir);
+}
+
+static char *write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+    char *p = path_join(dir, name);
+    FILE *fp = fopen(p, "wb");
+    if (fp == NULL)
+        fail_msg("cannot create %s: %s", p, strerror(errno));
+    if (len > 0 && fwrite(data, 1, len, fp) != len)
+        fail_msg("cannot write %s", p);
+    assert_int_equal(fclose(fp), 0);
+    return p;
+}
+
+static char *write_str(const char *dir, const char *name, const char *text)
+{
+    return write_file(dir, name, text, strlen(text));
+}
+
+/* A growing text buffer for generated inputs. */
+typedef struct gen {
+    char *s;
+    size_t len, cap;
+} gen;
+
+static void gen_add(gen *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void gen_add(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        size_t room = g->cap - g->len;
+        va_start(ap, fmt);
+        n = vsnprintf(g->s != NULL ? g->s + g->len : NULL, room, fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if ((size_t)n < room)
+            break;
+        g->cap = g->cap * 2 + (size_t)n + 4096;
+        g->s = realloc(g->s, g->cap);
+        assert_non_null(g->s);
+    }
+    g->len += (size_t)n;
+}
+
+/* ---- running the binary ---- */
+
+typedef struct hrun {
+    int status; /* exit status, or 128 + signal */
+    char *out, *err;
+} hrun;
+
+typedef struct hopts {
+    const char *stdout_path; /* NULL: captured */
+    long fsize_limit;        /* RLIMIT_FSIZE in bytes; 0: unchanged */
+} hopts;
+
+static pid_t spawn(const hopts *o, char *const argv[], int fo, int fe)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        if (o != NULL && o->stdout_path != NULL) {
+            int fd = open(o->stdout_path, O_WRONLY);
+            if (fd < 0)
+                _exit(126);
+            dup2(fd, 1);
+        } else {
+            dup2(fo, 1);
+        }
+        dup2(fe, 2);
+        if (o != NULL && o->fsize_limit > 0) {
+            struct rlimit rl = {(rlim_t)o->fsize_limit, (rlim_t)o->fsize_limit};
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
+        if (chdir(AC_SOURCE_DIR) != 0)
+            _exit(127);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static char *slurp_tmp(int fd)
+{
+    char *s;
+    lseek(fd, 0, SEEK_SET);
+    s = ac_test_slurp_fd(fd);
+    close(fd);
+    assert_non_null(s);
+    return s;
+}
+
+static int capture_fd(char *tmpl)
+{
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    unlink(tmpl);
+    return fd;
+}
+
+/* Run archcheck with the options and the arguments (NULL-terminated); a death by a signal
+ * fails the test unless allow_signal. */
+static hrun run_opts(const hopts *o, int allow_signal, const char *const *args)
+{
+    char *argv[40];
+    char to[] = "/tmp/ac_test_hoXXXXXX", te[] = "/tmp/ac_test_heXXXXXX";
+    int fo = capture_fd(to), fe = capture_fd(te), st = 0;
+    size_t n = 0;
+    pid_t pid;
+    hrun r;
+    argv[n++] = strdup(AC_TEST_BIN);
+    for (; args[n - 1] != NULL && n < 39; n++)
+        argv[n] = strdup(args[n - 1]);
+    argv[n] = NULL;
+    for (size_t i = 0; i < n; i++)
+        assert_non_null(argv[i]);
+    pid = spawn(o, argv, fo, fe);
+    for (size_t i = 0; i < n; i++)
+        free(argv[i]);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp_tmp(fo);
+    r.err = slurp_tmp(fe);
+    if (r.status >= 128 && !allow_signal)
+        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s", args[0], r.status - 128,
+                 r.err);
+    return r;
+}
+
+#define RUN(...) run_opts(NULL, 0, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_OPTS(o, ...) run_opts((o), 0, (const char *const[]){__VA_ARGS__, NULL})
+
+static void hrun_free(hrun *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Invalid input: exit 2, and a diagnostic "FILE:LINE:COL: error: ... [RULE]" with this rule,
+ * LINE >= 1, COL >= 1 (on stderr; check prints its text report on stdout). */
+static void assert_invalid(const hrun *r, const char *file, const char *rule)
+{
+    char want[600];
+    const char *p;
+    unsigned line = 0, col = 0;
+    if (r->status != 2)
+        fail_msg("exit status %d, not 2\nstderr:\n%s", r->status, r->err);
+    snprintf(want, sizeof want, "%s:", file);
+    p = strstr(r->err, want);
+    if (p == NULL)
+        p = strstr(r->out, want);
+    if (p == NULL)
+        fail_msg("no diagnostic located in %s:\n%s%s", file, r->err, r->out);
+    if (sscanf(p + strlen(want), "%u:%u: error: ", &line, &col) != 2 || line < 1 || col < 1)
+        fail_msg("the diagnostic is not FILE:LINE:COL: error: ...:\n%s", r->err);
+    snprintf(want, sizeof want, "[%s]", rule);
+    if (strstr(p, want) == NULL)
+        fail_msg("no %s diagnostic:\n%s", rule, r->err);
+}
+
+#define ARCH_HEAD                                                                                  \
+    "<architecture name=\"h\" format=\"1\">\n"                                                    \
+    "<workload><source id=\"u\" to=\"web\" rate=\"10/s\"/></workload>\n"                           \
+    "<pool id=\"web\" servers=\"2\" service-time=\"50ms\"/>\n"
+#define ARCH_TAIL                                                                                  \
+    "<requirements><latency target=\"web\" percentile=\"99\" max=\"2s\"/></requirements>\n"        \
+    "</architecture>\n"
+
+/* ---- limits, at and past the edge ---- */
+
+/* A file of exactly `elements` elements (the root, workload, source, pool, the rest empty
+ * <requirements>-free padding as routes' siblings: <link>s would change the model, so the
+ * padding is <suppress> elements, which count as elements and change nothing). */
+static char *elements_file(const char *dir, const char *name, size_t elements)
+{
+    gen g = {0};
+    char *p;
+    gen_add(&g, ARCH_HEAD);
+    for (size_t i = 4; i < elements; i++)
+        gen_add(&g, "<suppress rule=\"AC024\" reason=\"padding %zu\"/>\n", i);
+    gen_add(&g, "</architecture>\n");
+    p = write_file(dir, name, g.s, g.len);
+    free(g.s);
+    return p;
+}
+
+static void test_limit_elements(void **state)
+{
+    char *dir = make_tmpdir();
+    char *at = elements_file(dir, "at.xml", 100000);
+    char *past = elements_file(dir, "past.xml", 100001);
+    hrun r;
+    (void)state;
+    r = RUN("lint", at);
+    assert_int_equal(r.status, 0);
+    hrun_free(&r);
+    r = RUN("lint", past);
+    assert_invalid(&r, past, "AC005");
+    assert_non_null(strstr(r.err, "more than 100000 elements"));
+    hrun_free(&r);
+    free(at);
+    free(past);
+    remove_tmpdir(dir);
+}
+
+/* ---- special files as input ---- */
+
+static void test_input_special_files(void **state)
+{
+    char *dir = make_tmpdir();
+    char *fifo = path_join(dir, "in.xml");
+    hrun r;
+    (void)state;
+    alarm(20); /* a FIFO without a writer used to block archcheck forever */
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    r = RUN("lint", fifo);
+    assert_invalid(&r, fifo, "AC001");
+    assert_non_null(strstr(r.err, "a FIFO, not a regular file"));
+    hrun_free(&r);
+    r = RUN("check", fifo);
+    assert_invalid(&r, fifo, "AC001");
+    hrun_free(&r);
+    r = RUN("lint", dir);
+    assert_invalid(&r, dir, "AC001");
+    assert_non_null(strstr(r.err, "a directory"));
+    hrun_free(&r);
+    r = RUN("solve", "/dev/null");
+    assert_invalid(&r, "/dev/null", "AC001");
+    assert_non_null(strstr(r.err, "a character device"));
+    hrun_free(&r);
+    r = RUN("simulate", "/dev/zero");
+    assert_invalid(&r, "/dev/zero", "AC001");
+    hrun_free(&r);
+    free(fifo);
+    remove_tmpdir(dir);
+    alarm(0);
+}
+
+/* ---- special files as output ---- */
+
+/* -o to a symbolic link replaces the link's target (atomically): the link survives. */
+static void test_output_symlink(void **state)
+{
+    char *dir = make_tmpdir();
+    char *target = write_str(dir, "real.json", "old\n");
+    char *link = path_join(dir, "link.json");
+    struct stat st;
+    hrun r;
+    char *s;
+    (void)state;
+    assert_int_equal(symlink("real.json", link), 0);
+    r = RUN("check", "-f", "json", "-o", link, "samples/tandem.xml");
+    assert_int_equal(r.status, 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    s = ac_test_read_file(target);
+    assert_non_null(s);
+    assert_non_null(strstr(s, "\"archcheck\""));
+    free(s);
+    hrun_free(&r);
+    assert_no_tmp(dir);
+    /* a dangling link is refused, and nothing is created */
+    assert_int_equal(unlink(target), 0);
+    r = RUN("check", "-o", link, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "symbolic link to a file that does not exist"));
+    assert_int_equal(count_entries(dir, NULL), 1);
+    hrun_free(&r);
+    free(target);
+    free(link);
+    remove_tmpdir(dir);
+}
+
+/* A character device to write to: as root, a private one in dir with the numbers of
+ * /dev/null (1,3) or /dev/full (1,7), so that a regression (a device replaced by a regular
+ * file) can never damage the machine's own /dev; otherwise the system's, which a user other
+ * than root cannot replace. NULL when root cannot create device nodes (a container). */
+static char *char_device(const char *dir, const char *name, unsigned minor)
+{
+    char *p;
+    if (geteuid() != 0)
+        return strdup(minor == 3 ? "/dev/null" : "/dev/full");
+    p = path_join(dir, name);
+    if (mknod(p, S_IFCHR | 0666, makedev(1, minor)) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* -o DEVICE writes through: /dev/null stays a character device, /dev/full reports its
+ * error. */
+static void test_output_devices(void **state)
+{
+    char *dir = make_tmpdir();
+    char *null_dev = char_device(dir, "null", 3);
+    char *full_dev = char_device(dir, "full", 7);
+    char want[256];
+    struct stat st;
+    hrun r;
+    (void)state;
+    if (null_dev == NULL || full_dev == NULL) {
+        print_message("skipped: device nodes cannot be created here\n");
+        free(null_dev);
+        free(full_dev);
+        remove_tmpdir(dir);
+        return;
+    }
+    r = RUN("check", "-o", null_dev, "samples/tandem.xml");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_int_equal(stat(null_dev, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    hrun_free(&r);
+    r = RUN("check", "--report", null_dev, "samples/tandem.xml");
+    assert_int_equal(r.status, 0);
+    assert_int_equal(stat(null_dev, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    hrun_free(&r);
+    /* a full device: the write error is reported, exit 2 */
+    r = RUN("check", "-o", full_dev, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    snprintf(want, sizeof want, "cannot write '%s': No space left on device", full_dev);
+    assert_non_null(strstr(r.err, want));
+    hrun_free(&r);
+    r = RUN("check", "--report", full_dev, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, full_dev));
+    hrun_free(&r);
+    assert_int_equal(stat(full_dev, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_no_tmp(dir);
+    free(null_dev);
+    free(full_dev);
+    remove_tmpdir(dir);
+}
+
+/* A FIFO as output: written through when a reader is there, refused (not waited on) when
+ * none is; a directory is refused. */
+static void test_output_fifo_and_directory(void **state)
+{
+    char *dir = make_tmpdir();
+    char *fifo = path_join(dir, "out.fifo");
+    struct stat st;
+    hrun r;
+    (void)state;
+    alarm(20);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    r = RUN("check", "-o", fifo, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "no process reads the FIFO"));
+    hrun_free(&r);
+    {
+        int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader */
+        char buf[65536];
+        ssize_t n;
+        size_t got = 0;
+        assert_true(rd >= 0);
+        r = RUN("check", "-o", fifo, "samples/tandem.xml");
+        assert_int_equal(r.status, 0);
+        while ((n = read(rd, buf, sizeof buf)) > 0)
+            got += (size_t)n;
+        close(rd);
+        assert_true(got > 0);
+        hrun_free(&r);
+    }
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    r = RUN("check", "-o", dir, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "it is a directory"));
+    hrun_free(&r);
+    assert_no_tmp(dir);
+    free(fifo);
+    remove_tmpdir(dir);
+    alarm(0);
+}
+
+/* A read-only directory: the output cannot be created; nothing is left. Root writes anyway
+ * (permissions do not stop it), so the case is skipped as root. */
+static void test_output_read_only_dir(void **state)
+{
+    char *dir = make_tmpdir();
+    char *out = path_join(dir, "out.txt");
+    hrun r;
+    (void)state;
+    if (geteuid() == 0) {
+        print_message("skipped as root: a read-only directory does not stop root's writes\n");
+        free(out);
+        remove_tmpdir(dir);
+        return;
+    }
+    assert_int_equal(chmod(dir, 0500), 0);
+    r = RUN("check", "-o", out, "samples/tandem.xml");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "cannot write"));
+    hrun_free(&r);
+    assert_int_equal(count_entries(dir, NULL), 0);
+    chmod(dir, 0700);
+    free(out);
+    remove_tmpdir(dir);
+}
+
+/* Standard output on a full disk (/dev/full): every command says so and exits 2 (solve,
+ * simulate and solve --transient in text used to exit 0; rules exited 2 silently). */
+static void test_stdout_full(void **state)
+{
+    static const char *const cmds[][8] = {
+        {"rules", NULL},
+        {"rules", "-f", "json", NULL},
+        {"schema", NULL},
+        {"--version", NULL},
+        {"lint", "-f", "json", "samples/tandem.xml", NULL},
+        {"check", "samples/tandem.xml", NULL},
+        {"check", "-f", "sarif", "samples/tandem.xml", NULL},
+        {"solve", "samples/tandem.xml", NULL},
+        {"solve", "-f", "csv", "samples/tandem.xml", NULL},
+        {"solve", "--transient", "--horizon", "10s", "samples/tandem.xml", NULL},
+        {"simulate", "--max-events", "20000", "samples/tandem.xml", NULL},
+        {"compare", "samples/tandem.xml", NULL},
+    };
+    hopts o = {"/dev/full", 0};
+    (void)state;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        hrun r = run_opts(&o, 0, cmds[i]);
+        if (r.status != 2 || strstr(r.err, "archcheck: cannot write the standard output") == NULL)
+            fail_msg("archcheck %s %s > /dev/full: exit %d\nstderr:\n%s", cmds[i][0],
+                     cmds[i][1] != NULL ? cmds[i][1] : "", r.status, r.err);
+        hrun_free(&r);
+    }
+}
+
+/* ---- signals while an output is being written ---- */
+
+/* A file size limit is reached while the temporary file is written: SIGXFSZ (deterministic).
+ * The process dies of it, with the temporary file removed first. */
+static void test_signal_file_size_limit(void **state)
+{
+    char *dir = make_tmpdir();
+    char *out = path_join(dir, "out.json");
+    char *pdf = path_join(dir, "out.pdf");
+    hopts o = {NULL, 1024};
+    hrun r;
+    (void)state;
+    r = run_opts(&o, 1, (const char *const[]){"check", "-f", "json", "-o", out,
+                                              "samples/checkout.xml", NULL});
+    assert_int_equal(r.status, 128 + SIGXFSZ);
+    hrun_free(&r);
+    assert_int_equal(count_entries(dir, NULL), 0);
+    r = run_opts(&o, 1, (const char *const[]){"check", "--report", pdf, "samples/tandem.xml",
+                                              NULL});
+    assert_int_equal(r.status, 128 + SIGXFSZ);
+    hrun_free(&r);
+    assert_int_equal(count_entries(dir, NULL), 0);
+    free(out);
+    free(pdf);
+    remove_tmpdir(dir);
+}
+
+/* SIGTERM or SIGINT once the temporary report exists: the process ends (by the signal, once
+ * the temporary file is renamed or removed) and leaves no temporary file. Each attempt waits
+ * until the temporary file appears or the process has ended, then signals it; attempts are
+ * repeated until one caught the temporary file (at most 50). */
+static void test_signal_while_writing(void **state)
+{
+    static const int sigs[] = {SIGTERM, SIGINT};
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        int caught = 0;
+        for (int attempt = 0; attempt < 50 && !caught; attempt++) {
+            char *dir = make_tmpdir();
+            char *pdf = path_join(dir, "report.pdf");
+            char bin[] = AC_TEST_BIN, check[] = "check", report[] = "--report",
+                 input[] = "samples/checkout.xml";
+            char *argv[] = {bin, check, report, pdf, input, NULL};
+            char to[] = "/tmp/ac_test_hoXXXXXX", te[] = "/tmp/ac_test_heXXXXXX";
+            int fo = capture_fd(to), fe = capture_fd(te), st = 0;
+            pid_t pid = spawn(NULL, argv, fo, fe), w;
+            struct timespec pause = {0, 100000};
+            while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
+                if (count_entries(dir, ".tmp.") > 0) {
+                    kill(pid, sigs[k]);
+                    caught = 1;
+                    w = waitpid(pid, &st, 0);
+                    break;
+                }
+                nanosleep(&pause, NULL);
+            }
+            assert_int_equal(w, pid);
+            if (caught)
+                assert_true((WIFSIGNALED(st) && WTERMSIG(st) == sigs[k]) ||
+                            (WIFEXITED(st) && WEXITSTATUS(st) == 0));
+            else
+                assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+            assert_no_tmp(dir);
+            close(fo);
+            close(fe);
+            free(pdf);
+            remove_tmpdir(dir);
+        }
+        if (caught)
+            print_message("signal %d sent while the temporary report existed\n", sigs[k]);
+        else
+            print_message("signal %d: the temporary report was never seen in 50 runs\n", sigs[k]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_limit_elements),
+        cmocka_unit_test(test_input_special_files),
+        cmocka_unit_test(test_output_symlink),
+        cmocka_unit_test(test_output_devices),
+        cmocka_unit_test(test_output_fifo_and_directory),
+        cmocka_unit_test(test_output_read_only_dir),
+        cmocka_unit_test(test_stdout_full),
+        cmocka_unit_test(test_signal_file_size_limit),
+        cmocka_unit_test(test_signal_while_writing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
