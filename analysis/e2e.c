@@ -666,10 +666,11 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
             a->e2e.unbounded = 1;
         }
     }
+    for (size_t s = 0; s < m->nsources; s++)
+        rate_total += m->sources[s].rate; /* all of them, also when the walk stops early */
     for (size_t s = 0; s < m->nsources; s++) {
         size_t join = AC_NONE;
         law l;
-        rate_total += m->sources[s].rate;
         l = walk(&c, m->sources[s].to, 0, &join);
         if (l.p == NULL)
             break;

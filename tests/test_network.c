@@ -174,12 +174,49 @@ static void test_overloaded_queue_is_ac101(void **state)
     free(xml);
 }
 
+/* ---- 5. the traffic equations of many feedback loops ---------------------------------------- */
+
+/* 200 independent loops a_i -> b_i -> a_i (p = 0.99 back), each fed 1/s: exactly
+ * Lambda(a_i) = Lambda(b_i) = 1 / (1 - 0.99) = 100/s (geometric series). Was a bug (fixed):
+ * det = 0.01^200 underflowed and the loops were called "circulating forever" (AC032). */
+static void test_many_feedback_loops(void **state)
+{
+    ac_strbuf sb = {0};
+    fx f;
+    ac_analysis_options o = no_sim();
+    const size_t L = 200;
+    (void)state;
+    ac_strbuf_append(&sb, "<architecture name=\"loops\" format=\"1\">\n<workload>\n");
+    for (size_t i = 0; i < L; i++)
+        ac_strbuf_printf(&sb, "<source id=\"s%zu\" to=\"a%zu\" rate=\"1/s\"/>\n", i, i);
+    ac_strbuf_append(&sb, "</workload>\n");
+    for (size_t i = 0; i < L; i++)
+        ac_strbuf_printf(&sb,
+                         "<pool id=\"a%zu\" servers=\"1\" service-time=\"1ms\"/>\n"
+                         "<pool id=\"b%zu\" servers=\"1\" service-time=\"1ms\"/>\n"
+                         "<route from=\"a%zu\" to=\"b%zu\"/>\n"
+                         "<route from=\"b%zu\" to=\"a%zu\" p=\"0.99\"/>\n",
+                         i, i, i, i, i, i);
+    ac_strbuf_append(&sb, "</architecture>\n");
+    analyse_with(&f, sb.data, &o);
+    assert_int_equal(count_rule(&f.d, "AC032"), 0);
+    for (size_t i = 0; i < f.m->nnodes; i++)
+        assert_double_close(f.a->nodes[i].arrival_rate, 1.0 / (1.0 - 0.99), 0.0, 1e-9);
+    /* and the end-to-end mean by visit ratios: 200 visits of 1 ms at M/M/1 rho = 0.1 each,
+       E[T] = 200 * 1ms / (1 - 0.1) */
+    assert_true(f.a->e2e.available);
+    assert_double_close(f.a->e2e.mean_response_time, 200.0 * 1e-3 / 0.9, 0.0, 1e-6);
+    fx_free(&f);
+    ac_strbuf_free(&sb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_computed_is_inconclusive),
         cmocka_unit_test(test_not_computed_settled_by_simulation),
         cmocka_unit_test(test_overloaded_queue_is_ac101),
+        cmocka_unit_test(test_many_feedback_loops),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);
