@@ -27,7 +27,7 @@
 
 #include "analysis/internal.h"
 
-#define AC_E2E_M 2048      /* the least lattice, a power of two: the FFT pads to 2M */
+#define AC_E2E_M     2048  /* the least lattice, a power of two: the FFT pads to 2M */
 #define AC_E2E_M_MAX 32768 /* the most: a long tail (redeliveries, back-offs) and fast nodes */
 
 typedef struct e2e_ctx {
@@ -36,10 +36,10 @@ typedef struct e2e_ctx {
     double h;
     size_t M;
     unsigned char *onstack;
-    double **memo[3];    /* memo[mode][n]: D(n) computed once (owned) */
+    double **memo[3]; /* memo[mode][n]: D(n) computed once (owned) */
     double *memo_success[3];
     size_t *memo_join[3];
-    int failed;  /* a cycle or an unanalysable node */
+    int failed; /* a cycle or an unanalysable node */
     int oom;
 } e2e_ctx;
 
@@ -59,9 +59,13 @@ static double *law_new(e2e_ctx *c)
     return p;
 }
 
+/* A law exists when the node was solved to a steady state with a finite mean response (a
+ * function polled at saturation, say, reports an infinite one: no law to combine). */
 int ac_node_analysis_has_law(const ac_node_analysis *na)
 {
-    return na->analysed && !na->overload &&
+    return na->analysed && !na->overload && isfinite(na->mean_response_time) &&
+           !(na->function != NULL && na->function->overload) &&
+           !(na->queue != NULL && na->queue->overload) &&
            (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
 }
 
@@ -614,9 +618,9 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, ac_error *err)
         if (a->nodes[i].arrival_rate > 0.0)
             max_err = fmax(max_err, a->nodes[i].expected_rel_error);
     rc = store_law(&c, a, cdf, err);
-    a->e2e.expected_rel_error =
-        max_err + fabs(mean - a->e2e.mean_response_time) / a->e2e.mean_response_time +
-        c.h / fmax(a->e2e.p50, c.h);
+    a->e2e.expected_rel_error = max_err +
+                                fabs(mean - a->e2e.mean_response_time) / a->e2e.mean_response_time +
+                                c.h / fmax(a->e2e.p50, c.h);
 cleanup:
     free(l.p);
     free(cdf);
@@ -647,8 +651,9 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
     }
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
-        if (na->arrival_rate > 0.0 && (!na->analysed || na->overload))
-            mean_ok = 0;
+        if (na->arrival_rate > 0.0 &&
+            (!na->analysed || na->overload || !isfinite(na->mean_response_time)))
+            mean_ok = 0; /* a mean that was not computed, or an unbounded one */
         if (na->arrival_rate > 0.0 && na->overload)
             a->e2e.unbounded = 1;
         if (na->arrival_rate > 0.0)
@@ -661,10 +666,11 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
             a->e2e.unbounded = 1;
         }
     }
+    for (size_t s = 0; s < m->nsources; s++)
+        rate_total += m->sources[s].rate; /* all of them, also when the walk stops early */
     for (size_t s = 0; s < m->nsources; s++) {
         size_t join = AC_NONE;
         law l;
-        rate_total += m->sources[s].rate;
         l = walk(&c, m->sources[s].to, 0, &join);
         if (l.p == NULL)
             break;
@@ -688,10 +694,10 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
         if ((na->qna || na->qna_exact) && na->pool != NULL && na->mean_response_time > 0.0)
-            max_err = fmax(max_err, fabs(na->mean_response_time -
-                                         na->pool->kpi.mean_response_time) /
-                                        na->mean_response_time +
-                                    na->expected_rel_error);
+            max_err =
+                fmax(max_err, fabs(na->mean_response_time - na->pool->kpi.mean_response_time) /
+                                      na->mean_response_time +
+                                  na->expected_rel_error);
     }
     /* the mean by visit ratios: sum_i (Lambda_i / gamma) E[T_i], exact without fan-out */
     for (size_t i = 0; i < m->nnodes; i++)

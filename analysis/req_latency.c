@@ -16,6 +16,8 @@ static double node_quantile(const ac_node_analysis *na, double p, double *rel_er
     *rel_err = fmax(na->expected_rel_error, na->percentile_rel_error);
     if (na->overload)
         return INFINITY;
+    if (!ac_node_analysis_has_law(na))
+        return NAN; /* no steady-state law (not an overload): not computed */
     if (fabs(p - 0.5) < 1e-12)
         return na->p50;
     if (fabs(p - 0.95) < 1e-12)
@@ -63,7 +65,8 @@ void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
             snprintf(o.note, sizeof o.note, "'%s' is not analysed", c->model->nodes[r->target].id);
         } else {
             o.value = r->percentile > 0.0 ? node_quantile(na, p, &o.rel_error)
-                                          : na->mean_response_time;
+                      : na->overload || ac_node_analysis_has_law(na) ? na->mean_response_time
+                                                                     : NAN;
             if (r->percentile == 0.0)
                 o.rel_error = na->expected_rel_error;
             o.evaluated = !isnan(o.value);

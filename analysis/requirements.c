@@ -41,9 +41,36 @@ static int straddles(const ac_req_outcome *o)
            fabs(o->value - o->limit) <= o->rel_error * fabs(o->value);
 }
 
-static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+/*
+ * The one place that decides whether an outcome has a value to judge: a family that set
+ * `evaluated` on a value that is NaN (not computed: a law that does not exist, an
+ * approximation that failed) gets it taken back, with the reason, so that nothing is ever
+ * judged on a value that was not computed. +-infinity stays a value (unbounded: overload).
+ */
+static ac_req_outcome computed_outcome(const ac_req_outcome *o)
+{
+    ac_req_outcome v = *o;
+    if (v.evaluated && (isnan(v.value) || isnan(v.rel_error))) {
+        v.evaluated = 0;
+        v.pass = 0;
+        if (v.note[0] == '\0')
+            snprintf(v.note, sizeof v.note, "its value could not be computed");
+    }
+    if (!v.evaluated)
+        v.pass = 0;
+    return v;
+}
+
+/* Can the simulation settle this outcome (a metric it estimates)? */
+static int sim_metric(const ac_req_outcome *o)
+{
+    return o->metric != AC_OUT_OTHER;
+}
+
+static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
     const ac_model *m = c->model;
+    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
     const char *node_id = o->node != AC_NONE ? m->nodes[o->node].id : NULL;
     char where[80], val[48], lim[48];
     ac_check ck;
@@ -59,7 +86,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     format_value(lim, sizeof lim, o->limit, o->unit);
 
     memset(&ck, 0, sizeof ck);
-    snprintf(ck.name, sizeof ck.name, "%s %s", o->what, where);
+    snprintf(ck.name, sizeof ck.name, "%.63s %.79s", o->what, where);
     ck.has_value = o->evaluated;
     ck.value = o->value;
     ck.limit = o->limit;
@@ -67,19 +94,21 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     ck.rel_error = o->rel_error;
     ck.node = o->node;
     ck.loc = r->loc;
-    snprintf(ck.unit, sizeof ck.unit, "%s", o->unit);
+    snprintf(ck.unit, sizeof ck.unit, "%.7s", o->unit);
 
     {
         double sm = 0.0, sci = 0.0;
-        if (o->evaluated &&
-            ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci)) {
+        if ((o->evaluated || sim_metric(o)) &&
+            ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci) &&
+            isfinite(sm) && isfinite(sci)) {
             ck.has_sim = 1;
             ck.sim_value = sm;
             ck.sim_ci95 = sci;
         }
     }
-    if (o->evaluated && straddles(o) && ck.has_sim) {
-        /* the simulation's interval decides where the approximation cannot */
+    if (((o->evaluated && straddles(o)) || !o->evaluated) && ck.has_sim) {
+        /* the simulation's interval decides where the approximation cannot (its error
+           straddles the limit, or it has no value at all) */
         double lo = ck.sim_value - ck.sim_ci95, hi = ck.sim_value + ck.sim_ci95;
         int pass = upper ? hi <= o->limit : lo >= o->limit;
         int fail = upper ? lo > o->limit : hi < o->limit;
@@ -100,17 +129,25 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
         } else {
             ck.status = AC_CHECK_INCONCLUSIVE;
             snprintf(ck.rule, sizeof ck.rule, "AC900");
-            ac_an_finding(c, "AC900", r->loc, node_id,
-                          "requirement %s %s is undecided: the approximation gives %s (stated "
-                          "error %.2g%%) and the simulation %s +- %s (95%%), both straddling the "
-                          "limit %s",
-                          o->what, where, val, 100.0 * o->rel_error, sv, sc, lim);
+            if (o->evaluated)
+                ac_an_finding(c, "AC900", r->loc, node_id,
+                              "requirement %s %s is undecided: the approximation gives %s "
+                              "(stated error %.2g%%) and the simulation %s +- %s (95%%), both "
+                              "straddling the limit %s",
+                              o->what, where, val, 100.0 * o->rel_error, sv, sc, lim);
+            else
+                ac_an_finding(c, "AC900", r->loc, node_id,
+                              "requirement %s %s is undecided: %s, and the simulation's %s +- "
+                              "%s (95%%) straddles the limit %s",
+                              o->what, where, o->note, sv, sc, lim);
         }
     } else if (!o->evaluated) {
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
-        ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s",
-                      o->what, where, o->note);
+        ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s%s%s",
+                      o->what, where, o->note,
+                      sim_metric(o) && c->a->sim_note[0] ? "; no simulation settles it: " : "",
+                      sim_metric(o) ? c->a->sim_note : "");
     } else if (straddles(o)) {
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
@@ -118,8 +155,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                       "requirement %s %s is undecided: %s is within the approximation's stated "
                       "error (%.2g%%) of the limit %s%s%s",
                       o->what, where, val, 100.0 * o->rel_error, lim,
-                      c->a->sim_note[0] ? ", and no simulation settles it: " : "",
-                      c->a->sim_note);
+                      c->a->sim_note[0] ? ", and no simulation settles it: " : "", c->a->sim_note);
     } else if (o->pass) {
         ck.status = AC_CHECK_PASS;
     } else {
@@ -166,20 +202,24 @@ void ac_an_check_requirements(ac_an_ctx *c)
         dispatch(c, &c->model->requirements[i], emit_finding);
 }
 
-static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
+    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
     (void)r;
     if (c->probe_failed || !o->evaluated || o->pass)
         return;
     c->probe_failed = 1;
-    snprintf(c->probe_binding, sizeof c->probe_binding, "%s", o->what);
+    snprintf(c->probe_binding, sizeof c->probe_binding, "%.63s", o->what);
     c->probe_node = o->node;
 }
 
-static void emit_straddle(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+/* Would the simulation settle something: an outcome whose error straddles its limit, or one
+ * of a simulated metric that has no value? */
+static void emit_straddle(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
+    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
     (void)r;
-    if (o->evaluated && straddles(o))
+    if ((o->evaluated && straddles(o)) || (!o->evaluated && sim_metric(o)))
         c->probe_failed = 1;
 }
 
