@@ -18,7 +18,9 @@
  * dispatcher does) with the gap to c random queues (the worst) as their stated error. Above
  * AC_AN_MVA_LD_MAX clients, Seidmann's approximation replaces M/M/c (a single server of
  * demand D_i / c and a delay D_i (c - 1) / c), with a stated error of 25%. A link adds a delay station (its latency, v_l visits) and,
- * with a finite capacity, a single-server station of demand v_l / capacity.
+ * with a finite capacity, a single-server station of demand v_l / capacity: its transmission
+ * is deterministic (M/D/1, not product form), so the stated error is the gap to the same
+ * network with that station a pure delay (no wait at all).
  * Above AC_AN_MVA_EXACT_MAX clients, Schweitzer's approximate MVA
  * (Q_i(M-1) ~ (M-1)/M Q_i(M)) replaces the recursion.
  */
@@ -234,6 +236,8 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             st[ns].copies = 1.0;
             st[ns].delay = vl * lk->latency;
             st[ns].demand = isinf(lk->capacity) ? 0.0 : vl / lk->capacity;
+            if (!isinf(lk->capacity))
+                bracket = 1; /* M/D/1, not product form: between this queue and a delay */
             ns++;
         }
         if (bracket) {
@@ -251,6 +255,9 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
                     m->nodes[alt[k].node].u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE) {
                     alt[k].ld_demand = 0.0;
                     alt[k].copies = (double)alt[k].servers;
+                } else if (alt[k].node == AC_NONE) {
+                    alt[k].delay += alt[k].demand; /* a link's transmission without its wait */
+                    alt[k].demand = 0.0;
                 }
             xr = mva_exact(alt, ns, pop->think_time, pop->size, q, resp);
             free(alt);

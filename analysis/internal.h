@@ -42,6 +42,12 @@ const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i);
 /* Flow on the routes from node `from` to node `to` (jobs/s), at the solved state. */
 double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, size_t to);
 
+/* Link `l` solved at its flow (solver/link.c: M/D/1 or M/D/1/K); out cleared by the caller
+ * with ac_solver_link_result_clear. Returns as ac_solver_link_solve. */
+struct ac_solver_link_result;
+int ac_an_link_solve(const ac_model *m, const ac_analysis *a, size_t l,
+                     struct ac_solver_link_result *out, ac_error *err);
+
 /* ---- closed.c ---- */
 
 /* Mean Value Analysis of the closed workloads (<population>): fills the nodes reached by

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "archcheck/link.h"
 
 void ac_an_node_clear(ac_node_analysis *na)
 {
@@ -278,20 +279,44 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     return AC_OK;
 }
 
+int ac_an_link_solve(const ac_model *m, const ac_analysis *a, size_t l, ac_solver_link_result *out,
+                     ac_error *err)
+{
+    const ac_link *lk = &m->links[l];
+    return ac_solver_link_solve(lk, ac_an_link_flow(m, a, lk->from, lk->to), 0.0, out, err);
+}
+
+/* A link's full buffer loses jobs: the routes through it carry r0 (1 - loss). */
+static void link_losses(const ac_model *m, const ac_analysis *a, const double *r0, double *r)
+{
+    for (size_t l = 0; l < m->nlinks; l++) {
+        const ac_link *lk = &m->links[l];
+        size_t at = lk->from * m->nnodes + lk->to;
+        ac_solver_link_result lr;
+        ac_error e2 = {0};
+        if (lk->buffer == AC_UNBOUNDED || isinf(lk->capacity))
+            continue;
+        if (ac_an_link_solve(m, a, l, &lr, &e2) == AC_OK)
+            r[at] = r0[at] * (1.0 - lr.loss_probability);
+        ac_solver_link_result_clear(&lr);
+    }
+}
+
 int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
                         ac_analysis *a, ac_error *err)
 {
     size_t n = m->nnodes;
-    double *r = NULL, *lambda = NULL, *pass = NULL, *prev = NULL;
+    double *r = NULL, *r0 = NULL, *lambda = NULL, *pass = NULL, *prev = NULL;
     int rc = AC_OK;
     int has_closed = m->npopulations > 0;
 
     a->scale = scale;
     r = ac_an_routing_matrix(m);
+    r0 = ac_an_routing_matrix(m);
     lambda = calloc(n > 0 ? n : 1, sizeof *lambda);
     pass = malloc((n > 0 ? n : 1) * sizeof *pass);
     prev = calloc(n > 0 ? n : 1, sizeof *prev);
-    if (r == NULL || lambda == NULL || pass == NULL || prev == NULL) {
+    if (r == NULL || r0 == NULL || lambda == NULL || pass == NULL || prev == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (network)");
         goto cleanup;
     }
@@ -323,6 +348,7 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             if (!(pass[i] >= 0.0))
                 pass[i] = 0.0;
         }
+        link_losses(m, a, r0, r);
         if (iter > 0 && change <= 1e-10 * (total + 1e-300))
             break;
         memcpy(prev, lambda, n * sizeof *prev);
@@ -333,6 +359,7 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
         rc = ac_an_qna_apply(m, a, err); /* bursty sources: the two-moment correction */
 cleanup:
     free(r);
+    free(r0);
     free(lambda);
     free(pass);
     free(prev);
@@ -349,3 +376,4 @@ double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, siz
     }
     return flow;
 }
+

@@ -1,6 +1,6 @@
 /*
  * The link node kind: a FCFS transmitter of `capacity` jobs per second
- * (deterministic 1/capacity per job, a fluid pipe) with a waiting room of
+ * (deterministic 1/capacity per job: M/D/1, as solver/link.c) with a waiting room of
  * `buffer` jobs, followed by a fixed propagation delay `latency`. A link's
  * jobs are those waiting, transmitting or propagating; its response time is
  * the whole traversal. Event sub 0: transmission done; sub 1: delivery.

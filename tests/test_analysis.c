@@ -1420,8 +1420,9 @@ static void test_link_overload(void **state)
     assert_int_equal(check_at(f.a, 7, AC_NONE)->loc.column, 15);
     fx_free(&f);
 
-    /* below the capacity: no finding, and the link's M/M/1-like delay enters the mean:
-     * 6 / (10 - 6) ... a: 1/(1 - 0.4) per hop, link 1/(10 - 6) */
+    /* below the capacity: no finding, and the link's M/D/1 delay enters the mean:
+     * a, b: 1/(1 - 0.4) per hop; the link: the latency, the transmission 1/c and the
+     * Pollaczek-Khinchine wait rho / (2 c (1 - rho)) */
     analyse(&f, "<architecture format=\"1\">\n"
                 "<workload><source id=\"s\" to=\"a\" rate=\"4/s\"/></workload>\n"
                 "<pool id=\"a\" servers=\"10\" service-rate=\"1/s\"/>\n"
@@ -1430,8 +1431,9 @@ static void test_link_overload(void **state)
                 "<link id=\"wire\" from=\"a\" to=\"b\" capacity=\"10/s\" latency=\"100ms\"/>\n"
                 "</architecture>\n");
     assert_int_equal(count_rule(&f.d, "AC101"), 0);
-    /* per-server M/M/1 at 0.4: 1/0.6 each; the link: 0.1 + 1/(10 - 4) */
-    assert_double_close(f.a->e2e.mean_response_time, 2.0 / 0.6 + 0.1 + 1.0 / 6.0, 0, 1e-6);
+    /* per-server M/M/1 at 0.4: 1/0.6 each; the link: 0.1 + 1/10 + 0.4 / (2 10 0.6) */
+    assert_double_close(f.a->e2e.mean_response_time,
+                        2.0 / 0.6 + 0.1 + 0.1 + 0.4 / (2.0 * 10.0 * 0.6), 0, 1e-6);
     fx_free(&f);
 }
 

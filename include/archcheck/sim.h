@@ -39,9 +39,10 @@
  *    A group whose remaining jobs all wait at joins that can no longer fill is
  *    complete.
  *  - <link>: the routes from A to B pass a FCFS single server transmitting at
- *    `capacity` jobs/s (deterministic time 1/capacity per job: a fluid pipe),
- *    with at most `buffer` jobs waiting (more are lost, not retried), then
- *    a fixed delay `latency`. An unbounded capacity is a pure delay.
+ *    `capacity` jobs/s (deterministic time 1/capacity per job), with at most
+ *    `buffer` jobs waiting (more are lost, not retried), then a fixed delay
+ *    `latency`: M/D/1 (M/D/1/K, K = buffer + 1) and a delay, as solver/link.c
+ *    solves it. An unbounded capacity is a pure delay.
  *  - <source>: Poisson with scv = 1; with scv < 1 a renewal process with gamma
  *    inter-arrivals (shape 1/scv); with scv > 1 a renewal process with
  *    balanced-means two-phase hyperexponential inter-arrivals (H2: p1 =

@@ -1,0 +1,272 @@
+/*
+ * The laws of links (solver/link.c: M/D/1, M/D/1/K) against closed forms and the simulator,
+ * and the end to end through a link against the simulator.
+ */
+#include "helpers.h"
+
+#include "archcheck/analysis.h"
+#include "archcheck/link.h"
+#include "archcheck/parser.h"
+#include "archcheck/sim.h"
+
+/* Erlang's formula for the M/D/1 wait, in long double (valid while lambda t stays small):
+ * P(W <= t) = (1 - rho) sum_{k=0}^{floor(t c)} (lambda (k/c - t))^k / k! e^{-lambda (k/c - t)}. */
+static double erlang_md1(double lambda, double c, double t)
+{
+    long double s = 0.0L;
+    for (long k = 0; k <= (long)floor(t * c); k++) {
+        long double a = (long double)lambda * ((long double)k / c - t), term = 1.0L;
+        for (long i = 1; i <= k; i++)
+            term *= a / (long double)i;
+        s += term * expl(-a);
+    }
+    return (double)((1.0L - lambda / c) * s);
+}
+
+static ac_link make_link(double capacity, double latency, size_t buffer)
+{
+    ac_link l;
+    memset(&l, 0, sizeof l);
+    l.capacity = capacity;
+    l.latency = latency;
+    l.buffer = buffer;
+    return l;
+}
+
+static ac_solver_link_result solve_link(const ac_link *l, double lambda)
+{
+    ac_solver_link_result r;
+    ac_error err = {0};
+    int rc = ac_solver_link_solve(l, lambda, 0.0, &r, &err);
+    if (rc != 0)
+        print_error("link: %s\n", err.message);
+    assert_int_equal(rc, 0);
+    return r;
+}
+
+/* The quantile of the traversal law by bisection. */
+static double link_quantile(const ac_solver_link_result *r, double p)
+{
+    double lo = 0.0, hi = 1.0;
+    while (ac_solver_link_cdf(r, hi) < p)
+        hi *= 2.0;
+    for (int i = 0; i < 100; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (ac_solver_link_cdf(r, mid) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The wait law against Erlang's formula where it is stable (lambda t <= 10), the mean
+ * (the integral of P(W > t), tail asymptote included) against Pollaczek-Khinchine, and
+ * the first levels against p_0 = 1 - rho, p_1 = (1 - rho)(e^rho - 1). */
+static void test_md1_closed_forms(void **state)
+{
+    const double c = 1000.0, rhos[] = {0.3, 0.7, 0.9, 0.97};
+    ac_link l = make_link(c, 0.0, AC_UNBOUNDED);
+    (void)state;
+    for (size_t i = 0; i < sizeof rhos / sizeof rhos[0]; i++) {
+        const double rho = rhos[i], lambda = rho * c, pk = rho / (2.0 * c * (1.0 - rho));
+        ac_solver_link_result r = solve_link(&l, lambda);
+        double mean = 0.0, h = 0.01 / c;
+        assert_double_close(r.level[0], 1.0 - rho, 1e-15, 0.0);
+        assert_double_close(r.level[1], (1.0 - rho) * expm1(rho), 1e-14, 0.0);
+        for (double t = 0.0; lambda * t <= 10.0; t += 0.137 / c)
+            assert_double_close(ac_solver_link_wait_cdf(&r, t), erlang_md1(lambda, c, t), 1e-10,
+                                0.0);
+        for (double t = 0.0;; t += h) {
+            double g = 1.0 - ac_solver_link_wait_cdf(&r, t + 0.5 * h);
+            mean += g * h;
+            if (g < 1e-13)
+                break;
+        }
+        assert_double_close(mean, pk, 0.0, 1e-6);
+        assert_double_close(r.mean_wait, pk, 0.0, 1e-12);
+        assert_true(r.expected_abs_error < 1e-9);
+        ac_solver_link_result_clear(&r);
+    }
+}
+
+/* M/D/1/K: K = 1 is Erlang's loss rho / (1 + rho); K = 2 has
+ * P_block = (1 + rho e^rho - e^rho) / (1 + rho e^rho); an overloaded small buffer too. */
+static void test_md1k_closed_forms(void **state)
+{
+    ac_link l = make_link(1000.0, 0.0, 0);
+    const double rhos[] = {0.4, 0.8, 1.5};
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        const double rho = rhos[i], er = exp(rho);
+        ac_solver_link_result r;
+        l.buffer = 0;
+        r = solve_link(&l, rho * 1000.0);
+        assert_double_close(r.loss_probability, rho / (1.0 + rho), 1e-14, 0.0);
+        assert_double_close(ac_solver_link_wait_cdf(&r, 0.0), 1.0, 1e-14, 0.0);
+        ac_solver_link_result_clear(&r);
+        l.buffer = 1;
+        r = solve_link(&l, rho * 1000.0);
+        assert_double_close(r.loss_probability, (1.0 + rho * er - er) / (1.0 + rho * er), 1e-14,
+                            0.0);
+        ac_solver_link_result_clear(&r);
+    }
+}
+
+/* A link behind a fast pool (nearly Poisson), simulated: the M/D/1/K loss, mean traversal
+ * and p99, and the M/D/1 p99 at rho = 0.9. */
+static void test_link_against_simulator(void **state)
+{
+    const size_t buffers[] = {3, AC_UNBOUNDED};
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        static char a_id[] = "a", b_id[] = "b", s_id[] = "s", file[] = "t.xml";
+        ac_node nodes[2];
+        ac_route route;
+        ac_source src;
+        ac_model m;
+        ac_link l = make_link(1.0, 0.5, buffers[i]);
+        ac_sim_options o;
+        ac_sim_result *res = NULL;
+        ac_error err = {0};
+        ac_solver_link_result r;
+        memset(nodes, 0, sizeof nodes);
+        memset(&route, 0, sizeof route);
+        memset(&src, 0, sizeof src);
+        memset(&m, 0, sizeof m);
+        for (size_t k = 0; k < 2; k++) {
+            nodes[k].id = k == 0 ? a_id : b_id;
+            nodes[k].kind = AC_NODE_POOL;
+            nodes[k].u.pool.servers = 1;
+            nodes[k].u.pool.service_rate = 1e4; /* the pool passes its Poisson input on */
+            nodes[k].u.pool.dispatch = AC_DISPATCH_RANDOM;
+            nodes[k].u.pool.buffer = AC_UNBOUNDED;
+        }
+        route.from = 0;
+        route.to = 1;
+        route.p = 1.0;
+        route.fanout = route.fanin = 1;
+        l.to = 1;
+        src.id = s_id;
+        src.to = 0;
+        src.rate = 0.9;
+        src.scv = 1.0;
+        src.profile = AC_NONE;
+        m.nodes = nodes;
+        m.nnodes = 2;
+        m.routes = &route;
+        m.nroutes = 1;
+        m.links = &l;
+        m.nlinks = 1;
+        m.sources = &src;
+        m.nsources = 1;
+        m.file = file;
+        ac_sim_options_init(&o);
+        o.seed = 1;
+        o.replications = 40;
+        o.horizon = 20000;
+        o.warmup = 2000;
+        assert_int_equal(ac_sim_run(&m, &o, &res, &err), 0);
+        r = solve_link(&l, 0.9);
+        print_message("link buffer %zu: loss %.5f sim %.5f +- %.5f; mean %.4f sim %.4f +- %.4f; "
+                      "p99 %.4f sim %.4f +- %.4f\n",
+                      buffers[i], r.loss_probability, res->links[0].loss_probability.mean,
+                      res->links[0].loss_probability.ci95, r.mean_response_time,
+                      res->links[0].mean_response_time.mean, res->links[0].mean_response_time.ci95,
+                      link_quantile(&r, 0.99), res->links[0].p99_response_time.mean,
+                      res->links[0].p99_response_time.ci95);
+        assert_true(fabs(res->links[0].loss_probability.mean - r.loss_probability) <=
+                    res->links[0].loss_probability.ci95 + 1e-12);
+        assert_true(fabs(res->links[0].mean_response_time.mean - r.mean_response_time) <=
+                    res->links[0].mean_response_time.ci95);
+        /* the histogram's percentiles carry a 0.4% resolution */
+        assert_true(fabs(res->links[0].p99_response_time.mean - link_quantile(&r, 0.99)) <=
+                    res->links[0].p99_response_time.ci95 + 0.004 * link_quantile(&r, 0.99));
+        ac_solver_link_result_clear(&r);
+        ac_sim_result_free(res);
+    }
+}
+
+static ac_model *parse_xml(const char *xml)
+{
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    int rc;
+    ac_diag_list_init(&d);
+    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &m, &d, &err);
+    for (size_t i = 0; rc != 0 && i < d.count; i++)
+        print_error("t.xml:%u:%u: %s [%s]\n", d.items[i].line, d.items[i].column,
+                    d.items[i].message, d.items[i].rule);
+    ac_diag_list_clear(&d);
+    assert_int_equal(rc, 0);
+    return m;
+}
+
+static ac_analysis *analyse(const ac_model *m)
+{
+    ac_analysis_options opt;
+    ac_analysis *a = NULL;
+    ac_error err = {0};
+    ac_diag_list d;
+    ac_diag_list_init(&d);
+    ac_analysis_options_init(&opt);
+    opt.validate = AC_VALIDATE_NEVER;
+    assert_int_equal(ac_analysis_run(m, &opt, &a, &d, &err), 0);
+    ac_diag_list_clear(&d);
+    return a;
+}
+
+/* The end to end through a loaded link (rho = 0.8, M/D/1) between two pools: the analysis'
+ * mean and p99 against the simulator's intervals (the stated error widens the check). */
+static void test_e2e_link(void **state)
+{
+    const char *xml = "<architecture name='t' format='1'>"
+                      "<workload><source id='s' to='a' rate='800/s'/></workload>"
+                      "<pool id='a' servers='4' service-rate='400/s' dispatch='shared-queue'/>"
+                      "<pool id='b' servers='4' service-rate='400/s' dispatch='shared-queue'/>"
+                      "<route from='a' to='b'/>"
+                      "<link from='a' to='b' capacity='1000/s' latency='2ms'/>"
+                      "</architecture>";
+    ac_model *m = parse_xml(xml);
+    ac_analysis *a = analyse(m);
+    ac_sim_options o;
+    ac_sim_result *res = NULL;
+    ac_error err = {0};
+    const ac_sim_entry_result *e;
+    (void)state;
+    ac_sim_options_init(&o);
+    o.seed = 3;
+    o.replications = 20;
+    o.horizon = 200;
+    o.warmup = 20;
+    assert_int_equal(ac_sim_run(m, &o, &res, &err), 0);
+    e = &res->entries[0];
+    print_message("e2e via link: mean %.6f (err %.3g) sim %.6f +- %.6f; p99 %.6f (err %.3g) "
+                  "sim %.6f +- %.6f\n",
+                  a->e2e.mean_response_time, a->e2e.mean_rel_error, e->mean_response_time.mean,
+                  e->mean_response_time.ci95, a->e2e.p99, a->e2e.expected_rel_error,
+                  e->p99_response_time.mean, e->p99_response_time.ci95);
+    assert_true(a->e2e.available && a->e2e.percentiles);
+    /* the link's output is smoother than Poisson: pool b waits less than M/M/4, which the
+       stated error covers */
+    assert_true(a->e2e.mean_rel_error > 0.0);
+    assert_true(fabs(a->e2e.mean_response_time - e->mean_response_time.mean) <=
+                e->mean_response_time.ci95 + a->e2e.mean_rel_error * a->e2e.mean_response_time);
+    assert_true(fabs(a->e2e.p99 - e->p99_response_time.mean) <=
+                e->p99_response_time.ci95 + (a->e2e.expected_rel_error + 0.02) * a->e2e.p99);
+    ac_sim_result_free(res);
+    ac_analysis_free(a);
+    ac_model_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_md1_closed_forms),
+        cmocka_unit_test(test_md1k_closed_forms),
+        cmocka_unit_test(test_link_against_simulator),
+        cmocka_unit_test(test_e2e_link),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
