@@ -35,13 +35,21 @@
  * depends on p_cold through c0: a fixed-point iteration. (The exact law of T_{b+1}, by
  * uniformization, moves P(cold) by under 2% on bench_serverless's cases: the gap to the
  * simulator, 10-20% low at moderate rates, comes from the deterministic initialisation and
- * the clustering of cold starts at high busy counts, which the birth-death chain ignores.) The scale rate s caps new
- * instances: cold starts above s per second are counted as throttled (sync; a bound).
+ * the clustering of cold starts at high busy counts, which the birth-death chain ignores.) The
+ * scale rate s caps new instances: cold starts above s per second are counted as throttled (sync; a
+ * bound).
  *
  * Response law of a successful request: a mixture over the i failed executions before the
- * successful one (weights p_fail^i (1 - p_fail), renormalised over i <= r), each failed one
- * taking its mean time (plus, async, its wait and the back-off: 60 s, then 120 s), then
+ * successful one (weights p_fail^i (1 - p_fail), renormalised over i <= r), then
  * [c0 if cold] + [async wait] + X | X <= theta.
+ * Sync: each failed execution takes theta (a timeout, share a = e / p_fail) or X | X <= theta
+ * (an inherent failure), independently, so with k timeouts among the i failures the time is
+ * k theta + S_{i-k+1}, S_m the sum of m iid Y = X | X <= theta (Y's law, Exp(beta) truncated
+ * at theta, Z = 1 - e^{-beta theta}); by inclusion-exclusion over the coordinates above theta
+ *     P(S_m <= x) = Z^{-m} sum_{j=0..m} (-1)^j C(m, j) e^{-beta j theta} P(Erlang(m, beta) <= x - j
+ * theta) (exact; theta infinite: Erlang(m, beta)). The law is the binomial mixture over k of these.
+ * Async: each failed execution takes its mean time plus its mean wait and the back-off (60 s,
+ * then 120 s): the back-offs dominate and the shift is stated as such (mean-field).
  *
  * Stated error: 0 for the Erlang-B numbers without cold starts; otherwise the change of the
  * load (and of a throttle probability above 1e-6) when p_cold is off by half (the cold-start
@@ -50,6 +58,8 @@
  */
 #include <math.h>
 #include <string.h>
+
+#include <gsl/gsl_sf_gamma.h>
 
 #include "archcheck/serverless.h"
 
@@ -161,11 +171,56 @@ static double attempt_cdf(const ac_solver_function_result *r, double t)
     return (1.0 - r->cold_request) * warm + r->cold_request * cold;
 }
 
+/* P(S_m <= x), S_m the sum of m iid Exp(beta) truncated at theta (the formula above). */
+static double trunc_sum_cdf(size_t m, double beta, double theta, double x)
+{
+    double s = 0.0, z, binom = 1.0;
+    if (!(x > 0.0))
+        return 0.0;
+    if (isinf(theta))
+        return gsl_sf_gamma_inc_P((double)m, beta * x);
+    if (x >= (double)m * theta)
+        return 1.0;
+    z = -expm1(-beta * theta);
+    for (size_t j = 0; j <= m && x - (double)j * theta > 0.0; j++) {
+        double term = binom * exp(-beta * (double)j * theta) *
+                      gsl_sf_gamma_inc_P((double)m, beta * (x - (double)j * theta));
+        s += (j % 2 == 0) ? term : -term;
+        binom = binom * (double)(m - j) / (double)(j + 1);
+    }
+    return fmin(1.0, fmax(0.0, s / pow(z, (double)m)));
+}
+
+/* Sync: P(T <= t) given i failed executions before the successful one, cold start excluded:
+ * sum_k C(i, k) a^k (1 - a)^(i-k) P(S_{i-k+1} <= t - k theta), a = r->timeout_share. */
+static double sync_try_cdf(const ac_solver_function_result *r, size_t i, double t)
+{
+    double beta = 1.0 / r->mean_execution, a = r->timeout_share, s = 0.0, binom = 1.0;
+    for (size_t k = 0; k <= i; k++) {
+        double w = binom * pow(a, (double)k) * pow(1.0 - a, (double)(i - k));
+        if (w > 0.0)
+            s += w * trunc_sum_cdf(i - k + 1, beta, r->timeout, t - (double)k * r->timeout);
+        binom = binom * (double)(i - k) / (double)(k + 1);
+        if (isinf(r->timeout))
+            break; /* a = 0: no timeouts */
+    }
+    return s;
+}
+
 double ac_solver_function_cdf(const ac_solver_function_result *r, double t)
 {
     double s = 0.0;
     if (t <= 0.0)
         return 0.0;
+    if (r->mode != AC_SOLVER_FN_ASYNC) {
+        for (size_t i = 0; i < r->ntries; i++)
+            if (r->weight[i] > 0.0)
+                s += r->weight[i] * ((1.0 - r->cold_request) * sync_try_cdf(r, i, t) +
+                                     (r->cold_request > 0.0
+                                          ? r->cold_request * sync_try_cdf(r, i, t - r->cold_start)
+                                          : 0.0));
+        return fmin(1.0, s);
+    }
     for (size_t i = 0; i < r->ntries; i++)
         if (r->weight[i] > 0.0)
             s += r->weight[i] * attempt_cdf(r, t - r->shift[i]);
@@ -263,6 +318,7 @@ int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solv
     r->cold_start = c0;
     r->mean_execution = d;
     r->timeout = theta;
+    r->timeout_share = pf > 0.0 ? e / pf : 0.0;
     r->approximation = AC_SOLVER_APPROX_EXACT;
 
     if (mode == AC_SOLVER_FN_SYNC) {

@@ -68,13 +68,16 @@ typedef struct ac_solver_function_result {
     ac_solver_approx approximation;
     double expected_rel_error; /* of the load-dependent numbers (throttle, busy, wait) */
     /* the response law: a mixture over the number i of failed attempts before the
-       successful one, weight w[i], the failed attempts taking shift[i] seconds */
+       successful one, weight w[i]; sync and polled: the failed executions' times are
+       convolved exactly (each theta with probability timeout_share, else X | X <= theta);
+       async: they take shift[i] seconds (their mean times, waits and back-offs) */
     size_t ntries;
     double weight[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
     double cold_start;         /* s, c0 as used */
     double mean_execution;     /* s, d as used */
     double timeout;            /* s */
     double wait_rate;          /* async: rate of the exponential wait, 1/s */
+    double timeout_share;      /* of the failed executions, the share that timed out */
 } ac_solver_function_result;
 
 /*
