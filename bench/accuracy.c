@@ -22,8 +22,8 @@
 
 #include "tests/accuracy.h"
 
-static int write_file(const char *dir, const char *name, const acc_table *t,
-                      const acc_results *res, int what)
+static int write_file(const char *dir, const char *name, const acc_table *t, const acc_results *res,
+                      int what)
 {
     char path[1024];
     FILE *fp;
@@ -42,8 +42,8 @@ static int write_file(const char *dir, const char *name, const acc_table *t,
     return fclose(fp) == 0 ? 0 : -1;
 }
 
-static int parse_args(int argc, char **argv, size_t *count, unsigned long *seed,
-                      const char **out, acc_options *o)
+static int parse_args(int argc, char **argv, size_t *count, unsigned long *seed, const char **out,
+                      acc_options *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
     acc_table_write_md(stdout, &t, &res);
     failures = acc_table_failures(&t);
     errors = res.errors;
-    printf("\n%zu failing rows, %zu model errors; details in %s/misses.txt\n", failures,
-           errors, out);
+    printf("\n%zu failing rows, %zu model errors; details in %s/misses.txt\n", failures, errors,
+           out);
     acc_table_clear(&t);
     acc_results_clear(&res);
     return failures > 0 || errors > 0 ? 1 : 0;

@@ -66,10 +66,10 @@ acc_family acc_family_of(size_t index);
 void acc_model_clear(acc_model *m);
 
 typedef struct acc_options {
-    unsigned long sim_seed;    /* the simulator's seed (default 1) */
-    size_t replications;       /* default 10 */
-    double events_per_rep;     /* the horizon's event target per replication (default 60000) */
-    double relax_factor;       /* the horizon covers this many relaxation times (default 60) */
+    unsigned long sim_seed;        /* the simulator's seed (default 1) */
+    size_t replications;           /* default 10 */
+    double events_per_rep;         /* the horizon's event target per replication (default 60000) */
+    double relax_factor;           /* the horizon covers this many relaxation times (default 60) */
     unsigned long long max_events; /* budget per model over all replications (default 1.2e7):
                                       a model whose horizon needs more is skipped (counted) */
 } acc_options;
@@ -80,17 +80,17 @@ void acc_options_init(acc_options *o);
 typedef struct acc_kpi {
     unsigned long seed;
     acc_family family;
-    char node[24];   /* the node's id, or "e2e" */
-    char kpi[12];    /* "mean", "p50", "p95", "p99", "util", "loss", "thr", "jobs", "cold",
-                        "throttle" */
-    char group[24];  /* the approximation: ac_node_analysis_approximation, "e2e", "e2e-closed" */
-    char cls[96];    /* group|kind|kpi, e.g. "refined|pool:power-of-d|p95" */
-    double value;    /* the analysis */
-    double stated;   /* its stated relative error */
-    double sim, ci;  /* the simulation's mean and 95% half-width */
-    double width;    /* the half-width used: ci widened by the simulation's resolution */
-    double rel;      /* |value - sim| / |sim| (INFINITY when sim is 0 and value is not) */
-    int miss;        /* |value - sim| > stated |value| + width */
+    char node[24];  /* the node's id, or "e2e" */
+    char kpi[12];   /* "mean", "p50", "p95", "p99", "util", "loss", "thr", "jobs", "cold",
+                       "throttle" */
+    char group[24]; /* the approximation: ac_node_analysis_approximation, "e2e", "e2e-closed" */
+    char cls[96];   /* group|kind|kpi, e.g. "refined|pool:power-of-d|p95" */
+    double value;   /* the analysis */
+    double stated;  /* its stated relative error */
+    double sim, ci; /* the simulation's mean and 95% half-width */
+    double width;   /* the half-width used: ci widened by the simulation's resolution */
+    double rel;     /* |value - sim| / |sim| (INFINITY when sim is 0 and value is not) */
+    int miss;       /* |value - sim| > stated |value| + width */
 } acc_kpi;
 
 /* What a run collected. */
@@ -117,10 +117,12 @@ void acc_results_clear(acc_results *res);
 /* One row of the table. */
 typedef struct acc_row {
     char key[96];
-    size_t count, misses, bound; /* bound: the most misses a 5% rate gives w.p. >= 1e-3 */
+    size_t count, misses, bound;       /* bound: the most misses a 5% rate gives w.p. >= 1e-3 */
     double rel_mean, rel_p95, rel_max; /* measured |a - s| / |s| (finite ones) */
     double stated_min, stated_max;
-    int fail;                          /* misses > bound */
+    double excess_p95, excess_max; /* max(0, |a - s| - half-width) / |a|: the least
+                                      stated error that would not miss */
+    int fail;                      /* misses > bound */
 } acc_row;
 
 typedef struct acc_table {
@@ -140,7 +142,7 @@ void acc_table_clear(acc_table *t);
 size_t acc_table_failures(const acc_table *t);
 
 /* The table as markdown and as CSV (columns: level, key, count, mean, p95, max,
- * stated_min, stated_max, misses, bound, fail). */
+ * stated_min, stated_max, excess_p95, excess_max, misses, bound, fail). */
 void acc_table_write_md(FILE *fp, const acc_table *t, const acc_results *res);
 void acc_table_write_csv(FILE *fp, const acc_table *t);
 

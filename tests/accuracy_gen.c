@@ -30,8 +30,8 @@ typedef struct gen {
     int mitigation;
 } gen;
 
-static const char *const family_names[ACC_NFAMILIES] = {
-    "pool", "network", "bursty", "closed", "function", "queue", "gateway"};
+static const char *const family_names[ACC_NFAMILIES] = {"pool",     "network", "bursty", "closed",
+                                                        "function", "queue",   "gateway"};
 
 const char *acc_family_name(acc_family family)
 {
@@ -41,9 +41,9 @@ const char *acc_family_name(acc_family family)
 acc_family acc_family_of(size_t index)
 {
     /* pools and networks carry most approximations: twice as often */
-    static const acc_family order[] = {ACC_POOL,     ACC_NETWORK, ACC_BURSTY,  ACC_POOL,
-                                       ACC_CLOSED,   ACC_NETWORK, ACC_FUNCTION, ACC_QUEUE,
-                                       ACC_GATEWAY};
+    static const acc_family order[] = {ACC_POOL,     ACC_NETWORK, ACC_BURSTY,
+                                       ACC_POOL,     ACC_CLOSED,  ACC_NETWORK,
+                                       ACC_FUNCTION, ACC_QUEUE,   ACC_GATEWAY};
     return order[index % (sizeof order / sizeof order[0])];
 }
 
@@ -76,8 +76,7 @@ typedef struct gen_pool {
     double rho, mu, timeout; /* timeout 0: none */
 } gen_pool;
 
-static const char *const dispatch_names[] = {"random", "power-of-d", "jsq", "jiq",
-                                             "shared-queue"};
+static const char *const dispatch_names[] = {"random", "power-of-d", "jsq", "jiq", "shared-queue"};
 
 static gen_pool draw_pool(gen *g, double lambda, int closed)
 {
@@ -106,7 +105,8 @@ static gen_pool draw_pool(gen *g, double lambda, int closed)
 
 static void emit_pool(gen *g, const char *id, const gen_pool *p)
 {
-    ac_strbuf_printf(&g->xml, "  <pool id=\"%s\" servers=\"%zu\" service-rate=\"%.6g/s\" dispatch=\"%s\"",
+    ac_strbuf_printf(&g->xml,
+                     "  <pool id=\"%s\" servers=\"%zu\" service-rate=\"%.6g/s\" dispatch=\"%s\"",
                      id, p->servers, p->mu, dispatch_names[p->dispatch]);
     ac_strbuf_printf(&g->desc, " %s=pool(N=%zu %s", id, p->servers, dispatch_names[p->dispatch]);
     if (p->dispatch == 1) {
@@ -121,8 +121,7 @@ static void emit_pool(gen *g, const char *id, const gen_pool *p)
     }
     if (p->timeout > 0.0) {
         ac_strbuf_printf(&g->xml, " timeout=\"%.6gs\" retries=\"%zu\"", p->timeout, p->retries);
-        ac_strbuf_printf(&g->desc, " timeout=%.3g/mu retries=%zu", p->timeout * p->mu,
-                         p->retries);
+        ac_strbuf_printf(&g->desc, " timeout=%.3g/mu retries=%zu", p->timeout * p->mu, p->retries);
     }
     ac_strbuf_append(&g->xml, "/>\n");
     ac_strbuf_append(&g->desc, ")");
@@ -207,7 +206,7 @@ static void gen_pool_family(gen *g)
 static void gen_network_family(gen *g, double scv)
 {
     enum { TANDEM2, TANDEM3, BRANCH, PARALLEL, FANOUT, CYCLE, NSHAPES };
-    static const char *const shapes[] = {"tandem2", "tandem3", "branch",
+    static const char *const shapes[] = {"tandem2",  "tandem3", "branch",
                                          "parallel", "fanout",  "cycle"};
     int shape = scv != 1.0 ? (chance(g, 0.5) ? TANDEM2 : BRANCH) : (int)pick(g, 0, NSHAPES - 1);
     double rate = loguni(g, 1.0, 100.0), lam[3], p = uni(g, 0.2, 0.8);
@@ -322,22 +321,21 @@ static void gen_closed_family(gen *g)
         /* a link: a delay, and sometimes a capacity (flow about u / Dmax per visit) */
         double l = uni(g, 0.1, 1.0) * s, x = u / (wmax * s);
         if (chance(g, 0.4))
-            ac_strbuf_printf(&g->xml,
-                             "  <link from=\"n0\" to=\"n1\" latency=\"%.6gs\" capacity=\"%.6g/s\"/>\n",
-                             l, x * v[1] / uni(g, 0.2, 0.8));
+            ac_strbuf_printf(
+                &g->xml, "  <link from=\"n0\" to=\"n1\" latency=\"%.6gs\" capacity=\"%.6g/s\"/>\n",
+                l, x * v[1] / uni(g, 0.2, 0.8));
         else
             ac_strbuf_printf(&g->xml, "  <link from=\"n0\" to=\"n1\" latency=\"%.6gs\"/>\n", l);
         ac_strbuf_printf(&g->desc, " link(n0->n1 latency=%.3gs)", l);
     }
 }
 
-/* A function's parameters for an arrival rate of executions `rate` and load rho. */
-static void emit_function(gen *g, const char *id, double rate, size_t c, double rho, int polled,
+/* A function of mean duration d and concurrency c, at load rho (for the description). */
+static void emit_function(gen *g, const char *id, double d, size_t c, double rho, int polled,
                           double max_timeout)
 {
-    double d = rho * (double)c / rate;
     int async = !polled && chance(g, 0.35);
-    double timeout = fmin(max_timeout, chance(g, 0.15) ? d * uni(g, 0.7, 2.0) : fmax(3.0, 8.0 * d));
+    double timeout = fmin(max_timeout, chance(g, 0.15) ? d * uni(g, 1.2, 2.5) : fmax(3.0, 8.0 * d));
     ac_strbuf_printf(&g->xml,
                      "  <function id=\"%s\" concurrency=\"%zu\" duration=\"%.6gs\" "
                      "timeout=\"%.6gs\"",
@@ -415,8 +413,9 @@ static void gen_function_family(gen *g)
     size_t c = draw_concurrency(g);
     double rho = uni(g, 0.1, 0.9), d = loguni(g, 0.02, 1.0);
     double rate = fmin(rho * (double)c / d, 50.0);
+    rho = rate * d / (double)c;
     emit_source(g, "n0", rate, 1.0);
-    emit_function(g, "n0", rate, c, rho, 0, 1e9);
+    emit_function(g, "n0", d, c, rho, 0, 1e9);
     g->kind[0] = AC_NODE_FUNCTION;
     g->nnodes = 1;
     emit_mitigation(g, "n0");
@@ -424,7 +423,8 @@ static void gen_function_family(gen *g)
 
 static void gen_queue_family(gen *g)
 {
-    size_t c = draw_concurrency(g), mc = pick(g, 1, 20), batch = chance(g, 0.5) ? 1 : pick(g, 2, 10);
+    size_t c = draw_concurrency(g), mc = pick(g, 1, 20),
+           batch = chance(g, 0.5) ? 1 : pick(g, 2, 10);
     size_t fanout = chance(g, 0.2) ? 2 : 1, slots = c < mc ? c : mc, receives = pick(g, 1, 5);
     double rho = uni(g, 0.1, 0.9), d = loguni(g, 0.02, 1.0), v = uni(g, 5.0, 30.0);
     /* batches of one at light load: executions = fanout x messages */
@@ -443,7 +443,7 @@ static void gen_queue_family(gen *g)
     }
     ac_strbuf_append(&g->xml, "/>\n");
     ac_strbuf_append(&g->desc, ")");
-    emit_function(g, "f", rate * (double)fanout, c, rho * (double)c / (double)slots, 1, 0.8 * v);
+    emit_function(g, "f", d, c, rate * (double)fanout * d / (double)c, 1, 0.8 * v);
     emit_route(g, "q", "f", 1.0, fanout, 1, 0);
     g->kind[0] = AC_NODE_QUEUE;
     g->kind[1] = AC_NODE_FUNCTION;
@@ -485,7 +485,7 @@ static void gen_gateway_family(gen *g)
         }
         ac_strbuf_append(&g->xml, "/>\n");
         ac_strbuf_append(&g->desc, ")");
-        emit_function(g, "n1", rate, c, frho, 0, 1e9);
+        emit_function(g, "n1", service, c, frho, 0, 1e9);
         g->kind[1] = AC_NODE_FUNCTION;
     }
     emit_route(g, "gw", "n1", 1.0, 1, 1, 0);

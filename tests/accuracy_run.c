@@ -121,9 +121,9 @@ static void kind_label(const run_ctx *c, size_t node, char *buf, size_t size)
         break;
     case AC_NODE_FUNCTION:
         snprintf(buf, size, "function:%s",
-                 c->a->nodes[node].polled                              ? "polled"
+                 c->a->nodes[node].polled                           ? "polled"
                  : nd->u.function.invocation == AC_INVOCATION_ASYNC ? "async"
-                                                                      : "sync");
+                                                                    : "sync");
         break;
     case AC_NODE_QUEUE: snprintf(buf, size, "queue"); break;
     case AC_NODE_GATEWAY: snprintf(buf, size, "gateway"); break;
@@ -154,8 +154,8 @@ typedef enum acc_which {
     W_THROTTLE
 } acc_which;
 
-static const char *const which_names[] = {"mean", "p50",  "p95", "p99",  "util",
-                                          "loss", "thr",  "jobs", "cold", "throttle"};
+static const char *const which_names[] = {"mean", "p50", "p95",  "p99",  "util",
+                                          "loss", "thr", "jobs", "cold", "throttle"};
 
 /* The simulation's estimate of KPI `w` of `node` (AC_NONE: the single entry), as
  * validate.c reads it; *trials the number of trials behind a probability. 0 when the
@@ -240,7 +240,8 @@ static int compare(run_ctx *c, size_t node, acc_which w, double value, double st
         c->res->unsimulated++;
         return AC_OK;
     }
-    width = ci;
+    /* the floating-point floor: 3e-64 s against an exact 0 s is no error */
+    width = ci + 1e-9 * fmax(fabs(value), fabs(s)) + 1e-12;
     if (w == W_P50 || w == W_P95 || w == W_P99)
         width += ACC_PCT_RESOLUTION * fabs(s);
     if (w == W_LOSS || w == W_COLD || w == W_THROTTLE)
@@ -322,8 +323,8 @@ static int compare_extras(run_ctx *c)
             continue;
         rc = compare(c, i, W_JOBS, na->mean_jobs, na->expected_rel_error);
         if (rc == AC_OK && na->function != NULL && nd->u.function.cold_start > 0.0)
-            rc = compare(c, i, W_COLD, na->function->cold_probability,
-                         na->function->cold_rel_error);
+            rc =
+                compare(c, i, W_COLD, na->function->cold_probability, na->function->cold_rel_error);
         /* throttles per request (analysis) are throttles per attempt (simulation) only
            without retries: a throttled request's retries at once are throttled again */
         if (rc == AC_OK && na->function != NULL && !na->polled &&
@@ -366,8 +367,8 @@ static void node_scales(const ac_node *nd, const ac_node_analysis *na, acc_scale
         break;
     }
     case AC_NODE_QUEUE:
-        sc->slow = fmax(sc->slow, nd->u.queue.visibility_timeout *
-                                      (double)nd->u.queue.max_receives);
+        sc->slow =
+            fmax(sc->slow, nd->u.queue.visibility_timeout * (double)nd->u.queue.max_receives);
         break;
     case AC_NODE_GATEWAY:
         if (isfinite(nd->u.gateway.rate_limit))
@@ -473,8 +474,8 @@ static ac_model *parse_model(const acc_model *gm, acc_results *res)
     ac_diag_list_clear(&diags);
     if (gm->mitigation && m->nmitigations > 0 &&
         ac_model_apply_mitigation(m, 0, note, sizeof note, &err) != AC_OK) {
-        logf_res(res, "error: %s seed %lu: mitigation: %s", acc_family_name(gm->family),
-                 gm->seed, err.message);
+        logf_res(res, "error: %s seed %lu: mitigation: %s", acc_family_name(gm->family), gm->seed,
+                 err.message);
         res->errors++;
         ac_model_free(m);
         return NULL;
@@ -507,8 +508,8 @@ int acc_run_model(const acc_model *gm, const acc_options *opt, acc_results *res)
     rc = ac_analysis_run(m, &ao, &a, &findings, &err);
     ac_diag_list_clear(&findings);
     if (rc != AC_OK) {
-        logf_res(res, "error: %s seed %lu: analysis: %s\n  model: %s", fam, gm->seed,
-                 err.message, gm->desc);
+        logf_res(res, "error: %s seed %lu: analysis: %s\n  model: %s", fam, gm->seed, err.message,
+                 gm->desc);
         res->errors++;
         rc = rc == AC_ENOMEM ? rc : AC_OK;
         goto cleanup;
@@ -545,8 +546,7 @@ int acc_run_model(const acc_model *gm, const acc_options *opt, acc_results *res)
         if (rc == AC_OK)
             rc = compare_extras(&c);
         if (c.misses > 0)
-            logf_res(res, "model %s seed %lu (%zu misses): %s", fam, gm->seed, c.misses,
-                     gm->desc);
+            logf_res(res, "model %s seed %lu (%zu misses): %s", fam, gm->seed, c.misses, gm->desc);
     }
 cleanup:
     ac_sim_result_free(sim);
