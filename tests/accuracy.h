@@ -84,7 +84,7 @@ typedef struct acc_kpi {
     char kpi[12];   /* "mean", "p50", "p95", "p99", "util", "loss", "thr", "jobs", "cold",
                        "throttle" */
     char group[24]; /* the approximation: ac_node_analysis_approximation, "e2e", "e2e-closed" */
-    char cls[96];   /* group|kind|kpi, e.g. "refined|pool:power-of-d|p95" */
+    char cls[96];   /* group/kind/kpi, e.g. "refined/pool:power-of-d/p95" */
     double value;   /* the analysis */
     double stated;  /* its stated relative error */
     double sim, ci; /* the simulation's mean and 95% half-width */

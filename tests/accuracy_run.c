@@ -3,10 +3,12 @@
  * a horizon chosen from the analysis' own rates and relaxation times, and every KPI's
  * comparison.
  *
- * Two definitions differ between the analysis and the simulator's KPI of the same name, and
- * the harness compares like with like: a gateway's loss is its 429s (the simulator's
- * loss_probability, not failure_probability, which adds the 504s), and a sync function's
- * throttle is compared only without retries (per request = per attempt).
+ * Three definitions differ between the analysis and the simulator's KPI of the same name,
+ * and the harness compares like with like: a gateway's loss is its 429s (the simulator's
+ * loss_probability, not failure_probability, which adds the 504s); a queue's utilisation is
+ * per slot, min(max-consumers, concurrency) (the simulator's per max-consumers, rescaled);
+ * and a sync function's throttle is compared only without retries (per request = per
+ * attempt).
  *
  * The KPIs are the checks of the requirements the generator wrote (value and stated error
  * exactly as archcheck judges a requirement), matched to their requirement by the element's
@@ -176,7 +178,15 @@ static int sim_estimate(const run_ctx *c, size_t node, acc_which w, double *mean
         case W_P50:
         case W_P95:
         case W_P99: e = pct[w]; break;
-        case W_UTIL: e = &r->utilization; break;
+        case W_UTIL:
+            e = &r->utilization;
+            /* a queue's: the simulator's is per max-consumers M, the analysis' per slot
+               (min(M, the consumer's concurrency)) */
+            if (c->m->nodes[node].kind == AC_NODE_QUEUE && c->a->nodes[node].queue != NULL &&
+                c->a->nodes[node].queue->slots > 0)
+                scale = (double)c->m->nodes[node].u.queue.max_consumers /
+                        (double)c->a->nodes[node].queue->slots;
+            break;
         case W_LOSS:
             /* a gateway's own loss is its 429s (analysis.h); its 504s are the end to end's
                (the simulator's failure_probability adds them) */
@@ -257,7 +267,7 @@ static int compare(run_ctx *c, size_t node, acc_which w, double value, double st
     {
         char kind[40];
         kind_label(c, node, kind, sizeof kind);
-        snprintf(k->cls, sizeof k->cls, "%s|%s|%s", k->group, kind, k->kpi);
+        snprintf(k->cls, sizeof k->cls, "%s/%s/%s", k->group, kind, k->kpi);
     }
     k->value = value;
     k->stated = stated;

@@ -197,7 +197,7 @@ void acc_table_write_md(FILE *fp, const acc_table *t, const acc_results *res)
                 "would miss at most 5%%; bound: the most misses a 5%% rate gives with "
                 "probability 1e-3.\n\n");
     md_rows(fp, t->groups, t->ngroups);
-    fprintf(fp, "\nBy class (approximation | node kind | KPI; bound at 1e-3 / %zu):\n\n",
+    fprintf(fp, "\nBy class (approximation / node kind / KPI; bound at 1e-3 / %zu):\n\n",
             t->nclasses);
     md_rows(fp, t->classes, t->nclasses);
 }

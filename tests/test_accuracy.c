@@ -201,7 +201,7 @@ static void test_table_bound(void **state)
     for (size_t i = 0; i < res.n; i++) {
         acc_kpi *k = &res.kpis[i];
         snprintf(k->group, sizeof k->group, "%s", i < 100 ? "a" : "b");
-        snprintf(k->cls, sizeof k->cls, "%s|x", k->group);
+        snprintf(k->cls, sizeof k->cls, "%s/x", k->group);
         k->rel = 0.01 * (double)(i % 100 + 1);
         k->stated = 0.1;
         /* group a: 5 misses of 100 (the nominal rate); b: 20 of 100 */
