@@ -8,7 +8,9 @@
  * acc_family_of(i)), each analysed and simulated with a counted event budget (E events per
  * replication for the horizon, default 60000; at most B events per model, default 1.2e7),
  * and writes DIR (default build/accuracy) /accuracy.md and /accuracy.csv (the table per
- * approximation and per class) and /misses.txt (every miss, skipped model and error).
+ * approximation and per class), /misses.txt (every miss, skipped model and error) and
+ * /models/acc-FAMILY-SEED.xml (every model with a miss, to rerun with `archcheck check
+ * --validate`; a mitigation in it is the one the harness applied).
  * Exit 0 when no approximation and no class misses more often than a 5% rate explains
  * (binomial, 1e-3) and no model failed; 1 otherwise; 2 on a bad command line.
  */
@@ -40,6 +42,34 @@ static int write_file(const char *dir, const char *name, const acc_table *t, con
     else
         acc_write_misses(fp, res, t, 0);
     return fclose(fp) == 0 ? 0 : -1;
+}
+
+static int make_dirs(const char *out)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/models", out);
+    if ((mkdir(out, 0777) != 0 && errno != EEXIST) || (mkdir(path, 0777) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "accuracy: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* DIR/models/acc-FAMILY-SEED.xml: a model with a miss, for `archcheck check --validate`. */
+static int write_model(const char *out, const acc_model *gm)
+{
+    char path[1024];
+    FILE *fp;
+    snprintf(path, sizeof path, "%s/models/acc-%s-%lu.xml", out, acc_family_name(gm->family),
+             gm->seed);
+    fp = fopen(path, "w");
+    if (fp != NULL) {
+        int bad = fputs(gm->xml, fp) < 0;
+        if (fclose(fp) == 0 && !bad)
+            return 0;
+    }
+    fprintf(stderr, "accuracy: cannot write %s\n", path);
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, size_t *count, unsigned long *seed, const char **out,
@@ -87,23 +117,26 @@ int main(int argc, char **argv)
                         "[--budget B]\n");
         return 2;
     }
+    if (make_dirs(out) != 0)
+        return 1;
     for (size_t i = 0; i < count; i++) {
         acc_model gm;
+        size_t first = res.n, misses = 0;
         if (acc_model_generate(seed + i, acc_family_of(i), &gm) != AC_OK ||
             acc_run_model(&gm, &opt, &res) != AC_OK) {
             fprintf(stderr, "accuracy: out of memory\n");
             return 1;
         }
+        for (size_t k = first; k < res.n; k++)
+            misses += (size_t)res.kpis[k].miss;
+        if (misses > 0 && write_model(out, &gm) != 0)
+            return 1;
         acc_model_clear(&gm);
         if ((i + 1) % 50 == 0)
             fprintf(stderr, "accuracy: %zu/%zu models, %zu KPIs\n", i + 1, count, res.n);
     }
     if (acc_table_build(&res, &t) != AC_OK) {
         fprintf(stderr, "accuracy: out of memory\n");
-        return 1;
-    }
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "accuracy: cannot create %s: %s\n", out, strerror(errno));
         return 1;
     }
     if (write_file(out, "accuracy.md", &t, &res, 0) != 0 ||
