@@ -114,7 +114,9 @@ static void emit_pool(gen *g, const char *id, const gen_pool *p)
                          p->with_replacement ? "with-replacement" : "distinct");
         ac_strbuf_printf(&g->desc, " d=%zu %s", p->d, p->with_replacement ? "wr" : "distinct");
     }
-    ac_strbuf_printf(&g->desc, " rho=%.3g mu=%.4g", p->rho, p->mu);
+    if (isfinite(p->rho))
+        ac_strbuf_printf(&g->desc, " rho=%.3g", p->rho);
+    ac_strbuf_printf(&g->desc, " mu=%.4g", p->mu);
     if (p->buffer > 0) {
         ac_strbuf_printf(&g->xml, " buffer=\"%zu\"", p->buffer);
         ac_strbuf_printf(&g->desc, " K=%zu", p->buffer);
