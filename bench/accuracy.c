@@ -2,10 +2,12 @@
  * accuracy: archcheck's stated errors against the simulator on random models (the harness of
  * tests/accuracy.h), `make accuracy`.
  *
- *   build/bench/accuracy [--count N] [--seed S] [--out DIR] [--events E] [--budget B]
+ *   build/bench/accuracy [--count N] [--seed S] [--family NAME] [--out DIR] [--events E]
+ *                        [--budget B]
  *
  * Runs N models (default 1000; model i has seed S + i, S default 1, and the family of
- * acc_family_of(i)), each analysed and simulated with a counted event budget (E events per
+ * acc_family_of(i), or NAME: `--family gateway --count 8` repeats test_accuracy's gateway
+ * models), each analysed and simulated with a counted event budget (E events per
  * replication for the horizon, default 60000; at most B events per model, default 1.2e7),
  * and writes DIR (default build/accuracy) /accuracy.md and /accuracy.csv (the table per
  * approximation and per class), /misses.txt (every miss, skipped model and error) and
@@ -72,8 +74,17 @@ static int write_model(const char *out, const acc_model *gm)
     return -1;
 }
 
+/* The family named `name`, or ACC_NFAMILIES. */
+static acc_family family_named(const char *name)
+{
+    for (int f = 0; f < ACC_NFAMILIES; f++)
+        if (strcmp(acc_family_name((acc_family)f), name) == 0)
+            return (acc_family)f;
+    return ACC_NFAMILIES;
+}
+
 static int parse_args(int argc, char **argv, size_t *count, unsigned long *seed, const char **out,
-                      acc_options *o)
+                      int *family, acc_options *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -83,6 +94,12 @@ static int parse_args(int argc, char **argv, size_t *count, unsigned long *seed,
         i++;
         if (strcmp(argv[i - 1], "--out") == 0) {
             *out = v;
+            continue;
+        }
+        if (strcmp(argv[i - 1], "--family") == 0) {
+            *family = (int)family_named(v);
+            if (*family == ACC_NFAMILIES)
+                return -1;
             continue;
         }
         if (strcmp(argv[i - 1], "--count") == 0)
@@ -106,15 +123,17 @@ int main(int argc, char **argv)
     size_t count = 1000, failures, errors;
     unsigned long seed = 1;
     const char *out = "build/accuracy";
+    int family = -1;
     acc_options opt;
     acc_results res;
     acc_table t;
     gsl_set_error_handler_off(); /* every GSL status is checked where it is called */
     acc_options_init(&opt);
     memset(&res, 0, sizeof res);
-    if (parse_args(argc, argv, &count, &seed, &out, &opt) != 0) {
-        fprintf(stderr, "usage: accuracy [--count N] [--seed S] [--out DIR] [--events E] "
-                        "[--budget B]\n");
+    if (parse_args(argc, argv, &count, &seed, &out, &family, &opt) != 0) {
+        fprintf(stderr,
+                "usage: accuracy [--count N] [--seed S] [--family NAME] [--out DIR] [--events E] "
+                "[--budget B]\n");
         return 2;
     }
     if (make_dirs(out) != 0)
@@ -122,7 +141,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < count; i++) {
         acc_model gm;
         size_t first = res.n, misses = 0;
-        if (acc_model_generate(seed + i, acc_family_of(i), &gm) != AC_OK ||
+        acc_family f = family >= 0 ? (acc_family)family : acc_family_of(i);
+        if (acc_model_generate(seed + i, f, &gm) != AC_OK ||
             acc_run_model(&gm, &opt, &res) != AC_OK) {
             fprintf(stderr, "accuracy: out of memory\n");
             return 1;
