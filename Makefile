@@ -5,6 +5,7 @@
 #   make asan         the same tests under AddressSanitizer and UBSan (in build/asan)
 #   make demo         check a sample architecture and write its report
 #   make bench        run the benchmarks in bench/ (not part of make test)
+#   make accuracy     stated errors against the simulator on ACCURACY_COUNT random models
 #   make fuzz         fuzz the parser with libFuzzer for FUZZ_SECONDS (clang)
 #   make install      PREFIX (/usr/local) and DESTDIR honoured
 #   make format       clang-format every source file
@@ -50,7 +51,7 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libarchcheck.a
 BIN        := $(BUILD)/archcheck
 
-.PHONY: all test asan demo bench fuzz install uninstall format clean deps check-deps
+.PHONY: all test asan demo bench accuracy fuzz install uninstall format clean deps check-deps
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -78,6 +79,22 @@ $(BUILD)/tests/%: tests/%.c tests/helpers.h $(LIB) $(BIN)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DAC_TEST_BIN=\"$(abspath $(BIN))\" -DAC_SOURCE_DIR=\"$(CURDIR)\" \
 	    -o $@ $< $(LIB) $(TEST_LIBS) $(LIBS)
+
+# The accuracy harness (tests/accuracy.h): linked into test_accuracy and bench/accuracy.
+ACC_OBJS   := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tests/accuracy_*.c)))
+ACCURACY_COUNT ?= 1000
+ACCURACY_SEED  ?= 1
+
+$(BUILD)/tests/test_accuracy: tests/test_accuracy.c tests/helpers.h $(ACC_OBJS) $(LIB) $(BIN)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ACC_OBJS) $(LIB) $(TEST_LIBS) $(LIBS)
+
+$(BUILD)/bench/accuracy: bench/accuracy.c $(ACC_OBJS) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ACC_OBJS) $(LIB) $(LIBS)
+
+accuracy: $(BUILD)/bench/accuracy
+	$(BUILD)/bench/accuracy --count $(ACCURACY_COUNT) --seed $(ACCURACY_SEED) --out $(BUILD)/accuracy
 
 deps check-deps:
 	@sh scripts/deps.sh
