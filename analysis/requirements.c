@@ -163,9 +163,10 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
         snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
         if (r->kind == AC_REQ_HEADROOM && o->value < 1.0)
             ac_an_finding(c, req_rule(r->kind), r->loc, node_id,
-                          "requirement headroom not met: there is no headroom, %s already fails%s%s "
-                          "at the current workload (the workload must shrink to %.4g%% of its "
-                          "rate, a factor of %s, for it to hold); the required factor is %s",
+                          "requirement headroom not met: there is no headroom, %s already "
+                          "fails%s%s at the current workload (the workload must shrink to "
+                          "%.4g%% of its rate, a factor of %s, for it to hold); the required "
+                          "factor is %s",
                           c->a->headroom_binding, node_id != NULL ? " at " : "",
                           node_id != NULL ? node_id : "", 100.0 * o->value, val, lim);
         else if (r->kind == AC_REQ_HEADROOM)

@@ -105,7 +105,8 @@ static const ac_rule rules[] = {
     {"AC204", AC_SEV_ERROR, "throughput-requirement", "a throughput requirement is not met",
      "The completed request rate is below the requirement's min."},
     {"AC205", AC_SEV_ERROR, "headroom-requirement", "the design has less headroom than required",
-     "The workload cannot grow by the required factor before another requirement fails."},
+     "The workload cannot grow by the required factor with stability and every latency, "
+     "utilisation and loss requirement still met (below 1: something already fails today)."},
     {"AC206", AC_SEV_ERROR, "recovery-requirement", "the system does not recover in time",
      "After a burst or fault ends, the system is not back within its requirements within max."},
     {"AC207", AC_SEV_ERROR, "scaling-requirement", "autoscaling exceeds its event or cost budget",

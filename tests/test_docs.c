@@ -316,6 +316,46 @@ static void test_lint_refuses_what_it_does_not_take(void **state)
     free(readme);
 }
 
+/* `check --validate`: in the JSON every node has a "simulation" object and every check of a
+ * quantity the simulator measures (latency, utilisation, loss, throughput) its
+ * "simulation_value"; stability and headroom checks have none; the text output has the findings
+ * and the summary only (README, man page). samples/tandem.xml passes every check, so its text
+ * has no finding quoting a simulation. */
+static void test_validate_values_where_documented(void **state)
+{
+    static const char *const measured[] = {"mean latency", "latency p", "utilization", "loss",
+                                           "throughput"};
+    ac_test_run j = run_ac("check", "--validate", "--format", "json", "samples/tandem.xml", NULL);
+    ac_test_run t = run_ac("check", "--validate", "samples/tandem.xml", NULL);
+    const char *p;
+    size_t nodes = 0, checks = 0;
+    (void)state;
+    assert_int_equal(j.status, 0);
+    assert_int_equal(t.status, 0);
+    for (p = j.out; (p = strstr(p, "\"simulation\": {")) != NULL; p++)
+        nodes++;
+    assert_int_equal(nodes, 3);
+    p = strstr(j.out, "\"checks\": [");
+    assert_non_null(p);
+    while ((p = strstr(p, "\"name\": \"")) != NULL) {
+        const char *name = p + strlen("\"name\": \""), *next = strstr(name, "\"name\": \"");
+        const char *sim = strstr(name, "\"simulation_value\": ");
+        int has = sim != NULL && (next == NULL || sim < next), want = 0;
+        for (size_t k = 0; k < sizeof measured / sizeof measured[0]; k++)
+            want |= strncmp(name, measured[k], strlen(measured[k])) == 0;
+        if (has != want)
+            fail_msg("check '%.40s': simulation_value %s", name, has ? "present" : "missing");
+        checks++;
+        p = name;
+    }
+    assert_true(checks >= 8);
+    assert_null(strstr(t.out, "simulation"));
+    assert_null(strstr(t.out, "+-"));
+    assert_non_null(strstr(t.out, "verdict: pass"));
+    ac_test_run_free(&j);
+    ac_test_run_free(&t);
+}
+
 /* ---- the environment ---- */
 
 static const char *const code_dirs[] = {"common",   "parser", "solver", "sim",
@@ -636,6 +676,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_documented_options_are_the_helps),
         cmocka_unit_test(test_lint_refuses_what_it_does_not_take),
+        cmocka_unit_test(test_validate_values_where_documented),
         cmocka_unit_test(test_environment_documented),
         cmocka_unit_test(test_format_reference_complete),
         cmocka_unit_test(test_no_pointer_outside),
