@@ -300,6 +300,75 @@ static void test_limit_elements(void **state)
     remove_tmpdir(dir);
 }
 
+/* ---- encodings: UTF-8 only ---- */
+
+typedef struct enc_case {
+    const char *name;
+    const char *bytes;
+    size_t len; /* 0: strlen */
+    unsigned line, col; /* where the AC002 is; 0: accepted */
+} enc_case;
+
+#define VALID_BODY                                                                                 \
+    "<architecture name=\"h\" format=\"1\"><workload><source id=\"u\" to=\"web\" "                 \
+    "rate=\"10/s\"/></workload><pool id=\"web\" servers=\"2\" service-time=\"50ms\"/>"            \
+    "</architecture>\n"
+
+static void test_encodings(void **state)
+{
+    static const enc_case cases[] = {
+        /* a DOCTYPE hidden from the byte scan in UTF-7 ("+ADw-" is '<') */
+        {"utf7.xml",
+         "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n+ADw-!DOCTYPE a +AFs-+ADw-!ENTITY x "
+         "SYSTEM +ACI-file:///etc/passwd+ACI-+AD4-+AF0-+AD4-\n" VALID_BODY,
+         0, 1, 31},
+        /* an EBCDIC encoding declared in ASCII bytes */
+        {"ebcdic-declared.xml", "<?xml version='1.0' encoding='IBM037'?>\n" VALID_BODY, 0, 1, 31},
+        {"latin1-declared.xml", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" VALID_BODY, 0,
+         1, 31},
+        /* "<?xml" in EBCDIC bytes: not UTF-8 at its third byte */
+        {"ebcdic.xml", "\x4c\x6f\xa7\x94\x93\x40\xa5\x85\x99", 0, 1, 3},
+        {"utf16le-bom.xml", "\xff\xfe<\0a\0", 6, 1, 1},
+        {"utf16be-bom.xml", "\xfe\xff\0<\0a", 6, 1, 1},
+        {"utf16le-nobom.xml", "<\0?\0x\0m\0l\0", 10, 1, 2},
+        {"latin1-byte.xml", "<architecture name=\"caf\xe9\" format=\"1\"/>", 0, 1, 24},
+        {"overlong.xml", "<architecture name=\"\xc0\xaf\" format=\"1\"/>", 0, 1, 21},
+        {"surrogate.xml", "<architecture name=\"\xed\xa0\x80\" format=\"1\"/>", 0, 1, 21},
+        {"too-high.xml", "<architecture name=\"\xf4\x90\x80\x80\" format=\"1\"/>", 0, 1, 21},
+        {"truncated.xml", "<architecture format=\"1\"/>\xe2\x82", 0, 1, 27},
+        /* accepted: UTF-8 declared in any case, with or without a BOM, or nothing declared */
+        {"utf8.xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n" VALID_BODY, 0, 0, 0},
+        {"bom.xml", "\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" VALID_BODY, 0, 0, 0},
+        {"bom-only.xml", "\xef\xbb\xbf" VALID_BODY, 0, 0, 0},
+        {"none.xml", "<?xml version=\"1.0\"?>" VALID_BODY, 0, 0, 0},
+        {"utf8-name.xml",
+         "<architecture name=\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\" format=\"1\"><workload>"
+         "<source id=\"u\" to=\"web\" rate=\"10/s\"/></workload><pool id=\"web\" servers=\"2\" "
+         "service-time=\"50ms\"/></architecture>",
+         0, 0, 0},
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const enc_case *c = &cases[i];
+        char *p = write_file(dir, c->name, c->bytes, c->len ? c->len : strlen(c->bytes));
+        hrun r = RUN("lint", p);
+        if (c->line == 0) {
+            if (r.status != 0)
+                fail_msg("%s: exit %d\n%s", c->name, r.status, r.err);
+        } else {
+            char want[600];
+            assert_invalid(&r, p, "AC002");
+            snprintf(want, sizeof want, "%s:%u:%u: error: ", p, c->line, c->col);
+            if (strstr(r.err, want) == NULL)
+                fail_msg("%s: expected %s\n%s", c->name, want, r.err);
+        }
+        hrun_free(&r);
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
 /* ---- special files as input ---- */
 
 static void test_input_special_files(void **state)
@@ -606,6 +675,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limit_elements),
+        cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),
         cmocka_unit_test(test_output_symlink),
         cmocka_unit_test(test_output_devices),
