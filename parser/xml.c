@@ -253,12 +253,21 @@ static void parse_error(void *user, xmlErrorPtr e)
     if (e->code == XML_ERR_ENTITY_LOOP || e->code == XML_ERR_UNDECLARED_ENTITY ||
         e->code == XML_WAR_UNDECLARED_ENTITY || e->code == XML_ERR_ENTITY_PE_INTERNAL)
         rule = "AC003";
-    if (e->code == XML_ERR_INTERNAL_ERROR && strstr(msg, "depth") != NULL)
-        rule = "AC005";
+    if (e->code == XML_ERR_INTERNAL_ERROR && strstr(msg, "depth") != NULL) {
+        rule = "AC005"; /* libxml2's own limit, one level past ours: say ours */
+        snprintf(msg, sizeof msg, "the elements are nested more than %zu levels deep",
+                 AC_PARSER_MAX_DEPTH);
+    }
+    if (strstr(msg, "Huge input lookup") != NULL || strstr(msg, "huge") != NULL) {
+        rule = "AC005"; /* libxml2's limit on one run of text, blanks or a name (10 MB) */
+        snprintf(msg, sizeof msg, "a single text, blank run, name or value is longer than "
+                                  "libxml2 reads (10000000 bytes)");
+    }
     loc.file = ctx->file;
     loc.line = e->line > 0 ? (unsigned)e->line : 0;
     loc.column = e->int2 > 0 ? (unsigned)e->int2 : 0;
-    ac_pdiag(ctx, loc, NULL, rule, "malformed XML: %s", msg);
+    ac_pdiag(ctx, loc, NULL, rule, "%s%s", strcmp(rule, "AC005") == 0 ? "" : "malformed XML: ",
+             msg);
 }
 
 /* Length of the valid UTF-8 sequence at b[i] (1..4), 0 if invalid (overlong forms, UTF-16
@@ -404,32 +413,57 @@ static int prescan(ac_pctx *ctx)
     return 0;
 }
 
-/* Number the elements in document order (in _private), strip our namespace, count. */
-static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k)
+/* One element: number it (in _private), strip our namespace, count. */
+static int number_one(ac_pctx *ctx, xmlNode *node, size_t *k, size_t depth)
 {
-    for (; node != NULL; node = node->next) {
-        if (node->type != XML_ELEMENT_NODE)
-            continue;
-        node->_private = (void *)(uintptr_t)(*k + 1);
-        (*k)++;
-        if (*k > AC_PARSER_MAX_ELEMENTS) {
-            ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
-                     "the file has more than %zu elements", AC_PARSER_MAX_ELEMENTS);
-            return -1;
+    node->_private = (void *)(uintptr_t)(*k + 1);
+    (*k)++;
+    if (*k > AC_PARSER_MAX_ELEMENTS) {
+        ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
+                 "the file has more than %zu elements", AC_PARSER_MAX_ELEMENTS);
+        return -1;
+    }
+    if (depth > AC_PARSER_MAX_DEPTH) {
+        ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
+                 "the elements are nested more than %zu levels deep", AC_PARSER_MAX_DEPTH);
+        return -1;
+    }
+    if (node->ns != NULL) {
+        if (node->ns->href != NULL && strcmp((const char *)node->ns->href, AC_NAMESPACE) == 0) {
+            node->ns = NULL;
+        } else {
+            ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC004",
+                     "element <%s> is in the namespace '%s'; archcheck elements have no "
+                     "namespace or '" AC_NAMESPACE "'",
+                     (const char *)node->name,
+                     node->ns->href != NULL ? (const char *)node->ns->href : "");
         }
-        if (node->ns != NULL) {
-            if (node->ns->href != NULL && strcmp((const char *)node->ns->href, AC_NAMESPACE) == 0) {
-                node->ns = NULL;
-            } else {
-                ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC004",
-                         "element <%s> is in the namespace '%s'; archcheck elements have no "
-                         "namespace or '" AC_NAMESPACE "'",
-                         (const char *)node->name,
-                         node->ns->href != NULL ? (const char *)node->ns->href : "");
+    }
+    return 0;
+}
+
+/* Number the elements in document order, without recursion (the root is at depth 1). */
+static int number_elements(ac_pctx *ctx, xmlNode *root, size_t *k)
+{
+    xmlNode *node = root;
+    size_t depth = 1;
+    while (node != NULL) {
+        if (node->type == XML_ELEMENT_NODE) {
+            if (number_one(ctx, node, k, depth) != 0)
+                return -1;
+            if (node->children != NULL) {
+                node = node->children;
+                depth++;
+                continue;
             }
         }
-        if (number_elements(ctx, node->children, k) != 0)
-            return -1;
+        while (node != NULL && node->next == NULL && node != root) {
+            node = node->parent;
+            depth--;
+        }
+        if (node == NULL || node == root)
+            break;
+        node = node->next;
     }
     return 0;
 }

@@ -300,6 +300,202 @@ static void test_limit_elements(void **state)
     remove_tmpdir(dir);
 }
 
+/* 16 MiB exactly is read; one byte more is refused before parsing. The padding is comments
+ * after the root element (a single 16 MB run of blanks is past libxml2's own limit on a run
+ * of text, which is AC005 too). */
+static void test_limit_bytes(void **state)
+{
+    const size_t limit = (size_t)16 * 1024 * 1024;
+    const char *doc = ARCH_HEAD ARCH_TAIL;
+    char *dir = make_tmpdir();
+    char *buf = malloc(limit + 1);
+    char *at, *past;
+    hrun r;
+    (void)state;
+    assert_non_null(buf);
+    memset(buf, '\n', limit + 1);
+    memcpy(buf, doc, strlen(doc));
+    for (size_t i = strlen(doc); i + 64 < limit; i += 64)
+        memcpy(buf + i, "<!-- padding to the limit, a comment of 64 bytes ........... -->", 64);
+    at = write_file(dir, "at.xml", buf, limit);
+    past = write_file(dir, "past.xml", buf, limit + 1);
+    r = RUN("lint", at);
+    assert_int_equal(r.status, 0);
+    hrun_free(&r);
+    r = RUN("check", past);
+    assert_invalid(&r, past, "AC005");
+    assert_non_null(strstr(r.out, "the limit is 16777216 bytes"));
+    hrun_free(&r);
+    free(past);
+    memset(buf, ' ', limit); /* blanks only: libxml2's run limit */
+    memcpy(buf, doc, strlen(doc));
+    past = write_file(dir, "blanks.xml", buf, limit);
+    r = RUN("lint", past);
+    assert_invalid(&r, past, "AC005");
+    hrun_free(&r);
+    free(buf);
+    free(at);
+    free(past);
+    remove_tmpdir(dir);
+}
+
+static char *nested_file(const char *dir, const char *name, size_t levels)
+{
+    gen g = {0};
+    char *p;
+    gen_add(&g, "<architecture format=\"1\">\n");
+    for (size_t i = 1; i < levels; i++)
+        gen_add(&g, "<workload>");
+    for (size_t i = 1; i < levels; i++)
+        gen_add(&g, "</workload>");
+    gen_add(&g, "</architecture>\n");
+    p = write_file(dir, name, g.s, g.len);
+    free(g.s);
+    return p;
+}
+
+/* Depth: 256 levels (the root is level 1) pass the limit (the nested workloads are a
+ * schema error, AC004), 257 and 100000 do not (AC005). */
+static void test_limit_depth(void **state)
+{
+    char *dir = make_tmpdir();
+    char *at = nested_file(dir, "at.xml", 256);
+    char *past = nested_file(dir, "past.xml", 257);
+    char *deep = nested_file(dir, "deep.xml", 99999);
+    hrun r;
+    (void)state;
+    r = RUN("lint", at);
+    assert_invalid(&r, at, "AC004");
+    assert_null(strstr(r.err, "AC005"));
+    hrun_free(&r);
+    r = RUN("lint", past);
+    assert_invalid(&r, past, "AC005");
+    assert_non_null(strstr(r.err, "nested more than 256 levels"));
+    hrun_free(&r);
+    r = RUN("lint", deep);
+    assert_invalid(&r, deep, "AC005");
+    hrun_free(&r);
+    free(at);
+    free(past);
+    free(deep);
+    remove_tmpdir(dir);
+}
+
+typedef struct value_case {
+    const char *attrs; /* the pool's attributes, or the source's rate */
+    const char *rule;  /* NULL: accepted */
+} value_case;
+
+/* Numbers at and past their ranges, through every command that reads a file. */
+static void test_limit_numbers(void **state)
+{
+    static const value_case pools[] = {
+        {"servers=\"2\" service-time=\"1e-303us\"", "AC011"},
+        {"servers=\"2\" service-time=\"1e-400s\"", "AC011"},
+        {"servers=\"2\" service-time=\"4.9e-324s\"", "AC011"},
+        {"servers=\"2\" service-time=\"0.0009us\"", "AC011"},
+        {"servers=\"2\" service-time=\"1e308h\"", "AC011"},
+        {"servers=\"2\" service-time=\"1.1e9s\"", "AC015"},
+        {"servers=\"2\" service-rate=\"1e303/s\"", "AC015"},
+        {"servers=\"2\" service-rate=\"1e400\"", "AC011"},
+        {"servers=\"1e12\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"1000001\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\" buffer=\"100001\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\" retries=\"101\" timeout=\"1s\"", "AC015"},
+        {"servers=\"18446744073709551616\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\"", NULL},
+    };
+    static const value_case rates[] = {
+        {"1e303/s", "AC015"}, {"1.5e12/s", "AC015"}, {"1e-10/s", "AC011"}, {"1e-320", "AC011"},
+        {"1e12/s", NULL},
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof pools / sizeof pools[0] + sizeof rates / sizeof rates[0];
+         i++) {
+        int is_pool = i < sizeof pools / sizeof pools[0];
+        const value_case *c = is_pool ? &pools[i] : &rates[i - sizeof pools / sizeof pools[0]];
+        gen g = {0};
+        char *p;
+        hrun r;
+        gen_add(&g,
+                "<architecture name=\"h\" format=\"1\">\n<workload><source id=\"u\" to=\"web\" "
+                "rate=\"%s\"/></workload>\n<pool id=\"web\" %s/>\n</architecture>\n",
+                is_pool ? "10/s" : c->attrs,
+                is_pool ? c->attrs : "servers=\"2\" service-time=\"50ms\"");
+        p = write_file(dir, "n.xml", g.s, g.len);
+        free(g.s);
+        r = RUN("lint", p);
+        if (c->rule == NULL) {
+            if (r.status != 0)
+                fail_msg("%s: exit %d\n%s", c->attrs, r.status, r.err);
+        } else {
+            assert_invalid(&r, p, c->rule);
+        }
+        hrun_free(&r);
+        if (c->rule != NULL) {
+            r = RUN("solve", p);
+            assert_invalid(&r, p, c->rule);
+            assert_null(strstr(r.out, "pass"));
+            hrun_free(&r);
+        }
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
+/* Ids: control characters and invisible or bidirectional ones refused; a 1 MB id is shown
+ * with its first 64 characters. */
+static void test_limit_ids(void **state)
+{
+    static const char *const bad[] = {"w\xe2\x80\x8b" "eb", "w\xe2\x80\x8e" "eb",
+                                      "w\xe2\x80\xad" "eb", "w\xe2\x81\xa7" "eb",
+                                      "w\xef\xbb\xbf" "eb", "w\xc2\x80" "eb"};
+    char *dir = make_tmpdir();
+    gen g = {0};
+    char *p;
+    hrun r;
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        g.len = 0;
+        gen_add(&g, ARCH_HEAD "<mitigation id=\"%s\" kind=\"add-servers\" target=\"web\" "
+                              "amount=\"1\"/>\n" ARCH_TAIL,
+                bad[i]);
+        p = write_file(dir, "id.xml", g.s, g.len);
+        r = RUN("check", p);
+        assert_invalid(&r, p, "AC011");
+        assert_non_null(strstr(r.out, "invisible or bidirectional control character U+"));
+        hrun_free(&r);
+        free(p);
+    }
+    /* a C0 control in an attribute is not XML at all */
+    g.len = 0;
+    gen_add(&g, ARCH_HEAD "<mitigation id=\"a\x01b\" kind=\"add-servers\" target=\"web\" "
+                          "amount=\"1\"/>\n" ARCH_TAIL);
+    p = write_file(dir, "c0.xml", g.s, g.len);
+    r = RUN("lint", p);
+    assert_invalid(&r, p, "AC002");
+    assert_null(strchr(strchr(r.err, ']'), '\x01'));
+    hrun_free(&r);
+    free(p);
+    /* a 1 MB id */
+    g.len = 0;
+    gen_add(&g, ARCH_HEAD "<pool id=\"");
+    for (size_t i = 0; i < 1000000 / 50; i++)
+        gen_add(&g, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx");
+    gen_add(&g, "\" servers=\"1\" service-time=\"1ms\"/>\n" ARCH_TAIL);
+    p = write_file(dir, "long.xml", g.s, g.len);
+    r = RUN("lint", p);
+    assert_invalid(&r, p, "AC024");
+    assert_true(strlen(r.err) < 400);
+    assert_non_null(
+        strstr(r.err, "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxabcdefghijklm...' is"));
+    hrun_free(&r);
+    free(p);
+    free(g.s);
+    remove_tmpdir(dir);
+}
+
 /* ---- encodings: UTF-8 only ---- */
 
 typedef struct enc_case {
@@ -675,6 +871,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limit_elements),
+        cmocka_unit_test(test_limit_bytes),
+        cmocka_unit_test(test_limit_depth),
+        cmocka_unit_test(test_limit_numbers),
+        cmocka_unit_test(test_limit_ids),
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),
         cmocka_unit_test(test_output_symlink),
