@@ -123,9 +123,13 @@ int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, 
                         double *lambda, ac_error *err)
 {
     size_t n = m->nnodes;
-    double *gamma = malloc((n > 0 ? n : 1) * sizeof *gamma);
+    double *gamma;
     double total = 0.0;
     int rc;
+    if (n == 0) /* the parser refuses such a model (AC031); a library caller may not have */
+        return ac_error_set(err, AC_EINVAL,
+                            "the model has no nodes: there are no traffic equations to solve");
+    gamma = malloc(n * sizeof *gamma);
     if (gamma == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
     source_rates(m, scale, gamma);

@@ -83,8 +83,9 @@ static const ac_rule rules[] = {
      "needs of."},
     {"AC030", AC_SEV_ERROR, "duplicate-definition", "something that may appear once appears twice",
      "For example two <faults> elements, two profiles for one source, or two <requirements>."},
-    {"AC031", AC_SEV_WARNING, "empty-architecture", "the architecture has no workload or no nodes",
-     "Without a source or a population there is nothing to analyse."},
+    {"AC031", AC_SEV_ERROR, "empty-architecture", "the architecture has no workload or no nodes",
+     "Without a node, or without a source or a population, there is nothing to analyse and no "
+     "requirement can be judged."},
     {"AC032", AC_SEV_ERROR, "routing-cycle", "the routes make jobs circulate forever",
      "The traffic equations have no finite solution: a cycle of routes sends every job back "
      "(probabilities summing to 1 around the loop, or fan-out growing around it). Let some of "

@@ -12,6 +12,9 @@
 #define _DEFAULT_SOURCE /* mknod, makedev */
 #include "helpers.h"
 
+#include "archcheck/analysis.h"
+#include "archcheck/parser.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -496,6 +499,56 @@ static void test_limit_ids(void **state)
     remove_tmpdir(dir);
 }
 
+/* ---- empty architectures ---- */
+
+/* No node (a requirement only): a located AC031 and exit 2 from every command (it used to
+ * be "out of memory (traffic equations)"); a model without nodes given to the analysis
+ * through the library gets a clear error, not an out-of-memory one. */
+static void test_empty_architecture(void **state)
+{
+    static const char *const cmds[] = {"lint", "check", "solve", "simulate", "compare"};
+    char *dir = make_tmpdir();
+    char *p = write_str(dir, "empty.xml",
+                        "<architecture name=\"e\" format=\"1\">\n<requirements><throughput "
+                        "min=\"10/s\"/></requirements>\n</architecture>\n");
+    char *q = write_str(dir, "no-workload.xml",
+                        "<architecture name=\"e\" format=\"1\">\n<pool id=\"web\" servers=\"1\" "
+                        "service-time=\"1ms\"/>\n<requirements><throughput "
+                        "min=\"10/s\"/></requirements>\n</architecture>\n");
+    ac_model *m = calloc(1, sizeof *m);
+    ac_analysis_options opt;
+    ac_analysis *an = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    int rc;
+    (void)state;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        hrun r = RUN(cmds[i], p);
+        assert_invalid(&r, p, "AC031");
+        assert_null(strstr(r.err, "out of memory"));
+        assert_null(strstr(r.out, "pass"));
+        hrun_free(&r);
+        r = RUN(cmds[i], q);
+        assert_invalid(&r, q, "AC031");
+        hrun_free(&r);
+    }
+    assert_non_null(m);
+    m->file = strdup("empty.xml");
+    ac_analysis_options_init(&opt);
+    ac_diag_list_init(&d);
+    rc = ac_analysis_run(m, &opt, &an, &d, &err);
+    assert_int_not_equal(rc, AC_OK);
+    assert_int_not_equal(rc, AC_ENOMEM);
+    assert_null(strstr(err.message, "out of memory"));
+    assert_non_null(strstr(err.message, "no nodes"));
+    ac_analysis_free(an);
+    ac_diag_list_clear(&d);
+    ac_model_free(m);
+    free(p);
+    free(q);
+    remove_tmpdir(dir);
+}
+
 /* ---- encodings: UTF-8 only ---- */
 
 typedef struct enc_case {
@@ -875,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_limit_depth),
         cmocka_unit_test(test_limit_numbers),
         cmocka_unit_test(test_limit_ids),
+        cmocka_unit_test(test_empty_architecture),
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),
         cmocka_unit_test(test_output_symlink),
