@@ -729,7 +729,7 @@ static void build_gateway(ac_pctx *ctx, const xmlNode *n, ac_node *node)
     const char *id = node_id_of(n, idbuf, sizeof idbuf);
     node->kind = AC_NODE_GATEWAY;
     g->rate_limit = INFINITY;
-    g->burst = 0;
+    g->burst = 1; /* a request needs one whole token: a depth below 1 is taken as 1 */
     g->timeout = 29.0;
     parse_attrs(ctx, n, gateway_attrs, NSPECS(gateway_attrs), node, id);
 }
@@ -950,6 +950,7 @@ static void build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
     char *of;
     mt->target = AC_NONE;
     mt->interval = 300.0;
+    mt->burst = 1;
     mt->loc = ac_xml_elem_loc(ctx, n);
     mt->kind = (ac_mitigation_kind)-1;
     parse_attrs(ctx, n, mitigation_attrs, NSPECS(mitigation_attrs), mt, NULL);

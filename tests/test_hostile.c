@@ -499,6 +499,70 @@ static void test_limit_ids(void **state)
     remove_tmpdir(dir);
 }
 
+/* ---- lint refuses what check refuses ---- */
+
+/* Routes that return every job (open: p = 1 both ways; closed: a fan-out of 2 around a
+ * loop with p = 0.8, spectral radius 1.6): check and lint both refuse them (AC032). */
+static void test_lint_refuses_circulation(void **state)
+{
+    static const char *const docs[] = {
+        "<architecture name=\"c\" format=\"1\">\n<workload><source id=\"u\" to=\"web\" "
+        "rate=\"10/s\"/></workload>\n<pool id=\"web\" servers=\"4\" service-time=\"20ms\"/>\n"
+        "<pool id=\"db\" servers=\"4\" service-time=\"20ms\"/>\n<route from=\"web\" to=\"db\" "
+        "p=\"1\"/>\n<route from=\"db\" to=\"web\" p=\"1\"/>\n</architecture>\n",
+        "<architecture name=\"c\" format=\"1\">\n<workload><population id=\"u\" to=\"web\" "
+        "size=\"5\" think-time=\"1s\"/></workload>\n<pool id=\"web\" servers=\"4\" "
+        "service-time=\"20ms\"/>\n<pool id=\"db\" servers=\"4\" service-time=\"20ms\"/>\n"
+        "<route from=\"web\" to=\"db\" p=\"1\" fanout=\"2\"/>\n<route from=\"db\" to=\"web\" "
+        "p=\"0.8\"/>\n</architecture>\n",
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char *p = write_str(dir, "loop.xml", docs[i]);
+        hrun r = RUN("check", p);
+        assert_invalid(&r, p, "AC032");
+        hrun_free(&r);
+        r = RUN("lint", p);
+        assert_invalid(&r, p, "AC032");
+        hrun_free(&r);
+        r = RUN("lint", "-f", "json", p);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.out, "AC032"));
+        hrun_free(&r);
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
+/* Over every bad sample: lint exits 2 exactly when check does. */
+static void test_lint_and_check_agree(void **state)
+{
+    DIR *d = opendir(AC_SOURCE_DIR "/samples/bad");
+    struct dirent *e;
+    size_t n = 0;
+    (void)state;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char rel[512];
+        size_t len = strlen(e->d_name);
+        hrun lint, check;
+        if (len < 4 || strcmp(e->d_name + len - 4, ".xml") != 0)
+            continue;
+        snprintf(rel, sizeof rel, "samples/bad/%s", e->d_name);
+        lint = RUN("lint", rel);
+        check = RUN("check", "--no-validate", rel);
+        if ((lint.status == 2) != (check.status == 2))
+            fail_msg("%s: lint exits %d, check %d\n%s%s", rel, lint.status, check.status,
+                     lint.err, check.out);
+        hrun_free(&lint);
+        hrun_free(&check);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 30);
+}
+
 /* ---- empty architectures ---- */
 
 /* No node (a requirement only): a located AC031 and exit 2 from every command (it used to
@@ -664,7 +728,7 @@ static void test_output_symlink(void **state)
     char *s;
     (void)state;
     assert_int_equal(symlink("real.json", link), 0);
-    r = RUN("check", "-f", "json", "-o", link, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-f", "json", "-o", link, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
@@ -676,7 +740,7 @@ static void test_output_symlink(void **state)
     assert_no_tmp(dir);
     /* a dangling link is refused, and nothing is created */
     assert_int_equal(unlink(target), 0);
-    r = RUN("check", "-o", link, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", link, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "symbolic link to a file that does not exist"));
     assert_int_equal(count_entries(dir, NULL), 1);
@@ -721,24 +785,24 @@ static void test_output_devices(void **state)
         remove_tmpdir(dir);
         return;
     }
-    r = RUN("check", "-o", null_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", null_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_int_equal(stat(null_dev, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     hrun_free(&r);
-    r = RUN("check", "--report", null_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "--report", null_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_int_equal(stat(null_dev, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     hrun_free(&r);
     /* a full device: the write error is reported, exit 2 */
-    r = RUN("check", "-o", full_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", full_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     snprintf(want, sizeof want, "cannot write '%s': No space left on device", full_dev);
     assert_non_null(strstr(r.err, want));
     hrun_free(&r);
-    r = RUN("check", "--report", full_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "--report", full_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, full_dev));
     hrun_free(&r);
@@ -761,7 +825,7 @@ static void test_output_fifo_and_directory(void **state)
     (void)state;
     alarm(20);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    r = RUN("check", "-o", fifo, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", fifo, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "no process reads the FIFO"));
     hrun_free(&r);
@@ -771,7 +835,7 @@ static void test_output_fifo_and_directory(void **state)
         ssize_t n;
         size_t got = 0;
         assert_true(rd >= 0);
-        r = RUN("check", "-o", fifo, "samples/tandem.xml");
+        r = RUN("check", "--no-validate", "-o", fifo, "samples/tandem.xml");
         assert_int_equal(r.status, 0);
         while ((n = read(rd, buf, sizeof buf)) > 0)
             got += (size_t)n;
@@ -781,7 +845,7 @@ static void test_output_fifo_and_directory(void **state)
     }
     assert_int_equal(lstat(fifo, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
-    r = RUN("check", "-o", dir, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", dir, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "it is a directory"));
     hrun_free(&r);
@@ -806,7 +870,7 @@ static void test_output_read_only_dir(void **state)
         return;
     }
     assert_int_equal(chmod(dir, 0500), 0);
-    r = RUN("check", "-o", out, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", out, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "cannot write"));
     hrun_free(&r);
@@ -928,6 +992,8 @@ int main(void)
         cmocka_unit_test(test_limit_depth),
         cmocka_unit_test(test_limit_numbers),
         cmocka_unit_test(test_limit_ids),
+        cmocka_unit_test(test_lint_refuses_circulation),
+        cmocka_unit_test(test_lint_and_check_agree),
         cmocka_unit_test(test_empty_architecture),
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),

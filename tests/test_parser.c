@@ -10,6 +10,7 @@
 
 #include "archcheck/parser.h"
 #include "archcheck/rules.h"
+#include "archcheck/serverless.h"
 #include "parser/units.h"
 
 /* ---- helpers ---- */
@@ -228,7 +229,7 @@ static void test_defaults(void **state)
     assert_double_close(m->nodes[3].u.queue.visibility_timeout, 30, 0, 0);
     assert_int_equal(m->nodes[3].u.queue.max_receives, 5);
     assert_true(isinf(m->nodes[4].u.gateway.rate_limit));
-    assert_int_equal(m->nodes[4].u.gateway.burst, 0);
+    assert_int_equal(m->nodes[4].u.gateway.burst, 1); /* schema, parser and models: depth 1 */
     assert_double_close(m->nodes[4].u.gateway.timeout, 29, 0, 0);
     assert_int_equal(m->nroutes, 4);
     assert_true(m->routes[0].p == 1.0);
@@ -663,6 +664,32 @@ static void test_hostile(void **state)
     }
 }
 
+/* A gateway without burst has the bucket the schema documents (1 token): its rejection is
+ * the blocking of M/D/1/1, which is Erlang-B with one server (insensitive to the service
+ * distribution): rho / (1 + rho), rho = lambda / r. A rate-limit mitigation without burst
+ * leaves the same depth. */
+static void test_gateway_default_burst(void **state)
+{
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_solver_gateway_result g;
+    ac_error err = {0};
+    (void)state;
+    assert_int_equal(parse("<architecture format=\"1\">\n<workload><source id=\"u\" to=\"gw\" "
+                           "rate=\"50/s\"/></workload>\n<gateway id=\"gw\" rate-limit=\"100/s\"/>"
+                           "<mitigation id=\"rl\" kind=\"rate-limit\" target=\"gw\" rate=\"80\"/>"
+                           "</architecture>",
+                           &m, &d),
+                     AC_OK);
+    assert_int_equal(m->nodes[0].u.gateway.burst, 1);
+    assert_int_equal(m->mitigations[0].burst, 1);
+    assert_int_equal(ac_solver_gateway_solve(&m->nodes[0].u.gateway, 50.0, 0.0, &g, &err), AC_OK);
+    assert_int_equal(g.bucket, 1);
+    assert_double_close(g.reject_probability, 0.5 / 1.5, 1e-9, 0);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+}
+
 /* ---- magnitudes, depth, ids and messages ---- */
 
 static void expect_unit_fail(int rc, const ac_unit_fail *f, const char *rule)
@@ -1022,6 +1049,7 @@ int main(void)
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_no_cascades),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_gateway_default_burst),
         cmocka_unit_test(test_magnitudes),
         cmocka_unit_test(test_depth_exact),
         cmocka_unit_test(test_ids_and_messages),
