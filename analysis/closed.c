@@ -162,26 +162,10 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
         int exact = 1, bracket = 0;
         double x, gap = 0.0;
         /* visit ratios: one visit to `to` per request; v = e_to + R^T v (fixed point) */
-        for (int it = 0; it < 100000; it++) {
-            double change = 0.0;
-            double *nv = resp; /* scratch */
-            memset(nv, 0, n * sizeof *nv);
-            nv[pop->to] = 1.0;
-            for (size_t k = 0; k < m->nroutes; k++) {
-                const ac_route *rt = &m->routes[k];
-                nv[rt->to] += v[rt->from] * rt->p * (double)rt->fanout / (double)rt->fanin;
-            }
-            for (size_t i = 0; i < n; i++) {
-                change = fmax(change, fabs(nv[i] - v[i]));
-                v[i] = nv[i];
-            }
-            if (change < 1e-14)
-                break;
-            if (!isfinite(change) || change > 1e12) {
-                ac_an_report_cycle(m, findings);
-                rc = AC_EINPUT;
-                goto cleanup;
-            }
+        if (ac_an_visit_ratios(m, pop->to, v, resp) != AC_OK) {
+            ac_an_report_cycle(m, findings);
+            rc = AC_EINPUT;
+            goto cleanup;
         }
         for (size_t i = 0; i < n; i++) {
             const ac_node *node = &m->nodes[i];

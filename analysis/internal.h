@@ -21,6 +21,11 @@ double *ac_an_routing_matrix(const ac_model *m);
 int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, double scale,
                         double *lambda, ac_error *err);
 
+/* The visit ratios of a closed population entering at node `to`, v = e_to + R^T v, by
+ * fixed-point iteration from v = 0 (at most 100000 steps; v and scratch have nnodes
+ * entries). Returns 0, or AC_EINPUT when they diverge (jobs circulate forever). */
+int ac_an_visit_ratios(const ac_model *m, size_t to, double *v, double *scratch);
+
 /* Add an AC032 finding naming the routes that lie on a cycle. */
 void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
 

@@ -137,9 +137,13 @@ int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, 
                         double *lambda, ac_error *err)
 {
     size_t n = m->nnodes;
-    double *gamma = malloc((n > 0 ? n : 1) * sizeof *gamma);
+    double *gamma;
     double total = 0.0;
     int rc;
+    if (n == 0) /* the parser refuses such a model (AC031); a library caller may not have */
+        return ac_error_set(err, AC_EINVAL,
+                            "the model has no nodes: there are no traffic equations to solve");
+    gamma = malloc(n * sizeof *gamma);
     if (gamma == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
     source_rates(m, scale, gamma);
@@ -158,6 +162,59 @@ int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, 
         }
     }
     free(gamma);
+    return rc;
+}
+
+int ac_an_visit_ratios(const ac_model *m, size_t to, double *v, double *scratch)
+{
+    size_t n = m->nnodes;
+    memset(v, 0, n * sizeof *v);
+    for (int it = 0; it < 100000; it++) {
+        double change = 0.0;
+        memset(scratch, 0, n * sizeof *scratch);
+        scratch[to] = 1.0;
+        for (size_t k = 0; k < m->nroutes; k++) {
+            const ac_route *rt = &m->routes[k];
+            scratch[rt->to] += v[rt->from] * rt->p * (double)rt->fanout / (double)rt->fanin;
+        }
+        for (size_t i = 0; i < n; i++) {
+            change = fmax(change, fabs(scratch[i] - v[i]));
+            v[i] = scratch[i];
+        }
+        if (change < 1e-14)
+            break;
+        if (!isfinite(change) || change > 1e12)
+            return AC_EINPUT;
+    }
+    return AC_OK;
+}
+
+/* What check finds of the routing before any node is solved, so that lint refuses the same
+ * files: the traffic equations at the sources' rates without loss (check's first iteration),
+ * and the visit ratios of a single closed population (as ac_an_closed_solve computes them). */
+int ac_analysis_check_routing(const ac_model *m, ac_diag_list *findings, ac_error *err)
+{
+    size_t n = m->nnodes;
+    double *r = NULL, *lambda = NULL, *scratch = NULL;
+    int rc;
+    if (n == 0)
+        return AC_OK; /* the parser refuses it (AC031) */
+    r = ac_an_routing_matrix(m);
+    lambda = calloc(n, sizeof *lambda);
+    scratch = calloc(n, sizeof *scratch);
+    if (r == NULL || lambda == NULL || scratch == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+        goto cleanup;
+    }
+    rc = ac_an_traffic_solve(m, r, NULL, 1.0, lambda, err);
+    if (rc == AC_OK && m->nsources == 0 && m->npopulations == 1)
+        rc = ac_an_visit_ratios(m, m->populations[0].to, lambda, scratch);
+    if (rc == AC_EINPUT)
+        ac_an_report_cycle(m, findings);
+cleanup:
+    free(r);
+    free(lambda);
+    free(scratch);
     return rc;
 }
 

@@ -50,6 +50,21 @@ int ac_cli_lint(int argc, char **argv)
     }
     if (ac_cli_input_load_args(&in, argc, argv, "lint", lint_usage, AC_SEV_ERROR) != 0)
         return AC_EXIT_USAGE;
+    for (size_t i = 0; i < in.n; i++) { /* what check refuses before solving (AC032) */
+        ac_error err = {0};
+        int rc;
+        if (in.models[i] == NULL)
+            continue;
+        rc = ac_analysis_check_routing(in.models[i], &in.diags[i], &err);
+        if (rc != AC_OK && rc != AC_EINPUT) {
+            ac_cli_input_free(&in);
+            return ac_cli_fail("%s: %s", argv[optind + (int)i], err.message);
+        }
+        if (rc == AC_EINPUT) {
+            ac_diag_list_sort(&in.diags[i]);
+            in.files[i].verdict = AC_VERDICT_INVALID;
+        }
+    }
     memset(&run, 0, sizeof run);
     run.command = "lint";
     run.files = in.files;

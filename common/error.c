@@ -98,11 +98,83 @@ void ac_diag_list_clear(ac_diag_list *list)
     memset(list, 0, sizeof *list);
 }
 
+/* A diagnostic message on one line, readable and of a readable length: control characters
+ * (a newline in a libxml2 message, a tab) become spaces; invisible and direction-changing
+ * characters (C1 controls, U+061C, U+200B..U+200F, U+2028..U+202E, U+2060..U+2069, U+FEFF)
+ * are shown as <U+XXXX>; a run of more than AC_DIAG_RUN_MAX characters without a space (a
+ * 1 MB id, a long value) keeps its first AC_DIAG_RUN_MAX, then "...", then its closing
+ * punctuation (a quote, a parenthesis). Returns a new string. */
+#define AC_DIAG_RUN_MAX 64
+
+/* The code point of the UTF-8 sequence at m (*n its length; a stray byte is itself). */
+static unsigned decode(const unsigned char *m, size_t *n)
+{
+    unsigned c = m[0];
+    size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    unsigned cp = k == 1 ? c : c & (0x7Fu >> k);
+    for (size_t j = 1; j < k; j++) {
+        if ((m[j] & 0xC0) != 0x80) {
+            *n = 1;
+            return c;
+        }
+        cp = cp << 6 | (m[j] & 0x3Fu);
+    }
+    *n = k;
+    return cp;
+}
+
+static int invisible(unsigned cp)
+{
+    return (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+static char *tidy_message(const char *msg)
+{
+    const unsigned char *m = (const unsigned char *)msg;
+    size_t len = strlen(msg), w = 0, run = 0;
+    char *out = malloc(5 * len + 16);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < len;) {
+        size_t n, end;
+        unsigned cp = decode(m + i, &n);
+        if (cp <= 0x20) {
+            out[w++] = ' ';
+            run = 0;
+            i += n;
+            continue;
+        }
+        if (run++ == AC_DIAG_RUN_MAX) { /* too long: skip to the run's end, keep its tail */
+            for (end = i; end < len && m[end] > 0x20;)
+                end++;
+            memcpy(out + w, "...", 3);
+            w += 3;
+            for (i = end; i > end - 3 && strchr("'\",.;:)]", m[i - 1]) != NULL;)
+                i--;
+            memcpy(out + w, m + i, end - i);
+            w += end - i;
+            i = end;
+            continue;
+        }
+        if (invisible(cp))
+            w += (size_t)sprintf(out + w, "<U+%04X>", cp);
+        else {
+            memcpy(out + w, m + i, n);
+            w += n;
+        }
+        i += n;
+    }
+    out[w] = '\0';
+    return out;
+}
+
 int ac_diag_add(ac_diag_list *list, const char *rule, const char *file, unsigned line,
                 unsigned column, const char *node, const char *fmt, ...)
 {
     va_list ap;
     ac_diag d;
+    char *raw;
     const ac_rule *r = ac_rule_find(rule);
 
     if (list->count == list->capacity) {
@@ -119,8 +191,10 @@ int ac_diag_add(ac_diag_list *list, const char *rule, const char *file, unsigned
     d.line = line;
     d.column = column;
     va_start(ap, fmt);
-    d.message = ac_vstrdupf(fmt, ap);
+    raw = ac_vstrdupf(fmt, ap);
     va_end(ap);
+    d.message = raw != NULL ? tidy_message(raw) : NULL;
+    free(raw);
     d.file = ac_strdup(file != NULL ? file : "-");
     d.node = node != NULL ? ac_strdup(node) : NULL;
     if (d.message == NULL || d.file == NULL || (node != NULL && d.node == NULL)) {

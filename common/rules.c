@@ -18,7 +18,8 @@ static const ac_rule rules[] = {
      "An element or attribute is unknown, misplaced or missing. `archcheck schema` prints the "
      "XSD; point your editor at it for completion."},
     {"AC005", AC_SEV_ERROR, "input-limit", "the input exceeds a documented size limit",
-     "Files are limited to 16 MiB, 100000 elements and 256 levels of nesting."},
+     "Files are limited to 16 MiB, 100000 elements and 256 levels of nesting (the root "
+     "element is level 1)."},
     {"AC006", AC_SEV_ERROR, "root-element",
      "the root element must be <architecture format=\"1\">",
      "archcheck reads format version 1. The root may declare xmlns=\"urn:archcheck:1\"."},
@@ -27,7 +28,10 @@ static const ac_rule rules[] = {
      "empty values are rejected."},
     {"AC011", AC_SEV_ERROR, "out-of-range", "a value is outside the range its quantity allows",
      "Probabilities lie in [0, 1] (or 0%..100%), counts and durations are not negative, factors "
-     "and rates are positive where the format says so."},
+     "and rates are positive where the format says so. A value that is not 0 is not too small "
+     "to compute with: durations at least 1ns, rates at least 1e-9/s, factors and numbers at "
+     "least 1e-9, probabilities at least 1e-15. Ids contain no invisible or bidirectional "
+     "control character (zero-width spaces, direction overrides, BOM, C0/C1 controls)."},
     {"AC012", AC_SEV_ERROR, "duration-unit", "a duration lacks its unit",
      "Write durations with a unit: us, ms, s, min or h (120ms, 2.5s, 5min)."},
     {"AC013", AC_SEV_ERROR, "unknown-unit", "a value carries a unit that its quantity does not know",
@@ -37,7 +41,8 @@ static const ac_rule rules[] = {
      "Counts (servers, buffer, retries, amount, ...) are whole numbers such as 8 or 200."},
     {"AC015", AC_SEV_ERROR, "absurd-size", "a size is larger than archcheck can analyse",
      "Limits: servers and concurrency at most 1000000, buffer at most 100000 per server, "
-     "population at most 10000000, fan-out and fan-in at most 10000, retries at most 100. "
+     "population at most 10000000, fan-out and fan-in at most 10000, retries at most 100; "
+     "rates at most 1e12/s, durations at most 1e9 s, factors and numbers at most 1e12. "
      "Larger values would exhaust memory or time; they are almost always a typo."},
     {"AC016", AC_SEV_ERROR, "bad-range", "a fault range is not LOW..HIGH with LOW <= HIGH",
      "Fault attributes are ranges in the attribute's own type, e.g. delay=\"0ms..2s\" or "
@@ -78,8 +83,9 @@ static const ac_rule rules[] = {
      "needs of."},
     {"AC030", AC_SEV_ERROR, "duplicate-definition", "something that may appear once appears twice",
      "For example two <faults> elements, two profiles for one source, or two <requirements>."},
-    {"AC031", AC_SEV_WARNING, "empty-architecture", "the architecture has no workload or no nodes",
-     "Without a source or a population there is nothing to analyse."},
+    {"AC031", AC_SEV_ERROR, "empty-architecture", "the architecture has no workload or no nodes",
+     "Without a node, or without a source or a population, there is nothing to analyse and no "
+     "requirement can be judged."},
     {"AC032", AC_SEV_ERROR, "routing-cycle", "the routes make jobs circulate forever",
      "The traffic equations have no finite solution: a cycle of routes sends every job back "
      "(probabilities summing to 1 around the loop, or fan-out growing around it). Let some of "

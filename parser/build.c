@@ -320,6 +320,31 @@ static int is_ncname(const char *s)
     return 1;
 }
 
+/* The first invisible or direction-changing character of an id, which would make two ids
+ * that read alike differ (or one read as another): C0 and C1 controls, U+061C, U+200B..U+200F,
+ * U+2028..U+202E, U+2060..U+2069, U+FEFF. Returns its code point and sets *index to its
+ * position in characters (from 1), or returns 0. The text is valid UTF-8 (xml.c). */
+static unsigned id_bad_char(const char *s, size_t *index)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t k = 0;
+    for (size_t i = 0; u[i] != 0; k++) {
+        unsigned cp = u[i];
+        size_t n = cp < 0x80 ? 1 : cp < 0xE0 ? 2 : cp < 0xF0 ? 3 : 4;
+        for (size_t j = 1; j < n && u[i + j] != 0; j++)
+            cp = (j == 1 ? cp & (0xFFu >> (n + 1)) : cp) << 6 | (u[i + j] & 0x3Fu);
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C ||
+            (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) ||
+            (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF) {
+            *index = k + 1;
+            return cp;
+        }
+        for (size_t j = 0; j < n && u[i] != 0; j++)
+            i++;
+    }
+    return 0;
+}
+
 static void add_ref(ac_pctx *ctx, const char *id, size_t *slot, int *is_link, ac_ref_kind kind,
                     const char *attr, const char *elem, ac_loc loc)
 {
@@ -417,6 +442,18 @@ static int parse_value(ac_pctx *ctx, const attr_spec *s, const char *text, void 
                      "'-', '_' or '.', got '%s'",
                      s->name, elem, text);
             return -1;
+        }
+        if (s->type == T_NAME) {
+            size_t at = 0;
+            unsigned cp = id_bad_char(text, &at);
+            if (cp != 0) {
+                ac_pdiag(ctx, loc, node_id, "AC011",
+                         "attribute '%s' of <%s> is an id and contains the invisible or "
+                         "bidirectional control character U+%04X (character %zu): ids must read "
+                         "as what they are",
+                         s->name, elem, cp, at);
+                return -1;
+            }
         }
         if (dst != NULL) {
             char *copy = ac_strdup(text);
@@ -692,7 +729,7 @@ static void build_gateway(ac_pctx *ctx, const xmlNode *n, ac_node *node)
     const char *id = node_id_of(n, idbuf, sizeof idbuf);
     node->kind = AC_NODE_GATEWAY;
     g->rate_limit = INFINITY;
-    g->burst = 0;
+    g->burst = 1; /* a request needs one whole token: a depth below 1 is taken as 1 */
     g->timeout = 29.0;
     parse_attrs(ctx, n, gateway_attrs, NSPECS(gateway_attrs), node, id);
 }
@@ -913,6 +950,7 @@ static void build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
     char *of;
     mt->target = AC_NONE;
     mt->interval = 300.0;
+    mt->burst = 1;
     mt->loc = ac_xml_elem_loc(ctx, n);
     mt->kind = (ac_mitigation_kind)-1;
     parse_attrs(ctx, n, mitigation_attrs, NSPECS(mitigation_attrs), mt, NULL);

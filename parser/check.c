@@ -520,7 +520,9 @@ static void check_misc(ac_pctx *ctx)
                      "a <resilience> requirement needs a <faults> space to search");
     }
     if (m->nnodes == 0)
-        ac_pdiag(ctx, m->loc, NULL, "AC031", "the architecture has no nodes");
+        ac_pdiag(ctx, m->loc, NULL, "AC031",
+                 "the architecture has no nodes (pool, function, queue or gateway): there is "
+                 "nothing to analyse");
 }
 
 int ac_check_model(ac_pctx *ctx)

@@ -100,7 +100,7 @@ static int split_number(const char *s, char *buf, size_t bufsize, double *value,
             fail_set(fail, "AC011", "is too large to be represented: got '%s'", buf);
             return -1;
         }
-        if (*value != 0.0 && fabs(*value) < 2.2250738585072014e-308) {
+        if (fabs(*value) < 2.2250738585072014e-308) { /* subnormal, or a nonzero gone to 0 */
             fail_set(fail, "AC011", "is too small to be represented: got '%s'", buf);
             return -1;
         }
@@ -108,6 +108,30 @@ static int split_number(const char *s, char *buf, size_t bufsize, double *value,
     *unit = buf + n;
     while (isspace((unsigned char)**unit))
         (*unit)++;
+    return 0;
+}
+
+/* v (after unit scaling) is 0 or within [lo, hi] in magnitude; `what` names the quantity and
+ * `lo_text`, `hi_text` the bounds in its own units, for the message. */
+static int check_magnitude(double v, double lo, double hi, const char *what, const char *lo_text,
+                           const char *hi_text, const char *text, ac_unit_fail *fail)
+{
+    double a = fabs(v);
+    if (!isfinite(v)) {
+        fail_set(fail, "AC011", "is too large to be represented: got '%s'", text);
+        return -1;
+    }
+    if (a > hi) {
+        fail_set(fail, "AC015",
+                 "is larger than archcheck can analyse (%s are at most %s): got '%s'", what,
+                 hi_text, text);
+        return -1;
+    }
+    if (a != 0.0 && a < lo) {
+        fail_set(fail, "AC011", "is too small (%s are 0 or at least %s): got '%s'", what, lo_text,
+                 text);
+        return -1;
+    }
     return 0;
 }
 
@@ -131,6 +155,9 @@ int ac_units_number(const char *s, double *out, ac_unit_fail *fail)
         fail_set(fail, "AC010", "is not a plain number: got '%s'", buf);
         return -1;
     }
+    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "numbers", "1e-9", "1e12",
+                        buf, fail) != 0)
+        return -1;
     *out = v;
     return 0;
 }
@@ -155,10 +182,9 @@ int ac_units_duration(const char *s, double *out, ac_unit_fail *fail)
             if (check_nonneg(v, buf, fail) != 0)
                 return -1;
             v *= units[i].scale;
-            if (!isfinite(v)) {
-                fail_set(fail, "AC011", "is too large to be represented: got '%s'", buf);
+            if (check_magnitude(v, AC_UNITS_DURATION_MIN, AC_UNITS_DURATION_MAX, "durations",
+                                "1ns", "1e9s", buf, fail) != 0)
                 return -1;
-            }
             *out = v;
             return 0;
         }
@@ -184,7 +210,11 @@ int ac_units_rate(const char *s, double *out, ac_unit_fail *fail)
         if (strcmp(unit, units[i].name) == 0) {
             if (check_nonneg(v, buf, fail) != 0)
                 return -1;
-            *out = v * units[i].scale;
+            v *= units[i].scale;
+            if (check_magnitude(v, AC_UNITS_RATE_MIN, AC_UNITS_RATE_MAX, "rates", "1e-9/s",
+                                "1e12/s", buf, fail) != 0)
+                return -1;
+            *out = v;
             return 0;
         }
     }
@@ -206,7 +236,11 @@ int ac_units_probability(const char *s, double *out, ac_unit_fail *fail)
             fail_set(fail, "AC011", "is a percentage outside [0%%, 100%%]: got '%s'", buf);
             return -1;
         }
-        *out = v / 100.0;
+        v /= 100.0;
+        if (check_magnitude(v, AC_UNITS_PROBABILITY_MIN, 1.0, "probabilities", "1e-13%", "100%",
+                            buf, fail) != 0)
+            return -1;
+        *out = v;
         return 0;
     }
     if (*unit != '\0') {
@@ -220,6 +254,9 @@ int ac_units_probability(const char *s, double *out, ac_unit_fail *fail)
                  buf);
         return -1;
     }
+    if (check_magnitude(v, AC_UNITS_PROBABILITY_MIN, 1.0, "probabilities", "1e-15", "1", buf,
+                        fail) != 0)
+        return -1;
     *out = v;
     return 0;
 }
@@ -264,6 +301,9 @@ int ac_units_factor(const char *s, double *out, ac_unit_fail *fail)
         fail_set(fail, "AC011", "is a factor and must be positive: got '%s'", buf);
         return -1;
     }
+    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "factors", "1e-9", "1e12",
+                        buf, fail) != 0)
+        return -1;
     *out = v;
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
@@ -252,12 +253,119 @@ static void parse_error(void *user, xmlErrorPtr e)
     if (e->code == XML_ERR_ENTITY_LOOP || e->code == XML_ERR_UNDECLARED_ENTITY ||
         e->code == XML_WAR_UNDECLARED_ENTITY || e->code == XML_ERR_ENTITY_PE_INTERNAL)
         rule = "AC003";
-    if (e->code == XML_ERR_INTERNAL_ERROR && strstr(msg, "depth") != NULL)
-        rule = "AC005";
+    if (e->code == XML_ERR_INTERNAL_ERROR && strstr(msg, "depth") != NULL) {
+        rule = "AC005"; /* libxml2's own limit, one level past ours: say ours */
+        snprintf(msg, sizeof msg, "the elements are nested more than %zu levels deep",
+                 AC_PARSER_MAX_DEPTH);
+    }
+    if (strstr(msg, "Huge input lookup") != NULL || strstr(msg, "huge") != NULL) {
+        rule = "AC005"; /* libxml2's limit on one run of text, blanks or a name (10 MB) */
+        snprintf(msg, sizeof msg, "a single text, blank run, name or value is longer than "
+                                  "libxml2 reads (10000000 bytes)");
+    }
     loc.file = ctx->file;
     loc.line = e->line > 0 ? (unsigned)e->line : 0;
     loc.column = e->int2 > 0 ? (unsigned)e->int2 : 0;
-    ac_pdiag(ctx, loc, NULL, rule, "malformed XML: %s", msg);
+    ac_pdiag(ctx, loc, NULL, rule, "%s%s", strcmp(rule, "AC005") == 0 ? "" : "malformed XML: ",
+             msg);
+}
+
+/* Length of the valid UTF-8 sequence at b[i] (1..4), 0 if invalid (overlong forms, UTF-16
+ * surrogates and code points above U+10FFFF are invalid). */
+static size_t utf8_seq(const unsigned char *b, size_t len, size_t i)
+{
+    unsigned c = b[i];
+    size_t n;
+    unsigned cp, min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        cp = c & 0x1F;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        cp = c & 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        cp = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (i + n > len)
+        return 0;
+    for (size_t k = 1; k < n; k++) {
+        if ((b[i + k] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (b[i + k] & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* The encoding declared by the XML declaration at b[i] ("<?xml ... encoding='X' ...?>"), if
+ * any: its value's offset and length; returns 0 if none is declared. */
+static int declared_encoding(const char *b, size_t len, size_t i, size_t *at, size_t *n)
+{
+    size_t end;
+    if (!starts_with(b, len, i, "<?xml") || i + 5 >= len ||
+        !(b[i + 5] == ' ' || b[i + 5] == '\t' || b[i + 5] == '\r' || b[i + 5] == '\n'))
+        return 0;
+    end = skip_past(b, len, i + 2, "?>");
+    for (size_t k = i + 5; k + 8 <= end; k++) {
+        size_t j;
+        char q;
+        if (memcmp(b + k, "encoding", 8) != 0 || is_name_char(b[k - 1]))
+            continue;
+        j = k + 8;
+        while (j < end && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n'))
+            j++;
+        if (j >= end || b[j] != '=')
+            continue;
+        j++;
+        while (j < end && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n'))
+            j++;
+        if (j >= end || (b[j] != '"' && b[j] != '\''))
+            continue;
+        q = b[j++];
+        *at = j;
+        while (j < end && b[j] != q)
+            j++;
+        *n = j - *at;
+        return 1;
+    }
+    return 0;
+}
+
+/* The bytes are UTF-8 and nothing declares otherwise: a declared encoding (EBCDIC, UTF-7,
+ * ...) would make libxml2 read characters the byte scans here never saw (a DOCTYPE hidden
+ * as "+ADw-!DOCTYPE" in UTF-7). */
+static int check_encoding(ac_pctx *ctx, size_t start)
+{
+    const unsigned char *u = (const unsigned char *)ctx->buf;
+    size_t at = 0, n = 0;
+    for (size_t i = 0; i < ctx->len;) {
+        size_t k = utf8_seq(u, ctx->len, i);
+        if (k == 0) {
+            ac_pdiag(ctx, ac_xml_offset_loc(ctx, i), NULL, "AC002",
+                     "the file is not UTF-8 (byte 0x%02X here): archcheck reads UTF-8 files only",
+                     u[i]);
+            return -1;
+        }
+        i += k;
+    }
+    if (declared_encoding(ctx->buf, ctx->len, start, &at, &n) &&
+        !(n == 5 && strncasecmp(ctx->buf + at, "UTF-8", 5) == 0)) {
+        ac_pdiag(ctx, ac_xml_offset_loc(ctx, at), NULL, "AC002",
+                 "the XML declaration declares the encoding '%.*s': archcheck reads UTF-8 files "
+                 "only (declare encoding=\"UTF-8\" or none)",
+                 (int)(n > 40 ? 40 : n), ctx->buf + at);
+        return -1;
+    }
+    return 0;
 }
 
 /* Refuse what no architecture file needs and what libxml2 must never see. */
@@ -284,6 +392,8 @@ static int prescan(ac_pctx *ctx)
     if (len >= 3 && (unsigned char)b[0] == 0xEF && (unsigned char)b[1] == 0xBB &&
         (unsigned char)b[2] == 0xBF)
         i = 3;
+    if (check_encoding(ctx, i) != 0)
+        return -1;
     while (i < len) {
         if (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n')
             i++;
@@ -303,32 +413,57 @@ static int prescan(ac_pctx *ctx)
     return 0;
 }
 
-/* Number the elements in document order (in _private), strip our namespace, count. */
-static int number_elements(ac_pctx *ctx, xmlNode *node, size_t *k)
+/* One element: number it (in _private), strip our namespace, count. */
+static int number_one(ac_pctx *ctx, xmlNode *node, size_t *k, size_t depth)
 {
-    for (; node != NULL; node = node->next) {
-        if (node->type != XML_ELEMENT_NODE)
-            continue;
-        node->_private = (void *)(uintptr_t)(*k + 1);
-        (*k)++;
-        if (*k > AC_PARSER_MAX_ELEMENTS) {
-            ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
-                     "the file has more than %zu elements", AC_PARSER_MAX_ELEMENTS);
-            return -1;
+    node->_private = (void *)(uintptr_t)(*k + 1);
+    (*k)++;
+    if (*k > AC_PARSER_MAX_ELEMENTS) {
+        ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
+                 "the file has more than %zu elements", AC_PARSER_MAX_ELEMENTS);
+        return -1;
+    }
+    if (depth > AC_PARSER_MAX_DEPTH) {
+        ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC005",
+                 "the elements are nested more than %zu levels deep", AC_PARSER_MAX_DEPTH);
+        return -1;
+    }
+    if (node->ns != NULL) {
+        if (node->ns->href != NULL && strcmp((const char *)node->ns->href, AC_NAMESPACE) == 0) {
+            node->ns = NULL;
+        } else {
+            ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC004",
+                     "element <%s> is in the namespace '%s'; archcheck elements have no "
+                     "namespace or '" AC_NAMESPACE "'",
+                     (const char *)node->name,
+                     node->ns->href != NULL ? (const char *)node->ns->href : "");
         }
-        if (node->ns != NULL) {
-            if (node->ns->href != NULL && strcmp((const char *)node->ns->href, AC_NAMESPACE) == 0) {
-                node->ns = NULL;
-            } else {
-                ac_pdiag(ctx, ac_xml_elem_loc(ctx, node), NULL, "AC004",
-                         "element <%s> is in the namespace '%s'; archcheck elements have no "
-                         "namespace or '" AC_NAMESPACE "'",
-                         (const char *)node->name,
-                         node->ns->href != NULL ? (const char *)node->ns->href : "");
+    }
+    return 0;
+}
+
+/* Number the elements in document order, without recursion (the root is at depth 1). */
+static int number_elements(ac_pctx *ctx, xmlNode *root, size_t *k)
+{
+    xmlNode *node = root;
+    size_t depth = 1;
+    while (node != NULL) {
+        if (node->type == XML_ELEMENT_NODE) {
+            if (number_one(ctx, node, k, depth) != 0)
+                return -1;
+            if (node->children != NULL) {
+                node = node->children;
+                depth++;
+                continue;
             }
         }
-        if (number_elements(ctx, node->children, k) != 0)
-            return -1;
+        while (node != NULL && node->next == NULL && node != root) {
+            node = node->parent;
+            depth--;
+        }
+        if (node == NULL || node == root)
+            break;
+        node = node->next;
     }
     return 0;
 }
@@ -360,9 +495,10 @@ xmlDocPtr ac_xml_read(ac_pctx *ctx)
     }
     pc->_private = ctx;
     pc->sax->serror = parse_error;
-    doc = xmlCtxtReadMemory(pc, ctx->buf, len, ctx->file, NULL,
+    /* UTF-8 (checked above), whatever the document says */
+    doc = xmlCtxtReadMemory(pc, ctx->buf, len, ctx->file, "UTF-8",
                             XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
-                                XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+                                XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | XML_PARSE_IGNORE_ENC);
     if (doc != NULL && !pc->wellFormed) {
         xmlFreeDoc(doc);
         doc = NULL;

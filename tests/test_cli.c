@@ -821,7 +821,8 @@ static void test_rules_text(void **state)
     }
     assert_true(lines >= sizeof input_rules / sizeof input_rules[0]);
     assert_true(starts_with(r.out, "AC001  error"));
-    assert_non_null(strstr(r.out, "\nAC031  warning"));
+    assert_non_null(strstr(r.out, "\nAC031  error"));
+    assert_non_null(strstr(r.out, "\nAC900  warning"));
     ac_test_run_free(&r);
 }
 

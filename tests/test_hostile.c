@@ -12,6 +12,9 @@
 #define _DEFAULT_SOURCE /* mknod, makedev */
 #include "helpers.h"
 
+#include "archcheck/analysis.h"
+#include "archcheck/parser.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -300,6 +303,385 @@ static void test_limit_elements(void **state)
     remove_tmpdir(dir);
 }
 
+/* 16 MiB exactly is read; one byte more is refused before parsing. The padding is comments
+ * after the root element (a single 16 MB run of blanks is past libxml2's own limit on a run
+ * of text, which is AC005 too). */
+static void test_limit_bytes(void **state)
+{
+    const size_t limit = (size_t)16 * 1024 * 1024;
+    const char *doc = ARCH_HEAD ARCH_TAIL;
+    char *dir = make_tmpdir();
+    char *buf = malloc(limit + 1);
+    char *at, *past;
+    hrun r;
+    (void)state;
+    assert_non_null(buf);
+    memset(buf, '\n', limit + 1);
+    memcpy(buf, doc, strlen(doc));
+    for (size_t i = strlen(doc); i + 64 < limit; i += 64)
+        memcpy(buf + i, "<!-- padding to the limit, a comment of 64 bytes ........... -->", 64);
+    at = write_file(dir, "at.xml", buf, limit);
+    past = write_file(dir, "past.xml", buf, limit + 1);
+    r = RUN("lint", at);
+    assert_int_equal(r.status, 0);
+    hrun_free(&r);
+    r = RUN("check", past);
+    assert_invalid(&r, past, "AC005");
+    assert_non_null(strstr(r.out, "the limit is 16777216 bytes"));
+    hrun_free(&r);
+    free(past);
+    memset(buf, ' ', limit); /* blanks only: libxml2's run limit */
+    memcpy(buf, doc, strlen(doc));
+    past = write_file(dir, "blanks.xml", buf, limit);
+    r = RUN("lint", past);
+    assert_invalid(&r, past, "AC005");
+    hrun_free(&r);
+    free(buf);
+    free(at);
+    free(past);
+    remove_tmpdir(dir);
+}
+
+static char *nested_file(const char *dir, const char *name, size_t levels)
+{
+    gen g = {0};
+    char *p;
+    gen_add(&g, "<architecture format=\"1\">\n");
+    for (size_t i = 1; i < levels; i++)
+        gen_add(&g, "<workload>");
+    for (size_t i = 1; i < levels; i++)
+        gen_add(&g, "</workload>");
+    gen_add(&g, "</architecture>\n");
+    p = write_file(dir, name, g.s, g.len);
+    free(g.s);
+    return p;
+}
+
+/* Depth: 256 levels (the root is level 1) pass the limit (the nested workloads are a
+ * schema error, AC004), 257 and 100000 do not (AC005). */
+static void test_limit_depth(void **state)
+{
+    char *dir = make_tmpdir();
+    char *at = nested_file(dir, "at.xml", 256);
+    char *past = nested_file(dir, "past.xml", 257);
+    char *deep = nested_file(dir, "deep.xml", 99999);
+    hrun r;
+    (void)state;
+    r = RUN("lint", at);
+    assert_invalid(&r, at, "AC004");
+    assert_null(strstr(r.err, "AC005"));
+    hrun_free(&r);
+    r = RUN("lint", past);
+    assert_invalid(&r, past, "AC005");
+    assert_non_null(strstr(r.err, "nested more than 256 levels"));
+    hrun_free(&r);
+    r = RUN("lint", deep);
+    assert_invalid(&r, deep, "AC005");
+    hrun_free(&r);
+    free(at);
+    free(past);
+    free(deep);
+    remove_tmpdir(dir);
+}
+
+typedef struct value_case {
+    const char *attrs; /* the pool's attributes, or the source's rate */
+    const char *rule;  /* NULL: accepted */
+} value_case;
+
+/* Numbers at and past their ranges, through every command that reads a file. */
+static void test_limit_numbers(void **state)
+{
+    static const value_case pools[] = {
+        {"servers=\"2\" service-time=\"1e-303us\"", "AC011"},
+        {"servers=\"2\" service-time=\"1e-400s\"", "AC011"},
+        {"servers=\"2\" service-time=\"4.9e-324s\"", "AC011"},
+        {"servers=\"2\" service-time=\"0.0009us\"", "AC011"},
+        {"servers=\"2\" service-time=\"1e308h\"", "AC011"},
+        {"servers=\"2\" service-time=\"1.1e9s\"", "AC015"},
+        {"servers=\"2\" service-rate=\"1e303/s\"", "AC015"},
+        {"servers=\"2\" service-rate=\"1e400\"", "AC011"},
+        {"servers=\"1e12\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"1000001\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\" buffer=\"100001\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\" retries=\"101\" timeout=\"1s\"", "AC015"},
+        {"servers=\"18446744073709551616\" service-time=\"50ms\"", "AC015"},
+        {"servers=\"2\" service-time=\"50ms\"", NULL},
+    };
+    static const value_case rates[] = {
+        {"1e303/s", "AC015"}, {"1.5e12/s", "AC015"}, {"1e-10/s", "AC011"}, {"1e-320", "AC011"},
+        {"1e12/s", NULL},
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof pools / sizeof pools[0] + sizeof rates / sizeof rates[0];
+         i++) {
+        int is_pool = i < sizeof pools / sizeof pools[0];
+        const value_case *c = is_pool ? &pools[i] : &rates[i - sizeof pools / sizeof pools[0]];
+        gen g = {0};
+        char *p;
+        hrun r;
+        gen_add(&g,
+                "<architecture name=\"h\" format=\"1\">\n<workload><source id=\"u\" to=\"web\" "
+                "rate=\"%s\"/></workload>\n<pool id=\"web\" %s/>\n</architecture>\n",
+                is_pool ? "10/s" : c->attrs,
+                is_pool ? c->attrs : "servers=\"2\" service-time=\"50ms\"");
+        p = write_file(dir, "n.xml", g.s, g.len);
+        free(g.s);
+        r = RUN("lint", p);
+        if (c->rule == NULL) {
+            if (r.status != 0)
+                fail_msg("%s: exit %d\n%s", c->attrs, r.status, r.err);
+        } else {
+            assert_invalid(&r, p, c->rule);
+        }
+        hrun_free(&r);
+        if (c->rule != NULL) {
+            r = RUN("solve", p);
+            assert_invalid(&r, p, c->rule);
+            assert_null(strstr(r.out, "pass"));
+            hrun_free(&r);
+        }
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
+/* Ids: control characters and invisible or bidirectional ones refused; a 1 MB id is shown
+ * with its first 64 characters. */
+static void test_limit_ids(void **state)
+{
+    static const char *const bad[] = {"w\xe2\x80\x8b" "eb", "w\xe2\x80\x8e" "eb",
+                                      "w\xe2\x80\xad" "eb", "w\xe2\x81\xa7" "eb",
+                                      "w\xef\xbb\xbf" "eb", "w\xc2\x80" "eb"};
+    char *dir = make_tmpdir();
+    gen g = {0};
+    char *p;
+    hrun r;
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        g.len = 0;
+        gen_add(&g, ARCH_HEAD "<mitigation id=\"%s\" kind=\"add-servers\" target=\"web\" "
+                              "amount=\"1\"/>\n" ARCH_TAIL,
+                bad[i]);
+        p = write_file(dir, "id.xml", g.s, g.len);
+        r = RUN("check", p);
+        assert_invalid(&r, p, "AC011");
+        assert_non_null(strstr(r.out, "invisible or bidirectional control character U+"));
+        hrun_free(&r);
+        free(p);
+    }
+    /* a C0 control in an attribute is not XML at all */
+    g.len = 0;
+    gen_add(&g, ARCH_HEAD "<mitigation id=\"a\x01b\" kind=\"add-servers\" target=\"web\" "
+                          "amount=\"1\"/>\n" ARCH_TAIL);
+    p = write_file(dir, "c0.xml", g.s, g.len);
+    r = RUN("lint", p);
+    assert_invalid(&r, p, "AC002");
+    assert_null(strchr(strchr(r.err, ']'), '\x01'));
+    hrun_free(&r);
+    free(p);
+    /* a 1 MB id */
+    g.len = 0;
+    gen_add(&g, ARCH_HEAD "<pool id=\"");
+    for (size_t i = 0; i < 1000000 / 50; i++)
+        gen_add(&g, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx");
+    gen_add(&g, "\" servers=\"1\" service-time=\"1ms\"/>\n" ARCH_TAIL);
+    p = write_file(dir, "long.xml", g.s, g.len);
+    r = RUN("lint", p);
+    assert_invalid(&r, p, "AC024");
+    assert_true(strlen(r.err) < 400);
+    assert_non_null(
+        strstr(r.err, "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxabcdefghijklm...' is"));
+    hrun_free(&r);
+    free(p);
+    free(g.s);
+    remove_tmpdir(dir);
+}
+
+/* ---- lint refuses what check refuses ---- */
+
+/* Routes that return every job (open: p = 1 both ways; closed: a fan-out of 2 around a
+ * loop with p = 0.8, spectral radius 1.6): check and lint both refuse them (AC032). */
+static void test_lint_refuses_circulation(void **state)
+{
+    static const char *const docs[] = {
+        "<architecture name=\"c\" format=\"1\">\n<workload><source id=\"u\" to=\"web\" "
+        "rate=\"10/s\"/></workload>\n<pool id=\"web\" servers=\"4\" service-time=\"20ms\"/>\n"
+        "<pool id=\"db\" servers=\"4\" service-time=\"20ms\"/>\n<route from=\"web\" to=\"db\" "
+        "p=\"1\"/>\n<route from=\"db\" to=\"web\" p=\"1\"/>\n</architecture>\n",
+        "<architecture name=\"c\" format=\"1\">\n<workload><population id=\"u\" to=\"web\" "
+        "size=\"5\" think-time=\"1s\"/></workload>\n<pool id=\"web\" servers=\"4\" "
+        "service-time=\"20ms\"/>\n<pool id=\"db\" servers=\"4\" service-time=\"20ms\"/>\n"
+        "<route from=\"web\" to=\"db\" p=\"1\" fanout=\"2\"/>\n<route from=\"db\" to=\"web\" "
+        "p=\"0.8\"/>\n</architecture>\n",
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char *p = write_str(dir, "loop.xml", docs[i]);
+        hrun r = RUN("check", p);
+        assert_invalid(&r, p, "AC032");
+        hrun_free(&r);
+        r = RUN("lint", p);
+        assert_invalid(&r, p, "AC032");
+        hrun_free(&r);
+        r = RUN("lint", "-f", "json", p);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.out, "AC032"));
+        hrun_free(&r);
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
+/* Over every bad sample: lint exits 2 exactly when check does. */
+static void test_lint_and_check_agree(void **state)
+{
+    DIR *d = opendir(AC_SOURCE_DIR "/samples/bad");
+    struct dirent *e;
+    size_t n = 0;
+    (void)state;
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL) {
+        char rel[512];
+        size_t len = strlen(e->d_name);
+        hrun lint, check;
+        if (len < 4 || strcmp(e->d_name + len - 4, ".xml") != 0)
+            continue;
+        snprintf(rel, sizeof rel, "samples/bad/%s", e->d_name);
+        lint = RUN("lint", rel);
+        check = RUN("check", "--no-validate", rel);
+        if ((lint.status == 2) != (check.status == 2))
+            fail_msg("%s: lint exits %d, check %d\n%s%s", rel, lint.status, check.status,
+                     lint.err, check.out);
+        hrun_free(&lint);
+        hrun_free(&check);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 30);
+}
+
+/* ---- empty architectures ---- */
+
+/* No node (a requirement only): a located AC031 and exit 2 from every command (it used to
+ * be "out of memory (traffic equations)"); a model without nodes given to the analysis
+ * through the library gets a clear error, not an out-of-memory one. */
+static void test_empty_architecture(void **state)
+{
+    static const char *const cmds[] = {"lint", "check", "solve", "simulate", "compare"};
+    char *dir = make_tmpdir();
+    char *p = write_str(dir, "empty.xml",
+                        "<architecture name=\"e\" format=\"1\">\n<requirements><throughput "
+                        "min=\"10/s\"/></requirements>\n</architecture>\n");
+    char *q = write_str(dir, "no-workload.xml",
+                        "<architecture name=\"e\" format=\"1\">\n<pool id=\"web\" servers=\"1\" "
+                        "service-time=\"1ms\"/>\n<requirements><throughput "
+                        "min=\"10/s\"/></requirements>\n</architecture>\n");
+    ac_model *m = calloc(1, sizeof *m);
+    ac_analysis_options opt;
+    ac_analysis *an = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    int rc;
+    (void)state;
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        hrun r = RUN(cmds[i], p);
+        assert_invalid(&r, p, "AC031");
+        assert_null(strstr(r.err, "out of memory"));
+        assert_null(strstr(r.out, "pass"));
+        hrun_free(&r);
+        r = RUN(cmds[i], q);
+        assert_invalid(&r, q, "AC031");
+        hrun_free(&r);
+    }
+    assert_non_null(m);
+    m->file = strdup("empty.xml");
+    ac_analysis_options_init(&opt);
+    ac_diag_list_init(&d);
+    rc = ac_analysis_run(m, &opt, &an, &d, &err);
+    assert_int_not_equal(rc, AC_OK);
+    assert_int_not_equal(rc, AC_ENOMEM);
+    assert_null(strstr(err.message, "out of memory"));
+    assert_non_null(strstr(err.message, "no nodes"));
+    ac_analysis_free(an);
+    ac_diag_list_clear(&d);
+    ac_model_free(m);
+    free(p);
+    free(q);
+    remove_tmpdir(dir);
+}
+
+/* ---- encodings: UTF-8 only ---- */
+
+typedef struct enc_case {
+    const char *name;
+    const char *bytes;
+    size_t len; /* 0: strlen */
+    unsigned line, col; /* where the AC002 is; 0: accepted */
+} enc_case;
+
+#define VALID_BODY                                                                                 \
+    "<architecture name=\"h\" format=\"1\"><workload><source id=\"u\" to=\"web\" "                 \
+    "rate=\"10/s\"/></workload><pool id=\"web\" servers=\"2\" service-time=\"50ms\"/>"            \
+    "</architecture>\n"
+
+static void test_encodings(void **state)
+{
+    static const enc_case cases[] = {
+        /* a DOCTYPE hidden from the byte scan in UTF-7 ("+ADw-" is '<') */
+        {"utf7.xml",
+         "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n+ADw-!DOCTYPE a +AFs-+ADw-!ENTITY x "
+         "SYSTEM +ACI-file:///etc/passwd+ACI-+AD4-+AF0-+AD4-\n" VALID_BODY,
+         0, 1, 31},
+        /* an EBCDIC encoding declared in ASCII bytes */
+        {"ebcdic-declared.xml", "<?xml version='1.0' encoding='IBM037'?>\n" VALID_BODY, 0, 1, 31},
+        {"latin1-declared.xml", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" VALID_BODY, 0,
+         1, 31},
+        /* "<?xml" in EBCDIC bytes: not UTF-8 at its third byte */
+        {"ebcdic.xml", "\x4c\x6f\xa7\x94\x93\x40\xa5\x85\x99", 0, 1, 3},
+        {"utf16le-bom.xml", "\xff\xfe<\0a\0", 6, 1, 1},
+        {"utf16be-bom.xml", "\xfe\xff\0<\0a", 6, 1, 1},
+        {"utf16le-nobom.xml", "<\0?\0x\0m\0l\0", 10, 1, 2},
+        {"latin1-byte.xml", "<architecture name=\"caf\xe9\" format=\"1\"/>", 0, 1, 24},
+        {"overlong.xml", "<architecture name=\"\xc0\xaf\" format=\"1\"/>", 0, 1, 21},
+        {"surrogate.xml", "<architecture name=\"\xed\xa0\x80\" format=\"1\"/>", 0, 1, 21},
+        {"too-high.xml", "<architecture name=\"\xf4\x90\x80\x80\" format=\"1\"/>", 0, 1, 21},
+        {"truncated.xml", "<architecture format=\"1\"/>\xe2\x82", 0, 1, 27},
+        /* accepted: UTF-8 declared in any case, with or without a BOM, or nothing declared */
+        {"utf8.xml", "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n" VALID_BODY, 0, 0, 0},
+        {"bom.xml", "\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" VALID_BODY, 0, 0, 0},
+        {"bom-only.xml", "\xef\xbb\xbf" VALID_BODY, 0, 0, 0},
+        {"none.xml", "<?xml version=\"1.0\"?>" VALID_BODY, 0, 0, 0},
+        {"utf8-name.xml",
+         "<architecture name=\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\" format=\"1\"><workload>"
+         "<source id=\"u\" to=\"web\" rate=\"10/s\"/></workload><pool id=\"web\" servers=\"2\" "
+         "service-time=\"50ms\"/></architecture>",
+         0, 0, 0},
+    };
+    char *dir = make_tmpdir();
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const enc_case *c = &cases[i];
+        char *p = write_file(dir, c->name, c->bytes, c->len ? c->len : strlen(c->bytes));
+        hrun r = RUN("lint", p);
+        if (c->line == 0) {
+            if (r.status != 0)
+                fail_msg("%s: exit %d\n%s", c->name, r.status, r.err);
+        } else {
+            char want[600];
+            assert_invalid(&r, p, "AC002");
+            snprintf(want, sizeof want, "%s:%u:%u: error: ", p, c->line, c->col);
+            if (strstr(r.err, want) == NULL)
+                fail_msg("%s: expected %s\n%s", c->name, want, r.err);
+        }
+        hrun_free(&r);
+        free(p);
+    }
+    remove_tmpdir(dir);
+}
+
 /* ---- special files as input ---- */
 
 static void test_input_special_files(void **state)
@@ -346,7 +728,7 @@ static void test_output_symlink(void **state)
     char *s;
     (void)state;
     assert_int_equal(symlink("real.json", link), 0);
-    r = RUN("check", "-f", "json", "-o", link, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-f", "json", "-o", link, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_int_equal(lstat(link, &st), 0);
     assert_true(S_ISLNK(st.st_mode));
@@ -358,7 +740,7 @@ static void test_output_symlink(void **state)
     assert_no_tmp(dir);
     /* a dangling link is refused, and nothing is created */
     assert_int_equal(unlink(target), 0);
-    r = RUN("check", "-o", link, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", link, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "symbolic link to a file that does not exist"));
     assert_int_equal(count_entries(dir, NULL), 1);
@@ -403,24 +785,24 @@ static void test_output_devices(void **state)
         remove_tmpdir(dir);
         return;
     }
-    r = RUN("check", "-o", null_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", null_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_int_equal(stat(null_dev, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     hrun_free(&r);
-    r = RUN("check", "--report", null_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "--report", null_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 0);
     assert_int_equal(stat(null_dev, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
     hrun_free(&r);
     /* a full device: the write error is reported, exit 2 */
-    r = RUN("check", "-o", full_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", full_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     snprintf(want, sizeof want, "cannot write '%s': No space left on device", full_dev);
     assert_non_null(strstr(r.err, want));
     hrun_free(&r);
-    r = RUN("check", "--report", full_dev, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "--report", full_dev, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, full_dev));
     hrun_free(&r);
@@ -443,7 +825,7 @@ static void test_output_fifo_and_directory(void **state)
     (void)state;
     alarm(20);
     assert_int_equal(mkfifo(fifo, 0600), 0);
-    r = RUN("check", "-o", fifo, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", fifo, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "no process reads the FIFO"));
     hrun_free(&r);
@@ -453,7 +835,7 @@ static void test_output_fifo_and_directory(void **state)
         ssize_t n;
         size_t got = 0;
         assert_true(rd >= 0);
-        r = RUN("check", "-o", fifo, "samples/tandem.xml");
+        r = RUN("check", "--no-validate", "-o", fifo, "samples/tandem.xml");
         assert_int_equal(r.status, 0);
         while ((n = read(rd, buf, sizeof buf)) > 0)
             got += (size_t)n;
@@ -463,7 +845,7 @@ static void test_output_fifo_and_directory(void **state)
     }
     assert_int_equal(lstat(fifo, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
-    r = RUN("check", "-o", dir, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", dir, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "it is a directory"));
     hrun_free(&r);
@@ -488,7 +870,7 @@ static void test_output_read_only_dir(void **state)
         return;
     }
     assert_int_equal(chmod(dir, 0500), 0);
-    r = RUN("check", "-o", out, "samples/tandem.xml");
+    r = RUN("check", "--no-validate", "-o", out, "samples/tandem.xml");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "cannot write"));
     hrun_free(&r);
@@ -606,6 +988,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_limit_elements),
+        cmocka_unit_test(test_limit_bytes),
+        cmocka_unit_test(test_limit_depth),
+        cmocka_unit_test(test_limit_numbers),
+        cmocka_unit_test(test_limit_ids),
+        cmocka_unit_test(test_lint_refuses_circulation),
+        cmocka_unit_test(test_lint_and_check_agree),
+        cmocka_unit_test(test_empty_architecture),
+        cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),
         cmocka_unit_test(test_output_symlink),
         cmocka_unit_test(test_output_devices),

@@ -10,6 +10,7 @@
 
 #include "archcheck/parser.h"
 #include "archcheck/rules.h"
+#include "archcheck/serverless.h"
 #include "parser/units.h"
 
 /* ---- helpers ---- */
@@ -228,7 +229,7 @@ static void test_defaults(void **state)
     assert_double_close(m->nodes[3].u.queue.visibility_timeout, 30, 0, 0);
     assert_int_equal(m->nodes[3].u.queue.max_receives, 5);
     assert_true(isinf(m->nodes[4].u.gateway.rate_limit));
-    assert_int_equal(m->nodes[4].u.gateway.burst, 0);
+    assert_int_equal(m->nodes[4].u.gateway.burst, 1); /* schema, parser and models: depth 1 */
     assert_double_close(m->nodes[4].u.gateway.timeout, 29, 0, 0);
     assert_int_equal(m->nroutes, 4);
     assert_true(m->routes[0].p == 1.0);
@@ -663,6 +664,176 @@ static void test_hostile(void **state)
     }
 }
 
+/* A gateway without burst has the bucket the schema documents (1 token): its rejection is
+ * the blocking of M/D/1/1, which is Erlang-B with one server (insensitive to the service
+ * distribution): rho / (1 + rho), rho = lambda / r. A rate-limit mitigation without burst
+ * leaves the same depth. */
+static void test_gateway_default_burst(void **state)
+{
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_solver_gateway_result g;
+    ac_error err = {0};
+    (void)state;
+    assert_int_equal(parse("<architecture format=\"1\">\n<workload><source id=\"u\" to=\"gw\" "
+                           "rate=\"50/s\"/></workload>\n<gateway id=\"gw\" rate-limit=\"100/s\"/>"
+                           "<mitigation id=\"rl\" kind=\"rate-limit\" target=\"gw\" rate=\"80\"/>"
+                           "</architecture>",
+                           &m, &d),
+                     AC_OK);
+    assert_int_equal(m->nodes[0].u.gateway.burst, 1);
+    assert_int_equal(m->mitigations[0].burst, 1);
+    assert_int_equal(ac_solver_gateway_solve(&m->nodes[0].u.gateway, 50.0, 0.0, &g, &err), AC_OK);
+    assert_int_equal(g.bucket, 1);
+    assert_double_close(g.reject_probability, 0.5 / 1.5, 1e-9, 0);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+}
+
+/* ---- magnitudes, depth, ids and messages ---- */
+
+static void expect_unit_fail(int rc, const ac_unit_fail *f, const char *rule)
+{
+    assert_int_equal(rc, -1);
+    assert_string_equal(f->rule, rule);
+}
+
+/* Every value or its reciprocal is a finite, normal double in the documented range. */
+static void test_magnitudes(void **state)
+{
+    double v = 0;
+    ac_unit_fail f;
+    (void)state;
+    assert_int_equal(ac_units_rate("1e12/s", &v, &f), 0);
+    assert_true(v == 1e12);
+    expect_unit_fail(ac_units_rate("1e303/s", &v, &f), &f, "AC015");
+    assert_string_equal(f.message, "is larger than archcheck can analyse (rates are at most "
+                                   "1e12/s): got '1e303/s'");
+    expect_unit_fail(ac_units_rate("1.0001e12", &v, &f), &f, "AC015");
+    expect_unit_fail(ac_units_rate("6.1e13/min", &v, &f), &f, "AC015"); /* 1.02e12/s */
+    assert_int_equal(ac_units_rate("1/h", &v, &f), 0);
+    expect_unit_fail(ac_units_rate("1e-10/s", &v, &f), &f, "AC011");
+    assert_int_equal(ac_units_rate("0", &v, &f), 0);
+    /* 1e-303us is 1e-309 s, subnormal: its reciprocal is infinite */
+    expect_unit_fail(ac_units_duration("1e-303us", &v, &f), &f, "AC011");
+    assert_string_equal(f.message,
+                        "is too small (durations are 0 or at least 1ns): got '1e-303us'");
+    expect_unit_fail(ac_units_duration("1e-400s", &v, &f), &f, "AC011"); /* underflows to 0 */
+    expect_unit_fail(ac_units_duration("0.0009us", &v, &f), &f, "AC011");
+    assert_int_equal(ac_units_duration("0.001us", &v, &f), 0);
+    assert_double_close(v, 1e-9, 0, 1e-12);
+    assert_int_equal(ac_units_duration("1e9s", &v, &f), 0);
+    expect_unit_fail(ac_units_duration("1.1e9s", &v, &f), &f, "AC015");
+    expect_unit_fail(ac_units_duration("300000h", &v, &f), &f, "AC015"); /* 1.08e9 s */
+    assert_int_equal(ac_units_probability("1e-15", &v, &f), 0);
+    expect_unit_fail(ac_units_probability("1e-16", &v, &f), &f, "AC011");
+    expect_unit_fail(ac_units_probability("1e-14%", &v, &f), &f, "AC011");
+    expect_unit_fail(ac_units_factor("1e13", &v, &f), &f, "AC015");
+    expect_unit_fail(ac_units_factor("1e-10", &v, &f), &f, "AC011");
+    expect_unit_fail(ac_units_number("2e12", &v, &f), &f, "AC015");
+    expect_unit_fail(ac_units_number("1e-320", &v, &f), &f, "AC011");
+    /* through the parser: located */
+    expect_one(HEAD "<pool id=\"web\" servers=\"2\" service-time=\"1e-303us\"/></architecture>",
+               "AC011", 3, 28);
+    expect_one("<architecture format=\"1\">\n<workload><source id=\"u\" to=\"web\" "
+               "rate=\"1e303/s\"/></workload>\n" POOL("web") "</architecture>",
+               "AC015", 2, 35);
+}
+
+static char *nested(size_t levels, size_t *len)
+{
+    char *s = malloc(levels * 24 + 64);
+    assert_non_null(s);
+    *len = (size_t)sprintf(s, "<architecture format=\"1\">");
+    for (size_t i = 1; i < levels; i++)
+        *len += (size_t)sprintf(s + *len, "<workload>");
+    for (size_t i = 1; i < levels; i++)
+        *len += (size_t)sprintf(s + *len, "</workload>");
+    *len += (size_t)sprintf(s + *len, "</architecture>");
+    return s;
+}
+
+/* 256 levels (the root is level 1) are accepted, 257 refused at the 257th start tag. */
+static void test_depth_exact(void **state)
+{
+    size_t len;
+    char *s;
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    (void)state;
+    s = nested(256, &len);
+    ac_diag_list_init(&d);
+    /* (nested workloads are not schema-valid: AC004, but no AC005) */
+    ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err);
+    assert_int_equal(count_rule(&d, "AC005"), 0);
+    assert_true(count_rule(&d, "AC004") > 0);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+    free(s);
+    s = nested(257, &len);
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_EINPUT);
+    assert_int_equal(d.count, 1);
+    assert_string_equal(d.items[0].rule, "AC005");
+    assert_string_equal(d.items[0].message, "the elements are nested more than 256 levels deep");
+    assert_int_equal(d.items[0].line, 1);
+    assert_int_equal(d.items[0].column, 26 + 255 * 10); /* the 257th start tag */
+    ac_diag_list_clear(&d);
+    free(s);
+}
+
+static void test_ids_and_messages(void **state)
+{
+    static const char *const bad[] = {"w\xe2\x80\x8b" "eb", "w\xe2\x80\x8f" "eb",
+                                      "w\xe2\x80\xaa" "eb", "w\xe2\x80\xae" "eb",
+                                      "w\xe2\x81\xa6" "eb", "w\xe2\x81\xa9" "eb",
+                                      "w\xef\xbb\xbf" "eb", "w\xc2\x85" "eb",
+                                      "w\xc2\x9f" "eb"};
+    ac_diag_list d;
+    char *big;
+    size_t n = 1000000;
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char xml[512];
+        snprintf(xml, sizeof xml,
+                 HEAD POOL("web") "<mitigation id=\"%s\" kind=\"add-servers\" target=\"web\" "
+                                  "amount=\"1\"/></architecture>",
+                 bad[i]);
+        expect_one(xml, "AC011", 4, 13);
+    }
+    /* a 1 MB id: its diagnostic shows 64 characters and "..." */
+    big = malloc(n + 512);
+    assert_non_null(big);
+    {
+        size_t len = (size_t)sprintf(big, HEAD POOL("web") "<pool id=\"");
+        ac_model *m = NULL;
+        ac_error err = {0};
+        memset(big + len, 'x', n);
+        len += n;
+        len += (size_t)sprintf(big + len, "\" servers=\"1\" service-time=\"1ms\"/></architecture>");
+        ac_diag_list_init(&d);
+        assert_int_equal(ac_parser_parse_memory(big, len, "t.xml", &m, &d, &err), AC_EINPUT);
+        assert_int_equal(d.count, 1);
+        assert_string_equal(d.items[0].rule, "AC024");
+        assert_true(strlen(d.items[0].message) < 200);
+        assert_non_null(strstr(d.items[0].message, "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                                   "xxxxxxxxxxxxxxxx...' is unreachable"));
+        ac_diag_list_clear(&d);
+    }
+    free(big);
+    /* messages are one line: control characters become spaces, invisible ones are shown */
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_diag_add(&d, "AC002", "f", 1, 1, NULL, "%s",
+                                 "Opening and ending tag mismatch:\na line 1\r\nand\tb\n"),
+                     AC_OK);
+    assert_int_equal(ac_diag_add(&d, "AC021", "f", 1, 1, NULL, "names 'w\xe2\x80\xae" "eb'"),
+                     AC_OK);
+    assert_string_equal(d.items[0].message, "Opening and ending tag mismatch: a line 1  and b ");
+    assert_string_equal(d.items[1].message, "names 'w<U+202E>eb'");
+    ac_diag_list_clear(&d);
+}
+
 /* ---- files: special files refused without blocking, the digest of the bytes parsed ---- */
 
 static void test_special_files(void **state)
@@ -878,6 +1049,10 @@ int main(void)
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_no_cascades),
         cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_gateway_default_burst),
+        cmocka_unit_test(test_magnitudes),
+        cmocka_unit_test(test_depth_exact),
+        cmocka_unit_test(test_ids_and_messages),
         cmocka_unit_test(test_special_files),
         cmocka_unit_test(test_combine_chain),
         cmocka_unit_test(test_combine_diamonds),

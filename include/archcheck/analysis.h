@@ -185,6 +185,13 @@ typedef struct ac_analysis {
 int ac_analysis_run(const ac_model *model, const ac_analysis_options *opt, ac_analysis **out,
                     ac_diag_list *findings, ac_error *err);
 
+/* The routing check that ac_analysis_run makes before solving any node, alone (lint runs
+ * it, so that it refuses what check refuses): the traffic equations at the sources' rates,
+ * and the visit ratios of a closed population. Returns 0; AC_EINPUT with an AC032 finding
+ * naming the routes when jobs would circulate forever; AC_ENOMEM or AC_ENUMERIC (err set).
+ * The model must come from the parser. */
+int ac_analysis_check_routing(const ac_model *model, ac_diag_list *findings, ac_error *err);
+
 /* Free an analysis. NULL is a no-op. */
 void ac_analysis_free(ac_analysis *analysis);
 

@@ -101,7 +101,7 @@ typedef struct ac_queue {
 /* <gateway>: an API gateway with a token bucket. */
 typedef struct ac_gateway {
     double rate_limit; /* per second; INFINITY when unbounded (default) */
-    size_t burst;      /* default 0 */
+    size_t burst;      /* token-bucket depth, default 1; the models use max(burst, 1) */
     double timeout;    /* s, default 29 */
 } ac_gateway;
 
@@ -198,7 +198,7 @@ typedef struct ac_mitigation {
     double interval; /* pre-warming, s, default 300 */
     double restore;  /* snapstart, s */
     double rate;     /* rate-limit, per second */
-    size_t burst;    /* rate-limit, default 0 */
+    size_t burst;    /* rate-limit, default 1 (as a gateway's) */
     double ratio;    /* retry-budget */
     char *attribute; /* set */
     char *value;     /* set: the raw value, checked against the attribute's type */

@@ -31,6 +31,8 @@ extern "C" {
 #define AC_PARSER_MAX_BYTES ((size_t)16 * 1024 * 1024)
 /* Most elements in one file. */
 #define AC_PARSER_MAX_ELEMENTS ((size_t)100000)
+/* Deepest nesting of elements (the root is level 1). */
+#define AC_PARSER_MAX_DEPTH ((size_t)256)
 
 /* Parse and validate the file at `path`.
  *
