@@ -2,10 +2,15 @@
  * End-to-end response time (models.md §4): the nodes' response-time laws
  * combined along the routes on a lattice t_k = k h, k = 0..M-1.
  *
- * Each law is discretised to point masses at the lattice points,
- * P(T = kh) ~ F(kh + h/2) - F(kh - h/2), so that sums stay on the lattice
- * (no drift). From node n, the time until the request's work there and
- * downstream is done is
+ * Each law is discretised twice, by rounding down (T' = floor(T/h) h <= T) and by
+ * rounding up (T'' = ceil(T/h) h >= T), so that sums stay on the lattice. Sums,
+ * mixtures and maxima of independent laws are monotone, so the floor lattice's
+ * end-to-end time is below the true one and the ceiling lattice's above it, path by
+ * path: every quantile is bracketed, Q_floor(p) <= Q(p) <= Q_ceil(p), and the
+ * bracket is the stated discretisation error (whatever the number of nodes on a
+ * path). The ceiling lattice's last point stands for "at least (M-1) h": a quantile
+ * that falls there has no upper bound. From node n, the time until the request's
+ * work there and downstream is done is
  *     D(n) = S_n (+) [ sum_r p_r B_r + (1 - sum_r p_r) delta_0 ]  max  (parallel branches)
  * with (+) the convolution, `max` of independent laws the product of their CDFs,
  * and B_r = L_r (+) D(to) for a route r (L_r its link: the M/D/1 or M/D/1/K wait, the
@@ -14,11 +19,22 @@
  * that a later route with fanin k joins: B_r = max_k(D'(to)) (+) D(join), where
  * D' stops at the fan-in. The sources' laws are mixed by rate.
  *
+ * The lattice is sized per request, not per network: its length by ceiling passes
+ * from 16 times the end-to-end mean (grown until P(T > L) <= 1e-7 is certain, then
+ * shrunk to that point on the final step), its points so that visits x step stays
+ * within 1% of the mean (between 2048 and 32768 points) and three passes within the
+ * work budget. The recursion over the routes is iterative: a dry run on a one-point
+ * lattice finds every (node, mode) the walk needs, in an order where each comes after
+ * what it needs, and how often each is read; the passes then compute them in that
+ * order and release each law after its last read.
+ *
  * The success probability follows the same recursion; the mean is exact by visit
  * ratios (sum_i v_i E[T_i]) when there is no fan-out or parallel branch, and
  * from the lattice otherwise. A cycle of routes leaves only the mean.
  */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,23 +45,54 @@
 #include "analysis/internal.h"
 #include "archcheck/link.h"
 
-#define AC_E2E_M     2048  /* the least lattice, a power of two: the FFT pads to 2M */
-#define AC_E2E_M_MAX 32768 /* the most: a long tail (redeliveries, back-offs) and fast nodes */
+#define AC_E2E_M_MIN     2048  /* the least lattice (a power of two) */
+#define AC_E2E_M_MAX     32768 /* the most */
+#define AC_E2E_TAIL      1e-7  /* the lattice reaches where P(T > t) <= this is certain */
+#define AC_E2E_RES       0.01  /* target: visits x step <= this x the end-to-end mean */
+#define AC_E2E_CACHE_MAX ((size_t)1 << 23) /* most CDF values cached (64 MB) */
+#define AC_E2E_WORK_MAX  1.2e10 /* the work budget of one end-to-end solve, lattice operations */
 
+/* The walk's modes: the whole work of the request; stop at a fan-in (the jobs of a fan-out
+ * up to their join); and the synchronous part only, whose end is when a caller gets its
+ * answer (a queue or an async function answers at once: the work behind it goes on). */
+enum { WALK_ALL = 0, WALK_STOP_AT_FANIN = 1, WALK_SYNC = 2, WALK_MODES = 3 };
+
+/* (node, mode) pairs of the walk are encoded as node * WALK_MODES + mode */
 typedef struct e2e_ctx {
     const ac_model *m;
     const ac_analysis *a;
     double h;
     size_t M;
-    unsigned char *onstack;
-    ac_solver_link_result *links; /* per model link, at its flow (owned) */
-    int links_ok;                 /* every link solved and none overloaded */
-    double **memo[3];    /* memo[mode][n]: D(n) computed once (owned) */
-    double *memo_success[3];
-    size_t *memo_join[3];
-    int failed; /* a cycle or an unanalysable node */
+    int upper; /* 0: the floor lattice (T' <= T); 1: the ceiling lattice (T' >= T,
+                  its last point standing for "at least (M-1) h") */
+    size_t npairs;
+    unsigned char *state; /* 0 not computed, 1 in progress (on the stack), 2 memoised */
+    double **memo;        /* D(pair) (owned) while a later read still needs it */
+    double *memo_success;
+    size_t *memo_join;
+    size_t *uses, *left;   /* reads of each pair (the replay counts them); left in this pass */
+    size_t *order, norder; /* the pairs, each after the pairs it reads */
+    size_t *stack;
+    size_t missing; /* dry run: the pair a computation needs first, or AC_NONE */
+    int dry;        /* the dry run: unmemoised reads are reported in `missing` */
+    int counting;   /* the replay: count the reads */
+    double work;    /* lattice operations done (the budget's unit) */
+    double **cache; /* per node: F(kh) on the current lattice (owned), or NULL */
+    size_t *cache_n;
+    double *cache_h;                    /* the step it was computed at */
+    size_t cached;                      /* values held in the cache */
+    gsl_integration_glfixed_table *tab; /* the quadrature of the QNA laws (owned) */
+    ac_solver_link_result *links;       /* per model link, at its flow (owned) */
+    int links_ok;                       /* every link solved and none overloaded */
+    int failed;                         /* a cycle or a node without a law */
+    int over_budget;
     int oom;
 } e2e_ctx;
+
+typedef struct law {
+    double *p;      /* the time law */
+    double success; /* probability that the work succeeds */
+} law;
 
 /* The last index holding mass, + 1. */
 static size_t support(const double *p, size_t M)
@@ -73,17 +120,48 @@ int ac_node_analysis_has_law(const ac_node_analysis *na)
            (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
 }
 
-/* P(T <= t) for the time a request spends at the node. */
+static double node_cdf(const ac_node_analysis *na, double t);
+
+/* Does the node's law come from the QNA pass (a pool fed by a renewal stream)? */
+static int qna_law(const ac_node_analysis *na)
+{
+    return na->pool != NULL && (na->qna_exact || (na->qna && na->qna_wait_factor != 1.0));
+}
+
+/* P(T <= t) for the time a request spends at the node (t = 0: the atom at 0): the law the
+ * node reports (a pool fed by a bursty stream: its GI/M/1 or QNA law; `tab` the quadrature of
+ * the latter, NULL to allocate one). */
+static double node_cdf_q(const ac_node_analysis *na, const gsl_integration_glfixed_table *tab,
+                         double t)
+{
+    if (t > 0.0 && qna_law(na)) {
+        double f;
+        if (tab != NULL)
+            return 1.0 - ac_an_qna_ccdf(na, tab, t);
+        tab = gsl_integration_glfixed_table_alloc(64);
+        if (tab == NULL)
+            return NAN;
+        f = 1.0 - ac_an_qna_ccdf(na, tab, t);
+        gsl_integration_glfixed_table_free((gsl_integration_glfixed_table *)(uintptr_t)tab);
+        return f;
+    }
+    return node_cdf(na, t);
+}
+
+/* P(T <= t) for the time a request spends at the node (t = 0: the atom at 0), the node's
+ * solver's law. */
 static double node_cdf(const ac_node_analysis *na, double t)
 {
-    if (t <= 0.0)
+    if (t < 0.0)
         return 0.0;
+    if (na->gateway != NULL)
+        return 1.0;
     if (na->function != NULL)
         return ac_solver_function_cdf(na->function, t);
     if (na->queue != NULL)
         return ac_solver_queue_cdf(na->queue, t);
-    if (na->gateway != NULL)
-        return 1.0;
+    if (t == 0.0)
+        return 0.0;
     return 1.0 - ac_solver_pool_ccdf(na->pool, na->pool->operating, t);
 }
 
@@ -91,12 +169,24 @@ double ac_node_analysis_ccdf(const ac_node_analysis *na, double t)
 {
     if (!ac_node_analysis_has_law(na))
         return NAN;
-    return t < 0.0 ? 1.0 : 1.0 - node_cdf(na, t);
+    return t < 0.0 ? 1.0 : 1.0 - node_cdf_q(na, NULL, t);
 }
 
 static double node_cdf_cb(const void *ctx, double t)
 {
-    return node_cdf(ctx, t);
+    return node_cdf_q(ctx, NULL, t);
+}
+
+/* The lattice's callback: the node and the quadrature table of the QNA laws. */
+typedef struct node_cb {
+    const ac_node_analysis *na;
+    const gsl_integration_glfixed_table *tab;
+} node_cb;
+
+static double lattice_cdf_cb(const void *ctx, double t)
+{
+    const node_cb *cb = ctx;
+    return node_cdf_q(cb->na, cb->tab, t);
 }
 
 int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out, ac_error *err)
@@ -108,7 +198,7 @@ int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out,
         *out = 0.0;
         return AC_OK;
     }
-    if (na->pool != NULL)
+    if (na->pool != NULL && !qna_law(na))
         return ac_solver_pool_quantile(na->pool, na->pool->operating, p, 0, out, err);
     return ac_solver_law_quantile(node_cdf_cb, na, p, out, err);
 }
@@ -120,12 +210,98 @@ static double request_loss(const ac_node_analysis *na)
     return na->polled ? 0.0 : na->loss_probability;
 }
 
+/* F(kh) for k = 0..n-1 into a new table (caller frees), until 1 - F < 1e-15 (the rest of
+ * the law is below rounding) or k = M. NULL when out of memory. */
+static double *cdf_table(e2e_ctx *c, double (*cdf)(const void *, double), const void *ctx,
+                         size_t *n)
+{
+    size_t cap = 64, k = 0;
+    double *t = malloc(cap * sizeof *t), prev = 0.0;
+    while (t != NULL) {
+        double f = fmin(1.0, fmax(prev, cdf(ctx, (double)k * c->h)));
+        if (k == cap) {
+            double *t2 = realloc(t, 2 * cap * sizeof *t);
+            if (t2 == NULL) {
+                free(t);
+                t = NULL;
+                break;
+            }
+            t = t2;
+            cap *= 2;
+        }
+        t[k++] = f;
+        prev = f;
+        c->work += 50.0;
+        if (1.0 - f < 1e-15 || k > c->M)
+            break;
+    }
+    if (t == NULL)
+        c->oom = 1;
+    *n = k;
+    return t;
+}
+
+/* Discretise the law of table T (F(kh), k < n) shifted by `shift` points into p (zeroed):
+ * floor lattice p[k] = F((k+1)h) - F(kh) (the atom at 0 in p[0]), ceiling lattice
+ * p[k] = F(kh) - F((k-1)h). The mass beyond the table goes to the next point (floor: still
+ * below the true time) or to the last one ("at least", ceiling), as does the mass beyond the
+ * lattice. */
+static void discretise(const e2e_ctx *c, const double *T, size_t n, size_t shift, double *p)
+{
+    double prev = 0.0;
+    size_t k = 0;
+    for (; k + shift < c->M; k++) {
+        size_t at = c->upper ? k : k + 1;
+        double f;
+        if (at >= n)
+            break;
+        f = T[at];
+        p[k + shift] = f - prev;
+        prev = f;
+    }
+    if (prev < 1.0) {
+        size_t at = c->upper || k + shift >= c->M ? c->M - 1 : k + shift;
+        p[at] += 1.0 - prev;
+    }
+}
+
+/* Node i's table F(kh) on the current lattice, computed once per lattice and kept while the
+ * cache holds fewer than AC_E2E_CACHE_MAX values (else the caller frees it: *owned = 1). */
+static const double *node_table(e2e_ctx *c, size_t i, size_t *n, int *owned)
+{
+    double *t;
+    *owned = 0;
+    if (c->cache[i] != NULL && c->cache_h[i] == c->h) {
+        *n = c->cache_n[i];
+        return c->cache[i];
+    }
+    {
+        node_cb cb;
+        cb.na = &c->a->nodes[i];
+        cb.tab = c->tab;
+        t = cdf_table(c, lattice_cdf_cb, &cb, n);
+    }
+    if (t == NULL)
+        return NULL;
+    if (c->cached + *n <= AC_E2E_CACHE_MAX) {
+        if (c->cache[i] != NULL)
+            c->cached -= c->cache_n[i];
+        free(c->cache[i]);
+        c->cache[i] = t;
+        c->cache_n[i] = *n;
+        c->cache_h[i] = c->h;
+        c->cached += *n;
+    } else {
+        *owned = 1;
+    }
+    return t;
+}
+
 /* The node's law on the lattice. */
 static double *node_law(e2e_ctx *c, size_t i)
 {
     double *p;
     const ac_node_analysis *na = &c->a->nodes[i];
-    double prev = 0.0;
     if (!ac_node_analysis_has_law(na)) {
         c->failed = 1;
         return NULL;
@@ -133,14 +309,20 @@ static double *node_law(e2e_ctx *c, size_t i)
     p = law_new(c);
     if (p == NULL)
         return NULL;
-    for (size_t k = 0; k < c->M; k++) {
-        double f = node_cdf(na, ((double)k + 0.5) * c->h);
-        p[k] = f - prev;
-        prev = f;
-        if (1.0 - f < 1e-15)
-            break; /* the rest of the law is below rounding */
+    if (na->gateway != NULL) {
+        p[0] = 1.0; /* admission takes no time */
+    } else {
+        size_t n;
+        int owned;
+        const double *t = node_table(c, i, &n, &owned);
+        if (t == NULL) {
+            free(p);
+            return NULL;
+        }
+        discretise(c, t, n, 0, p);
+        if (owned)
+            free((void *)(uintptr_t)t);
     }
-    p[c->M - 1] += 1.0 - prev; /* the tail beyond the lattice */
     return p;
 }
 
@@ -152,13 +334,18 @@ static const ac_solver_link_result *find_link(const e2e_ctx *c, size_t from, siz
     return NULL;
 }
 
-/* A link's law on the lattice: P(T = kh) = F(kh + h/2) - F(kh - h/2) for the traversal
- * T = W + 1/c + latency of an accepted job (M/D/1 or M/D/1/K). */
+static double link_cdf_cb(const void *ctx, double t)
+{
+    return t < 0.0 ? 0.0 : ac_solver_link_cdf(ctx, t);
+}
+
+/* A link's law on the lattice: the traversal T = W + 1/c + latency of an accepted job
+ * (M/D/1 or M/D/1/K, solver/link.c), discretised as a node's law; *success := the share the
+ * buffer accepts. */
 static double *link_law(e2e_ctx *c, size_t from, size_t to, double *success)
 {
     const ac_solver_link_result *l = find_link(c, from, to);
     double *p = law_new(c);
-    double prev = 0.0;
     *success = 1.0;
     if (p == NULL)
         return NULL;
@@ -172,30 +359,37 @@ static double *link_law(e2e_ctx *c, size_t from, size_t to, double *success)
         return p;
     }
     *success = 1.0 - l->loss_probability;
-    for (size_t k = 0; k < c->M; k++) {
-        double f = ac_solver_link_cdf(l, ((double)k + 0.5) * c->h);
-        p[k] = f - prev;
-        prev = f;
-        if (1.0 - f < 1e-15)
-            break;
+    {
+        size_t n;
+        double *t = cdf_table(c, link_cdf_cb, l, &n);
+        if (t == NULL) {
+            free(p);
+            return NULL;
+        }
+        discretise(c, t, n, 0, p);
+        free(t);
     }
-    p[c->M - 1] += 1.0 - prev;
     return p;
 }
 
-/* r := a (+) b by FFT: both padded to 2M (a power of two), transformed (GSL radix-2,
- * half-complex layout), multiplied, transformed back; rounding leaves values of order
- * 1e-17 that are clamped at 0. Returns 0, or -1 if GSL fails (the caller then convolves
- * directly). */
-static int convolve_fft(e2e_ctx *c, const double *a, const double *b, double *r)
+/* r := a (+) b by FFT over the supports (na + nb - 1 points, padded to a power of two n;
+ * GSL radix-2, half-complex layout), multiplied, transformed back; rounding leaves values of
+ * order 1e-17 that are clamped at 0. r must be zeroed. Returns 0, or -1 if GSL fails (the
+ * caller then convolves directly). */
+static int convolve_fft(e2e_ctx *c, const double *a, size_t na, const double *b, size_t nb,
+                        double *r)
 {
-    size_t n = 2 * c->M;
-    double *fa = calloc(n, sizeof *fa), *fb = calloc(n, sizeof *fb);
+    size_t n = 1;
+    double *fa, *fb;
     int rc = -1;
+    while (n < na + nb)
+        n *= 2;
+    fa = calloc(n, sizeof *fa);
+    fb = calloc(n, sizeof *fb);
     if (fa == NULL || fb == NULL)
         goto cleanup;
-    memcpy(fa, a, c->M * sizeof *fa);
-    memcpy(fb, b, c->M * sizeof *fb);
+    memcpy(fa, a, na * sizeof *fa);
+    memcpy(fb, b, nb * sizeof *fb);
     if (gsl_fft_real_radix2_transform(fa, 1, n) != GSL_SUCCESS ||
         gsl_fft_real_radix2_transform(fb, 1, n) != GSL_SUCCESS)
         goto cleanup;
@@ -208,7 +402,7 @@ static int convolve_fft(e2e_ctx *c, const double *a, const double *b, double *r)
     }
     if (gsl_fft_halfcomplex_radix2_inverse(fa, 1, n) != GSL_SUCCESS)
         goto cleanup;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < na + nb - 1; k++) {
         double v = fa[k] > 0.0 ? fa[k] : 0.0;
         r[k < c->M ? k : c->M - 1] += v; /* the excess goes to the last point */
     }
@@ -219,20 +413,33 @@ cleanup:
     return rc;
 }
 
-/* a := a (+) b, truncated to the lattice (the excess goes to the last point). */
+/* a := a (+) b, truncated to the lattice (the excess goes to the last point): directly when
+ * one support is short, else by FFT. */
 static void convolve(e2e_ctx *c, double *a, const double *b)
 {
     double *r = law_new(c);
-    size_t na, nb;
+    size_t na, nb, n = 2;
+    double direct, fft;
     if (r == NULL)
         return;
     na = support(a, c->M);
     nb = support(b, c->M);
-    if (na > 64 && nb > 64 && convolve_fft(c, a, b, r) == 0) {
+    if (na == 0 || nb == 0) {
+        memset(a, 0, c->M * sizeof *a);
+        free(r);
+        return;
+    }
+    while (n < na + nb)
+        n *= 2;
+    direct = (double)na * (double)nb;
+    fft = 15.0 * (double)n * log2((double)n);
+    if (fft < direct && convolve_fft(c, a, na, b, nb, r) == 0) {
+        c->work += fft;
         memcpy(a, r, c->M * sizeof *a);
         free(r);
         return;
     }
+    c->work += direct;
     memset(r, 0, c->M * sizeof *r);
     for (size_t i = 0; i < na; i++) {
         if (a[i] == 0.0)
@@ -250,6 +457,7 @@ static void convolve(e2e_ctx *c, double *a, const double *b)
 static void max_iid(e2e_ctx *c, double *a, size_t k)
 {
     double cum = 0.0, prev = 0.0;
+    c->work += (double)c->M;
     for (size_t i = 0; i < c->M; i++) {
         double f;
         cum += a[i];
@@ -263,6 +471,7 @@ static void max_iid(e2e_ctx *c, double *a, size_t k)
 static void max_indep(e2e_ctx *c, double *a, const double *b)
 {
     double ca = 0.0, cb = 0.0, prev = 0.0;
+    c->work += (double)c->M;
     for (size_t i = 0; i < c->M; i++) {
         double f;
         ca += a[i];
@@ -273,20 +482,7 @@ static void max_indep(e2e_ctx *c, double *a, const double *b)
     }
 }
 
-typedef struct law {
-    double *p;      /* the time law */
-    double success; /* probability that the work succeeds */
-} law;
-
-/* The walk's modes: the whole work of the request; stop at a fan-in (the jobs of a fan-out
- * up to their join); and the synchronous part only, whose end is when a caller gets its
- * answer (a queue or an async function answers at once: the work behind it goes on). */
-enum { WALK_ALL = 0, WALK_STOP_AT_FANIN = 1, WALK_SYNC = 2 };
-
-static law walk(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join);
-static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join);
-
-/* The law of following route r. */
+static law walk(e2e_ctx *c, size_t n, int mode, size_t *join);
 static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join)
 {
     double through = 1.0; /* the link's buffer may lose the job */
@@ -353,7 +549,7 @@ static double sync_late(e2e_ctx *c, size_t n, double T)
         if (b.p == NULL)
             return 0.0;
         for (size_t i = 0; i < c->M; i++)
-            if (((double)i - 0.5) * c->h >= T)
+            if ((double)i * c->h > T) /* floor: surely late; ceiling: possibly late */
                 late += (r->parallel ? 1.0 : r->p) * b.p[i];
         free(b.p);
     }
@@ -367,8 +563,8 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
     const ac_node_analysis *na = &c->a->nodes[n];
     if (c->failed || c->oom)
         return out;
-    if (c->onstack[n]) {
-        c->failed = 1; /* a cycle: only the mean is available */
+    if (c->work > AC_E2E_WORK_MAX) {
+        c->over_budget = 1;
         return out;
     }
     if (stop_at_fanin == WALK_SYNC &&
@@ -380,7 +576,6 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
             out.p[0] = 1.0;
         return out;
     }
-    c->onstack[n] = 1;
     out.p = node_law(c, n);
     next = law_new(c);
     if (out.p == NULL || next == NULL)
@@ -428,56 +623,157 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
     convolve(c, out.p, next);
     out.success = (1.0 - request_loss(na)) * succ;
     free(next);
-    c->onstack[n] = 0;
     return out;
 fail:
     free(out.p);
     free(next);
     out.p = NULL;
-    c->onstack[n] = 0;
     return out;
 }
 
-/* D(n), computed once per node and mode (diamonds in the routes would otherwise
- * recompute shared descendants exponentially often). Returns a copy. */
-static law walk(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
+/* D(n) in `mode`, read from the pairs computed before it (in the order of the dry run). The
+ * last read of a law hands it over; earlier reads copy it. The dry run reports a pair not
+ * computed yet in c->missing (the caller computes it first) and a pair in progress as a
+ * cycle. */
+static law walk(e2e_ctx *c, size_t n, int mode, size_t *join)
 {
-    int s = stop_at_fanin;
+    size_t x = n * WALK_MODES + (size_t)mode;
     law out = {NULL, 1.0};
-    if (c->memo[s][n] == NULL) {
-        size_t j = AC_NONE;
-        law l = walk_compute(c, n, stop_at_fanin, &j);
-        if (l.p == NULL)
-            return l;
-        c->memo[s][n] = l.p;
-        c->memo_success[s][n] = l.success;
-        c->memo_join[s][n] = j;
-    }
-    out.p = law_new(c);
-    if (out.p == NULL)
+    if (c->failed || c->oom || c->over_budget)
         return out;
-    memcpy(out.p, c->memo[s][n], c->M * sizeof *out.p);
-    out.success = c->memo_success[s][n];
-    if (c->memo_join[s][n] != AC_NONE)
-        *join = c->memo_join[s][n];
+    if (c->state[x] != 2) {
+        if (c->state[x] == 1 || !c->dry)
+            c->failed = 1; /* a cycle (the routes return to a node in progress) */
+        else if (c->missing == AC_NONE)
+            c->missing = x;
+        return out;
+    }
+    if (c->counting)
+        c->uses[x]++;
+    if (!c->dry && !c->counting && --c->left[x] == 0) {
+        out.p = c->memo[x]; /* the last read */
+        c->memo[x] = NULL;
+        c->state[x] = 3;
+    } else {
+        out.p = law_new(c);
+        if (out.p == NULL)
+            return out;
+        memcpy(out.p, c->memo[x], c->M * sizeof *out.p);
+    }
+    out.success = c->memo_success[x];
+    if (c->memo_join[x] != AC_NONE)
+        *join = c->memo_join[x];
     return out;
 }
 
-/* A pool behind a loaded link sees the link's departures, smoother than the Poisson stream it
- * is solved for (M/D/1: c_d^2 = 1 - rho^2): smoother arrivals wait less (GI/M/c waits are
- * increasing in the convex order of the inter-arrival times), so the pool's mean is at most
- * high by its wait share, stated as a further error of its numbers (measured: a shared queue
- * of 4 at rho 0.5 behind a link at rho 0.8 is 1.3% high end to end). */
-static double link_fed_error(const ac_model *m, const ac_analysis *a, const e2e_ctx *c, size_t i)
+/* Compute pair x into the memo. Returns 1 when done, 0 when it needs c->missing first or
+ * failed (c->failed, c->oom, c->over_budget say which). */
+static int compute_pair(e2e_ctx *c, size_t x)
 {
-    const ac_node_analysis *na = &a->nodes[i];
-    for (size_t l = 0; l < m->nlinks; l++) {
-        if (m->links[l].to != i || !(c->links[l].load > 0.0) || na->pool == NULL ||
-            !(na->mean_response_time > 0.0))
-            continue;
-        return fmax(0.0, 1.0 - 1.0 / (m->nodes[i].u.pool.service_rate * na->mean_response_time));
+    size_t j = AC_NONE;
+    law l;
+    c->missing = AC_NONE;
+    l = walk_compute(c, x / WALK_MODES, (int)(x % WALK_MODES), &j);
+    if (l.p == NULL || c->missing != AC_NONE || c->failed || c->oom || c->over_budget) {
+        free(l.p);
+        return 0;
     }
-    return 0.0;
+    c->memo[x] = l.p;
+    c->memo_success[x] = l.success;
+    c->memo_join[x] = j;
+    c->state[x] = 2;
+    return 1;
+}
+
+static void memo_reset(e2e_ctx *c)
+{
+    for (size_t x = 0; x < c->npairs; x++) {
+        free(c->memo[x]);
+        c->memo[x] = NULL;
+        c->state[x] = 0;
+        c->memo_join[x] = AC_NONE;
+    }
+}
+
+/* The dry run (a one-point lattice): depth first from each root with an explicit stack,
+ * each pair computed once everything it reads is; records that order. Then a replay in that
+ * order counts the reads of each pair. Returns 0, or -1 (c->failed / c->oom). */
+static int plan(e2e_ctx *c, const size_t *roots, size_t nroots)
+{
+    size_t top = 0;
+    c->M = 1;
+    c->h = 1.0;
+    c->upper = 1;
+    c->dry = 1;
+    c->norder = 0;
+    memo_reset(c);
+    for (size_t r = 0; r < nroots && !c->failed && !c->oom; r++) {
+        size_t x0 = roots[r] * WALK_MODES + WALK_ALL;
+        if (c->state[x0] == 2)
+            continue;
+        c->stack[top++] = x0;
+        while (top > 0) {
+            size_t x = c->stack[top - 1];
+            c->state[x] = 1;
+            if (compute_pair(c, x)) {
+                c->order[c->norder++] = x;
+                top--;
+            } else if (c->missing != AC_NONE && !c->failed && !c->oom) {
+                c->stack[top++] = c->missing; /* a pair not seen before: at most npairs */
+            } else {
+                break;
+            }
+        }
+    }
+    if (c->failed || c->oom)
+        return -1;
+    memo_reset(c);
+    c->dry = 0;
+    c->counting = 1;
+    memset(c->uses, 0, c->npairs * sizeof *c->uses);
+    for (size_t k = 0; k < c->norder; k++)
+        if (!compute_pair(c, c->order[k]))
+            return -1;
+    for (size_t r = 0; r < nroots; r++) {
+        size_t j = AC_NONE;
+        law l = walk(c, roots[r], WALK_ALL, &j);
+        free(l.p);
+    }
+    c->counting = 0;
+    memo_reset(c);
+    return c->failed || c->oom ? -1 : 0;
+}
+
+/* One pass on the lattice (c->M, c->h, c->upper): every pair in order, then the roots mixed
+ * by weight into mix (M points, zeroed here) and the success probability. Returns 0, or -1
+ * (c->failed, c->oom or c->over_budget). */
+static int run_pass(e2e_ctx *c, const size_t *roots, const double *w, size_t nroots, double *mix,
+                    double *succ)
+{
+    double total = 0.0;
+    memo_reset(c);
+    memcpy(c->left, c->uses, c->npairs * sizeof *c->left);
+    memset(mix, 0, c->M * sizeof *mix);
+    *succ = 0.0;
+    for (size_t k = 0; k < c->norder; k++)
+        if (!compute_pair(c, c->order[k]))
+            return -1;
+    for (size_t r = 0; r < nroots; r++) {
+        size_t j = AC_NONE;
+        law l = walk(c, roots[r], WALK_ALL, &j);
+        if (l.p == NULL)
+            return -1;
+        for (size_t k = 0; k < c->M; k++)
+            mix[k] += w[r] * l.p[k];
+        *succ += w[r] * l.success;
+        total += w[r];
+        free(l.p);
+    }
+    for (size_t k = 0; k < c->M; k++)
+        mix[k] /= total;
+    *succ /= total;
+    memo_reset(c);
+    return 0;
 }
 
 /* Is there a fan-out or a parallel route? */
@@ -489,50 +785,97 @@ static int has_fanout(const ac_model *m)
     return 0;
 }
 
-/* A lattice long enough for the sum of every node's and link's far tail. */
-static double lattice_length(const ac_model *m, const ac_analysis *a,
-                             const ac_solver_link_result *links)
-{
-    double total = 0.0;
-    for (size_t i = 0; i < m->nnodes; i++) {
-        const ac_node_analysis *na = &a->nodes[i];
-        double t = na->mean_response_time > 0.0 ? na->mean_response_time : 1e-6;
-        if (!ac_node_analysis_has_law(na) || na->gateway != NULL)
-            continue;
-        while (1.0 - node_cdf(na, t) > 1e-9 && t < 1e9)
-            t *= 1.5;
-        total += t;
-    }
-    for (size_t l = 0; links != NULL && l < m->nlinks; l++) {
-        const ac_solver_link_result *lr = &links[l];
-        double t = fmax(lr->mean_response_time, 1e-6);
-        if (lr->overload || !isfinite(lr->mean_response_time))
-            continue;
-        while (1.0 - ac_solver_link_cdf(lr, t) > 1e-9 && t < 1e9)
-            t *= 1.5;
-        total += t;
-    }
-    return total > 0.0 ? total : 1.0;
-}
-
 void ac_an_e2e_clear(ac_end_to_end *e)
 {
     free(e->grid_t);
     free(e->grid_ccdf);
+    free(e->grid_ccdf_lo);
+    free(e->grid_ccdf_hi);
     memset(e, 0, sizeof *e);
 }
 
-static double quantile(const double *cdf, size_t M, double h, double p)
+/*
+ * The p-quantile bracketed by the floor and ceiling lattices (P(T > t) at t_k = k h):
+ * Q_floor(p) = k_lo h <= Q(p) <= k_hi h = Q_ceil(p), infinite when the ceiling lattice's
+ * quantile is its last point ("at least"). The value is the mean of the two lattices'
+ * quantiles interpolated within their cells ([kh, kh + h) floor, (kh - h, kh] ceiling), its
+ * stated error the farther end of the bracket.
+ */
+static void bracket(const double *ccdf_lo, const double *ccdf_hi, size_t M, double h, double p,
+                    double *value, double *rel_error)
 {
-    for (size_t k = 0; k < M; k++) {
-        if (cdf[k] >= p) {
-            double lo = k > 0 ? cdf[k - 1] : 0.0;
-            double frac = cdf[k] > lo ? (p - lo) / (cdf[k] - lo) : 1.0;
-            /* mass at kh spread over [kh - h/2, kh + h/2] */
-            return fmax(0.0, ((double)k - 0.5 + frac) * h);
+    size_t klo = M - 1, khi = M - 1;
+    double lower, upper, qlo, qhi, v;
+    for (size_t k = 0; k < M; k++)
+        if (1.0 - ccdf_lo[k] >= p) {
+            klo = k;
+            break;
         }
+    for (size_t k = 0; k < M; k++)
+        if (1.0 - ccdf_hi[k] >= p) {
+            khi = k;
+            break;
+        }
+    {
+        double prev = klo > 0 ? 1.0 - ccdf_lo[klo - 1] : 0.0, cur = 1.0 - ccdf_lo[klo];
+        qlo = ((double)klo + (cur > prev ? (p - prev) / (cur - prev) : 1.0)) * h;
     }
-    return (double)M * h;
+    {
+        double prev = khi > 0 ? 1.0 - ccdf_hi[khi - 1] : 0.0, cur = 1.0 - ccdf_hi[khi];
+        qhi = khi > 0 ? ((double)khi - 1.0 + (cur > prev ? (p - prev) / (cur - prev) : 1.0)) * h
+                      : 0.0;
+    }
+    lower = (double)klo * h;
+    upper = khi >= M - 1 ? INFINITY : (double)khi * h;
+    v = isinf(upper) ? qlo : 0.5 * (qlo + qhi);
+    v = fmin(fmax(v, lower), upper);
+    *value = v;
+    if (isinf(upper))
+        *rel_error = INFINITY;
+    else if (v > 0.0)
+        *rel_error = fmax(v - lower, upper - v) / v;
+    else
+        *rel_error = upper > 0.0 ? INFINITY : 0.0;
+}
+
+int ac_an_e2e_quantile(const ac_end_to_end *e, double p, double *value, double *rel_error)
+{
+    *value = NAN;
+    *rel_error = NAN;
+    if (!e->available || !e->percentiles || e->grid_n < 2 || e->grid_ccdf_lo == NULL ||
+        e->grid_ccdf_hi == NULL || !(p > 0.0 && p < 1.0))
+        return AC_EINVAL;
+    bracket(e->grid_ccdf_lo, e->grid_ccdf_hi, e->grid_n, e->grid_t[1] - e->grid_t[0], p, value,
+            rel_error);
+    *rel_error += e->node_rel_error;
+    return AC_OK;
+}
+
+/* Every link of m at its flow into a new array *out (links_free); *ok := every link solved and
+ * none overloaded. Returns 0 or AC_ENOMEM. */
+static int links_solve(const ac_model *m, const ac_analysis *a, ac_solver_link_result **out,
+                       int *ok)
+{
+    *ok = 1;
+    *out = calloc(m->nlinks > 0 ? m->nlinks : 1, sizeof **out);
+    if (*out == NULL)
+        return AC_ENOMEM;
+    for (size_t l = 0; l < m->nlinks; l++) {
+        ac_error e2 = {0};
+        int rc = ac_an_link_solve(m, a, l, &(*out)[l], &e2);
+        if (rc == AC_ENOMEM)
+            return rc;
+        if (rc != AC_OK || (*out)[l].overload)
+            *ok = 0;
+    }
+    return AC_OK;
+}
+
+static void links_free(const ac_model *m, ac_solver_link_result *links)
+{
+    for (size_t l = 0; links != NULL && l < m->nlinks; l++)
+        ac_solver_link_result_clear(&links[l]);
+    free(links);
 }
 
 static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
@@ -541,77 +884,251 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
     memset(c, 0, sizeof *c);
     c->m = m;
     c->a = a;
-    c->M = AC_E2E_M;
-    c->links = calloc(m->nlinks > 0 ? m->nlinks : 1, sizeof *c->links);
-    if (c->links == NULL)
+    c->npairs = n * WALK_MODES;
+    c->missing = AC_NONE;
+    c->state = calloc(c->npairs, 1);
+    c->memo = calloc(c->npairs, sizeof *c->memo);
+    c->memo_success = calloc(c->npairs, sizeof *c->memo_success);
+    c->memo_join = malloc(c->npairs * sizeof *c->memo_join);
+    c->uses = calloc(c->npairs, sizeof *c->uses);
+    c->left = calloc(c->npairs, sizeof *c->left);
+    c->order = malloc(c->npairs * sizeof *c->order);
+    c->stack = malloc((c->npairs + 1) * sizeof *c->stack);
+    c->cache = calloc(n, sizeof *c->cache);
+    c->cache_n = calloc(n, sizeof *c->cache_n);
+    c->cache_h = calloc(n, sizeof *c->cache_h);
+    c->tab = gsl_integration_glfixed_table_alloc(64);
+    if (c->cache == NULL || c->cache_n == NULL || c->cache_h == NULL || c->tab == NULL)
         return AC_ENOMEM;
-    c->links_ok = 1;
-    for (size_t l = 0; l < m->nlinks; l++) {
-        ac_error e2 = {0};
-        int rc = ac_an_link_solve(m, a, l, &c->links[l], &e2);
-        if (rc == AC_ENOMEM)
-            return rc;
-        if (rc != AC_OK || c->links[l].overload)
-            c->links_ok = 0;
-    }
-    {
-        /* a far tail (a redelivery after a visibility timeout, an async retry's back-off)
-           stretches the lattice: when it is over four times the core of the law (three times
-           the sum of the nodes' p99), the lattice grows until the core has the resolution
-           of the least lattice */
-        double len = lattice_length(m, a, c->links), core = 0.0;
-        for (size_t i = 0; i < m->nnodes; i++)
-            if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].p99 > 0.0 &&
-                isfinite(a->nodes[i].p99))
-                core += 3.0 * a->nodes[i].p99;
-        while (c->M < AC_E2E_M_MAX && core > 0.0 && len > 4.0 * core &&
-               len / (double)(c->M - 1) > core / (double)(AC_E2E_M - 1))
-            c->M *= 2;
-        c->h = len / (double)(c->M - 1);
-    }
-    c->onstack = calloc(n, 1);
-    for (int s = 0; s < 3; s++) {
-        c->memo[s] = calloc(n, sizeof *c->memo[s]);
-        c->memo_success[s] = calloc(n, sizeof *c->memo_success[s]);
-        c->memo_join[s] = malloc(n * sizeof *c->memo_join[s]);
-        if (c->memo[s] == NULL || c->memo_success[s] == NULL || c->memo_join[s] == NULL)
-            c->oom = 1;
-    }
-    return c->onstack == NULL || c->oom ? AC_ENOMEM : AC_OK;
+    if (c->state == NULL || c->memo == NULL || c->memo_success == NULL || c->memo_join == NULL ||
+        c->uses == NULL || c->left == NULL || c->order == NULL || c->stack == NULL)
+        return AC_ENOMEM;
+    for (size_t x = 0; x < c->npairs; x++)
+        c->memo_join[x] = AC_NONE;
+    return links_solve(m, a, &c->links, &c->links_ok);
 }
 
 static void ctx_free(e2e_ctx *c)
 {
-    for (int s = 0; s < 3; s++) {
-        for (size_t i = 0; c->memo[s] != NULL && i < c->m->nnodes; i++)
-            free(c->memo[s][i]);
-        free(c->memo[s]);
-        free(c->memo_success[s]);
-        free(c->memo_join[s]);
-    }
-    free(c->onstack);
-    for (size_t l = 0; c->links != NULL && l < c->m->nlinks; l++)
-        ac_solver_link_result_clear(&c->links[l]);
-    free(c->links);
+    for (size_t x = 0; c->memo != NULL && x < c->npairs; x++)
+        free(c->memo[x]);
+    free(c->state);
+    free(c->memo);
+    free(c->memo_success);
+    free(c->memo_join);
+    free(c->uses);
+    free(c->left);
+    free(c->order);
+    free(c->stack);
+    for (size_t i = 0; c->cache != NULL && i < c->m->nnodes; i++)
+        free(c->cache[i]);
+    free(c->cache);
+    free(c->cache_n);
+    free(c->cache_h);
+    gsl_integration_glfixed_table_free(c->tab);
+    links_free(c->m, c->links);
 }
 
-/* The percentiles and the published grid P(T > t) of a lattice law given by its CDF. */
-static int store_law(const e2e_ctx *c, ac_analysis *a, const double *cdf, ac_error *err)
+/* What the lattice is asked: the entry nodes with their weights, and the scales that size it
+ * (the end-to-end mean and the mean number of visits per request). */
+typedef struct e2e_job {
+    const size_t *roots;
+    const double *w;
+    size_t nroots;
+    double mean_est, visits;
+    size_t max_points; /* the most lattice points */
+} e2e_job;
+
+/* What it gives besides e's percentiles and grids. */
+typedef struct e2e_out {
+    double mean, mean_rel_error; /* the lattice's mean and its bracket */
+    double success, success_abs_error;
+} e2e_out;
+
+/* Why the lattice could not be built, into e->why. */
+static void lattice_why(const e2e_ctx *c, ac_end_to_end *e)
 {
-    a->e2e.percentiles = 1;
-    a->e2e.p50 = quantile(cdf, c->M, c->h, 0.50);
-    a->e2e.p95 = quantile(cdf, c->M, c->h, 0.95);
-    a->e2e.p99 = quantile(cdf, c->M, c->h, 0.99);
-    a->e2e.grid_t = malloc(c->M * sizeof *a->e2e.grid_t);
-    a->e2e.grid_ccdf = malloc(c->M * sizeof *a->e2e.grid_ccdf);
-    if (a->e2e.grid_t == NULL || a->e2e.grid_ccdf == NULL)
-        return ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-    a->e2e.grid_n = c->M;
-    for (size_t k = 0; k < c->M; k++) {
-        a->e2e.grid_t[k] = (double)k * c->h;
-        a->e2e.grid_ccdf[k] = fmax(0.0, 1.0 - cdf[k]);
+    if (c->over_budget)
+        snprintf(e->why, sizeof e->why,
+                 "the end-to-end lattice would exceed its work budget (%.3g operations)",
+                 AC_E2E_WORK_MAX);
+    else
+        snprintf(e->why, sizeof e->why,
+                 "a cycle of routes, or a node on the way without a response-time law");
+}
+
+/* The points: visits x step within AC_E2E_RES of the mean on a lattice of 16 means, between
+ * the least lattice and max_points. */
+static size_t lattice_points(const e2e_job *job)
+{
+    size_t M = AC_E2E_M_MIN;
+    double need = 16.0 * job->visits / AC_E2E_RES;
+    while (M < job->max_points && (double)M < need)
+        M *= 2;
+    return M;
+}
+
+/* A ceiling pass at (L, c->M) into hi; *tail := where P(T > t) <= AC_E2E_TAIL for certain
+ * (the ceiling lattice is above the truth), or -1 when its last point holds more; *work :=
+ * the pass's work. Returns 0 or -1. */
+static int sizing_pass(e2e_ctx *c, const e2e_job *job, double L, double *hi, double *s_hi,
+                       double *tail, double *work)
+{
+    double before = c->work, cum = 0.0;
+    c->h = L / (double)(c->M - 1);
+    c->upper = 1;
+    *tail = -1.0;
+    if (run_pass(c, job->roots, job->w, job->nroots, hi, s_hi) != 0)
+        return -1;
+    *work = c->work - before;
+    for (size_t k = 0; k + 1 < c->M; k++) {
+        cum += hi[k];
+        if (1.0 - cum <= AC_E2E_TAIL) {
+            *tail = (double)(k + 1) * c->h;
+            break;
+        }
     }
+    return 0;
+}
+
+/*
+ * Size the lattice. On the least lattice from L = 16 means: grow L 8 times while the last
+ * point holds more than AC_E2E_TAIL, and take L where the tail is below it. Then the points:
+ * the target of lattice_points, halved until three passes fit in the budget (a pass costs
+ * about the least lattice's pass times M / 2048). Then, on that lattice, shrink L to the
+ * tail (+2%) while it is below 80% of L (a ceiling lattice overstates the tail by up to the
+ * visits times the step, so a finer step finds a shorter L) and the budget allows. Leaves the
+ * last ceiling pass's law in hi and its success in *s_hi. Returns 0, or -1 (c->failed /
+ * c->oom / c->over_budget; a tail beyond reach sets c->failed with `why`).
+ */
+static int lattice_size(e2e_ctx *c, const e2e_job *job, double *hi, double *s_hi, int *beyond)
+{
+    double L = job->mean_est > 0.0 && isfinite(job->mean_est) ? 16.0 * job->mean_est : 1.0;
+    double tail = -1.0, w_min = 0.0, w = 0.0;
+    size_t M;
+    *beyond = 0;
+    c->M = AC_E2E_M_MIN;
+    for (int it = 0; it < 5 && tail < 0.0; it++) {
+        if (sizing_pass(c, job, L, hi, s_hi, &tail, &w_min) != 0)
+            return -1;
+        if (tail < 0.0)
+            L *= 8.0;
+    }
+    if (tail < 0.0) {
+        *beyond = 1;
+        return -1;
+    }
+    L = fmax(1.02 * tail, 2.0 * c->h);
+    M = lattice_points(job);
+    while (M > AC_E2E_M_MIN && c->work + 3.6 * w_min * (double)M / AC_E2E_M_MIN > AC_E2E_WORK_MAX)
+        M /= 2;
+    c->M = M;
+    for (int it = 0; it < 4; it++) {
+        if (sizing_pass(c, job, L, hi, s_hi, &tail, &w) != 0)
+            return -1;
+        if (tail < 0.0 || tail >= 0.8 * L || c->work + 2.0 * w > AC_E2E_WORK_MAX)
+            break; /* a last point holding mass leaves the high quantiles unbounded */
+        L = fmax(1.02 * tail, 2.0 * c->h);
+    }
+    return 0;
+}
+
+/* The floor and ceiling laws into e (grids, p50/p95/p99 with the bracket as their error). */
+static int lattice_store(const e2e_ctx *c, const double *lo, const double *hi, ac_end_to_end *e,
+                         ac_error *err)
+{
+    double clo = 0.0, chi = 0.0, rel;
+    size_t M = c->M;
+    e->grid_t = malloc(M * sizeof *e->grid_t);
+    e->grid_ccdf = malloc(M * sizeof *e->grid_ccdf);
+    e->grid_ccdf_lo = malloc(M * sizeof *e->grid_ccdf_lo);
+    e->grid_ccdf_hi = malloc(M * sizeof *e->grid_ccdf_hi);
+    if (e->grid_t == NULL || e->grid_ccdf == NULL || e->grid_ccdf_lo == NULL ||
+        e->grid_ccdf_hi == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
+    e->grid_n = M;
+    for (size_t k = 0; k < M; k++) {
+        clo += lo[k];
+        chi += hi[k];
+        e->grid_t[k] = (double)k * c->h;
+        e->grid_ccdf_lo[k] = fmax(0.0, 1.0 - clo);
+        e->grid_ccdf_hi[k] = fmax(0.0, 1.0 - chi);
+        e->grid_ccdf[k] = 0.5 * (e->grid_ccdf_lo[k] + e->grid_ccdf_hi[k]);
+    }
+    e->percentiles = 1;
+    e->lattice_rel_error = 0.0;
+    bracket(e->grid_ccdf_lo, e->grid_ccdf_hi, M, c->h, 0.50, &e->p50, &rel);
+    e->lattice_rel_error = fmax(e->lattice_rel_error, rel);
+    bracket(e->grid_ccdf_lo, e->grid_ccdf_hi, M, c->h, 0.95, &e->p95, &rel);
+    e->lattice_rel_error = fmax(e->lattice_rel_error, rel);
+    bracket(e->grid_ccdf_lo, e->grid_ccdf_hi, M, c->h, 0.99, &e->p99, &rel);
+    e->lattice_rel_error = fmax(e->lattice_rel_error, rel);
     return AC_OK;
+}
+
+/* The end-to-end law of `job` on the lattice into e (percentiles = 1) and out; when it
+ * cannot be built, percentiles = 0 and e->why says why. Returns 0 or AC_ENOMEM. */
+static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job *job,
+                         ac_end_to_end *e, e2e_out *out, ac_error *err)
+{
+    e2e_ctx c;
+    double *lo = NULL, *hi = NULL, L, s_lo = 0.0, s_hi = 0.0;
+    int rc = AC_OK, beyond = 0;
+    memset(out, 0, sizeof *out);
+    e->percentiles = 0;
+    if (ctx_init(&c, m, a) != AC_OK)
+        goto oom;
+    lo = calloc(AC_E2E_M_MAX, sizeof *lo);
+    hi = calloc(AC_E2E_M_MAX, sizeof *hi);
+    if (lo == NULL || hi == NULL)
+        goto oom;
+    if (plan(&c, job->roots, job->nroots) != 0) {
+        if (c.oom)
+            goto oom;
+        lattice_why(&c, e);
+        goto cleanup;
+    }
+    if (lattice_size(&c, job, hi, &s_hi, &beyond) == 0) {
+        c.upper = 0;
+        if (run_pass(&c, job->roots, job->w, job->nroots, lo, &s_lo) != 0)
+            c.failed |= !c.over_budget && !c.oom;
+    }
+    if (c.oom)
+        goto oom;
+    if (beyond) {
+        snprintf(e->why, sizeof e->why,
+                 "the end-to-end law's tail reaches beyond the lattice (8^4 x 16 x its mean)");
+        goto cleanup;
+    }
+    if (c.failed || c.over_budget) {
+        lattice_why(&c, e);
+        goto cleanup;
+    }
+    L = c.h * (double)(c.M - 1);
+    rc = lattice_store(&c, lo, hi, e, err);
+    if (rc != AC_OK)
+        goto cleanup;
+    {
+        double mlo = 0.0, mhi = 0.0;
+        for (size_t k = 0; k < c.M; k++) {
+            mlo += (double)k * c.h * lo[k];
+            mhi += (double)k * c.h * hi[k];
+        }
+        out->mean = 0.5 * (mlo + mhi);
+        out->mean_rel_error = out->mean > 0.0 ? 0.5 * (mhi - mlo) / out->mean : 0.0;
+        if (hi[c.M - 1] > 0.0)
+            out->mean_rel_error += hi[c.M - 1] * L / fmax(out->mean, c.h); /* beyond L */
+    }
+    out->success = 0.5 * (s_lo + s_hi);
+    out->success_abs_error = 0.5 * fabs(s_hi - s_lo);
+    goto cleanup;
+oom:
+    rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
+cleanup:
+    ctx_free(&c);
+    free(lo);
+    free(hi);
+    return rc;
 }
 
 /*
@@ -619,73 +1136,66 @@ static int store_law(const e2e_ctx *c, ac_analysis *a, const double *cdf, ac_err
  * distributions. Each station's response law is taken from the open model of the pool at
  * the MVA arrival rate X v_i and combined on the lattice as for an open network. An open
  * station at the same throughput queues more than the closed one, so the stated error is
- * the gap between the lattice mean and the exact MVA mean, plus the lattice step; the
+ * the gap between the lattice mean and the exact MVA mean, plus the lattice's bracket; the
  * simulator settles a check that this error straddles.
  */
-static int closed_percentiles(const ac_model *m, ac_analysis *a, ac_error *err)
+static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_points, ac_error *err)
 {
-    e2e_ctx c;
-    size_t join = AC_NONE;
-    law l = {NULL, 1.0};
-    double cum = 0.0, mean = 0.0, max_err = 0.0, *cdf = NULL;
-    int rc = AC_OK;
+    e2e_job job;
+    e2e_out out;
+    size_t root = m->populations[0].to;
+    double w = 1.0, max_err = 0.0, visits = 0.0;
+    int rc;
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].pool == NULL)
             return AC_OK; /* a station without a response law: no percentiles */
-    if (has_fanout(m))
+    if (has_fanout(m) || !(a->e2e.throughput > 0.0))
         return AC_OK;
-    if (ctx_init(&c, m, a) != AC_OK) {
-        ctx_free(&c);
-        return ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-    }
-    l = walk(&c, m->populations[0].to, 0, &join);
-    cdf = malloc(c.M * sizeof *cdf);
-    if (c.oom || cdf == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-        goto cleanup;
-    }
-    if (l.p == NULL)
-        goto cleanup; /* a cycle: the mean only */
-    for (size_t k = 0; k < c.M; k++) {
-        cum += l.p[k];
-        cdf[k] = cum;
-        mean += (double)k * c.h * l.p[k];
-    }
     for (size_t i = 0; i < m->nnodes; i++)
-        if (a->nodes[i].arrival_rate > 0.0)
+        if (a->nodes[i].arrival_rate > 0.0) {
             max_err = fmax(max_err, a->nodes[i].expected_rel_error);
-    rc = store_law(&c, a, cdf, err);
-    a->e2e.expected_rel_error = max_err +
-                                fabs(mean - a->e2e.mean_response_time) / a->e2e.mean_response_time +
-                                c.h / fmax(a->e2e.p50, c.h);
-cleanup:
-    free(l.p);
-    free(cdf);
-    ctx_free(&c);
-    return rc;
+            visits += a->nodes[i].arrival_rate / a->e2e.throughput;
+        }
+    job.roots = &root;
+    job.w = &w;
+    job.nroots = 1;
+    job.mean_est = a->e2e.mean_response_time;
+    job.visits = visits + (double)m->nlinks;
+    job.max_points = max_points;
+    rc = lattice_solve(m, a, &job, &a->e2e, &out, err);
+    if (rc != AC_OK || !a->e2e.percentiles)
+        return rc;
+    a->e2e.node_rel_error =
+        max_err + fabs(out.mean - a->e2e.mean_response_time) / a->e2e.mean_response_time;
+    a->e2e.expected_rel_error = a->e2e.node_rel_error + a->e2e.lattice_rel_error;
+    return AC_OK;
 }
 
-int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
+/* A pool behind a loaded link sees the link's departures, smoother than the Poisson stream it
+ * is solved for (M/D/1: c_d^2 = 1 - rho^2): smoother arrivals wait less (GI/M/c waits are
+ * increasing in the convex order of the inter-arrival times), so the pool's mean is at most
+ * high by its wait share, stated as a further error of its numbers (measured: a shared queue
+ * of 4 at rho 0.5 behind a link at rho 0.8 is 1.3% high end to end). */
+static double link_fed_error(const ac_model *m, const ac_analysis *a,
+                             const ac_solver_link_result *links, size_t i)
 {
-    e2e_ctx c;
-    double *mix = NULL, *cdf = NULL, rate_total = 0.0, succ = 0.0, mean_visits = 0.0;
-    double max_err = 0.0;
-    int rc = AC_OK, mean_ok = 1;
+    const ac_node_analysis *na = &a->nodes[i];
+    for (size_t l = 0; l < m->nlinks; l++) {
+        if (m->links[l].to != i || !(links[l].load > 0.0) || na->pool == NULL ||
+            !(na->mean_response_time > 0.0))
+            continue;
+        return fmax(0.0, 1.0 - 1.0 / (m->nodes[i].u.pool.service_rate * na->mean_response_time));
+    }
+    return 0.0;
+}
 
-    if (m->nsources == 0) {
-        /* closed workloads: closed.c fills the means; the percentiles come from here */
-        if (m->npopulations == 1 && a->e2e.available && !a->e2e.percentiles)
-            return closed_percentiles(m, a, err);
-        return AC_OK;
-    }
-    ac_an_e2e_clear(&a->e2e);
-    rc = ctx_init(&c, m, a);
-    mix = calloc(c.M, sizeof *mix);
-    cdf = calloc(c.M, sizeof *cdf);
-    if (rc != AC_OK || mix == NULL || cdf == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
-        goto cleanup;
-    }
+/* The nodes' and links' state before the lattice: whether the mean exists (every node on
+ * the way solved, nothing overloaded) and the largest stated error of a node. */
+static int open_state(const ac_model *m, ac_analysis *a, const ac_solver_link_result *links,
+                      int links_ok, double *max_err)
+{
+    int mean_ok = links_ok;
+    *max_err = 0.0;
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
         if (na->arrival_rate > 0.0 &&
@@ -694,57 +1204,86 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
         if (na->arrival_rate > 0.0 && na->overload)
             a->e2e.unbounded = 1;
         if (na->arrival_rate > 0.0)
-            max_err = fmax(max_err, na->expected_rel_error + link_fed_error(m, a, &c, i));
+            *max_err = fmax(*max_err, na->expected_rel_error + link_fed_error(m, a, links, i));
     }
-    for (size_t l = 0; l < m->nlinks; l++) {
-        if (c.links[l].overload)
-            a->e2e.unbounded = 1;
-        if (c.links[l].overload || !c.links_ok)
+    for (size_t l = 0; l < m->nlinks; l++)
+        if (links[l].overload) {
             mean_ok = 0;
+            a->e2e.unbounded = 1;
+        }
+    return mean_ok;
+}
+
+int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
+{
+    return ac_an_e2e_solve_points(m, a, AC_E2E_M_MAX, err);
+}
+
+int ac_an_e2e_solve_points(const ac_model *m, ac_analysis *a, size_t max_points, ac_error *err)
+{
+    double rate_total = 0.0, mean_visits = 0.0, visits = 0.0, max_err = 0.0;
+    ac_solver_link_result *links = NULL;
+    int links_ok = 1;
+    size_t *roots = NULL;
+    double *w = NULL;
+    e2e_job job;
+    e2e_out out;
+    int rc = AC_OK;
+
+    if (m->nsources == 0) {
+        /* closed workloads: closed.c fills the means; the percentiles come from here */
+        if (m->npopulations == 1 && a->e2e.available && !a->e2e.percentiles)
+            return closed_percentiles(m, a, max_points, err);
+        return AC_OK;
     }
+    ac_an_e2e_clear(&a->e2e);
     for (size_t s = 0; s < m->nsources; s++)
-        rate_total += m->sources[s].rate; /* all of them, also when the walk stops early */
-    for (size_t s = 0; s < m->nsources; s++) {
-        size_t join = AC_NONE;
-        law l;
-        l = walk(&c, m->sources[s].to, 0, &join);
-        if (l.p == NULL)
-            break;
-        for (size_t k = 0; k < c.M; k++)
-            mix[k] += m->sources[s].rate * l.p[k];
-        succ += m->sources[s].rate * l.success;
-        free(l.p);
-    }
-    if (c.oom) {
+        rate_total += m->sources[s].rate;
+    if (links_solve(m, a, &links, &links_ok) != AC_OK) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
         goto cleanup;
     }
-    if (!(rate_total > 0.0) || !mean_ok)
+    if (!open_state(m, a, links, links_ok, &max_err) || !(rate_total > 0.0))
         goto cleanup;
+    roots = malloc(m->nsources * sizeof *roots);
+    w = malloc(m->nsources * sizeof *w);
+    if (roots == NULL || w == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (end to end)");
+        goto cleanup;
+    }
     a->e2e.available = 1;
     a->e2e.expected_rel_error = max_err;
     a->e2e.mean_rel_error = max_err;
-    /* the lattice combines the Poisson-arrival laws of the pools; where renewal arrivals
-       changed a pool's numbers (QNA or GI/M/1), the percentiles carry the change of its
-       mean as a further error */
-    for (size_t i = 0; i < m->nnodes; i++) {
-        const ac_node_analysis *na = &a->nodes[i];
-        if ((na->qna || na->qna_exact) && na->pool != NULL && na->mean_response_time > 0.0)
-            max_err =
-                fmax(max_err, fabs(na->mean_response_time - na->pool->kpi.mean_response_time) /
-                                      na->mean_response_time +
-                                  na->expected_rel_error);
-    }
+    /* the lattice combines the laws the nodes report (a pool fed by a bursty stream: its
+       GI/M/1 or QNA law), so their stated errors are the nodes' own */
     /* the mean by visit ratios: sum_i (Lambda_i / gamma) E[T_i], exact without fan-out */
     for (size_t i = 0; i < m->nnodes; i++)
-        if (a->nodes[i].arrival_rate > 0.0)
+        if (a->nodes[i].arrival_rate > 0.0) {
             mean_visits += a->nodes[i].arrival_rate * a->nodes[i].mean_response_time;
-    for (size_t l = 0; l < m->nlinks; l++)
-        mean_visits += c.links[l].mean_jobs; /* Little: carried flow x (W + 1/c + latency) */
+            if (a->nodes[i].gateway == NULL)
+                visits += a->nodes[i].arrival_rate;
+        }
+    for (size_t l = 0; l < m->nlinks; l++) {
+        mean_visits += links[l].mean_jobs; /* Little: carried flow x (W + 1/c + latency) */
+        visits += links[l].throughput;
+    }
     a->e2e.mean_response_time = mean_visits / (rate_total * a->scale);
-    if (c.failed) {
-        /* a cycle: only the mean (and without fan-out: the visit-ratio mean is exact) */
-        a->e2e.percentiles = 0;
+    for (size_t s = 0; s < m->nsources; s++) {
+        roots[s] = m->sources[s].to;
+        w[s] = m->sources[s].rate;
+    }
+    job.roots = roots;
+    job.w = w;
+    job.nroots = m->nsources;
+    job.mean_est = a->e2e.mean_response_time;
+    job.visits = visits / (rate_total * a->scale);
+    job.max_points = max_points;
+    rc = lattice_solve(m, a, &job, &a->e2e, &out, err);
+    if (rc != AC_OK)
+        goto cleanup;
+    if (!a->e2e.percentiles) {
+        /* a cycle (or no lattice): only the mean (and without fan-out: the visit-ratio mean
+           is exact) */
         a->e2e.p50 = a->e2e.p95 = a->e2e.p99 = NAN;
         a->e2e.throughput = NAN;
         a->e2e.loss_probability = NAN;
@@ -752,40 +1291,22 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
             a->e2e.available = 0;
         goto cleanup;
     }
-    {
-        double cum = 0.0, mean = 0.0;
-        for (size_t k = 0; k < c.M; k++) {
-            mix[k] /= rate_total;
-            cum += mix[k];
-            cdf[k] = cum;
-            mean += (double)k * c.h * mix[k];
-        }
-        rc = store_law(&c, a, cdf, err);
-        if (rc != AC_OK)
-            goto cleanup;
-        if (has_fanout(m)) {
-            a->e2e.mean_response_time = mean; /* from the lattice */
-            a->e2e.mean_rel_error = max_err + c.h / fmax(mean, c.h);
-        }
-        a->e2e.loss_probability = 1.0 - succ / rate_total;
-        a->e2e.throughput = succ * a->scale;
-        /* the lattice adds up to half a step per node to a quantile */
-        a->e2e.expected_rel_error = max_err + c.h / fmax(a->e2e.p50, c.h);
-        /* the loss carries the nodes' errors; a gateway's 504s are read off the lattice,
-           whose step moves the timeout by up to half a step: a relative change of the late
-           mass of at most h over the shorter of the timeout and the mean */
-        a->e2e.loss_rel_error = max_err;
-        for (size_t i = 0; i < m->nnodes; i++)
-            if (a->nodes[i].gateway != NULL && a->nodes[i].arrival_rate > 0.0 &&
-                isfinite(m->nodes[i].u.gateway.timeout) && a->e2e.mean_response_time > 0.0) {
-                double scale = fmin(m->nodes[i].u.gateway.timeout, a->e2e.mean_response_time);
-                a->e2e.loss_rel_error =
-                    fmax(a->e2e.loss_rel_error, max_err + c.h / fmax(scale, c.h));
-            }
+    if (has_fanout(m)) {
+        a->e2e.mean_response_time = out.mean; /* from the lattice */
+        a->e2e.mean_rel_error = max_err + out.mean_rel_error;
     }
+    a->e2e.loss_probability = fmax(0.0, 1.0 - out.success);
+    a->e2e.throughput = out.success * rate_total * a->scale;
+    a->e2e.node_rel_error = max_err;
+    a->e2e.expected_rel_error = max_err + a->e2e.lattice_rel_error;
+    /* the loss carries the nodes' errors; a gateway's 504s are read off both lattices,
+       whose difference brackets them */
+    a->e2e.loss_rel_error =
+        max_err + (a->e2e.loss_probability > 0.0 ? out.success_abs_error / a->e2e.loss_probability
+                                                 : (out.success_abs_error > 0.0 ? INFINITY : 0.0));
 cleanup:
-    ctx_free(&c);
-    free(mix);
-    free(cdf);
+    links_free(m, links);
+    free(roots);
+    free(w);
     return rc;
 }

@@ -15,14 +15,13 @@
 
 /* Solve at alpha into a scratch analysis and test the requirements. */
 static int holds_at(const ac_model *m, const ac_analysis_options *opt, ac_analysis *scratch,
-                    double alpha, char *binding, size_t size, size_t *node, ac_error *err,
-                    int *rc)
+                    double alpha, char *binding, size_t size, size_t *node, ac_error *err, int *rc)
 {
     *rc = ac_an_network_solve(m, opt, alpha, scratch, err);
     if (*rc != AC_OK)
         return 0;
     if (m->nrequirements > 0) {
-        *rc = ac_an_e2e_solve(m, scratch, err);
+        *rc = ac_an_e2e_solve_points(m, scratch, 2048, err);
         if (*rc != AC_OK)
             return 0;
     }
@@ -161,7 +160,8 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     a->has_headroom = 1;
     a->headroom = lo;
     a->headroom_node = node;
-    snprintf(a->headroom_binding, sizeof a->headroom_binding, "%s", binding[0] ? binding : "stability");
+    snprintf(a->headroom_binding, sizeof a->headroom_binding, "%s",
+             binding[0] ? binding : "stability");
     /* the factor is as exact as the quantity that binds: loads from flow conservation are
        exact where nothing is lost; latencies carry their nodes' stated errors */
     a->headroom_rel_error = precision > 1e-6 ? precision : 0.0;

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <gsl/gsl_integration.h>
+
 #include "archcheck/analysis.h"
 
 /* ---- traffic.c ---- */
@@ -63,7 +65,16 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
 
 /* Combine the nodes' response-time laws along the routes from the sources. */
 int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err);
+/* The same on at most `max_points` lattice points (>= 2048; the headroom's probes use the
+ * least lattice: their verdicts carry its bracket). */
+int ac_an_e2e_solve_points(const ac_model *m, ac_analysis *a, size_t max_points, ac_error *err);
 void ac_an_e2e_clear(ac_end_to_end *e);
+
+/* The p-quantile (0 < p < 1) of the end-to-end law into *value (s), bracketed by the floor and
+ * ceiling lattices, with its stated relative error (the bracket plus the nodes' errors;
+ * infinite when the ceiling lattice cannot bound it) in *rel_error. Returns 0, or AC_EINVAL
+ * when there are no end-to-end percentiles (both NAN). */
+int ac_an_e2e_quantile(const ac_end_to_end *e, double p, double *value, double *rel_error);
 
 /* ---- transient.c, qna.c ---- */
 
@@ -76,6 +87,11 @@ int ac_an_transient_solve(const ac_model *m, const ac_analysis_options *opt, ac_
  * scv != 1); a no-op when every source is Poisson, or when already applied to a's current
  * solution. Returns 0 or AC_ENOMEM. */
 int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err);
+
+/* P(T > t) of a pool the QNA pass changed (na->qna or na->qna_exact with a pool): the
+ * exact GI/M/1 exponential, or the law of c W + S; `tab` a 64-point Gauss-Legendre table. */
+double ac_an_qna_ccdf(const ac_node_analysis *na, const gsl_integration_glfixed_table *tab,
+                      double t);
 
 /* ---- findings ---- */
 
@@ -92,8 +108,8 @@ typedef struct ac_an_ctx {
 } ac_an_ctx;
 
 /* Add a finding at `loc` about node `node` (NULL for none). */
-void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node,
-                   const char *fmt, ...)
+void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node, const char *fmt,
+                   ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
@@ -117,8 +133,8 @@ typedef enum ac_out_metric {
 /* One requirement's outcome. */
 typedef struct ac_req_outcome {
     ac_out_metric metric;
-    double percentile;   /* AC_OUT_LATENCY_PCT: in (0, 100) */
-    int evaluated;       /* 0: cannot be decided (why in `note`) */
+    double percentile; /* AC_OUT_LATENCY_PCT: in (0, 100) */
+    int evaluated;     /* 0: cannot be decided (why in `note`) */
     int pass;
     double value, limit; /* in SI units */
     double rel_error;    /* the value's stated relative error */

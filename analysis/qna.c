@@ -21,9 +21,8 @@
  * Stated error: 10% of |c_a^2 - 1| on the wait (capped at 50%), in proportion of the wait in
  * the response time: Kingman's formula is exact in heavy traffic and off by tens of percent at
  * moderate load for very bursty streams (Whitt 1983, tables 3-5).
- * Not corrected: the end-to-end lattice (e2e.c uses the pools' Poisson laws; its mean by visit
- * ratios does use the corrected means), the headroom search (it re-solves the network
- * without this pass).
+ * The end-to-end lattice combines these corrected laws (ac_an_qna_ccdf), as the nodes report
+ * them. Not corrected: the headroom search (it re-solves the network without this pass).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,7 +34,7 @@
 #include "analysis/internal.h"
 
 #define QNA_SWEEPS 100000
-#define QNA_TOL 1e-12
+#define QNA_TOL    1e-12
 
 const char *ac_node_analysis_approximation(const ac_node_analysis *na)
 {
@@ -172,6 +171,21 @@ static double corrected_quantile(qna_conv *q, const gsl_integration_glfixed_tabl
             hi = mid;
     }
     return 0.5 * (lo + hi);
+}
+
+double ac_an_qna_ccdf(const ac_node_analysis *na, const gsl_integration_glfixed_table *tab,
+                      double t)
+{
+    qna_conv q;
+    if (t <= 0.0)
+        return 1.0;
+    if (na->qna_exact) /* GI/M/1: exponential of rate mu (1 - sigma) = 1 / E[T] */
+        return exp(-t / na->mean_response_time);
+    q.pool = na->pool;
+    q.mu = na->pool->service_rate;
+    q.c = na->qna_wait_factor;
+    q.t = 0.0;
+    return corrected_ccdf(&q, tab, t);
 }
 
 /* The Laplace-Stieltjes transform at s of the inter-arrival law of a source of `rate` and

@@ -30,21 +30,6 @@ static double node_quantile(const ac_node_analysis *na, double p, double *rel_er
     return q;
 }
 
-/* The p-quantile of the end-to-end lattice law. */
-static double e2e_quantile(const ac_end_to_end *e, double p)
-{
-    for (size_t k = 0; k < e->grid_n; k++) {
-        double cdf = 1.0 - e->grid_ccdf[k];
-        if (cdf >= p) {
-            double lo = k > 0 ? 1.0 - e->grid_ccdf[k - 1] : 0.0;
-            double h = e->grid_n > 1 ? e->grid_t[1] - e->grid_t[0] : 0.0;
-            double frac = cdf > lo ? (p - lo) / (cdf - lo) : 1.0;
-            return fmax(0.0, e->grid_t[k] + (frac - 0.5) * h);
-        }
-    }
-    return NAN;
-}
-
 void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
 {
     ac_req_outcome o;
@@ -87,11 +72,16 @@ void ac_req_latency(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
             snprintf(o.note, sizeof o.note, "the end-to-end response time is not available");
         } else if (r->percentile > 0.0 && !e->percentiles) {
             snprintf(o.note, sizeof o.note,
-                     "end-to-end percentiles are not available for this routing (a cycle or a "
-                     "closed workload); only the mean is");
+                     "end-to-end percentiles are not available (%.96s); "
+                     "only the mean is",
+                     e->why[0] ? e->why : "a cycle or a closed workload");
+        } else if (r->percentile > 0.0) {
+            /* the lattice's bracket of this percentile plus the nodes' errors */
+            ac_an_e2e_quantile(e, p, &o.value, &o.rel_error);
+            o.evaluated = !isnan(o.value);
         } else {
-            o.value = r->percentile > 0.0 ? e2e_quantile(e, p) : e->mean_response_time;
-            o.rel_error = r->percentile > 0.0 ? e->expected_rel_error : e->mean_rel_error;
+            o.value = e->mean_response_time;
+            o.rel_error = e->mean_rel_error;
             o.evaluated = !isnan(o.value);
         }
     }

@@ -44,18 +44,34 @@ static void source_rates(const ac_model *m, double scale, double *gamma)
 }
 
 /*
- * Is the factorised I - R^T diag(pass) singular? By its pivots, not its determinant (the
- * product of n pivots underflows: 200 independent loops of gain 0.99 have det = 0.01^200): a
- * pivot |U_ii| <= 1e-12 max|A| is a cycle whose loop gain is 1 to rounding. A gain above 1
- * leaves regular pivots but a negative solution, which the caller rejects (an M-matrix
- * system I - A x = b, b >= 0, has a non-negative solution only when rho(A) < 1).
+ * Do jobs circulate forever, i.e. is the spectral radius of A = R^T diag(pass) >= 1 (a cycle
+ * whose loop gain reaches 1)? Decided by the structure, not by the determinant (the product
+ * of the pivots underflows: 200 independent loops of gain 0.99 have det = 0.01^200) nor by
+ * the pivots (a fan-out of 1000 makes pivots of 1000 and 1/1000 in a network without any
+ * cycle). For A >= 0: rho(A) < 1 if and only if (I - A) x = 1 has a solution x > 0 (then
+ * x = sum_k A^k 1, the expected visits; conversely A x = x - 1 < x gives rho(A) < 1 by
+ * Collatz-Wielandt). More than 1e15 expected visits of one node count as circulating (a gain
+ * of 1 to rounding). `lu` is the LU factorisation of I - A. Returns 1, 0, or -1 when out of
+ * memory.
  */
-static int singular_pivot(const gsl_matrix *lu, double scale)
+static int circulates(const gsl_matrix *lu, const gsl_permutation *perm, size_t n)
 {
-    for (size_t i = 0; i < lu->size1; i++)
-        if (!(fabs(gsl_matrix_get(lu, i, i)) > 1e-12 * scale))
-            return 1;
-    return 0;
+    gsl_vector *x = gsl_vector_alloc(n);
+    int out = 0;
+    if (x == NULL)
+        return -1;
+    gsl_vector_set_all(x, 1.0);
+    if (gsl_linalg_LU_svx(lu, perm, x) != GSL_SUCCESS) {
+        out = 1;
+    } else {
+        for (size_t i = 0; i < n && !out; i++) {
+            double v = gsl_vector_get(x, i);
+            if (!isfinite(v) || !(v > 0.0) || v > 1e15)
+                out = 1;
+        }
+    }
+    gsl_vector_free(x);
+    return out;
 }
 
 static int solve_dense(const ac_model *m, const double *r, const double *pass, const double *gamma,
@@ -67,7 +83,6 @@ static int solve_dense(const ac_model *m, const double *r, const double *pass, c
     gsl_vector_const_view b = gsl_vector_const_view_array(gamma, n);
     gsl_vector_view x = gsl_vector_view_array(lambda, n);
     int signum, rc = AC_OK, st;
-    double scale;
     if (a == NULL || perm == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
         goto cleanup;
@@ -77,10 +92,16 @@ static int solve_dense(const ac_model *m, const double *r, const double *pass, c
         for (size_t i = 0; i < n; i++)
             gsl_matrix_set(a, j, i,
                            (i == j ? 1.0 : 0.0) - r[i * n + j] * (pass != NULL ? pass[i] : 1.0));
-    scale = gsl_matrix_max(a) > -gsl_matrix_min(a) ? gsl_matrix_max(a) : -gsl_matrix_min(a);
     st = gsl_linalg_LU_decomp(a, perm, &signum);
-    if (st == GSL_SUCCESS && singular_pivot(a, scale))
-        st = GSL_ESING;
+    if (st == GSL_SUCCESS) {
+        int circ = circulates(a, perm, n);
+        if (circ < 0) {
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+            goto cleanup;
+        }
+        if (circ)
+            st = GSL_ESING;
+    }
     if (st == GSL_SUCCESS)
         st = gsl_linalg_LU_solve(a, perm, &b.vector, &x.vector);
     if (st != GSL_SUCCESS) {

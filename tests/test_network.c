@@ -19,6 +19,8 @@
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
 
+#include "analysis/internal.h"
+
 #include "common/strbuf.h"
 
 typedef struct fx {
@@ -210,6 +212,123 @@ static void test_many_feedback_loops(void **state)
     ac_strbuf_free(&sb);
 }
 
+/* ---- 2. end-to-end percentiles of large networks -------------------------------------------- */
+
+/* A chain of n single-server pools, source 10/s, each hop going on with probability p; pool i
+ * is offered lambda_i = 10 p^i and serves at lambda_i + r, so that every sojourn is Exp(r)
+ * (M/M/1, Burke: independent along the tandem). With K the nodes visited, P(K = k) =
+ * p^(k-1) (1-p) (k < n), P(K = n) = p^(n-1), and T | K = k ~ Erlang(k, r): exactly
+ *     P(T <= t) = sum_k P(K = k) P(k, r t)   (P the regularised lower incomplete gamma). */
+static const double CHAIN_R = 26.9;
+
+static char *chain_xml(size_t n, double p, const char *requirements)
+{
+    ac_strbuf sb = {0};
+    ac_strbuf_append(&sb, "<architecture name=\"chain\" format=\"1\">\n"
+                          "<workload><source id=\"s\" to=\"n0\" rate=\"10/s\"/></workload>\n");
+    for (size_t i = 0; i < n; i++)
+        ac_strbuf_printf(&sb, "<pool id=\"n%zu\" servers=\"1\" service-rate=\"%.17g/s\"/>\n", i,
+                         10.0 * pow(p, (double)i) + CHAIN_R);
+    for (size_t i = 0; i + 1 < n; i++)
+        ac_strbuf_printf(&sb, "<route from=\"n%zu\" to=\"n%zu\" p=\"%.17g\"/>\n", i, i + 1, p);
+    ac_strbuf_printf(&sb, "<requirements>%s</requirements>\n</architecture>\n", requirements);
+    return sb.data;
+}
+
+static double chain_cdf(size_t n, double p, double t)
+{
+    double s = 0.0;
+    for (size_t k = 1; k <= n; k++) {
+        double pk = k < n ? pow(p, (double)k - 1.0) * (1.0 - p) : pow(p, (double)n - 1.0);
+        s += pk * gsl_sf_gamma_inc_P((double)k, CHAIN_R * t);
+    }
+    return s;
+}
+
+static double chain_quantile(size_t n, double p, double q)
+{
+    double lo = 0.0, hi = 1.0;
+    while (chain_cdf(n, p, hi) < q)
+        hi *= 2.0;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (chain_cdf(n, p, mid) < q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Was a bug (fixed): the lattice was sized by the sum over all 1000 nodes' tails; p50 printed
+ * 3.43 s and p95 7.28 s (exact 25.8 s and 38.5 s) and a p95 <= 30 s requirement passed. */
+static void test_chain_percentiles(void **state)
+{
+    const size_t n = 1000;
+    const double p = 0.999, qs[3] = {0.50, 0.95, 0.99};
+    char *xml = chain_xml(n, p, "<latency percentile=\"95\" max=\"30s\"/>\n"); /* line 1003 */
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->e2e.available);
+    assert_true(f.a->e2e.percentiles);
+    /* the mean by visit ratios: sum_k P(K >= k) / r */
+    assert_double_close(f.a->e2e.mean_response_time,
+                        (1.0 - pow(p, (double)n)) / (1.0 - p) / CHAIN_R, 0.0, 1e-9);
+    for (int i = 0; i < 3; i++) {
+        double exact = chain_quantile(n, p, qs[i]), v, rel;
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, qs[i], &v, &rel), AC_OK);
+        print_message("p%g: %.6g (stated error %.3g%%), exact %.6g\n", 100 * qs[i], v, 100 * rel,
+                      exact);
+        assert_true(fabs(v - exact) <= rel * v);
+        assert_true(rel < 0.1); /* and the error is useful */
+    }
+    /* exact p95 = 38.5 s > 30 s: never PASS */
+    assert_int_not_equal(f.a->checks[f.a->nchecks - 1].status, AC_CHECK_PASS);
+    assert_int_equal(f.a->checks[f.a->nchecks - 1].status, AC_CHECK_FAIL);
+    fx_free(&f);
+    free(xml);
+}
+
+/* ---- 4. end to end with bursty sources ------------------------------------------------------ */
+
+/* One pool fed by a renewal source of scv 4 (H2 inter-arrivals): the node's law is the exact
+ * GI/M/1 one, and the end-to-end law must be that law. Was a bug (fixed): the lattice used the
+ * pool's Poisson law: e2e p95 1.50 s for a node p95 of 3.24 s. */
+static void test_bursty_single_node(void **state)
+{
+    static const char *xml =
+        "<architecture name=\"b\" format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"web\" rate=\"8/s\" scv=\"4\"/></workload>\n"
+        "<pool id=\"web\" servers=\"1\" service-time=\"100ms\"/>\n"
+        "</architecture>\n";
+    fx f;
+    ac_analysis_options o = no_sim();
+    const ac_node_analysis *na;
+    ac_sim_result *r;
+    double v, rel;
+    (void)state;
+    analyse_with(&f, xml, &o);
+    na = &f.a->nodes[0];
+    assert_true(na->qna_exact);
+    assert_true(f.a->e2e.percentiles);
+    assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, 0.95, &v, &rel), AC_OK);
+    /* the node's law is exponential (GI/M/1): its p95 is -ln(0.05) E[T] */
+    assert_double_close(na->p95, -log(0.05) * na->mean_response_time, 0.0, 1e-9);
+    assert_true(fabs(v - na->p95) <= rel * v);
+    assert_true(rel < 0.02);
+    /* and the simulator agrees within its interval and the stated error */
+    r = simulate(&f, 0.01);
+    print_message("e2e p95 %.4g (stated %.2g%%), node %.4g, simulated %.4g +- %.2g\n", v, 100 * rel,
+                  na->p95, r->entries[0].p95_response_time.mean,
+                  r->entries[0].p95_response_time.ci95);
+    assert_true(fabs(v - r->entries[0].p95_response_time.mean) <=
+                r->entries[0].p95_response_time.ci95 + rel * v + 0.02 * v);
+    ac_sim_result_free(r);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +336,8 @@ int main(void)
         cmocka_unit_test(test_not_computed_settled_by_simulation),
         cmocka_unit_test(test_overloaded_queue_is_ac101),
         cmocka_unit_test(test_many_feedback_loops),
+        cmocka_unit_test(test_chain_percentiles),
+        cmocka_unit_test(test_bursty_single_node),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);

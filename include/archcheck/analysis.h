@@ -44,12 +44,12 @@ typedef enum ac_validate_mode {
 
 typedef struct ac_analysis_options {
     ac_solver_options solver;
-    int headroom;      /* 1: compute the headroom factor (default 1) */
+    int headroom; /* 1: compute the headroom factor (default 1) */
     ac_validate_mode validate;
-    ac_sim_options sim; /* for validation: seed, precision (default 1%), event budget
-                           (default 5e8 events: deterministic, no wall-clock limit) */
-    ac_transient_mode transient;           /* default AC_TRANSIENT_AUTO */
-    ac_transient_options transient_opt;    /* defaults of ac_transient_options_init */
+    ac_sim_options sim;          /* for validation: seed, precision (default 1%), event budget
+                                    (default 5e8 events: deterministic, no wall-clock limit) */
+    ac_transient_mode transient; /* default AC_TRANSIENT_AUTO */
+    ac_transient_options transient_opt; /* defaults of ac_transient_options_init */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */
@@ -70,7 +70,7 @@ typedef struct ac_node_analysis {
     double mean_response_time; /* s */
     double p50, p95, p99;      /* s */
     ac_solver_approx approximation;
-    double expected_rel_error; /* stated relative error of the numbers (0 for exact) */
+    double expected_rel_error;   /* stated relative error of the numbers (0 for exact) */
     double percentile_rel_error; /* of p50/p95/p99 when larger (closed networks), else 0 */
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
     /* the serverless stages (owned; NULL for other kinds). Their numbers above: functions:
@@ -85,8 +85,8 @@ typedef struct ac_node_analysis {
     ac_solver_function_result *function;
     ac_solver_queue_result *queue;
     ac_solver_gateway_result *gateway;
-    int polled;                /* functions: fed by a queue */
-    char why[160];             /* when not analysed: the solver's reason, or "" */
+    int polled;    /* functions: fed by a queue */
+    char why[160]; /* when not analysed: the solver's reason, or "" */
     /* metastability by simulation (bistable pools, when simulated): the window mean of the
        jobs per server when started empty and when started in the bad equilibrium */
     int basin_checked;
@@ -96,34 +96,39 @@ typedef struct ac_node_analysis {
        good state: the window mean of the jobs per server after the burst */
     int burst_checked;
     double burst_scale;
-    ac_sim_estimate after_burst;  /* over the runs */
+    ac_sim_estimate after_burst;     /* over the runs */
     size_t burst_runs, burst_tipped; /* independent runs, and how many ended in the bad basin */
     /* QNA (Whitt 1983), analysis/qna.c: pools fed by a non-Poisson stream have their waits
        scaled by (c_a^2 + 1) / 2 (mean response time, mean jobs, percentiles); the stated
        error grows with |c_a^2 - 1| */
-    int qna;                   /* 1: the two-moment correction was applied */
-    double arrival_scv;        /* c_a^2 of the arrival stream (1 for Poisson; set when qna) */
-    double qna_wait_factor;    /* (c_a^2 + c_s^2) / 2, c_s^2 = 1 */
-    int qna_exact;             /* instead: a renewal source straight into a random-dispatch pool
-                                  is solved exactly as GI/M/1 per server (gamma or H2
-                                  inter-arrivals, as the simulator draws them) */
+    int qna;                /* 1: the two-moment correction was applied */
+    double arrival_scv;     /* c_a^2 of the arrival stream (1 for Poisson; set when qna) */
+    double qna_wait_factor; /* (c_a^2 + c_s^2) / 2, c_s^2 = 1 */
+    int qna_exact;          /* instead: a renewal source straight into a random-dispatch pool
+                               is solved exactly as GI/M/1 per server (gamma or H2
+                               inter-arrivals, as the simulator draws them) */
 } ac_node_analysis;
 
 /* End-to-end numbers of the open workload (sources), combined along the routes. */
 typedef struct ac_end_to_end {
-    int available;             /* 0 when there is no open workload or it cannot be combined */
-    int percentiles;           /* 1 when p50/p95/p99 are available */
-    double throughput;         /* requests/s completed */
-    double loss_probability;   /* fraction of requests that fail somewhere */
-    double mean_response_time; /* s */
-    double p50, p95, p99;      /* s */
-    double expected_rel_error; /* of the percentiles (node errors plus the lattice's) */
-    double mean_rel_error;     /* of the mean (exact by visit ratios without fan-out) */
-    double loss_rel_error;     /* of the loss and the throughput: the nodes' errors (the
-                                  lattice's step does not enter them) */
-    int unbounded;             /* a node or link on the way is overloaded: no steady state */
+    int available;              /* 0 when there is no open workload or it cannot be combined */
+    int percentiles;            /* 1 when p50/p95/p99 are available */
+    double throughput;          /* requests/s completed */
+    double loss_probability;    /* fraction of requests that fail somewhere */
+    double mean_response_time;  /* s */
+    double p50, p95, p99;       /* s */
+    double expected_rel_error;  /* of the percentiles (node errors plus the lattice's) */
+    double mean_rel_error;      /* of the mean (exact by visit ratios without fan-out) */
+    double loss_rel_error;      /* of the loss and the throughput: the nodes' errors (the
+                                   lattice's step does not enter them) */
+    int unbounded;              /* a node or link on the way is overloaded: no steady state */
     double *grid_t, *grid_ccdf; /* P(T > t) on a grid (owned), or NULL */
+    double *grid_ccdf_lo, *grid_ccdf_hi; /* P(T > t) of the floor and the ceiling lattices on
+                                  the same grid (owned): the true law lies between them */
     size_t grid_n;
+    double lattice_rel_error; /* the lattice's bracket of p50/p95/p99 (the largest), a bound */
+    double node_rel_error;    /* the nodes' part of the percentiles' stated error */
+    char why[160];            /* when an open workload has no percentiles: why */
 } ac_end_to_end;
 
 typedef enum ac_check_status {
@@ -138,17 +143,17 @@ const char *ac_check_status_name(ac_check_status s);
 /* One check (a requirement on one node or end to end, or the stability of a node), passed
  * or not: the rows of a report's table and the test cases of JUnit. */
 typedef struct ac_check {
-    char name[160];      /* "latency p95 (end to end)", "stability of web", ... */
-    char rule[8];        /* the rule of its finding when it does not pass */
+    char name[160]; /* "latency p95 (end to end)", "stability of web", ... */
+    char rule[8];   /* the rule of its finding when it does not pass */
     ac_check_status status;
     int has_value;
-    double value, limit; /* SI units */
-    char unit[8];        /* "s", "/s", "" */
-    int upper;           /* 1: value must be <= limit; 0: >= limit */
-    double rel_error;    /* the value's stated relative error */
-    size_t node;         /* AC_NONE: end to end */
-    ac_loc loc;          /* the requirement's (or node's) element */
-    int suppressed;      /* its finding was suppressed */
+    double value, limit;       /* SI units */
+    char unit[8];              /* "s", "/s", "" */
+    int upper;                 /* 1: value must be <= limit; 0: >= limit */
+    double rel_error;          /* the value's stated relative error */
+    size_t node;               /* AC_NONE: end to end */
+    ac_loc loc;                /* the requirement's (or node's) element */
+    int suppressed;            /* its finding was suppressed */
     int settled_by_simulation; /* the approximation's error straddled the limit and the
                                   simulation's 95% interval decided */
     int has_sim;
@@ -156,9 +161,9 @@ typedef struct ac_check {
 } ac_check;
 
 typedef struct ac_analysis {
-    const ac_model *model;     /* borrowed */
-    double scale;              /* the workload factor analysed (1 = as written) */
-    ac_node_analysis *nodes;   /* one per model node */
+    const ac_model *model;   /* borrowed */
+    double scale;            /* the workload factor analysed (1 = as written) */
+    ac_node_analysis *nodes; /* one per model node */
     size_t nnodes;
     ac_end_to_end e2e;
     int has_headroom;
@@ -168,10 +173,10 @@ typedef struct ac_analysis {
     double headroom_rel_error; /* the stated relative error of the factor */
     ac_check *checks;          /* every check, in the file's order (owned) */
     size_t nchecks;
-    ac_sim_result *sim;        /* the validating simulation, or NULL (owned) */
-    char sim_note[160];        /* why no simulation ran, when one was wanted */
-    ac_transient *transient;   /* the fluid transient over the profiles' horizon (owned), or
-                                  NULL (transient_note says why when it was wanted) */
+    ac_sim_result *sim;      /* the validating simulation, or NULL (owned) */
+    char sim_note[160];      /* why no simulation ran, when one was wanted */
+    ac_transient *transient; /* the fluid transient over the profiles' horizon (owned), or
+                                NULL (transient_note says why when it was wanted) */
     char transient_note[256];
 } ac_analysis;
 
