@@ -27,6 +27,7 @@
 #include <gsl/gsl_fft_real.h>
 
 #include "analysis/internal.h"
+#include "archcheck/batch.h"
 #include "archcheck/link.h"
 
 #define AC_E2E_M 2048      /* the least lattice, a power of two: the FFT pads to 2M */
@@ -43,6 +44,8 @@ typedef struct e2e_ctx {
     double **memo[3];    /* memo[mode][n]: D(n) computed once (owned) */
     double *memo_success[3];
     size_t *memo_join[3];
+    double fan_mean_gap; /* sum over fan-outs of E[max iid] - E[one job] (s) */
+    double fan_q_gap;    /* and of the largest quantile shift between those laws (s) */
     int failed;  /* a cycle or an unanalysable node */
     int oom;
 } e2e_ctx;
@@ -80,6 +83,8 @@ static double node_cdf(const ac_node_analysis *na, double t)
         return ac_solver_queue_cdf(na->queue, t);
     if (na->gateway != NULL)
         return 1.0;
+    if (na->batch != NULL) /* behind a fan-out: the batch-arrival law (analysis/batch.c) */
+        return 1.0 - ac_solver_batch_ccdf(na->batch, t);
     return 1.0 - ac_solver_pool_ccdf(na->pool, na->pool->operating, t);
 }
 
@@ -104,7 +109,7 @@ int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out,
         *out = 0.0;
         return AC_OK;
     }
-    if (na->pool != NULL)
+    if (na->pool != NULL && na->batch == NULL)
         return ac_solver_pool_quantile(na->pool, na->pool->operating, p, 0, out, err);
     return ac_solver_law_quantile(node_cdf_cb, na, p, out, err);
 }
@@ -255,6 +260,37 @@ static void max_iid(e2e_ctx *c, double *a, size_t k)
     }
 }
 
+/* The k jobs of a fan-out share the node they reach (and its queue): their times are
+ * associated (non-decreasing functions of the same queue and service times), so
+ * P(max <= t) lies between the iid product F^k (what max_iid computes: an upper bound of
+ * the time) and F itself. The gap between the two, in the mean and in the largest quantile
+ * shift, is stated as a further error of the end to end. */
+static void fanout_gap(e2e_ctx *c, const double *one, const double *iid)
+{
+    double m1 = 0.0, mk = 0.0, c1 = 0.0, ck = 0.0, shift = 0.0;
+    size_t i1 = 0;
+    for (size_t i = 0; i < c->M; i++) {
+        m1 += (double)i * c->h * one[i];
+        mk += (double)i * c->h * iid[i];
+    }
+    /* sup over p in [0.01, 0.999] of q_p(iid) - q_p(one), on the lattice */
+    for (size_t i = 0; i < c->M; i++) {
+        ck += iid[i];
+        if (ck < 0.01)
+            continue;
+        while (i1 < c->M && c1 + one[i1] < fmin(ck, 0.999)) {
+            c1 += one[i1];
+            i1++;
+        }
+        if (i1 < c->M)
+            shift = fmax(shift, ((double)i - (double)i1) * c->h);
+        if (ck >= 0.999)
+            break;
+    }
+    c->fan_mean_gap += fmax(0.0, mk - m1);
+    c->fan_q_gap += shift;
+}
+
 /* a := law of max(A, B) for independent A ~ a and B ~ b. */
 static void max_indep(e2e_ctx *c, double *a, const double *b)
 {
@@ -303,7 +339,15 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
             out.p = NULL;
             return out;
         }
-        max_iid(c, inner.p, r->fanout);
+        {
+            double *one = law_new(c);
+            if (one != NULL)
+                memcpy(one, inner.p, c->M * sizeof *one);
+            max_iid(c, inner.p, r->fanout);
+            if (one != NULL)
+                fanout_gap(c, one, inner.p);
+            free(one);
+        }
         convolve(c, out.p, inner.p);
         out.success = pow(through * inner.success, (double)r->fanout);
         free(inner.p);
@@ -759,12 +803,14 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
             goto cleanup;
         if (has_fanout(m)) {
             a->e2e.mean_response_time = mean; /* from the lattice */
-            a->e2e.mean_rel_error = max_err + c.h / fmax(mean, c.h);
+            a->e2e.mean_rel_error =
+                max_err + c.h / fmax(mean, c.h) + c.fan_mean_gap / fmax(mean, c.h);
         }
         a->e2e.loss_probability = 1.0 - succ / rate_total;
         a->e2e.throughput = succ * a->scale;
         /* the lattice adds up to half a step per node to a quantile */
-        a->e2e.expected_rel_error = max_err + c.h / fmax(a->e2e.p50, c.h);
+        a->e2e.expected_rel_error =
+            max_err + c.h / fmax(a->e2e.p50, c.h) + c.fan_q_gap / fmax(a->e2e.p50, c.h);
         /* the loss carries the nodes' errors; a gateway's 504s are read off the lattice,
            whose step moves the timeout by up to half a step: a relative change of the late
            mass of at most h over the shorter of the timeout and the mean */

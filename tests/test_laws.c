@@ -1,10 +1,12 @@
 /*
- * The laws of links (solver/link.c: M/D/1, M/D/1/K) against closed forms and the simulator,
- * and the end to end through a link against the simulator.
+ * The laws of links (solver/link.c: M/D/1, M/D/1/K) and of batch arrivals (solver/batch.c:
+ * M^X/M/c, a pool behind a fan-out) against closed forms and the simulator, and the end to
+ * end through them against the simulator.
  */
 #include "helpers.h"
 
 #include "archcheck/analysis.h"
+#include "archcheck/batch.h"
 #include "archcheck/link.h"
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
@@ -260,13 +262,144 @@ static void test_e2e_link(void **state)
     ac_model_free(m);
 }
 
+/* The mean of a batch law's response time by integrating P(T > t). */
+static double batch_mean_by_ccdf(const ac_solver_batch_result *r)
+{
+    double m = 0.0, h = r->mean_response_time / 2000.0;
+    for (double t = 0.0;; t += h) {
+        double g = ac_solver_batch_ccdf(r, t + 0.5 * h);
+        m += g * h;
+        if (g < 1e-13)
+            break;
+    }
+    return m;
+}
+
+static ac_solver_batch_result solve_batch_ok(size_t c, double mu, double lb, const double *pmf,
+                                             size_t n)
+{
+    ac_solver_batch_result r;
+    ac_error err = {0};
+    assert_int_equal(ac_solver_batch_solve(c, mu, lb, pmf, n, &r, &err), 0);
+    return r;
+}
+
+/* M^X/M/1 with X = k: L = rho (k + 1) / (2 (1 - rho)); X = 1 on c servers: Erlang C; random
+ * dispatch over N: Binomial(k, 1/N) batches per server, L = rho/(1-rho) (E X^2 + E X)/(2 E X);
+ * and every law's integral of P(T > t) is its mean by Little's law. */
+static void test_batch_closed_forms(void **state)
+{
+    const double fixed3[4] = {0, 0, 0, 1}, single[2] = {0, 1};
+    ac_solver_batch_result r;
+    double thin[4], ex = 0.0, ex2 = 0.0, term = 1.0, sum = 0.0, last, erlc;
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        const double rho = 0.3 + 0.3 * k; /* 0.3, 0.6, 0.9 */
+        r = solve_batch_ok(1, 1.0, rho / 3.0, fixed3, 4);
+        assert_double_close(r.mean_jobs, rho * 4.0 / (2.0 * (1.0 - rho)), 0.0, 1e-10);
+        assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+        ac_solver_batch_result_clear(&r);
+    }
+    /* X = 1: M/M/1's exponential sojourn, M/M/4's Erlang C */
+    r = solve_batch_ok(1, 1.0, 0.5, single, 2);
+    assert_double_close(ac_solver_batch_ccdf(&r, 3.0), exp(-0.5 * 3.0), 1e-12, 0.0);
+    ac_solver_batch_result_clear(&r);
+    for (int j = 0; j < 4; j++) {
+        sum += term;
+        term *= 3.0 / (j + 1);
+    }
+    last = term * 4.0 / (4.0 - 3.0);
+    erlc = last / (sum + last);
+    r = solve_batch_ok(4, 1.0, 3.0, single, 2);
+    assert_double_close(r.mean_jobs, 3.0 + erlc * 3.0, 0.0, 1e-10);
+    /* M/M/4 wait: P(W > t) = C e^{-(4 - 3) t}; sojourn mean */
+    assert_double_close(batch_mean_by_ccdf(&r), (3.0 + erlc * 3.0) / 3.0, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+    /* a fan-out of 3 into 6 random servers at rho 5/7 per server */
+    ac_solver_batch_thin(fixed3, 4, 6, thin);
+    for (int x = 0; x < 4; x++) {
+        ex += x * thin[x];
+        ex2 += x * x * thin[x];
+    }
+    assert_double_close(ex, 0.5, 1e-14, 0.0);
+    assert_double_close(ex2, 3.0 / 6.0 * 5.0 / 6.0 + 0.25, 1e-14, 0.0);
+    r = solve_batch_ok(1, 70.0, 100.0, thin, 4);
+    assert_double_close(r.mean_jobs, 2.5 * (ex2 + ex) / (2.0 * ex), 0.0, 1e-10);
+    assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+    /* M^3/M/6 shared: the law's mean against Little */
+    r = solve_batch_ok(6, 70.0, 100.0, fixed3, 4);
+    assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+}
+
+/* A pool of 6 behind a fan-out of 3 (rho 5/7), simulated: random and shared-queue exactly
+ * (node mean jobs), the others inside their stated error; the end-to-end mean (the max over
+ * the three siblings) inside its stated error, and not below the simulation (the iid max is
+ * an upper bound for the associated siblings). */
+static void test_fanout_pool(void **state)
+{
+    const char *dispatch[] = {"random", "shared-queue", "power-of-d", "jsq", "jiq"};
+    (void)state;
+    for (size_t d = 0; d < 5; d++) {
+        char xml[1024];
+        ac_model *m;
+        ac_analysis *a;
+        ac_sim_options o;
+        ac_sim_result *res = NULL;
+        ac_error err = {0};
+        const ac_node_analysis *nb;
+        const ac_sim_node_result *sb;
+        const ac_sim_entry_result *e;
+        snprintf(xml, sizeof xml,
+                 "<architecture name='t' format='1'>"
+                 "<workload><source id='s' to='a' rate='100/s'/></workload>"
+                 "<pool id='a' servers='4' service-rate='1000/s' dispatch='shared-queue'/>"
+                 "<pool id='b' servers='6' service-rate='70/s' dispatch='%s'/>"
+                 "<route from='a' to='b' fanout='3'/>"
+                 "</architecture>",
+                 dispatch[d]);
+        m = parse_xml(xml);
+        a = analyse(m);
+        ac_sim_options_init(&o);
+        o.seed = 11;
+        o.replications = 10;
+        o.horizon = 300;
+        o.warmup = 30;
+        assert_int_equal(ac_sim_run(m, &o, &res, &err), 0);
+        nb = &a->nodes[1];
+        sb = &res->nodes[1];
+        e = &res->entries[0];
+        print_message("%-12s b: L %.4f (err %.3g) sim %.4f +- %.4f; e2e mean %.5f (err %.3g) "
+                      "sim %.5f +- %.5f\n",
+                      dispatch[d], nb->mean_jobs, nb->expected_rel_error, sb->mean_jobs.mean,
+                      sb->mean_jobs.ci95, a->e2e.mean_response_time, a->e2e.mean_rel_error,
+                      e->mean_response_time.mean, e->mean_response_time.ci95);
+        if (d < 2) {
+            assert_non_null(nb->batch);
+            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <= sb->mean_jobs.ci95);
+            assert_true(nb->expected_rel_error < 1e-6);
+        } else {
+            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <=
+                        sb->mean_jobs.ci95 + nb->expected_rel_error * nb->mean_jobs);
+        }
+        assert_true(fabs(a->e2e.mean_response_time - e->mean_response_time.mean) <=
+                    e->mean_response_time.ci95 + a->e2e.mean_rel_error * a->e2e.mean_response_time);
+        if (d < 2)
+            assert_true(a->e2e.mean_response_time >=
+                        e->mean_response_time.mean - e->mean_response_time.ci95);
+        ac_sim_result_free(res);
+        ac_analysis_free(a);
+        ac_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md1_closed_forms),
-        cmocka_unit_test(test_md1k_closed_forms),
-        cmocka_unit_test(test_link_against_simulator),
-        cmocka_unit_test(test_e2e_link),
+        cmocka_unit_test(test_md1_closed_forms),       cmocka_unit_test(test_md1k_closed_forms),
+        cmocka_unit_test(test_link_against_simulator), cmocka_unit_test(test_e2e_link),
+        cmocka_unit_test(test_batch_closed_forms),     cmocka_unit_test(test_fanout_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
