@@ -43,6 +43,7 @@
 #include <gsl/gsl_fft_real.h>
 
 #include "analysis/internal.h"
+#include "archcheck/batch.h"
 #include "archcheck/link.h"
 
 #define AC_E2E_M_MIN     2048  /* the least lattice (a power of two) */
@@ -84,6 +85,8 @@ typedef struct e2e_ctx {
     gsl_integration_glfixed_table *tab; /* the quadrature of the QNA laws (owned) */
     ac_solver_link_result *links;       /* per model link, at its flow (owned) */
     int links_ok;                       /* every link solved and none overloaded */
+    double fan_mean_gap; /* this pass: sum over fan-outs of E[max iid] - E[one job] (s) */
+    double fan_q_gap;    /* and of the largest quantile shift between those laws (s) */
     int failed;                         /* a cycle or a node without a law */
     int over_budget;
     int oom;
@@ -162,6 +165,8 @@ static double node_cdf(const ac_node_analysis *na, double t)
         return ac_solver_queue_cdf(na->queue, t);
     if (t == 0.0)
         return 0.0;
+    if (na->batch != NULL) /* behind a fan-out: the batch-arrival law (solver/batch.c) */
+        return 1.0 - ac_solver_batch_ccdf(na->batch, t);
     return 1.0 - ac_solver_pool_ccdf(na->pool, na->pool->operating, t);
 }
 
@@ -198,7 +203,7 @@ int ac_node_analysis_quantile(const ac_node_analysis *na, double p, double *out,
         *out = 0.0;
         return AC_OK;
     }
-    if (na->pool != NULL && !qna_law(na))
+    if (na->pool != NULL && na->batch == NULL && !qna_law(na))
         return ac_solver_pool_quantile(na->pool, na->pool->operating, p, 0, out, err);
     return ac_solver_law_quantile(node_cdf_cb, na, p, out, err);
 }
@@ -467,6 +472,37 @@ static void max_iid(e2e_ctx *c, double *a, size_t k)
     }
 }
 
+/* The k jobs of a fan-out share the node they reach (and its queue): their times are
+ * associated (non-decreasing functions of the same queue and service times), so
+ * P(max <= t) lies between the iid product F^k (what max_iid computes: an upper bound of
+ * the time) and F itself. The gap between the two, in the mean and in the largest quantile
+ * shift, is stated as a further error of the end to end. */
+static void fanout_gap(e2e_ctx *c, const double *one, const double *iid)
+{
+    double m1 = 0.0, mk = 0.0, c1 = 0.0, ck = 0.0, shift = 0.0;
+    size_t i1 = 0;
+    for (size_t i = 0; i < c->M; i++) {
+        m1 += (double)i * c->h * one[i];
+        mk += (double)i * c->h * iid[i];
+    }
+    /* sup over p in [0.01, 0.999] of q_p(iid) - q_p(one), on the lattice */
+    for (size_t i = 0; i < c->M; i++) {
+        ck += iid[i];
+        if (ck < 0.01)
+            continue;
+        while (i1 < c->M && c1 + one[i1] < fmin(ck, 0.999)) {
+            c1 += one[i1];
+            i1++;
+        }
+        if (i1 < c->M)
+            shift = fmax(shift, ((double)i - (double)i1) * c->h);
+        if (ck >= 0.999)
+            break;
+    }
+    c->fan_mean_gap += fmax(0.0, mk - m1);
+    c->fan_q_gap += shift;
+}
+
 /* a := law of max(A, B) for independent A ~ a and B ~ b. */
 static void max_indep(e2e_ctx *c, double *a, const double *b)
 {
@@ -503,7 +539,15 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
             out.p = NULL;
             return out;
         }
-        max_iid(c, inner.p, r->fanout);
+        {
+            double *one = law_new(c);
+            if (one != NULL)
+                memcpy(one, inner.p, c->M * sizeof *one);
+            max_iid(c, inner.p, r->fanout);
+            if (one != NULL)
+                fanout_gap(c, one, inner.p);
+            free(one);
+        }
         convolve(c, out.p, inner.p);
         out.success = pow(through * inner.success, (double)r->fanout);
         free(inner.p);
@@ -752,6 +796,7 @@ static int run_pass(e2e_ctx *c, const size_t *roots, const double *w, size_t nro
 {
     double total = 0.0;
     memo_reset(c);
+    c->fan_mean_gap = c->fan_q_gap = 0.0;
     memcpy(c->left, c->uses, c->npairs * sizeof *c->left);
     memset(mix, 0, c->M * sizeof *mix);
     *succ = 0.0;
@@ -943,6 +988,7 @@ typedef struct e2e_job {
 typedef struct e2e_out {
     double mean, mean_rel_error; /* the lattice's mean and its bracket */
     double success, success_abs_error;
+    double fan_mean_gap, fan_q_gap; /* fan-outs' iid-max bounds (s): see fanout_gap */
 } e2e_out;
 
 /* Why the lattice could not be built, into e->why. */
@@ -1119,6 +1165,8 @@ static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job 
         if (hi[c.M - 1] > 0.0)
             out->mean_rel_error += hi[c.M - 1] * L / fmax(out->mean, c.h); /* beyond L */
     }
+    out->fan_mean_gap = c.fan_mean_gap; /* of the last (floor) pass */
+    out->fan_q_gap = c.fan_q_gap;
     out->success = 0.5 * (s_lo + s_hi);
     out->success_abs_error = 0.5 * fabs(s_hi - s_lo);
     goto cleanup;
@@ -1293,12 +1341,15 @@ int ac_an_e2e_solve_points(const ac_model *m, ac_analysis *a, size_t max_points,
     }
     if (has_fanout(m)) {
         a->e2e.mean_response_time = out.mean; /* from the lattice */
-        a->e2e.mean_rel_error = max_err + out.mean_rel_error;
+        a->e2e.mean_rel_error =
+            max_err + out.mean_rel_error + out.fan_mean_gap / fmax(out.mean, 1e-300);
     }
     a->e2e.loss_probability = fmax(0.0, 1.0 - out.success);
     a->e2e.throughput = out.success * rate_total * a->scale;
-    a->e2e.node_rel_error = max_err;
-    a->e2e.expected_rel_error = max_err + a->e2e.lattice_rel_error;
+    /* the fan-outs' siblings are associated, not independent: their gap joins the nodes' */
+    a->e2e.node_rel_error =
+        max_err + (out.fan_q_gap > 0.0 ? out.fan_q_gap / fmax(a->e2e.p50, 1e-300) : 0.0);
+    a->e2e.expected_rel_error = a->e2e.node_rel_error + a->e2e.lattice_rel_error;
     /* the loss carries the nodes' errors; a gateway's 504s are read off both lattices,
        whose difference brackets them */
     a->e2e.loss_rel_error =

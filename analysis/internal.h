@@ -55,6 +55,14 @@ struct ac_solver_link_result;
 int ac_an_link_solve(const ac_model *m, const ac_analysis *a, size_t l,
                      struct ac_solver_link_result *out, ac_error *err);
 
+/* ---- batch.c ---- */
+
+/* Pools whose arrivals come in batches (the jobs of a fan-out arrive together): random and
+ * shared-queue pools without buffer or timeout are re-solved exactly as M^X/M/1 per server
+ * or M^X/M/c (solver/batch.c); other dispatchers keep their Poisson numbers with the batch
+ * effect stated as a further error. Returns 0 or AC_ENOMEM. */
+int ac_an_batch_apply(const ac_model *m, ac_analysis *a, ac_error *err);
+
 /* ---- closed.c ---- */
 
 /* Mean Value Analysis of the closed workloads (<population>): fills the nodes reached by

@@ -17,11 +17,14 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "archcheck/batch.h"
 #include "archcheck/link.h"
 
 void ac_an_node_clear(ac_node_analysis *na)
 {
     ac_solver_pool_result_free(na->pool);
+    ac_solver_batch_result_clear(na->batch);
+    free(na->batch);
     free(na->function);
     if (na->queue != NULL)
         ac_solver_queue_result_clear(na->queue);
@@ -355,6 +358,8 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
     }
     if (has_closed)
         rc = AC_OK; /* closed workloads are solved by closed.c on top */
+    if (rc == AC_OK)
+        rc = ac_an_batch_apply(m, a, err); /* pools behind a fan-out: batch arrivals */
     if (rc == AC_OK)
         rc = ac_an_qna_apply(m, a, err); /* bursty sources: the two-moment correction */
 cleanup:

@@ -24,8 +24,7 @@ static double node_quantile(const ac_node_analysis *na, double p, double *rel_er
         return na->p95;
     if (fabs(p - 0.99) < 1e-12)
         return na->p99;
-    if (na->pool == NULL ||
-        ac_solver_pool_quantile(na->pool, na->pool->operating, p, 0, &q, &err) != AC_OK)
+    if (na->pool == NULL || ac_node_analysis_quantile(na, p, &q, &err) != AC_OK)
         return NAN;
     return q;
 }

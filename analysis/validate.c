@@ -53,6 +53,7 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
 {
     const ac_sim_estimate *e = NULL;
     double scale = 1.0;
+    (void)m;
     if (a->sim == NULL)
         return 0;
     if (node != AC_NONE) {
@@ -68,16 +69,9 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
         case AC_OUT_UTILIZATION: e = &r->utilization; break;
         case AC_OUT_LOSS: e = &r->failure_probability; break;
         case AC_OUT_THROUGHPUT:
-            if (m->nodes[node].kind != AC_NODE_POOL) {
-                /* functions: successful requests; queues: deliveries; gateways: admitted */
-                e = &r->throughput;
-                break;
-            }
-            /* first attempts that did not fail: arrivals / (1 + retries per job) * (1 - failure) */
-            if (r->arrival_rate.n < 2 || r->failure_probability.n < 2)
-                return 0;
-            scale = (1.0 - r->failure_probability.mean) / (1.0 + r->retries_per_job.mean);
-            e = &r->arrival_rate;
+            /* pools: jobs passed downstream; functions: successful requests; queues:
+               deliveries; gateways: admitted (the simulator's definitions are the solver's) */
+            e = &r->throughput;
             break;
         case AC_OUT_OTHER: return 0;
         }
@@ -95,12 +89,7 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
                                      : NULL;
             break;
         case AC_OUT_LOSS: e = &r->failure_probability; break;
-        case AC_OUT_THROUGHPUT:
-            if (r->failure_probability.n < 2)
-                return 0;
-            scale = 1.0 - r->failure_probability.mean;
-            e = &r->arrival_rate;
-            break;
+        case AC_OUT_THROUGHPUT: e = &r->throughput; break; /* successful requests/s */
         case AC_OUT_UTILIZATION:
         case AC_OUT_OTHER: return 0;
         }

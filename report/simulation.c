@@ -37,6 +37,8 @@ void ac_report_sim_node_json(ac_jsonw *w, const ac_sim_node_result *r)
     estimate(w, "timeout_fraction", &r->timeout_fraction);
     estimate(w, "retries_per_job", &r->retries_per_job);
     estimate(w, "failure_probability", &r->failure_probability);
+    estimate(w, "attempt_rate", &r->attempt_rate);
+    estimate(w, "attempt_loss_fraction", &r->attempt_loss_fraction);
     if (r->is_link)
         return;
     switch (r->kind) {

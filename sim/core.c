@@ -559,8 +559,11 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     ac_sim_job *jb = &s->jobs[j];
     uint32_t g = jb->group;
     int zombie = jb->zombie;
-    if (s->measuring)
+    if (s->measuring) {
         ac_sim_counts_record(&n->c, s->now - jb->t_arrive);
+        if (zombie)
+            n->c.zombies++;
+    }
     if (jb->tmo_ev != AC_SIM_NIL)
         ac_sim_event_release(s, jb->tmo_ev);
     ac_sim_job_release(s, j);

@@ -110,6 +110,7 @@ typedef struct ac_sim_counts {
                                               dead letters, message receives */
     uint64_t timed; /* completions whose time is in sum_resp and hist (entries: the
                        successful requests only) */
+    uint64_t zombies; /* completions of timed-out copies (not passed downstream) */
     double sum_resp;
     uint64_t *hist; /* AC_SIM_HIST_BINS */
 } ac_sim_counts;
@@ -443,6 +444,8 @@ enum {
     AC_SIM_K_DEAD,
     AC_SIM_K_BACKLOG,
     AC_SIM_K_INSTANCES,
+    AC_SIM_K_ATTEMPTS,     /* attempts/s, retries included */
+    AC_SIM_K_ATTEMPT_LOSS, /* attempts refused / attempts */
     AC_SIM_K_COUNT
 };
 typedef struct ac_sim_welford {

@@ -144,6 +144,8 @@ static void node_estimates(const ac_sim_welford *w, ac_sim_node_result *r)
     ac_sim_welford_estimate(&w[AC_SIM_K_DEAD], &r->dead_letter_fraction);
     ac_sim_welford_estimate(&w[AC_SIM_K_BACKLOG], &r->backlog_fraction);
     ac_sim_welford_estimate(&w[AC_SIM_K_INSTANCES], &r->mean_instances);
+    ac_sim_welford_estimate(&w[AC_SIM_K_ATTEMPTS], &r->attempt_rate);
+    ac_sim_welford_estimate(&w[AC_SIM_K_ATTEMPT_LOSS], &r->attempt_loss_fraction);
 }
 
 static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
@@ -347,6 +349,8 @@ static void format_node(ac_strbuf *sb, const ac_sim_node_result *n)
     format_estimate(sb, w, n->id, "timeout_fraction", &n->timeout_fraction);
     format_estimate(sb, w, n->id, "retries_per_job", &n->retries_per_job);
     format_estimate(sb, w, n->id, "failure_probability", &n->failure_probability);
+    format_estimate(sb, w, n->id, "attempt_rate", &n->attempt_rate);
+    format_estimate(sb, w, n->id, "attempt_loss_fraction", &n->attempt_loss_fraction);
     if (n->is_link)
         return;
     switch (n->kind) {

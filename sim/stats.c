@@ -83,9 +83,12 @@ void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_C
     double ns = (double)n->servers;
     for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
         out[k] = NAN;
-    out[AC_SIM_K_ARRIVAL] = (double)c->attempts / window;
-    out[AC_SIM_K_THROUGHPUT] = (double)c->completions / window;
-    out[AC_SIM_K_LOSS] = ratio(c->lost, c->attempts);
+    /* the solver's definitions (report/json.c, output.md): requests, not attempts */
+    out[AC_SIM_K_ARRIVAL] = (double)c->first / window;
+    out[AC_SIM_K_THROUGHPUT] = (double)(c->completions - c->zombies) / window;
+    out[AC_SIM_K_LOSS] = ratio(c->failures, c->first);
+    out[AC_SIM_K_ATTEMPTS] = (double)c->attempts / window;
+    out[AC_SIM_K_ATTEMPT_LOSS] = ratio(c->lost, c->attempts);
     response_kpis(c, out);
     out[AC_SIM_K_RETRIES] = ratio(c->retries, c->first);
     out[AC_SIM_K_FAILURE] = ratio(c->failures, c->first);
@@ -116,6 +119,7 @@ void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_C
         out[AC_SIM_K_JOBS] = c->area_jobs / window;
         out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
         out[AC_SIM_K_THROTTLE] = ratio(c->lost, c->attempts);
+        out[AC_SIM_K_LOSS] = ratio(c->lost, c->first); /* the 429s, as the solver's */
         if (c->completions > 0) /* admission takes no time */
             out[AC_SIM_K_RESP] = out[AC_SIM_K_P50] = out[AC_SIM_K_P95] = out[AC_SIM_K_P99] = 0.0;
         break;
@@ -136,7 +140,9 @@ void ac_sim_entry_kpis(const ac_sim_entry *e, double window, double out[AC_SIM_K
     for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
         out[k] = NAN;
     out[AC_SIM_K_ARRIVAL] = (double)c->attempts / window;
-    out[AC_SIM_K_THROUGHPUT] = (double)c->completions / window;
+    /* completed successful requests per second (c->timed counts only those), as the
+       solver's end-to-end throughput */
+    out[AC_SIM_K_THROUGHPUT] = (double)c->timed / window;
     response_kpis(c, out);
     out[AC_SIM_K_FAILURE] = ratio(c->failed_requests, c->completions);
 }

@@ -1,10 +1,12 @@
 /*
- * The laws of links (solver/link.c: M/D/1, M/D/1/K) against closed forms and the simulator,
- * and the end to end through a link against the simulator.
+ * The laws of links (solver/link.c: M/D/1, M/D/1/K) and of batch arrivals (solver/batch.c:
+ * M^X/M/c, a pool behind a fan-out) against closed forms and the simulator, and the end to
+ * end through them against the simulator.
  */
 #include "helpers.h"
 
 #include "archcheck/analysis.h"
+#include "archcheck/batch.h"
 #include "archcheck/link.h"
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
@@ -260,13 +262,232 @@ static void test_e2e_link(void **state)
     ac_model_free(m);
 }
 
+/* The mean of a batch law's response time by integrating P(T > t). */
+static double batch_mean_by_ccdf(const ac_solver_batch_result *r)
+{
+    double m = 0.0, h = r->mean_response_time / 2000.0;
+    for (double t = 0.0;; t += h) {
+        double g = ac_solver_batch_ccdf(r, t + 0.5 * h);
+        m += g * h;
+        if (g < 1e-13)
+            break;
+    }
+    return m;
+}
+
+static ac_solver_batch_result solve_batch_ok(size_t c, double mu, double lb, const double *pmf,
+                                             size_t n)
+{
+    ac_solver_batch_result r;
+    ac_error err = {0};
+    assert_int_equal(ac_solver_batch_solve(c, mu, lb, pmf, n, &r, &err), 0);
+    return r;
+}
+
+/* M^X/M/1 with X = k: L = rho (k + 1) / (2 (1 - rho)); X = 1 on c servers: Erlang C; random
+ * dispatch over N: Binomial(k, 1/N) batches per server, L = rho/(1-rho) (E X^2 + E X)/(2 E X);
+ * and every law's integral of P(T > t) is its mean by Little's law. */
+static void test_batch_closed_forms(void **state)
+{
+    const double fixed3[4] = {0, 0, 0, 1}, single[2] = {0, 1};
+    ac_solver_batch_result r;
+    double thin[4], ex = 0.0, ex2 = 0.0, term = 1.0, sum = 0.0, last, erlc;
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        const double rho = 0.3 + 0.3 * k; /* 0.3, 0.6, 0.9 */
+        r = solve_batch_ok(1, 1.0, rho / 3.0, fixed3, 4);
+        assert_double_close(r.mean_jobs, rho * 4.0 / (2.0 * (1.0 - rho)), 0.0, 1e-10);
+        assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+        ac_solver_batch_result_clear(&r);
+    }
+    /* X = 1: M/M/1's exponential sojourn, M/M/4's Erlang C */
+    r = solve_batch_ok(1, 1.0, 0.5, single, 2);
+    assert_double_close(ac_solver_batch_ccdf(&r, 3.0), exp(-0.5 * 3.0), 1e-12, 0.0);
+    ac_solver_batch_result_clear(&r);
+    for (int j = 0; j < 4; j++) {
+        sum += term;
+        term *= 3.0 / (j + 1);
+    }
+    last = term * 4.0 / (4.0 - 3.0);
+    erlc = last / (sum + last);
+    r = solve_batch_ok(4, 1.0, 3.0, single, 2);
+    assert_double_close(r.mean_jobs, 3.0 + erlc * 3.0, 0.0, 1e-10);
+    /* M/M/4 wait: P(W > t) = C e^{-(4 - 3) t}; sojourn mean */
+    assert_double_close(batch_mean_by_ccdf(&r), (3.0 + erlc * 3.0) / 3.0, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+    /* a fan-out of 3 into 6 random servers at rho 5/7 per server */
+    ac_solver_batch_thin(fixed3, 4, 6, thin);
+    for (int x = 0; x < 4; x++) {
+        ex += x * thin[x];
+        ex2 += x * x * thin[x];
+    }
+    assert_double_close(ex, 0.5, 1e-14, 0.0);
+    assert_double_close(ex2, 3.0 / 6.0 * 5.0 / 6.0 + 0.25, 1e-14, 0.0);
+    r = solve_batch_ok(1, 70.0, 100.0, thin, 4);
+    assert_double_close(r.mean_jobs, 2.5 * (ex2 + ex) / (2.0 * ex), 0.0, 1e-10);
+    assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+    /* M^3/M/6 shared: the law's mean against Little */
+    r = solve_batch_ok(6, 70.0, 100.0, fixed3, 4);
+    assert_double_close(batch_mean_by_ccdf(&r), r.mean_response_time, 0.0, 1e-5);
+    ac_solver_batch_result_clear(&r);
+}
+
+/* A pool of 6 behind a fan-out of 3 (rho 5/7), simulated: random and shared-queue exactly
+ * (node mean jobs), the others inside their stated error; the end-to-end mean (the max over
+ * the three siblings) inside its stated error, and not below the simulation (the iid max is
+ * an upper bound for the associated siblings). */
+static void test_fanout_pool(void **state)
+{
+    const char *dispatch[] = {"random", "shared-queue", "power-of-d", "jsq", "jiq"};
+    (void)state;
+    for (size_t d = 0; d < 5; d++) {
+        char xml[1024];
+        ac_model *m;
+        ac_analysis *a;
+        ac_sim_options o;
+        ac_sim_result *res = NULL;
+        ac_error err = {0};
+        const ac_node_analysis *nb;
+        const ac_sim_node_result *sb;
+        const ac_sim_entry_result *e;
+        snprintf(xml, sizeof xml,
+                 "<architecture name='t' format='1'>"
+                 "<workload><source id='s' to='a' rate='100/s'/></workload>"
+                 "<pool id='a' servers='4' service-rate='1000/s' dispatch='shared-queue'/>"
+                 "<pool id='b' servers='6' service-rate='70/s' dispatch='%s'/>"
+                 "<route from='a' to='b' fanout='3'/>"
+                 "</architecture>",
+                 dispatch[d]);
+        m = parse_xml(xml);
+        a = analyse(m);
+        ac_sim_options_init(&o);
+        o.seed = 11;
+        o.replications = 10;
+        o.horizon = 300;
+        o.warmup = 30;
+        assert_int_equal(ac_sim_run(m, &o, &res, &err), 0);
+        nb = &a->nodes[1];
+        sb = &res->nodes[1];
+        e = &res->entries[0];
+        print_message("%-12s b: L %.4f (err %.3g) sim %.4f +- %.4f; e2e mean %.5f (err %.3g) "
+                      "sim %.5f +- %.5f\n",
+                      dispatch[d], nb->mean_jobs, nb->expected_rel_error, sb->mean_jobs.mean,
+                      sb->mean_jobs.ci95, a->e2e.mean_response_time, a->e2e.mean_rel_error,
+                      e->mean_response_time.mean, e->mean_response_time.ci95);
+        if (d < 2) {
+            assert_non_null(nb->batch);
+            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <= sb->mean_jobs.ci95);
+            assert_true(nb->expected_rel_error < 1e-6);
+        } else {
+            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <=
+                        sb->mean_jobs.ci95 + nb->expected_rel_error * nb->mean_jobs);
+        }
+        assert_true(fabs(a->e2e.mean_response_time - e->mean_response_time.mean) <=
+                    e->mean_response_time.ci95 + a->e2e.mean_rel_error * a->e2e.mean_response_time);
+        if (d < 2)
+            assert_true(a->e2e.mean_response_time >=
+                        e->mean_response_time.mean - e->mean_response_time.ci95);
+        ac_sim_result_free(res);
+        ac_analysis_free(a);
+        ac_model_free(m);
+    }
+}
+
+/* Erlang B by the stable recursion. */
+static double erlang_b(size_t c, double a)
+{
+    double b = 1.0;
+    for (size_t k = 1; k <= c; k++)
+        b = a * b / ((double)k + a * b);
+    return b;
+}
+
+/* |x - sim| within the interval (plus rel_slack |x|). */
+static void near_sim(const char *what, double x, ac_sim_estimate e, double rel_slack)
+{
+    print_message("  %-28s %.6g   sim %.6g +- %.3g\n", what, x, e.mean, e.ci95);
+    if (!(fabs(x - e.mean) <= e.ci95 + rel_slack * fabs(x)))
+        fail_msg("%s: %.6g against the simulation's %.6g +- %.3g", what, x, e.mean, e.ci95);
+}
+
+/* One definition per key in `solve` and `simulate`: arrival_rate requests/s (not attempts),
+ * throughput passed on (end to end: successful requests/s), loss the fraction of requests
+ * failing after every retry. A sync function (C = 10, lambda d = 8, fail 20%, 2 retries:
+ * Erlang B with the holding time lengthened by the retries, loss B + (1 - B) 0.2^3) and a
+ * lossy pool (M/M/4 with 1 waiting place at 3 Erlangs: loss p_5 of M/M/4/5; the pool
+ * solver does not take retries on a shared queue), each against the closed form and the simulator.
+ */
+static void test_same_definitions(void **state)
+{
+    const char *xml[2] = {
+        "<architecture name='t' format='1'>"
+        "<workload><source id='s' to='f' rate='8/s'/></workload>"
+        "<function id='f' concurrency='10' duration='1s' timeout='10h' fail-prob='20%' "
+        "retries='2' keep-alive='10h'/>"
+        "</architecture>",
+        "<architecture name='t' format='1'>"
+        "<workload><source id='s' to='p' rate='3/s'/></workload>"
+        "<pool id='p' servers='4' service-rate='1/s' dispatch='shared-queue' buffer='1'/>"
+        "</architecture>"};
+    const double lambda[2] = {8.0, 3.0};
+    double loss[2];
+    (void)state;
+    loss[0] = erlang_b(10, 8.0 * (1.0 + 0.2 + 0.04));
+    loss[0] += (1.0 - loss[0]) * 0.008;
+    { /* M/M/4/5: p_n ~ a^n / n! (n <= 4), p_5 ~ a^4 / 4! (a / 4) */
+        double q = 1.0, sum = 1.0;
+        for (int n = 1; n <= 4; n++) {
+            q *= 3.0 / n;
+            sum += q;
+        }
+        q *= 3.0 / 4.0;
+        loss[1] = q / (sum + q);
+    }
+    for (size_t k = 0; k < 2; k++) {
+        ac_model *m = parse_xml(xml[k]);
+        ac_analysis *a = analyse(m);
+        ac_sim_options o;
+        ac_sim_result *res = NULL;
+        ac_error err = {0};
+        const ac_node_analysis *na = &a->nodes[0];
+        const ac_sim_node_result *sn;
+        ac_sim_options_init(&o);
+        o.seed = 7;
+        o.replications = 10;
+        o.horizon = 2000;
+        o.warmup = 200;
+        assert_int_equal(ac_sim_run(m, &o, &res, &err), 0);
+        sn = &res->nodes[0];
+        print_message("%s: closed-form loss %.6g\n", k == 0 ? "sync function" : "lossy pool",
+                      loss[k]);
+        assert_double_close(na->arrival_rate, lambda[k], 0.0, 1e-12);
+        assert_double_close(na->loss_probability, loss[k], 0.0, 1e-6);
+        assert_double_close(na->throughput, lambda[k] * (1.0 - loss[k]), 0.0, 1e-6);
+        assert_double_close(a->e2e.throughput, lambda[k] * (1.0 - loss[k]), 0.0, 1e-6);
+        assert_double_close(a->e2e.loss_probability, loss[k], 0.0, 1e-6);
+        near_sim("node arrival_rate", na->arrival_rate, sn->arrival_rate, 0.0);
+        near_sim("node loss_probability", na->loss_probability, sn->loss_probability, 0.0);
+        near_sim("node throughput", na->throughput, sn->throughput, 0.0);
+        near_sim("end-to-end throughput", a->e2e.throughput, res->entries[0].throughput, 0.0);
+        near_sim("end-to-end loss", a->e2e.loss_probability, res->entries[0].failure_probability,
+                 0.0);
+        /* the attempts are counted apart: the function's retries make more of them */
+        if (k == 0)
+            assert_true(sn->attempt_rate.mean > sn->arrival_rate.mean * (1.0 + loss[k]));
+        ac_sim_result_free(res);
+        ac_analysis_free(a);
+        ac_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_md1_closed_forms),
-        cmocka_unit_test(test_md1k_closed_forms),
-        cmocka_unit_test(test_link_against_simulator),
-        cmocka_unit_test(test_e2e_link),
+        cmocka_unit_test(test_md1_closed_forms),       cmocka_unit_test(test_md1k_closed_forms),
+        cmocka_unit_test(test_link_against_simulator), cmocka_unit_test(test_e2e_link),
+        cmocka_unit_test(test_batch_closed_forms),     cmocka_unit_test(test_fanout_pool),
+        cmocka_unit_test(test_same_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

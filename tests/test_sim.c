@@ -685,7 +685,14 @@ static void test_timeouts(void **state)
     assert_double_close(res->nodes[0].timeout_fraction.mean, 1.0, 1e-3, 0.0);
     assert_double_close(res->nodes[0].failure_probability.mean, 1.0, 1e-3, 0.0);
     assert_double_close(res->entries[0].failure_probability.mean, 1.0, 0.0, 0.0);
-    assert_in_ci(res->nodes[0].arrival_rate, 3 * lambda, 0.05);
+    /* requests arrive at lambda, attempts at 3 lambda; every request is lost, nothing
+       passes downstream (the copies that finish are not passed on) */
+    assert_in_ci(res->nodes[0].arrival_rate, lambda, 0.05);
+    assert_in_ci(res->nodes[0].attempt_rate, 3 * lambda, 0.05);
+    assert_double_close(res->nodes[0].loss_probability.mean, 1.0, 1e-3, 0.0);
+    assert_double_close(res->nodes[0].attempt_loss_fraction.mean, 0.0, 0.0, 0.0);
+    assert_double_close(res->nodes[0].throughput.mean, 0.0, 0.0, 0.0);
+    assert_double_close(res->entries[0].throughput.mean, 0.0, 0.0, 0.0);
     assert_in_ci(res->nodes[0].utilization, 3 * lambda / mu, 0.05);
     ac_sim_result_free(res);
 
@@ -747,7 +754,8 @@ static void test_metastable_basins(void **state)
     o.ninitial = 1;
     res = run_ok(&t, &o);
     assert_double_close(res->nodes[0].mean_jobs.mean, 39.6, 0.0, 0.02);
-    assert_double_close(res->nodes[0].arrival_rate.mean, 210.0, 0.0, 0.02);
+    assert_double_close(res->nodes[0].attempt_rate.mean, 210.0, 0.0, 0.02);
+    assert_double_close(res->nodes[0].arrival_rate.mean, 70.0, 0.0, 0.02);
     assert_true(res->entries[0].failure_probability.mean > 0.99);
     ac_sim_result_free(res);
 }
@@ -771,7 +779,8 @@ static void test_fanout_failures(void **state)
     /* every child times out at once and gives up */
     t.nodes[1].u.pool.timeout = 1e-9;
     res = run_ok(&t, &o);
-    assert_in_ci(res->entries[0].throughput, lambda, 0.05);
+    assert_in_ci(res->entries[0].arrival_rate, lambda, 0.05);
+    assert_double_close(res->entries[0].throughput.mean, 0.0, 0.0, 0.0); /* none succeeds */
     assert_double_close(res->entries[0].failure_probability.mean, 1.0, 0.0, 0.0);
     assert_double_close(res->nodes[2].throughput.mean, 0.0, 0.0, 0.0);
     ac_sim_result_free(res);
@@ -783,7 +792,10 @@ static void test_fanout_failures(void **state)
     t.nodes[1].u.pool.timeout = 0;
     t.nodes[1].u.pool.buffer = 1;
     res = run_ok(&t, &o);
-    assert_in_ci(res->entries[0].throughput, lambda, 0.05);
+    assert_in_ci(res->entries[0].arrival_rate, lambda, 0.05);
+    /* the successful requests are those the join passes on */
+    assert_double_close(res->entries[0].throughput.mean, res->nodes[2].throughput.mean, 0.0,
+                        0.02);
     assert_true(res->nodes[1].loss_probability.mean > 0.2 + res->nodes[1].loss_probability.ci95);
     assert_true(res->nodes[2].throughput.mean > 0.3 * lambda);
     assert_in_ci(res->entries[0].failure_probability,
@@ -873,9 +885,12 @@ static void test_determinism(void **state)
     assert_string_not_equal(s1, s3);
     assert_true(r1->nodes[0].mean_jobs.mean != r3->nodes[0].mean_jobs.mean);
     assert_true(r1->events == r2->events);
-    /* every request completes (none stuck in a join): throughput = arrivals */
-    assert_double_close(r1->entries[0].throughput.mean, r1->entries[0].arrival_rate.mean, 0.0,
-                        0.02);
+    /* every request completes (none stuck in a join): the successful ones per second are
+       the arrivals that did not fail */
+    assert_double_close(r1->entries[0].throughput.mean,
+                        r1->entries[0].arrival_rate.mean *
+                            (1.0 - r1->entries[0].failure_probability.mean),
+                        0.0, 0.02);
     assert_true(r1->entries[1].throughput.mean > 0);
     assert_non_null(strstr(s1, "node a mean_jobs "));
     assert_non_null(strstr(s1, "population p mean_response_time "));
@@ -1134,7 +1149,9 @@ static void test_function_retries(void **state)
     assert_sim_close(f->failure_probability, q * q * q, 0.1);
     assert_sim_close(res->entries[0].failure_probability, q * q * q, 0.1);
     assert_sim_close(f->retries_per_job, q + q * q, 0.05);
-    assert_sim_close(f->arrival_rate, lambda * (1 + q + q * q), 0.05);
+    assert_sim_close(f->attempt_rate, lambda * (1 + q + q * q), 0.05);
+    assert_sim_close(f->arrival_rate, lambda, 0.05); /* requests, not attempts */
+    assert_sim_close(f->loss_probability, q * q * q, 0.1);
     assert_sim_close(f->timeout_fraction, exp(-theta / d), 0.05);
     assert_sim_close(f->mean_jobs, lambda * occ * (1 + q + q * q), 0.05);
     assert_double_close(f->throttle_fraction.mean, 0.0, 0.0, 0.0);
@@ -1157,7 +1174,11 @@ static void test_function_retries(void **state)
     show("sync C=10 retries=2 f=0.2: failure", f->failure_probability, loss);
     print_message("  (the doc's fixed point would say q = %.4f, loss q^3 = %.4f)\n", q, q * q * q);
     assert_sim_close(f->failure_probability, loss, 0.1);
+    assert_sim_close(f->loss_probability, loss, 0.1); /* per request, after every retry */
+    assert_sim_close(f->arrival_rate, lambda, 0.05);
+    assert_sim_close(f->throughput, lambda * (1 - loss), 0.05);
     assert_sim_close(res->entries[0].failure_probability, loss, 0.1);
+    assert_sim_close(res->entries[0].throughput, lambda * (1 - loss), 0.05);
     assert_sim_close(f->throttle_fraction, thr, 0.1);
     assert_sim_close(f->retries_per_job, 2 * B + (1 - B) * (EN - 1), 0.1);
     assert_sim_close(f->mean_jobs, lambda * d * EN * (1 - B), 0.05);

@@ -73,6 +73,9 @@ typedef struct ac_node_analysis {
     double expected_rel_error;   /* stated relative error of the numbers (0 for exact) */
     double percentile_rel_error; /* of p50/p95/p99 when larger (closed networks), else 0 */
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
+    /* pools fed by a fan-out (its jobs arrive together): the batch-arrival law that replaces
+       the Poisson one in the numbers above and the response-time law (owned), or NULL */
+    struct ac_solver_batch_result *batch;
     /* the serverless stages (owned; NULL for other kinds). Their numbers above: functions:
        arrival_rate = requests (polled: executions), throughput = successful ones, loss =
        throttled or failed after every retry (polled: a failed execution, which the queue

@@ -221,21 +221,27 @@ typedef struct ac_sim_estimate {
 } ac_sim_estimate;
 
 /* KPIs of one node. Counts are over the measurement window; attempts are arrivals at the
- * node, retries included. A KPI that a kind does not define (or whose denominator was 0 in
- * every replication) has n == 0 and a NAN mean. Per kind:
+ * node, retries included; requests are first attempts. A KPI that a kind does not define
+ * (or whose denominator was 0 in every replication) has n == 0 and a NAN mean.
+ * The keys shared with the solver have the solver's definitions (output.md, report/json.c):
+ * arrival_rate requests/s (not retry attempts), throughput jobs passed downstream/s,
+ * loss_probability the fraction of requests that fail after all retries. The attempt
+ * counts are attempt_rate (attempts/s) and attempt_loss_fraction (refused / attempts).
+ * Per kind:
  *
- * Pool, link: arrival_rate attempts/s; throughput completions/s (timed-out copies too);
- *   utilization busy servers / servers; mean_jobs jobs per server (pool) or in the link;
- *   loss_probability attempts lost at a full buffer / attempts; response times from the
- *   arrival to the completion of each completed copy; timeout_fraction attempts that timed
- *   out / attempts; retries_per_job retries / first attempts; failure_probability jobs given
- *   up after all retries / first attempts. The five serverless KPIs are undefined.
+ * Pool, link: arrival_rate first attempts/s; throughput completions passed downstream/s
+ *   (timed-out copies, which finish later, are not); utilization busy servers / servers;
+ *   mean_jobs jobs per server (pool) or in the link; loss_probability = failure_probability
+ *   requests lost at a full buffer or timed out after all retries / requests; response times
+ *   from the arrival to the completion of each completed copy; timeout_fraction attempts
+ *   that timed out / attempts; retries_per_job retries / first attempts. The five serverless
+ *   KPIs are undefined.
  *
- * Function: arrival_rate attempts/s (a polled execution of a batch of m messages is m
- *   attempts); throughput jobs passed downstream/s (successful executions; polled: not the
- *   discarded ones); utilization busy instances / concurrency C; mean_jobs busy instances;
- *   loss_probability = throttle_fraction throttled attempts / attempts (0 for async and
- *   polled); response times from the FIRST attempt to the end of the successful execution
+ * Function: arrival_rate first attempts/s (a polled execution of a batch of m messages is m;
+ *   a redelivery is a new execution); throughput jobs passed downstream/s (successful
+ *   executions; polled: not the discarded ones); utilization busy instances / concurrency C;
+ *   mean_jobs busy instances; loss_probability = failure_probability (below);
+ *   throttle_fraction throttled attempts / attempts (0 for async and polled); response times from the FIRST attempt to the end of the successful execution
  *   (sync: retries included; async: the FIFO wait and the back-offs included; polled: from
  *   the hand-over by the queue); timeout_fraction executions stopped at the timeout /
  *   executions; retries_per_job retries (sync: throttled or failed attempts; async: failed
@@ -257,7 +263,7 @@ typedef struct ac_sim_estimate {
  * Gateway: arrival_rate requests/s; throughput admitted/s; utilization admitted/s /
  *   rate-limit (0 when unbounded); mean_jobs the token deficit, depth - tokens, time
  *   average (the work, in tokens, of the equivalent M/D/1/K queue); loss_probability =
- *   throttle_fraction rejected (429) / requests; response times 0 (admission takes no time;
+ *   throttle_fraction rejected (429) / requests (the 504s are in failure_probability); response times 0 (admission takes no time;
  *   the downstream time counts through the 504s); timeout_fraction requests answered 504 /
  *   requests; retries_per_job 0; failure_probability (rejected + 504) / requests.
  */
@@ -284,6 +290,8 @@ typedef struct ac_sim_node_result {
     ac_sim_estimate dead_letter_fraction; /* queues */
     ac_sim_estimate backlog_fraction;     /* queues */
     ac_sim_estimate mean_instances;       /* functions */
+    ac_sim_estimate attempt_rate;         /* attempts per second, retries included */
+    ac_sim_estimate attempt_loss_fraction; /* attempts refused (full, throttled) / attempts */
 } ac_sim_node_result;
 
 /* End-to-end KPIs of one source or population (requests completed in the window). */
@@ -291,7 +299,8 @@ typedef struct ac_sim_entry_result {
     char *id;
     int is_population;
     ac_sim_estimate arrival_rate;        /* requests per second */
-    ac_sim_estimate throughput;          /* requests completed per second */
+    ac_sim_estimate throughput;          /* successful requests completed per second (the
+                                            failed ones are not: as the solver's) */
     ac_sim_estimate mean_response_time;  /* s, end to end */
     ac_sim_estimate p50_response_time;
     ac_sim_estimate p95_response_time;
