@@ -6,7 +6,9 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "archcheck/analysis.h"
 #include "archcheck/parser.h"
+#include "archcheck/report.h"
 #include "archcheck/serverless.h"
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
@@ -1022,6 +1024,139 @@ static void test_queue_consumer(void **state)
     ac_solver_queue_result_clear(NULL);
 }
 
+/* ---- quantiles with an atom at 0, and solve's text (report/solution.c) ---- */
+
+/* Parse and analyse `xml` (no validation, no headroom). */
+static ac_analysis *analyse_xml(const char *xml, ac_model **model)
+{
+    ac_diag_list d;
+    ac_error err = {0};
+    ac_analysis_options o;
+    ac_analysis *a = NULL;
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", model, &d, &err), AC_OK);
+    ac_analysis_options_init(&o);
+    o.validate = AC_VALIDATE_NEVER;
+    o.headroom = 0;
+    assert_int_equal(ac_analysis_run(*model, &o, &a, &d, &err), AC_OK);
+    ac_diag_list_clear(&d);
+    return a;
+}
+
+/* Was a bug (fixed): a queue's time in queue is 0 with probability 1 - C(c, a); its p95 at
+ * low load came out of the bisection as 3.1e-58 s. The time in queue (the simulator's
+ * response time of a queue) is W: P(W > t) = C e^{-(c mu - lambda) t}, so its p-quantile is
+ * max(0, ln(C / (1 - p)) / (c mu - lambda)) (closed form), and the consumer's own time is
+ * its execution, p95 = -d ln 0.05; the end to end is at least the consumer's. */
+static void check_queue_case(double rate, size_t concurrency)
+{
+    char xml[512];
+    ac_model *m = NULL;
+    ac_analysis *a;
+    const ac_node_analysis *q, *f;
+    double c = (double)concurrency, lam = rate, mu = 10.0, A = lam / mu;
+    double C = ac_solver_erlang_c(concurrency, A), ps[] = {0.5, 0.95, 0.99}, got[3];
+    snprintf(xml, sizeof xml,
+             "<architecture format=\"1\">\n"
+             "<workload><source id=\"s\" to=\"q\" rate=\"%g/s\"/></workload>\n"
+             "<queue id=\"q\"/>\n"
+             "<function id=\"f\" duration=\"100ms\" concurrency=\"%zu\" keep-alive=\"1000h\" "
+             "timeout=\"100s\"/>\n"
+             "<route from=\"q\" to=\"f\"/>\n"
+             "</architecture>\n",
+             rate, concurrency);
+    a = analyse_xml(xml, &m);
+    q = &a->nodes[0];
+    f = &a->nodes[1];
+    got[0] = q->p50;
+    got[1] = q->p95;
+    got[2] = q->p99;
+    for (size_t i = 0; i < 3; i++) {
+        double want = fmax(0.0, log(C / (1.0 - ps[i])) / (c * mu - lam));
+        assert_true(got[i] >= 0.0);
+        if (want == 0.0)
+            assert_true(got[i] == 0.0);
+        else
+            assert_double_close(got[i], want, 0, 1e-6);
+    }
+    assert_true(q->p50 <= q->p95 && q->p95 <= q->p99);
+    assert_double_close(f->p95, -0.1 * log(0.05), 0, 1e-6);
+    assert_true(f->p50 <= f->p95 && f->p95 <= f->p99);
+    assert_true(a->e2e.percentiles);
+    assert_true(a->e2e.p95 >= f->p95 * (1.0 - 1e-3)); /* the lattice's step */
+    assert_true(a->e2e.p50 <= a->e2e.p95 && a->e2e.p95 <= a->e2e.p99);
+    ac_analysis_free(a);
+    ac_model_free(m);
+}
+
+static void test_queue_quantile_atom(void **state)
+{
+    (void)state;
+    check_queue_case(1.0, 10);  /* C = 2.8e-17: every quantile of the time in queue is 0 */
+    check_queue_case(15.0, 2);  /* C = 0.643: p50 0.051 s, p95 0.511 s, p99 0.833 s */
+}
+
+/* Was a bug (fixed): solve printed a pool's mean jobs twice, unlabelled, from two
+ * approximations (the table's headline and the equilibrium line's refined value). The
+ * operating equilibrium's line now names its approximation, and where it is the headline's
+ * it prints the headline's number. */
+static void test_solve_text_one_number(void **state)
+{
+    static const char *const xmls[] = {
+        "<architecture format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"p\" rate=\"95/s\"/></workload>\n"
+        "<pool id=\"p\" servers=\"100\" service-rate=\"1/s\" dispatch=\"power-of-d\" d=\"3\"/>\n"
+        "</architecture>\n",
+        "<architecture format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"p\" rate=\"12/s\"/></workload>\n"
+        "<pool id=\"p\" servers=\"20\" service-rate=\"1/s\" dispatch=\"power-of-d\"/>\n"
+        "</architecture>\n",
+        "<architecture format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"p\" rate=\"18/s\"/></workload>\n"
+        "<pool id=\"p\" servers=\"20\" service-rate=\"1/s\" dispatch=\"jsq\"/>\n"
+        "</architecture>\n"};
+    (void)state;
+    for (size_t x = 0; x < sizeof xmls / sizeof xmls[0]; x++) {
+        ac_model *m = NULL;
+        ac_analysis *a = analyse_xml(xmls[x], &m);
+        ac_report_file rf;
+        char *text = NULL, label[32], want[48];
+        size_t len = 0;
+        const char *row, *eq;
+        double table, line;
+        FILE *fp = open_memstream(&text, &len);
+        memset(&rf, 0, sizeof rf);
+        rf.file = "t.xml";
+        rf.model = m;
+        rf.analysis = a;
+        assert_non_null(fp);
+        assert_int_equal(ac_report_solution_text(fp, &rf), AC_OK);
+        fclose(fp);
+        row = strstr(text, "\np ");
+        eq = strstr(text, "  #0 ");
+        assert_non_null(row);
+        assert_non_null(eq);
+        /* the table row: node kind arrival through util loss jobs/srv ... */
+        assert_int_equal(sscanf(row, " p %*s %*s %*s %*s %*s %lf", &table), 1);
+        assert_int_equal(sscanf(eq, " #0 %*s jobs/server %lf", &line), 1);
+        snprintf(label, sizeof label, "(%s)",
+                 ac_solver_approx_name(a->nodes[0].pool->kpi.approximation));
+        assert_non_null(strstr(eq, label)); /* the line names its approximation */
+        if (a->nodes[0].approximation == a->nodes[0].pool->kpi.approximation) {
+            /* the same quantity in the same approximation: the same number */
+            assert_double_close(line, table, 0, 1e-3);
+        } else {
+            /* the headline is another approximation (jsq: simulation), named in the table */
+            snprintf(want, sizeof want, "%s", ac_node_analysis_approximation(&a->nodes[0]));
+            assert_non_null(strstr(row, want));
+            assert_true(strcmp(want, label + 1) != 0);
+        }
+        free(text);
+        ac_analysis_free(a);
+        ac_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1053,6 +1188,8 @@ int main(void)
         cmocka_unit_test(test_function_async),
         cmocka_unit_test(test_gateway_token_bucket),
         cmocka_unit_test(test_queue_consumer),
+        cmocka_unit_test(test_queue_quantile_atom),
+        cmocka_unit_test(test_solve_text_one_number),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests_name("solver", tests, NULL, NULL);
