@@ -683,11 +683,11 @@ int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err)
     a->e2e.expected_rel_error = max_err;
     a->e2e.mean_rel_error = max_err;
     /* the lattice combines the Poisson-arrival laws of the pools; where renewal arrivals
-       changed a pool's numbers (QNA or GI/M/1), the percentiles carry the change of its
-       mean as a further error */
+       changed a pool's numbers (QNA or GI/M/1), or the simulator gave them (jsq, jiq), the
+       percentiles carry the change of its mean as a further error */
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
-        if ((na->qna || na->qna_exact) && na->pool != NULL && na->mean_response_time > 0.0)
+        if (na->pool != NULL && na->mean_response_time > 0.0)
             max_err = fmax(max_err, fabs(na->mean_response_time -
                                          na->pool->kpi.mean_response_time) /
                                         na->mean_response_time +

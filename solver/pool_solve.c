@@ -34,6 +34,7 @@ const char *ac_solver_approx_name(ac_solver_approx approx)
     case AC_SOLVER_APPROX_MEAN_FIELD: return "mean-field";
     case AC_SOLVER_APPROX_REFINED: return "refined";
     case AC_SOLVER_APPROX_FLUID: return "fluid";
+    case AC_SOLVER_APPROX_SIMULATION: return "simulation";
     }
     return "mean-field";
 }

@@ -49,10 +49,13 @@ typedef enum ac_solver_approx {
     AC_SOLVER_APPROX_EXACT = 0,  /* closed form or exact Markov chain */
     AC_SOLVER_APPROX_MEAN_FIELD, /* the N -> infinity fixed point */
     AC_SOLVER_APPROX_REFINED,    /* mean field + 1/N term (Gast and Van Houdt 2017) */
-    AC_SOLVER_APPROX_FLUID       /* fluid limit (transients of a shared queue) */
+    AC_SOLVER_APPROX_FLUID,      /* fluid limit (transients of a shared queue) */
+    AC_SOLVER_APPROX_SIMULATION  /* the simulator's estimate (analysis: jsq and jiq at finite
+                                    N); its stated error is the 95% half-width, relative */
 } ac_solver_approx;
 
-/* "exact", "mean-field", "refined" or "fluid" (the names of spec/output.md). Never NULL. */
+/* "exact", "mean-field", "refined", "fluid" or "simulation" (the names of spec/output.md).
+ * Never NULL. */
 const char *ac_solver_approx_name(ac_solver_approx approx);
 
 /* When the headline numbers use the refined mean field. */
