@@ -1304,6 +1304,16 @@ int ac_an_e2e_solve_points(const ac_model *m, ac_analysis *a, size_t max_points,
     a->e2e.mean_rel_error = max_err;
     /* the lattice combines the laws the nodes report (a pool fed by a bursty stream: its
        GI/M/1 or QNA law), so their stated errors are the nodes' own */
+    /* ... except where the simulator gave a pool's numbers (jsq, jiq): the lattice has its
+       mean-field law, so the percentiles carry the change of its mean as a further error */
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        if (na->pool != NULL && !qna_law(na) && na->mean_response_time > 0.0)
+            max_err = fmax(max_err, fabs(na->mean_response_time -
+                                         na->pool->kpi.mean_response_time) /
+                                        na->mean_response_time +
+                                    na->expected_rel_error);
+    }
     /* the mean by visit ratios: sum_i (Lambda_i / gamma) E[T_i], exact without fan-out */
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].arrival_rate > 0.0) {

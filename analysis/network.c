@@ -271,9 +271,24 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         na->p99 = k->p99;
         na->approximation = k->approximation;
         na->expected_rel_error = k->expected_rel_error;
-        if ((p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
-            k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
-            p->buffer == AC_UNBOUNDED && p->servers > 1) {
+        /* jsq and jiq at finite N: the simulator's numbers (pool_sim.c), kept in the bracket */
+        rc = ac_an_pool_simulated(p) ? ac_an_pool_simulate(p, lambda, opt, na, err) : 1;
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            /* the exact ends of the bracket: M/M/N below, random (M/M/1 per server) above */
+            double e_lo, rho = lambda / ((double)p->servers * p->service_rate);
+            double lo = mean_jobs_as(p, AC_DISPATCH_SHARED_QUEUE, lambda, opt, &e_lo);
+            double v = fmin(na->mean_jobs, rho / (1.0 - rho));
+            if (isfinite(lo))
+                v = fmax(v, lo);
+            if (v != na->mean_jobs && na->throughput > 0.0) {
+                na->mean_jobs = v;
+                na->mean_response_time = v * (double)p->servers / na->throughput;
+            }
+        } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
+                   k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
+                   p->buffer == AC_UNBOUNDED && p->servers > 1) {
             double b = bracket_error(p, lambda, k->mean_jobs, opt);
             if (isfinite(b) && b > na->expected_rel_error)
                 na->expected_rel_error = b;

@@ -976,6 +976,9 @@ static const char *approx_explained(ac_solver_approx a)
                "stated error is the square of the correction's relative size.";
     case AC_SOLVER_APPROX_FLUID:
         return "fluid: the deterministic fluid limit, used for transients of a shared queue.";
+    case AC_SOLVER_APPROX_SIMULATION:
+        return "simulation: the simulator's estimate (jsq and jiq pools at finite N, whose mean "
+               "field is far off); its stated error is the 95% half-width, relative.";
     }
     return "";
 }

@@ -11,6 +11,10 @@ static void fmt_time(FILE *fp, double s)
 {
     if (!isfinite(s))
         fputs("      -   ", fp);
+    else if (s == 0.0)
+        fputs("       0  ", fp);
+    else if (s < 1e-6)
+        fprintf(fp, "%9.2es", s); /* below a microsecond: not worth a unit of its own */
     else if (s < 1e-3)
         fprintf(fp, "%8.2fus", s * 1e6);
     else if (s < 1.0)
@@ -64,14 +68,20 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
                 r->nequilibria, r->nequilibria == 1 ? "um" : "a",
                 r->bistable ? " (METASTABLE)" : "");
         for (size_t e = 0; e < r->nequilibria; e++) {
+            /* one quantity, one number: each equilibrium in the headline's approximation
+               (refined only where the headline is), and its name beside it */
             const ac_solver_equilibrium *eq = &r->equilibria[e];
-            const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
+            const ac_solver_kpi *k =
+                eq->has_refined && r->kpi.approximation == AC_SOLVER_APPROX_REFINED
+                    ? &eq->refined
+                    : &eq->mean_field;
             char resp[32];
             snprintf(resp, sizeof resp, "%.4gs", k->mean_response_time);
             fprintf(fp,
-                    "  #%zu %-8s jobs/server %-10.5g mean response %-10s slowest eigenvalue "
-                    "%.4g/s (relaxation %.4gs)%s%s\n",
+                    "  #%zu %-8s jobs/server %-10.5g mean response %-10s (%s) slowest "
+                    "eigenvalue %.4g/s (relaxation %.4gs)%s%s\n",
                     e, eq->stable ? "stable" : "UNSTABLE", k->mean_jobs, resp,
+                    ac_solver_approx_name(k->approximation),
                     eq->max_real_eigenvalue, eq->relaxation_time,
                     eq->lyapunov_solved ? (eq->lyapunov_pd ? ", Lyapunov: positive definite"
                                                            : ", Lyapunov: not positive definite")

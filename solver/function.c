@@ -239,6 +239,12 @@ int ac_solver_law_quantile(double (*cdf)(const void *ctx, double t), const void 
     *out = NAN;
     if (!(p > 0.0 && p < 1.0))
         return ac_error_set(err, AC_EINVAL, "quantile %g outside (0, 1)", p);
+    /* an atom at 0 (a wait that is 0 with probability >= p): the quantile is 0, not the
+       bisection's last step towards it (it used to end near 1e-58 s) */
+    if (cdf(ctx, 0.0) >= p) {
+        *out = 0.0;
+        return AC_OK;
+    }
     while (cdf(ctx, hi) < p) {
         hi *= 2.0;
         if (hi > 1e12)

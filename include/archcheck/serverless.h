@@ -181,7 +181,7 @@ double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t);
 void ac_solver_queue_result_clear(ac_solver_queue_result *r);
 
 /* The p-quantile (0 < p < 1) of a CDF on [0, inf) given by `cdf(ctx, t)`, by bisection,
- * into *out (s). Returns 0 or AC_ENUMERIC. */
+ * into *out (s): exactly 0 when cdf(0) >= p (an atom at 0). Returns 0 or AC_ENUMERIC. */
 int ac_solver_law_quantile(double (*cdf)(const void *ctx, double t), const void *ctx, double p,
                            double *out, ac_error *err);
 

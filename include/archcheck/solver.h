@@ -49,17 +49,22 @@ typedef enum ac_solver_approx {
     AC_SOLVER_APPROX_EXACT = 0,  /* closed form or exact Markov chain */
     AC_SOLVER_APPROX_MEAN_FIELD, /* the N -> infinity fixed point */
     AC_SOLVER_APPROX_REFINED,    /* mean field + 1/N term (Gast and Van Houdt 2017) */
-    AC_SOLVER_APPROX_FLUID       /* fluid limit (transients of a shared queue) */
+    AC_SOLVER_APPROX_FLUID,      /* fluid limit (transients of a shared queue) */
+    AC_SOLVER_APPROX_SIMULATION  /* the simulator's estimate (analysis: jsq and jiq at finite
+                                    N); its stated error is the 95% half-width, relative */
 } ac_solver_approx;
 
-/* "exact", "mean-field", "refined" or "fluid" (the names of doc/archcheck.1). Never NULL. */
+/* "exact", "mean-field", "refined", "fluid" or "simulation" (the names of doc/archcheck.1).
+ * Never NULL. */
 const char *ac_solver_approx_name(ac_solver_approx approx);
 
 /* When the headline numbers use the refined mean field. */
 typedef enum ac_solver_refine {
-    AC_SOLVER_REFINE_AUTO = 0, /* when servers < refine_below and the policy has one */
+    AC_SOLVER_REFINE_AUTO = 0, /* whenever it is computed: the policy has one and the state's
+                                  levels with mass fit the Lyapunov limit (400); its stated
+                                  error is then smaller than the mean field's */
     AC_SOLVER_REFINE_NEVER,
-    AC_SOLVER_REFINE_ALWAYS /* whenever the policy has one */
+    AC_SOLVER_REFINE_ALWAYS /* the same as AUTO */
 } ac_solver_refine;
 
 typedef struct ac_solver_options {
@@ -71,7 +76,8 @@ typedef struct ac_solver_options {
     double max_time;           /* integration horizon before giving up, in units of 1/mu;
                                   default 1e6 */
     ac_solver_refine refine;   /* default AUTO */
-    size_t refine_below;       /* default 100 servers */
+    size_t refine_below;       /* unused (AUTO used to mean below this many servers);
+                                  default 100 */
     int all_starts;    /* 1: integrate from empty and full even when the equilibrium is
                           provably unique (no retries); default 0 */
     int burst_search;  /* 1: find the smallest burst that tips a bistable pool; default 1 */
@@ -182,9 +188,10 @@ typedef struct ac_solver_pool_result {
  * q + V/N with J V = -1/2 sum_ij d2f/dq_i dq_j S_ij - g (power-of-d and random only).
  *
  * Headline approximation: exact for random without retries and for shared-queue without
- * retries; refined when opt->refine says so; else mean-field. expected_rel_error is
- * |refined - mean field| / mean field for the mean field, its square for the refined
- * numbers, and for jsq/jiq the gap to the M/M/N lower bound.
+ * retries; refined whenever it is computed (unless opt->refine is NEVER); else mean-field.
+ * With g = |refined - mean field| / mean field, expected_rel_error is kappa g^2 for the
+ * refined numbers (kappa measured against the simulator by bench/bench_refined.c) and
+ * g + kappa g^2 for the mean field; for jsq/jiq the gap to the M/M/N lower bound.
  *
  * `opt` may be NULL (defaults). On success *out owns a new result (free it with
  * ac_solver_pool_result_free). Returns 0, AC_EINVAL (bad parameters), AC_ENOMEM,
