@@ -1,5 +1,5 @@
 /*
- * Tests of the fluid transient of a network (analysis/transient.c, include/archcheck/transient.h),
+ * Tests of the fluid transient of a network (solver/transient*.c, include/archcheck/transient.h),
  * of its autoscalers, of the recovery and scaling requirements (analysis/req_capacity.c) and
  * of the QNA two-moment correction (analysis/qna.c).
  *
@@ -566,7 +566,7 @@ static void assert_conserved(const ac_transient *tr, size_t node)
  * From 20 (utilisation 0.315): the first look recommends 11, but the starting count counts
  * as recommended at t = 0, so the scale-down waits for the cooldown: t = 300 s. In both
  * cases exactly one event, and nothing more over 2000 s. Without a profile the steady
- * count is the same 11 (ac_transient_autoscale_steady).
+ * count is the same 11 (ac_solver_autoscale_steady).
  */
 static void test_autoscale_fixed_point(void **state)
 {
@@ -623,12 +623,12 @@ static void test_autoscale_fixed_point(void **state)
         p.autoscale.max = 30;
         p.autoscale.target_utilization = 0.6;
         p.autoscale.tolerance = 0.1;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 63.0), 11);
+        assert_int_equal(ac_solver_autoscale_steady(&p, 63.0), 11);
         p.servers = 8;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 63.0), 11);
-        assert_int_equal(ac_transient_autoscale_steady(&p, 1000.0), 30); /* clamped at max */
+        assert_int_equal(ac_solver_autoscale_steady(&p, 63.0), 11);
+        assert_int_equal(ac_solver_autoscale_steady(&p, 1000.0), 30); /* clamped at max */
         p.servers = 10;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 60.0), 10); /* exactly at target */
+        assert_int_equal(ac_solver_autoscale_steady(&p, 60.0), 10); /* exactly at target */
     }
 }
 
