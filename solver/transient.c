@@ -386,38 +386,6 @@ static int ctx_scratch(tr_ctx *c, ac_transient *tr, int dense, ac_error *err)
     return AC_OK;
 }
 
-/*
- * The start state into y: the reference after a burst first (the fixed point at the base
- * rates, from empty: steady_mean_jobs), then the empty state, settled at the rates of t = 0
- * when opt->start asks, its counters zeroed.
- */
-static int start_state(tr_ctx *c, ac_transient *tr, int dense, double *y, ac_error *err)
-{
-    const ac_model *m = c->m;
-    int rc, settled = 1;
-    if (tr->has_burst && c->dim > 0) {
-        init_state(c, y);
-        rc = ac_solver_tr_settle(c, dense, tr->burst_end, y, &settled, err);
-        if (rc != AC_OK)
-            return rc;
-        for (size_t v = 0; v < m->nnodes; v++)
-            tr->nodes[v].steady_mean_jobs =
-                settled ? c->kind[v]->mean_jobs(c, c->unit_of[v], y) : NAN;
-    }
-    init_state(c, y);
-    if (c->opt->start == AC_TRANSIENT_START_STEADY && c->dim > 0) {
-        rc = ac_solver_tr_settle(c, dense, 0.0, y, &settled, err);
-        if (rc != AC_OK)
-            return rc;
-        tr->started_steady = settled;
-        if (!settled)
-            note_add(tr, "the rates of t = 0 have no reachable fixed point: started from the "
-                         "state reached after a long warm-up");
-        zero_counters(c, y);
-    }
-    return AC_OK;
-}
-
 /* After the integration: server-hours and events over [0, horizon), the final states, the
  * pre-warmed instances, the truncations reached. */
 static void finish(tr_ctx *c, ac_transient *tr, const double *y)
@@ -450,96 +418,274 @@ static void finish(tr_ctx *c, ac_transient *tr, const double *y)
     }
 }
 
-/* Integrate from the start state y over [0, horizon] into tr. */
-static int run_integration(tr_ctx *c, ac_transient *tr, int dense, double *y, ac_error *err)
+/* ---- the workspace ----------------------------------------------------------------------- */
+
+struct ac_transient_ws {
+    tr_ctx c;
+    ac_transient_options opt;                   /* c.opt points here */
+    ac_transient *tr;                           /* the result, overwritten by every evaluation */
+    char note[sizeof((ac_transient *)0)->note]; /* the notes that hold for every evaluation */
+    int dense;
+    tr_driver dr; /* dr.d NULL: nothing to integrate */
+    double h0;    /* s, the first step of the integration */
+    double *tgt;  /* the integration targets (the sources' kinks, the horizon) */
+    size_t ntarget;
+    double *y;    /* the state */
+    tr_scratch w; /* scratch of dim + 1 each */
+    /* the settled start of the last scale evaluated: the state, whether it settled, and the
+       reference after the burst (steady_mean_jobs of every node) */
+    int cached;
+    double cache_scale;
+    double *y_start, *ref;
+    int start_settled;
+};
+
+void ac_transient_ws_free(ac_transient_ws *ws)
 {
-    tr_driver dr;
-    size_t ntarget = 0;
-    double *tgt = ac_solver_tr_targets(c->m, tr->horizon, tr->nsamples, &ntarget), slow, fast;
-    int rc;
-    if (tgt == NULL)
+    if (ws == NULL)
+        return;
+    if (ws->dr.d != NULL)
+        gsl_odeiv2_driver_free(ws->dr.d);
+    ac_transient_free(ws->tr);
+    ctx_free(&ws->c);
+    free(ws->tgt);
+    free(ws->y);
+    free(ws->w.f);
+    free(ws->w.y0);
+    free(ws->w.f0);
+    free(ws->w.f1);
+    free(ws->w.yi);
+    free(ws->y_start);
+    free(ws->ref);
+    free(ws);
+}
+
+/* The state vectors, the targets and the ODE driver of a workspace whose context is built. */
+static int ws_vectors(ac_transient_ws *ws, ac_error *err)
+{
+    tr_ctx *c = &ws->c;
+    size_t n = c->dim + 1;
+    double slow, fast;
+    double **v[] = {&ws->y, &ws->w.f, &ws->w.y0, &ws->w.f0, &ws->w.f1, &ws->w.yi, &ws->y_start};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if ((*v[k] = calloc(n, sizeof(double))) == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (transient of %zu states)", c->dim);
+    ws->ref = calloc(c->m->nnodes + 1, sizeof *ws->ref);
+    ws->tgt = ac_solver_tr_targets(c->m, ws->tr->horizon, ws->tr->nsamples, &ws->ntarget);
+    if (ws->ref == NULL || ws->tgt == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    if (c->dim == 0)
+        return AC_OK;
     ac_solver_tr_node_times(c, &slow, &fast);
-    if (ac_solver_tr_driver_init(&dr, c, dense, isfinite(fast) ? 1e-3 * fast : 1e-3) != AC_OK) {
-        free(tgt);
+    ws->h0 = isfinite(fast) ? 1e-3 * fast : 1e-3;
+    if (ac_solver_tr_driver_init(&ws->dr, c, ws->dense, ws->h0) != AC_OK)
         return ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu states)", c->dim);
+    return AC_OK;
+}
+
+int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_transient_ws **out,
+                     ac_error *err)
+{
+    ac_transient_ws *ws;
+    double horizon;
+    int rc;
+    *out = NULL;
+    ws = calloc(1, sizeof *ws);
+    if (ws == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    if (opt != NULL)
+        ws->opt = *opt;
+    else
+        ac_transient_options_init(&ws->opt);
+    opt = &ws->opt;
+    horizon = ac_transient_horizon(m, opt);
+    if (!(horizon > 0.0) || !isfinite(horizon)) {
+        free(ws);
+        return ac_error_set(err, AC_EINVAL,
+                            "the transient needs a horizon: the model has no <profile>");
     }
-    rc = ac_solver_tr_integrate(c, tr, &dr, tgt, ntarget, y, err);
-    gsl_odeiv2_driver_free(dr.d);
-    free(tgt);
-    return rc;
+    if (opt->samples < 2 || !(opt->scale >= 0.0) || !isfinite(opt->scale) || !(opt->rtol > 0.0) ||
+        !(opt->atol > 0.0) || opt->pool_dim_max < 1) {
+        free(ws);
+        return ac_error_set(err, AC_EINVAL, "invalid transient options");
+    }
+    ws->c.m = m;
+    ws->c.opt = opt;
+    ws->c.scale = opt->scale; /* the truncations are sized for the largest scale */
+    ws->tr = result_new(m, horizon, opt->samples);
+    if (ws->tr == NULL) {
+        free(ws);
+        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    }
+    rc = ctx_build(&ws->c, ws->tr, err);
+    if (rc == AC_OK) {
+        ws->tr->dim = ws->c.dim;
+        ws->dense = ws->c.dim <= opt->dense_max;
+        ws->tr->method = ws->dense ? "msbdf" : "rkf45";
+        rc = ctx_scratch(&ws->c, ws->tr, ws->dense, err);
+    }
+    if (rc == AC_OK)
+        rc = ws_vectors(ws, err);
+    if (rc != AC_OK) {
+        ac_transient_ws_free(ws);
+        return rc;
+    }
+    if (!ws->dense) {
+        char buf[160];
+        snprintf(buf, sizeof buf,
+                 "%zu states exceed the dense limit %zu: integrated with rkf45 (explicit), "
+                 "not the stiff msbdf",
+                 ws->c.dim, opt->dense_max);
+        note_add(ws->tr, buf);
+    }
+    notes(&ws->c, ws->tr);
+    memcpy(ws->note, ws->tr->note, sizeof ws->note);
+    *out = ws;
+    return AC_OK;
+}
+
+/* Do the sources have the same rates at t0 and t1? (Then the fixed points settled from the
+ * empty state at those rates are the same.) */
+static int same_rates(tr_ctx *c, double t0, double t1)
+{
+    for (size_t s = 0; s < c->m->nsources; s++) {
+        double a, b;
+        ac_solver_tr_sources_at(c, t0, c->gamma, NULL);
+        a = c->gamma[s];
+        ac_solver_tr_sources_at(c, t1, c->gamma, NULL);
+        b = c->gamma[s];
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * The settled start at the workspace's scale into ws->y_start, ws->ref: the reference after
+ * a burst first (the fixed point at the base rates of burst_end, from empty: steady_mean_jobs),
+ * then the empty state settled at the rates of t = 0 when opt->start asks (the same fixed
+ * point when the rates are the same), its counters zeroed. Kept for the next evaluation at
+ * the same scale.
+ */
+static int settle_start(ac_transient_ws *ws, ac_error *err)
+{
+    tr_ctx *c = &ws->c;
+    const ac_transient *tr = ws->tr;
+    int rc, settled = 1, have_ref = 0;
+    for (size_t v = 0; v < c->m->nnodes; v++)
+        ws->ref[v] = NAN;
+    ws->start_settled = 0;
+    if (tr->has_burst && c->dim > 0) {
+        init_state(c, ws->y_start);
+        rc = ac_solver_tr_settle(c, &ws->dr, tr->burst_end, ws->y_start, &ws->w, &settled, err);
+        if (rc != AC_OK)
+            return rc;
+        for (size_t v = 0; v < c->m->nnodes; v++)
+            ws->ref[v] = settled ? c->kind[v]->mean_jobs(c, c->unit_of[v], ws->y_start) : NAN;
+        have_ref = same_rates(c, tr->burst_end, 0.0);
+    }
+    if (!have_ref)
+        init_state(c, ws->y_start);
+    if (c->opt->start == AC_TRANSIENT_START_STEADY && c->dim > 0) {
+        if (!have_ref) {
+            rc = ac_solver_tr_settle(c, &ws->dr, 0.0, ws->y_start, &ws->w, &settled, err);
+            if (rc != AC_OK)
+                return rc;
+        }
+        ws->start_settled = settled;
+        zero_counters(c, ws->y_start);
+    } else if (have_ref) {
+        init_state(c, ws->y_start);
+    }
+    ws->cached = 1;
+    ws->cache_scale = c->scale;
+    return AC_OK;
+}
+
+/* Every per-evaluation field of the context and of the result back to its state at t = 0. */
+static void ws_reset(ac_transient_ws *ws, double scale)
+{
+    tr_ctx *c = &ws->c;
+    ac_transient *tr = ws->tr;
+    c->scale = scale;
+    ac_solver_tr_scalers_reset(c, tr);
+    for (size_t i = 0; i < c->nfns; i++) {
+        c->fns[i].next_ping = c->fns[i].W > 0.0 ? 0.0 : INFINITY;
+        c->fns[i].prewarmed = 0.0;
+    }
+    for (size_t v = 0; v < c->m->nnodes; v++) {
+        ac_transient_node *n = &tr->nodes[v];
+        n->max_tail = 0.0;
+        n->drained_jobs = 0.0;
+        n->scaling_events = 0;
+        n->server_hours = 0.0;
+        n->prewarm_instances = 0.0;
+    }
+    tr->scaling_events = 0;
+    tr->server_hours = 0.0;
+    tr->started_steady = 0;
+    memcpy(tr->note, ws->note, sizeof tr->note);
+}
+
+int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
+                      const ac_transient **out, ac_error *err)
+{
+    tr_ctx *c = &ws->c;
+    ac_transient *tr = ws->tr;
+    int rc;
+    *out = NULL;
+    if (!(scale >= 0.0) || scale > ws->opt.scale * (1.0 + 1e-12))
+        return ac_error_set(err, AC_EINVAL,
+                            "workload factor %g outside the workspace's [0, %g] (its "
+                            "truncations are sized for options.scale)",
+                            scale, ws->opt.scale);
+    if (plan != NULL && plan->nfaults > 0)
+        return ac_error_set(err, AC_EINVAL, "fault plans are not applied by the transient yet");
+    ws_reset(ws, scale);
+    if (!ws->cached || ws->cache_scale != scale) {
+        rc = settle_start(ws, err);
+        if (rc != AC_OK) {
+            ws->cached = 0;
+            return rc;
+        }
+    }
+    memcpy(ws->y, ws->y_start, (c->dim + 1) * sizeof *ws->y);
+    for (size_t v = 0; v < c->m->nnodes; v++)
+        tr->nodes[v].steady_mean_jobs = ws->ref[v];
+    if (c->opt->start == AC_TRANSIENT_START_STEADY && c->dim > 0) {
+        tr->started_steady = ws->start_settled;
+        if (!ws->start_settled)
+            note_add(tr, "the rates of t = 0 have no reachable fixed point: started from the "
+                         "state reached after a long warm-up");
+    }
+    if (c->dim == 0) { /* no node: nothing to integrate */
+        for (size_t s = 0; s < tr->nsamples; s++)
+            ac_solver_tr_record(c, tr, s, tr->t[s], ws->y, ws->w.f);
+    } else {
+        rc = ac_solver_tr_integrate(c, tr, &ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, &ws->w,
+                                    err);
+        if (rc != AC_OK)
+            return rc;
+        finish(c, tr, ws->y);
+    }
+    *out = tr;
+    return AC_OK;
 }
 
 int ac_transient_run(const ac_model *m, const ac_transient_options *opt, ac_transient **out,
                      ac_error *err)
 {
-    ac_transient_options defaults;
-    ac_transient *tr = NULL;
-    tr_ctx c;
-    double *y = NULL, *f = NULL, horizon;
-    int rc = AC_OK, dense;
-
-    memset(&c, 0, sizeof c);
+    ac_transient_ws *ws = NULL;
+    const ac_transient *res = NULL;
+    int rc = ac_transient_new(m, opt, &ws, err);
     *out = NULL;
-    if (opt == NULL) {
-        ac_transient_options_init(&defaults);
-        opt = &defaults;
-    }
-    horizon = ac_transient_horizon(m, opt);
-    if (!(horizon > 0.0) || !isfinite(horizon))
-        return ac_error_set(err, AC_EINVAL,
-                            "the transient needs a horizon: the model has no <profile>");
-    if (opt->samples < 2 || !(opt->scale >= 0.0) || !(opt->rtol > 0.0) || !(opt->atol > 0.0) ||
-        opt->pool_dim_max < 1)
-        return ac_error_set(err, AC_EINVAL, "invalid transient options");
-    c.m = m;
-    c.opt = opt;
-    c.scale = opt->scale;
-    tr = result_new(m, horizon, opt->samples);
-    if (tr == NULL)
-        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
-    rc = ctx_build(&c, tr, err);
     if (rc != AC_OK)
-        goto cleanup;
-    tr->dim = c.dim;
-    dense = c.dim <= opt->dense_max;
-    tr->method = dense ? "msbdf" : "rkf45";
-    rc = ctx_scratch(&c, tr, dense, err);
-    if (rc != AC_OK)
-        goto cleanup;
-    y = calloc(c.dim + 1, sizeof *y);
-    f = calloc(c.dim + 1, sizeof *f);
-    if (y == NULL || f == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient of %zu states)", c.dim);
-        goto cleanup;
+        return rc;
+    rc = ac_transient_eval(ws, NULL, ws->opt.scale, &res, err);
+    if (rc == AC_OK) { /* the result leaves the workspace */
+        *out = ws->tr;
+        ws->tr = NULL;
     }
-    if (!dense) {
-        char buf[160];
-        snprintf(buf, sizeof buf,
-                 "%zu states exceed the dense limit %zu: integrated with rkf45 (explicit), "
-                 "not the stiff msbdf",
-                 c.dim, opt->dense_max);
-        note_add(tr, buf);
-    }
-    notes(&c, tr);
-    rc = start_state(&c, tr, dense, y, err);
-    if (rc != AC_OK)
-        goto cleanup;
-    if (c.dim == 0) { /* no node: nothing to integrate */
-        for (size_t s = 0; s < tr->nsamples; s++)
-            ac_solver_tr_record(&c, tr, s, tr->t[s], y, f);
-    } else {
-        rc = run_integration(&c, tr, dense, y, err);
-        if (rc != AC_OK)
-            goto cleanup;
-        finish(&c, tr, y);
-    }
-    *out = tr;
-    tr = NULL;
-cleanup:
-    ac_transient_free(tr);
-    ctx_free(&c);
-    free(y);
-    free(f);
+    ac_transient_ws_free(ws);
     return rc;
 }

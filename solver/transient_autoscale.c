@@ -73,24 +73,26 @@ static int set_servers(tr_ctx *c, ac_transient *tr, size_t j, double t, size_t n
 {
     tr_pool *tp = &c->pools[j];
     ac_transient_node *nd = &tr->nodes[tp->node];
-    ac_pool spec = c->m->nodes[tp->node].u.pool;
-    ac_solver_pool_model *pm = NULL;
-    int rc;
+    ac_solver_pool_model **pm;
     if ((double)n == tp->N)
         return AC_OK;
-    spec.servers = n;
-    rc = ac_solver_pool_model_new(&spec, 0.0, tp->dim, &pm, err);
-    if (rc != AC_OK)
-        return rc;
-    if (ac_solver_pool_model_dim(pm) != tp->dim) {
-        ac_solver_pool_model_free(pm);
-        return ac_error_set(err, AC_ENUMERIC,
-                            "the model of '%s' at %zu servers changed its "
-                            "dimension",
+    if (n < tp->count_lo || n - tp->count_lo >= tp->ncounts)
+        return ac_error_set(err, AC_ENUMERIC, "the scaler of '%s' left its range at %zu servers",
                             c->m->nodes[tp->node].id, n);
+    pm = &tp->by_count[n - tp->count_lo];
+    if (*pm == NULL) { /* the first time at this count */
+        ac_pool spec = c->m->nodes[tp->node].u.pool;
+        int rc;
+        spec.servers = n;
+        rc = ac_solver_pool_model_new(&spec, 0.0, tp->dim, pm, err);
+        if (rc != AC_OK)
+            return rc;
+        if (ac_solver_pool_model_dim(*pm) != tp->dim)
+            return ac_error_set(err, AC_ENUMERIC,
+                                "the model of '%s' at %zu servers changed its dimension",
+                                c->m->nodes[tp->node].id, n);
     }
-    ac_solver_pool_model_free(tp->model);
-    tp->model = pm;
+    tp->model = *pm;
     tp->hours += tp->N * (t - tp->t_last) / 3600.0;
     tp->t_last = t;
     ac_solver_tr_pool_remap(c, tr, j, tp->N, (double)n, y);
@@ -226,30 +228,91 @@ double ac_solver_tr_scaler_next(const tr_ctx *c)
     return next;
 }
 
-/* Scalers for the autoscaled pools: target = the starting count, recommended at t = 0 (the
- * system has run at that count), the first look at t = 0. */
+/* A FIFO with room for n entries. */
+static int fifo_reserve(tr_fifo *f, size_t n)
+{
+    f->t = malloc(n * sizeof *f->t);
+    f->n = malloc(n * sizeof *f->n);
+    f->cap = n;
+    return f->t != NULL && f->n != NULL ? AC_OK : AC_ENOMEM;
+}
+
+/* A log with room for n entries. */
+static int log_reserve(double **lt, size_t **ln, size_t *cap, size_t n)
+{
+    *lt = malloc(n * sizeof **lt);
+    *ln = malloc(n * sizeof **ln);
+    *cap = n;
+    return *lt != NULL && *ln != NULL ? AC_OK : AC_ENOMEM;
+}
+
+/*
+ * Scalers for the autoscaled pools, with room for every look over the horizon (a look per
+ * interval: at most one order, one recommendation and one event each, and a serving change
+ * for an order and one for a look), so that a run appends without allocating (a horizon of
+ * over a million looks grows the logs as it goes), and the models by serving count.
+ */
 int ac_solver_tr_scalers_init(tr_ctx *c, ac_transient *tr)
 {
     for (size_t j = 0; j < c->npools; j++) {
         tr_pool *tp = &c->pools[j];
         const ac_pool *pool = &c->m->nodes[tp->node].u.pool;
-        ac_transient_node *nd = &tr->nodes[tp->node];
-        nd->start_servers = pool->servers;
-        nd->steady_servers = ac_solver_autoscale_steady(pool, tp->base_rate);
+        const ac_autoscale *as = &pool->autoscale;
+        double looks = floor(tr->horizon / as->interval) + 2.0;
+        size_t n = looks < 1e6 ? (size_t)looks : 1024, lo, hi;
         if (!pool->has_autoscale)
             continue;
         tp->sc = calloc(1, sizeof *tp->sc);
         if (tp->sc == NULL)
             return AC_ENOMEM;
-        tp->sc->as = &pool->autoscale;
-        tp->sc->target = pool->servers;
-        if (fifo_push(&tp->sc->recs, 0.0, pool->servers) != AC_OK)
+        tp->sc->as = as;
+        if (fifo_reserve(&tp->sc->orders, n) != AC_OK || fifo_reserve(&tp->sc->recs, n) != AC_OK ||
+            log_reserve(&tr->nodes[tp->node].event_t, &tr->nodes[tp->node].event_target,
+                        &tp->sc->ev_cap, n) != AC_OK ||
+            log_reserve(&tr->nodes[tp->node].change_t, &tr->nodes[tp->node].change_servers,
+                        &tp->sc->ch_cap, 2 * n) != AC_OK)
             return AC_ENOMEM;
-        nd->autoscaled = 1;
+        lo = as->min < pool->servers ? as->min : pool->servers;
+        hi = as->max > pool->servers ? as->max : pool->servers;
+        tp->count_lo = lo;
+        tp->ncounts = hi - lo + 1;
+        tp->by_count = calloc(tp->ncounts, sizeof *tp->by_count);
+        if (tp->by_count == NULL)
+            return AC_ENOMEM;
+        tp->by_count[pool->servers - lo] = tp->model;
+        tr->nodes[tp->node].autoscaled = 1;
         c->nscaled++;
     }
     tr->nautoscaled = c->nscaled;
     return AC_OK;
+}
+
+/* Every pool back to its starting count (its model for that count), every scaler to its
+ * state at t = 0: target = the starting count, recommended at t = 0 (the system has run at
+ * that count), the first look at t = 0, nothing pending, no event logged. */
+void ac_solver_tr_scalers_reset(tr_ctx *c, ac_transient *tr)
+{
+    for (size_t j = 0; j < c->npools; j++) {
+        tr_pool *tp = &c->pools[j];
+        const ac_pool *pool = &c->m->nodes[tp->node].u.pool;
+        ac_transient_node *nd = &tr->nodes[tp->node];
+        tr_scaler *sc = tp->sc;
+        tp->N = (double)pool->servers;
+        tp->cap = tp->N * tp->mu;
+        tp->hours = 0.0;
+        tp->t_last = 0.0;
+        nd->start_servers = pool->servers;
+        nd->steady_servers = ac_solver_autoscale_steady(pool, tp->base_unit * c->scale);
+        nd->nevents = nd->nchanges = 0;
+        if (sc == NULL)
+            continue;
+        tp->model = tp->by_count[pool->servers - tp->count_lo];
+        sc->target = pool->servers;
+        sc->k = 0;
+        sc->orders.head = sc->orders.len = 0;
+        sc->recs.head = sc->recs.len = 0;
+        (void)fifo_push(&sc->recs, 0.0, pool->servers); /* room reserved: cannot fail */
+    }
 }
 
 void ac_solver_tr_scalers_free(tr_ctx *c)
@@ -261,6 +324,11 @@ void ac_solver_tr_scalers_free(tr_ctx *c)
         fifo_free(&c->pools[j].sc->recs);
         free(c->pools[j].sc);
         c->pools[j].sc = NULL;
+        for (size_t k = 0; k < c->pools[j].ncounts; k++)
+            if (c->pools[j].by_count[k] != c->pools[j].model)
+                ac_solver_pool_model_free(c->pools[j].by_count[k]);
+        free(c->pools[j].by_count);
+        c->pools[j].by_count = NULL;
     }
 }
 

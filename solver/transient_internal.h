@@ -65,10 +65,13 @@ typedef struct tr_pool {
     size_t dim, off;
     double N, mu, cap; /* servers, service rate, N mu */
     int truncated;
-    double base_rate; /* jobs/s offered at the sources' `rate` (static traffic) */
-    double hours;     /* int N dt / 3600 up to t_last */
-    double t_last;    /* s, the last change of N */
-    tr_scaler *sc;    /* NULL: servers fixed */
+    double base_unit; /* jobs/s offered at the sources' `rate` (static traffic), scale 1 */
+    /* the models by serving count (an autoscaled pool: built once, on first use) */
+    ac_solver_pool_model **by_count;
+    size_t count_lo, ncounts;
+    double hours;  /* int N dt / 3600 up to t_last */
+    double t_last; /* s, the last change of N */
+    tr_scaler *sc; /* NULL: servers fixed */
 } tr_pool;
 
 typedef struct tr_routes {
@@ -158,6 +161,11 @@ typedef struct tr_driver {
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *d;
 } tr_driver;
+
+/* Scratch vectors of dim + 1 entries for the settling and the integration. */
+typedef struct tr_scratch {
+    double *f, *y0, *f0, *f1, *yi;
+} tr_scratch;
 
 typedef struct tr_kind tr_kind;
 
@@ -372,14 +380,16 @@ int ac_solver_tr_f(double t, const double y[], double dydt[], void *params);
 int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], void *params);
 int ac_solver_tr_driver_init(tr_driver *dr, tr_ctx *c, int dense, double h0);
 void ac_solver_tr_node_times(const tr_ctx *c, double *slow, double *fast);
-int ac_solver_tr_settle(tr_ctx *c, int dense, double t0, double *y, int *settled, ac_error *err);
+int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scratch *w, int *settled,
+                        ac_error *err);
 void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const double *y,
                          double *f);
-int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *tgt,
-                           size_t ntarget, double *y, ac_error *err);
+int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
+                           size_t ntarget, double *y, tr_scratch *w, ac_error *err);
 
 /* transient_autoscale.c: the HPA-like scalers of the autoscaled pools. */
 int ac_solver_tr_scalers_init(tr_ctx *c, ac_transient *tr);
+void ac_solver_tr_scalers_reset(tr_ctx *c, ac_transient *tr);
 void ac_solver_tr_scalers_free(tr_ctx *c);
 int ac_solver_tr_scaler_events(tr_ctx *c, ac_transient *tr, double t, double *y, int *changed,
                                ac_error *err);

@@ -295,32 +295,24 @@ static double residual(tr_ctx *c, const double *y, double *f)
  * residual is at most TR_SETTLE_FLOOR. *settled = 0 otherwise, or after 2^40 chunks of the
  * first length.
  */
-int ac_solver_tr_settle(tr_ctx *c, int dense, double t0, double *y, int *settled, ac_error *err)
+int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scratch *w, int *settled,
+                        ac_error *err)
 {
-    tr_driver dr;
-    double slow, fast, chunk, t = 0.0, best = INFINITY;
-    double *f = malloc((c->dim + 1) * sizeof *f);
+    double slow, fast, chunk, t = 0.0, best = INFINITY, *f = w->f;
     int rc = AC_OK;
     *settled = 0;
-    if (f == NULL)
-        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
     ac_solver_tr_node_times(c, &slow, &fast);
     if (!(slow > 0.0) || !isfinite(slow)) {
         *settled = 1;
-        free(f);
         return AC_OK;
     }
     c->frozen = 1;
     c->t_frozen = t0;
     chunk = 4.0 * slow;
-    if (ac_solver_tr_driver_init(&dr, c, dense, 1e-3 * slow) != AC_OK) {
-        free(f);
-        c->frozen = 0;
-        return ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu states)", c->dim);
-    }
-    gsl_odeiv2_driver_set_nmax(dr.d, TR_SETTLE_STEPS);
+    gsl_odeiv2_driver_reset_hstart(dr->d, 1e-3 * slow);
+    gsl_odeiv2_driver_set_nmax(dr->d, TR_SETTLE_STEPS);
     for (int it = 0, stall = 0; it < 40; it++) {
-        int st = gsl_odeiv2_driver_apply(dr.d, &t, t + chunk, y);
+        int st = gsl_odeiv2_driver_apply(dr->d, &t, t + chunk, y);
         double res;
         if (st == GSL_EMAXITER) {
             *settled = best <= TR_SETTLE_FLOOR;
@@ -347,8 +339,6 @@ int ac_solver_tr_settle(tr_ctx *c, int dense, double t0, double *y, int *settled
         }
         chunk *= 2.0;
     }
-    gsl_odeiv2_driver_free(dr.d);
-    free(f);
     c->frozen = 0;
     return rc;
 }
@@ -387,18 +377,14 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * instances (prewarm_events). Events at the horizon itself are not applied (they belong to
  * the next period of a repeated profile): the scaling counts are over [0, horizon).
  */
-int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const double *tgt,
-                           size_t ntarget, double *y, ac_error *err)
+int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
+                           size_t ntarget, double *y, tr_scratch *w, ac_error *err)
 {
     size_t D = c->dim, s = 1, nsteps = 0, it = 0;
-    double *y0 = malloc(D * sizeof *y0), *f0 = malloc(D * sizeof *f0);
-    double *f1 = malloc(D * sizeof *f1), *yi = malloc(D * sizeof *yi);
-    double *fr = malloc(D * sizeof *fr), t = 0.0, h0 = dr->d->h, h = h0;
-    int rc = AC_OK;
-    if (y0 == NULL || f0 == NULL || f1 == NULL || yi == NULL || fr == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
-        goto cleanup;
-    }
+    double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = 0.0, h = h0;
+    int rc = AC_OK, st = gsl_odeiv2_driver_reset_hstart(dr->d, h0);
+    if (st != GSL_SUCCESS)
+        return ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver: %s", gsl_strerror(st));
     ac_solver_tr_record(c, tr, 0, 0.0, y, fr);
     memcpy(y0, y, D * sizeof *y);
     ac_solver_tr_f(0.0, y, f0, c);
@@ -411,7 +397,7 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const dou
                 goto cleanup;
             ac_solver_tr_prewarm_events(c, t, y, &changed);
             if (changed) {
-                int st = gsl_odeiv2_driver_reset(dr->d);
+                st = gsl_odeiv2_driver_reset(dr->d);
                 if (st != GSL_SUCCESS) {
                     rc = ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver at t = %g s: %s",
                                       t, gsl_strerror(st));
@@ -438,8 +424,7 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const dou
         }
         while (t < t_stop) {
             double tp = t;
-            int st =
-                gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop, &h, y);
+            st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop, &h, y);
             if (st == GSL_SUCCESS && ++nsteps > 50000000)
                 st = GSL_EMAXITER;
             if (st != GSL_SUCCESS) {
@@ -461,10 +446,5 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, const dou
     for (; s < tr->nsamples; s++) /* rounding at the horizon */
         ac_solver_tr_record(c, tr, s, tr->t[s], y, fr);
 cleanup:
-    free(fr);
-    free(y0);
-    free(f0);
-    free(f1);
-    free(yi);
     return rc;
 }

@@ -199,9 +199,9 @@ int ac_solver_tr_pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double hor
         }
         w.start[s + 1] = w.n;
     }
-    for (size_t s = 0; s < ns; s++) /* the static traffic at the sources' `rate` */
+    for (size_t s = 0; s < ns; s++) /* the static traffic at the sources' `rate`, scale 1 */
         for (size_t e = w.start[s]; e < w.start[s + 1]; e++)
-            c->pools[w.to[e]].base_rate += w.coef[e] * c->scale * m->sources[s].rate;
+            c->pools[w.to[e]].base_unit += w.coef[e] * m->sources[s].rate;
     for (size_t g = 0; g <= TR_GRID; g++) {
         double t = horizon * (double)g / TR_GRID, h = horizon / TR_GRID;
         ac_solver_tr_sources_at(c, t, c->gamma, NULL);

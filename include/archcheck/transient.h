@@ -220,7 +220,8 @@ typedef struct ac_transient {
 } ac_transient;
 
 /*
- * Integrate the fluid transient of `model` (valid, from the parser) over [0, horizon].
+ * Integrate the fluid transient of `model` (valid, from the parser) over [0, horizon] (the
+ * one-shot call: a workspace, one evaluation at opt->scale without faults, its result).
  * `opt` may be NULL (defaults). On success *out is a new result (free with
  * ac_transient_free). A pool that would need more than opt->pool_dim_max levels is
  * truncated there (said in `note`). Returns 0, AC_EINVAL (no horizon, bad options),
@@ -234,6 +235,69 @@ int ac_transient_run(const ac_model *model, const ac_transient_options *opt, ac_
 
 /* Free a result. NULL is a no-op. */
 void ac_transient_free(ac_transient *tr);
+
+/*
+ * A fault plan: faults in time on the nodes of the model (format.md <faults>; what one
+ * candidate of the worst-case search decodes to). Each fault sets one attribute of one node
+ * to `value` over the window [start, end) (s; end = INFINITY: to the horizon), applied as
+ * events at the window's edges.
+ */
+typedef enum ac_transient_fault_attr {
+    AC_TRANSIENT_FAULT_DELAY = 0,     /* s added to every execution / service (functions,
+                                         pools) */
+    AC_TRANSIENT_FAULT_FAIL_PROB,     /* probability that one execution fails (functions,
+                                         pools) */
+    AC_TRANSIENT_FAULT_SERVERS_DOWN,  /* servers lost (pools) */
+    AC_TRANSIENT_FAULT_CAPACITY_LOSS, /* fraction of capacity lost (links, gateways) */
+    AC_TRANSIENT_FAULT_COLD_START     /* s, the cold-start latency (functions) */
+} ac_transient_fault_attr;
+
+typedef struct ac_transient_fault {
+    size_t target; /* node index (model->nodes) */
+    ac_transient_fault_attr attr;
+    double value;      /* in the attribute's unit (above) */
+    double start, end; /* s, the window [start, end) */
+} ac_transient_fault;
+
+typedef struct ac_transient_plan {
+    size_t nfaults;
+    const ac_transient_fault *faults; /* borrowed, nfaults entries */
+} ac_transient_plan;
+
+/*
+ * A workspace (GSL style): everything one evaluation of the transient of a model needs,
+ * built once by ac_transient_new (the pools' truncations and models, the state layout, the
+ * evaluation order and the Jacobian's structure, the ODE driver, the result's arrays), then
+ * evaluated any number of times by ac_transient_eval, which allocates nothing (an
+ * autoscaled pool's model at a serving count is built the first time the count is reached;
+ * the scalers' logs have room for a look per interval). A workspace is used by one thread
+ * at a time; workspaces on one model (read-only, shared) run in parallel.
+ */
+typedef struct ac_transient_ws ac_transient_ws;
+
+/*
+ * Build the workspace of `model` (valid, from the parser; it must outlive the workspace).
+ * `opt` may be NULL (defaults); opt->scale is the largest workload factor the workspace
+ * will be evaluated at (the pools' truncations are sized for it). Returns 0, AC_EINVAL,
+ * AC_EINPUT, AC_ENOMEM or AC_ELIMIT as ac_transient_run; on success *out is the new
+ * workspace (free with ac_transient_ws_free).
+ */
+int ac_transient_new(const ac_model *model, const ac_transient_options *opt, ac_transient_ws **out,
+                     ac_error *err);
+
+/*
+ * One evaluation: the transient with every source and its profile times `scale` (in [0,
+ * opt->scale] of ac_transient_new), under the fault plan `plan` (NULL or no fault: none;
+ * faults are not applied yet: a plan with faults is AC_EINVAL). *out points to the
+ * workspace's result, valid until the next evaluation or ac_transient_ws_free. The settled
+ * start state of the last scale is kept, so evaluations at one scale settle once. Returns
+ * 0, AC_EINVAL or AC_ENUMERIC (err says at which time); allocates nothing.
+ */
+int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
+                      const ac_transient **out, ac_error *err);
+
+/* Free a workspace (and its result). NULL is a no-op. */
+void ac_transient_ws_free(ac_transient_ws *ws);
 
 /* Scaling events of node n in [0, t] (t in s; events at t included). */
 size_t ac_transient_events_until(const ac_transient_node *n, double t);
