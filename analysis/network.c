@@ -226,7 +226,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     const ac_pool *p = &scaled;
     /* an autoscaled pool is analysed at the count its scaler holds at this load */
     if (scaled.has_autoscale)
-        scaled.servers = ac_transient_autoscale_steady(&node->u.pool, lambda);
+        scaled.servers = ac_solver_autoscale_steady(&node->u.pool, lambda);
     ac_solver_pool_result *res = NULL;
     ac_error e2 = {0};
     int rc;

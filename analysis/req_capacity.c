@@ -405,7 +405,7 @@ static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
                      "the model has no <profile> to count over; in steady state at the source "
                      "rates the autoscaler holds '%.40s' at %zu servers",
                      m->nodes[first].id,
-                     ac_transient_autoscale_steady(&m->nodes[first].u.pool,
+                     ac_solver_autoscale_steady(&m->nodes[first].u.pool,
                                                    a->nodes[first].arrival_rate));
         else
             snprintf(ev.note, sizeof ev.note,

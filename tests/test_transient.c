@@ -1,5 +1,5 @@
 /*
- * Tests of the fluid transient of a network (analysis/transient.c, include/archcheck/transient.h),
+ * Tests of the fluid transient of a network (solver/transient*.c, include/archcheck/transient.h),
  * of its autoscalers, of the recovery and scaling requirements (analysis/req_capacity.c) and
  * of the QNA two-moment correction (analysis/qna.c).
  *
@@ -566,7 +566,7 @@ static void assert_conserved(const ac_transient *tr, size_t node)
  * From 20 (utilisation 0.315): the first look recommends 11, but the starting count counts
  * as recommended at t = 0, so the scale-down waits for the cooldown: t = 300 s. In both
  * cases exactly one event, and nothing more over 2000 s. Without a profile the steady
- * count is the same 11 (ac_transient_autoscale_steady).
+ * count is the same 11 (ac_solver_autoscale_steady).
  */
 static void test_autoscale_fixed_point(void **state)
 {
@@ -623,12 +623,12 @@ static void test_autoscale_fixed_point(void **state)
         p.autoscale.max = 30;
         p.autoscale.target_utilization = 0.6;
         p.autoscale.tolerance = 0.1;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 63.0), 11);
+        assert_int_equal(ac_solver_autoscale_steady(&p, 63.0), 11);
         p.servers = 8;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 63.0), 11);
-        assert_int_equal(ac_transient_autoscale_steady(&p, 1000.0), 30); /* clamped at max */
+        assert_int_equal(ac_solver_autoscale_steady(&p, 63.0), 11);
+        assert_int_equal(ac_solver_autoscale_steady(&p, 1000.0), 30); /* clamped at max */
         p.servers = 10;
-        assert_int_equal(ac_transient_autoscale_steady(&p, 60.0), 10); /* exactly at target */
+        assert_int_equal(ac_solver_autoscale_steady(&p, 60.0), 10); /* exactly at target */
     }
 }
 
@@ -1545,6 +1545,77 @@ static void test_cli_transient(void **state)
     unlink(path);
 }
 
+/* ---- the workspace --------------------------------------------------------------------------- */
+
+/*
+ * One workspace, evaluated at workload factors 1, 2, 1 (its options.scale = 2 sizes the
+ * truncation): source 40/s x scale -> gateway (50/s, burst 10) -> pool of 4 random-dispatch
+ * servers at 40/s (independent M/M/1 queues). Steady start, constant rates, so every
+ * sample is the fixed point: scale 1 admits 40/s, rho = 0.25, E[L] = rho / (1 - rho) = 1/3
+ * per server; scale 2 offers 80/s, the bucket admits 50/s (30/s rejected), rho = 0.3125,
+ * E[L] = 5/11. The third evaluation repeats the first exactly (nothing of an evaluation leaks into
+ * the next); a factor above options.scale and a plan with faults are refused (AC_EINVAL).
+ */
+static void test_workspace_scales(void **state)
+{
+    static const char xml[] =
+        "<architecture name='w' format='1'>\n"
+        "  <workload>\n"
+        "    <source id='s' to='g' rate='40/s'/>\n"
+        "    <profile source='s'><point at='0s' rate='40/s'/><point at='50s' rate='40/s'/></profile>\n"
+        "  </workload>\n"
+        "  <gateway id='g' rate-limit='50/s' burst='10'/>\n"
+        "  <route from='g' to='a'/>\n"
+        "  <pool id='a' servers='4' service-rate='40/s'/>\n"
+        "</architecture>\n";
+    const double scales[] = {1.0, 2.0, 1.0};
+    const double L[] = {1.0 / 3.0, 5.0 / 11.0, 1.0 / 3.0}, rejected[] = {0.0, 30.0, 0.0};
+    ac_transient_options o;
+    ac_transient_ws *ws = NULL;
+    const ac_transient *tr = NULL;
+    ac_transient_fault fault = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, 10.0};
+    ac_transient_plan plan = {1, &fault};
+    double *first = NULL;
+    size_t ia, ig, ns;
+    trx x;
+    (void)state;
+    memset(&x, 0, sizeof x);
+    ac_diag_list_init(&x.d);
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &x.m, &x.d, &x.err), AC_OK);
+    ia = ac_model_find_node(x.m, "a");
+    ig = ac_model_find_node(x.m, "g");
+    ac_transient_options_init(&o);
+    o.samples = 51;
+    o.scale = 2.0;
+    assert_int_equal(ac_transient_new(x.m, &o, &ws, &x.err), AC_OK);
+    ns = o.samples;
+    first = calloc(ns, sizeof *first);
+    assert_non_null(first);
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(ac_transient_eval(ws, NULL, scales[k], &tr, &x.err), AC_OK);
+        assert_true(tr->started_steady);
+        for (size_t s = 0; s < ns; s++) {
+            assert_double_close(tr->nodes[ia].mean_jobs[s], L[k], 1e-6, 1e-6);
+            assert_double_close(tr->nodes[ig].loss_rate[s], rejected[k], 1e-6, 1e-6);
+            if (k == 0)
+                first[s] = tr->nodes[ia].mean_jobs[s];
+            else if (k == 2)
+                assert_true(tr->nodes[ia].mean_jobs[s] == first[s]);
+        }
+        assert_double_close(tr->nodes[ia].cum_arrivals[ns - 1], 50.0 * (scales[k] * 40.0 -
+                                                                          rejected[k]),
+                            1e-6, 1e-6);
+    }
+    assert_int_equal(ac_transient_eval(ws, NULL, 2.5, &tr, &x.err), AC_EINVAL);
+    ac_error_clear(&x.err);
+    assert_int_equal(ac_transient_eval(ws, &plan, 1.0, &tr, &x.err), AC_EINVAL);
+    ac_error_clear(&x.err);
+    ac_transient_ws_free(ws);
+    ac_transient_ws_free(NULL);
+    free(first);
+    trx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1572,6 +1643,7 @@ int main(void)
         cmocka_unit_test(test_gateway_burst),
         cmocka_unit_test(test_queue_backlog),
         cmocka_unit_test(test_serverless_sample),
+        cmocka_unit_test(test_workspace_scales),
     };
     gsl_set_error_handler_off();
     if (getenv("AC_TEST_FILTER") != NULL)

@@ -243,6 +243,23 @@ void ac_solver_pool_model_jacobian(ac_solver_pool_model *model, const double *q,
 /* The departure rate of the pool at q, jobs/s (N mu q_1): the flow routed downstream. */
 double ac_solver_pool_model_departures(const ac_solver_pool_model *model, const double *q);
 
+/*
+ * Network shape helpers (solver/shape.c), shared by the steady state and the transient.
+ *
+ * The consumer route of queue node `i` of `model`: its only route, with p = 1, no fan-in
+ * and not parallel, to a function; NULL when the queue has another shape.
+ */
+const ac_route *ac_solver_queue_consumer_route(const ac_model *model, size_t i);
+
+/*
+ * The steady-state count of an autoscaled pool at a constant offered rate (jobs/s): the
+ * scaler's iteration from the starting count, N <- clamp(ceil(N u(N) / target)) while
+ * |u / target - 1| > tolerance, with the fluid utilisation u(N) = min(1, rate / (N mu))
+ * (exact for a pool that loses nothing and has no retries). The starting count for a pool
+ * without <autoscale>. Stops at a fixed point or after 1000 iterations.
+ */
+size_t ac_solver_autoscale_steady(const ac_pool *pool, double arrival_rate);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,10 +16,10 @@
  * The sources gamma(t) follow their <profile> (linear between its points, held after the
  * last; periodic with the last point's `at` as period when repeat="true"); a source without
  * a profile is constant. The equations and the approximations of each kind are at the top
- * of analysis/transient.c (and doc/serverless.md gives the semantics). Integrated with GSL
- * msbdf with an exact Jacobian (analytic for the pools, forward-mode differentiation of the
- * flows for the serverless states) up to AC_TRANSIENT_DENSE_MAX states, with rkf45
- * (explicit, no Jacobian) above (noted).
+ * of solver/transient_*.c, one file per kind (and doc/serverless.md gives the semantics).
+ * Integrated with GSL msbdf with an exact Jacobian (analytic for the pools, forward-mode
+ * differentiation of the flows for the serverless states) up to AC_TRANSIENT_DENSE_MAX states, with
+ * rkf45 (explicit, no Jacobian) above (noted).
  *
  * Autoscaled pools (<autoscale>, format.md): the server count N_j(t) is piecewise constant,
  * changed by an HPA-like scaler that looks every `interval` (t = 0, I, 2I, ...) at the
@@ -73,7 +73,7 @@ extern "C" {
 /* The relaxation time of the serverless stages' fluid mins, as a fraction of the node's
  * natural time (a function's mean execution T_e, a queue's processing time, a gateway's
  * bucket time burst / rate-limit): a stock held at a bound is drawn at most at stock / tau
- * (analysis/transient.c). The equilibria are exact (an exhausted bucket is empty, a full
+ * (solver/transient_ode.c). The equilibria are exact (an exhausted bucket is empty, a full
  * function's busy count is its concurrency), but a stock that a flow passes through hovers
  * at flow x tau: a function under a steady load keeps AC_TRANSIENT_RELAX of its busy
  * instances idle-warm; in a transient a stock lags by a few tau. */
@@ -95,14 +95,14 @@ typedef enum ac_transient_start {
 } ac_transient_start;
 
 typedef struct ac_transient_options {
-    double horizon;        /* s; 0: the largest last point `at` of the profiles (required
-                              when the model has no profile) */
-    size_t samples;        /* output points, t = 0 and t = horizon included; default 401 */
+    double horizon; /* s; 0: the largest last point `at` of the profiles (required
+                       when the model has no profile) */
+    size_t samples; /* output points, t = 0 and t = horizon included; default 401 */
     ac_transient_start start;
-    double rtol, atol;     /* integration tolerances; default 1e-7, 1e-10 */
-    size_t dense_max;      /* default AC_TRANSIENT_DENSE_MAX */
-    size_t pool_dim_max;   /* cap on one pool's levels; default 4096 */
-    double scale;          /* workload factor applied to every source and profile; default 1 */
+    double rtol, atol;   /* integration tolerances; default 1e-7, 1e-10 */
+    size_t dense_max;    /* default AC_TRANSIENT_DENSE_MAX */
+    size_t pool_dim_max; /* cap on one pool's levels; default 4096 */
+    double scale;        /* workload factor applied to every source and profile; default 1 */
 } ac_transient_options;
 
 /* Fill `opt` with the defaults above. */
@@ -130,81 +130,82 @@ void ac_transient_options_init(ac_transient_options *opt);
  * For every node cum_arrivals - cum_departures - cum_lost = in_system - in_system(0)
  * (pools without cum_lost: they lose nothing but what their buffer refuses). */
 typedef struct ac_transient_node {
-    int modelled;          /* 1: the node has its own state in the ODE (every kind) */
-    size_t dim;            /* pools: levels of the state; other kinds: their fluid states
-                              (counters excluded) */
-    int truncated;         /* 1: dim is a truncation, not the pool's buffer */
-    double max_tail;       /* largest q_dim over the trajectory (mass at the truncation) */
-    double *arrival_rate;  /* jobs/s offered (first attempts) */
-    double *throughput;    /* jobs/s departing (pools: N mu q_1) */
-    double *mean_jobs;     /* pools: per server, sum_k q_k */
-    double *utilization;   /* pools: q_1 */
-    double *loss_rate;     /* jobs/s offered and not admitted (pools: buffer or truncation
-                              full; for pools with retries a lower bound, see transient.c) */
+    int modelled;               /* 1: the node has its own state in the ODE (every kind) */
+    size_t dim;                 /* pools: levels of the state; other kinds: their fluid states
+                                   (counters excluded) */
+    int truncated;              /* 1: dim is a truncation, not the pool's buffer */
+    double max_tail;            /* largest q_dim over the trajectory (mass at the truncation) */
+    double *arrival_rate;       /* jobs/s offered (first attempts) */
+    double *throughput;         /* jobs/s departing (pools: N mu q_1) */
+    double *mean_jobs;          /* pools: per server, sum_k q_k */
+    double *utilization;        /* pools: q_1 */
+    double *loss_rate;          /* jobs/s offered and not admitted (pools: buffer or truncation
+                                   full; for pools with retries a lower bound,
+                                   solver/transient_pool.c) */
     double *mean_response_time; /* s, Little (pools: sum_k q_k / (mu q_1), 1/mu on an empty
                               pool) */
-    double *cum_arrivals;  /* jobs offered since t = 0 (integrated in the ODE) */
-    double *cum_departures;/* jobs departed since t = 0 (integrated in the ODE; queues:
-                              messages deleted after a successful delivery) */
-    double *q_final;       /* the state at the horizon (dim entries) */
-    double steady_mean_jobs; /* the fixed point of mean_jobs at the base rates after the
-                                burst (has_burst), else NAN */
-    double *in_system;     /* jobs at the node (pools: N sum_k q_k; functions: busy +
-                              initialising + waiting + in back-off; queues: messages held;
-                              gateways: 0) */
+    double *cum_arrivals;       /* jobs offered since t = 0 (integrated in the ODE) */
+    double *cum_departures;     /* jobs departed since t = 0 (integrated in the ODE; queues:
+                                   messages deleted after a successful delivery) */
+    double *q_final;            /* the state at the horizon (dim entries) */
+    double steady_mean_jobs;    /* the fixed point of mean_jobs at the base rates after the
+                                   burst (has_burst), else NAN */
+    double *in_system;          /* jobs at the node (pools: N sum_k q_k; functions: busy +
+                                   initialising + waiting + in back-off; queues: messages held;
+                                   gateways: 0) */
     /* Servers (every pool; autoscaled or not). */
     int autoscaled;        /* 1: the pool has <autoscale> and the scaler runs */
     double *servers;       /* serving count N(t) at the samples (pools only) */
     size_t start_servers;  /* N(0): the pool's `servers` */
     size_t steady_servers; /* autoscaled: the count the scaler holds in steady state at the
-                              source rates (ac_transient_autoscale_steady); else servers */
+                              source rates (ac_solver_autoscale_steady, solver.h); else servers */
     size_t scaling_events; /* changes of the target count over [0, horizon) */
     double server_hours;   /* int_0^horizon N dt / 3600 */
     size_t nevents;        /* the scaling events: time (s) and the new target count */
     double *event_t;
     size_t *event_target;
-    size_t nchanges;       /* the changes of the serving count: time (s) and the new N */
+    size_t nchanges; /* the changes of the serving count: time (s) and the new N */
     double *change_t;
     size_t *change_servers;
-    double drained_jobs;   /* jobs of busy servers removed by a scale-down (0 normally) */
+    double drained_jobs; /* jobs of busy servers removed by a scale-down (0 normally) */
     /* Serverless stages (NULL for the kinds they do not apply to). */
-    double *instances;     /* functions: instances alive: busy + initialising + idle-warm,
-                              provisioned ones included */
-    double *busy;          /* functions: instances executing (initialising excluded) */
-    double *initialising;  /* functions: cold starts in progress */
-    double *idle;          /* functions: idle-warm instances (provisioned idle included) */
-    double *cold_start_rate; /* functions: new instances started per second (cold starts;
-                              pre-warming pings excluded) */
-    double *execution_rate;/* functions: executions started per second, retries included */
-    double *throttle_rate; /* functions (sync): requests throttled per second (by the
-                              concurrency or the scale rate); each one's r immediate retries
-                              are throttled too, so the objective's throttle-rate (throttled
-                              attempts / attempts) is (r + 1) throttle_rate /
-                              ((r + 1) throttle_rate + execution_rate); 0 for async and
-                              polled functions, which wait instead */
-    double *failure_rate;  /* functions: failed executions per second (timeout or
-                              fail-prob), retried or not */
-    double *backlog;       /* queues: visible messages waiting for a delivery (the backlog of
-                              backlog-duration); async and polled functions: attempts
-                              waiting for a slot or a scale token */
-    double *tokens;        /* gateways (bounded): tokens in the bucket; functions: scale
-                              tokens in their bucket of max(1, scale-rate) */
+    double *instances;        /* functions: instances alive: busy + initialising + idle-warm,
+                                 provisioned ones included */
+    double *busy;             /* functions: instances executing (initialising excluded) */
+    double *initialising;     /* functions: cold starts in progress */
+    double *idle;             /* functions: idle-warm instances (provisioned idle included) */
+    double *cold_start_rate;  /* functions: new instances started per second (cold starts;
+                               pre-warming pings excluded) */
+    double *execution_rate;   /* functions: executions started per second, retries included */
+    double *throttle_rate;    /* functions (sync): requests throttled per second (by the
+                                 concurrency or the scale rate); each one's r immediate retries
+                                 are throttled too, so the objective's throttle-rate (throttled
+                                 attempts / attempts) is (r + 1) throttle_rate /
+                                 ((r + 1) throttle_rate + execution_rate); 0 for async and
+                                 polled functions, which wait instead */
+    double *failure_rate;     /* functions: failed executions per second (timeout or
+                                 fail-prob), retried or not */
+    double *backlog;          /* queues: visible messages waiting for a delivery (the backlog of
+                                 backlog-duration); async and polled functions: attempts
+                                 waiting for a slot or a scale token */
+    double *tokens;           /* gateways (bounded): tokens in the bucket; functions: scale
+                                 tokens in their bucket of max(1, scale-rate) */
     double *dead_letter_rate; /* queues: messages moved to the dead-letter queue per second */
-    double *cum_lost;      /* serverless stages: jobs lost since t = 0 (the integral of
-                              loss_rate) */
-    double *cum_admitted;  /* functions: requests admitted since t = 0 (started on an
-                              instance; polled: executions started) */
-    double *cum_throttled; /* functions: requests throttled since t = 0 */
-    double *cum_cold_starts; /* functions: cold starts since t = 0 */
+    double *cum_lost;         /* serverless stages: jobs lost since t = 0 (the integral of
+                                 loss_rate) */
+    double *cum_admitted;     /* functions: requests admitted since t = 0 (started on an
+                                 instance; polled: executions started) */
+    double *cum_throttled;    /* functions: requests throttled since t = 0 */
+    double *cum_cold_starts;  /* functions: cold starts since t = 0 */
     double prewarm_instances; /* functions: instances created by pre-warming pings over
                               [0, horizon) */
 } ac_transient_node;
 
 typedef struct ac_transient {
-    double horizon;        /* s */
+    double horizon; /* s */
     size_t nsamples;
-    double *t;             /* s, the sample times */
-    size_t nnodes;         /* = model->nnodes */
+    double *t;     /* s, the sample times */
+    size_t nnodes; /* = model->nnodes */
     ac_transient_node *nodes;
     size_t dim;            /* total ODE dimension (states and counters of every node) */
     const char *method;    /* "msbdf" or "rkf45" */
@@ -219,7 +220,8 @@ typedef struct ac_transient {
 } ac_transient;
 
 /*
- * Integrate the fluid transient of `model` (valid, from the parser) over [0, horizon].
+ * Integrate the fluid transient of `model` (valid, from the parser) over [0, horizon] (the
+ * one-shot call: a workspace, one evaluation at opt->scale without faults, its result).
  * `opt` may be NULL (defaults). On success *out is a new result (free with
  * ac_transient_free). A pool that would need more than opt->pool_dim_max levels is
  * truncated there (said in `note`). Returns 0, AC_EINVAL (no horizon, bad options),
@@ -228,11 +230,74 @@ typedef struct ac_transient {
  * AC_ELIMIT (a pool model over the solver's limits) or AC_ENUMERIC (the integration
  * failed; err says at which time).
  */
-int ac_transient_run(const ac_model *model, const ac_transient_options *opt,
-                     ac_transient **out, ac_error *err);
+int ac_transient_run(const ac_model *model, const ac_transient_options *opt, ac_transient **out,
+                     ac_error *err);
 
 /* Free a result. NULL is a no-op. */
 void ac_transient_free(ac_transient *tr);
+
+/*
+ * A fault plan: faults in time on the nodes of the model (format.md <faults>; what one
+ * candidate of the worst-case search decodes to). Each fault sets one attribute of one node
+ * to `value` over the window [start, end) (s; end = INFINITY: to the horizon), applied as
+ * events at the window's edges.
+ */
+typedef enum ac_transient_fault_attr {
+    AC_TRANSIENT_FAULT_DELAY = 0,     /* s added to every execution / service (functions,
+                                         pools) */
+    AC_TRANSIENT_FAULT_FAIL_PROB,     /* probability that one execution fails (functions,
+                                         pools) */
+    AC_TRANSIENT_FAULT_SERVERS_DOWN,  /* servers lost (pools) */
+    AC_TRANSIENT_FAULT_CAPACITY_LOSS, /* fraction of capacity lost (links, gateways) */
+    AC_TRANSIENT_FAULT_COLD_START     /* s, the cold-start latency (functions) */
+} ac_transient_fault_attr;
+
+typedef struct ac_transient_fault {
+    size_t target; /* node index (model->nodes) */
+    ac_transient_fault_attr attr;
+    double value;      /* in the attribute's unit (above) */
+    double start, end; /* s, the window [start, end) */
+} ac_transient_fault;
+
+typedef struct ac_transient_plan {
+    size_t nfaults;
+    const ac_transient_fault *faults; /* borrowed, nfaults entries */
+} ac_transient_plan;
+
+/*
+ * A workspace (GSL style): everything one evaluation of the transient of a model needs,
+ * built once by ac_transient_new (the pools' truncations and models, the state layout, the
+ * evaluation order and the Jacobian's structure, the ODE driver, the result's arrays), then
+ * evaluated any number of times by ac_transient_eval, which allocates nothing (an
+ * autoscaled pool's model at a serving count is built the first time the count is reached;
+ * the scalers' logs have room for a look per interval). A workspace is used by one thread
+ * at a time; workspaces on one model (read-only, shared) run in parallel.
+ */
+typedef struct ac_transient_ws ac_transient_ws;
+
+/*
+ * Build the workspace of `model` (valid, from the parser; it must outlive the workspace).
+ * `opt` may be NULL (defaults); opt->scale is the largest workload factor the workspace
+ * will be evaluated at (the pools' truncations are sized for it). Returns 0, AC_EINVAL,
+ * AC_EINPUT, AC_ENOMEM or AC_ELIMIT as ac_transient_run; on success *out is the new
+ * workspace (free with ac_transient_ws_free).
+ */
+int ac_transient_new(const ac_model *model, const ac_transient_options *opt, ac_transient_ws **out,
+                     ac_error *err);
+
+/*
+ * One evaluation: the transient with every source and its profile times `scale` (in [0,
+ * opt->scale] of ac_transient_new), under the fault plan `plan` (NULL or no fault: none;
+ * faults are not applied yet: a plan with faults is AC_EINVAL). *out points to the
+ * workspace's result, valid until the next evaluation or ac_transient_ws_free. The settled
+ * start state of the last scale is kept, so evaluations at one scale settle once. Returns
+ * 0, AC_EINVAL or AC_ENUMERIC (err says at which time); allocates nothing.
+ */
+int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
+                      const ac_transient **out, ac_error *err);
+
+/* Free a workspace (and its result). NULL is a no-op. */
+void ac_transient_ws_free(ac_transient_ws *ws);
 
 /* Scaling events of node n in [0, t] (t in s; events at t included). */
 size_t ac_transient_events_until(const ac_transient_node *n, double t);
@@ -240,14 +305,15 @@ size_t ac_transient_events_until(const ac_transient_node *n, double t);
 /* Server-hours of node n over [0, t]: int_0^t N dt / 3600 (t <= the horizon). */
 double ac_transient_server_hours_until(const ac_transient_node *n, double t);
 
-/*
- * The steady-state count of an autoscaled pool at a constant offered rate (jobs/s): the
- * scaler's iteration from the starting count, N <- clamp(ceil(N u(N) / target)) while
- * |u / target - 1| > tolerance, with the fluid utilisation u(N) = min(1, rate / (N mu))
- * (exact for a pool that loses nothing and has no retries). The starting count for a pool
- * without <autoscale>. Stops at a fixed point or after 1000 iterations.
- */
-size_t ac_transient_autoscale_steady(const ac_pool *pool, double arrival_rate);
+/* The horizon of the transient of `model` (s): opt->horizon when set (opt may be NULL),
+ * else the largest last point `at` of the profiles (0 without any). */
+double ac_transient_horizon(const ac_model *model, const ac_transient_options *opt);
+
+/* The burst of one profile: base = its first point's rate, *t_peak = when the (first)
+ * highest point is reached, *t_end = when the rate is back at the base after it (s; a
+ * repeated profile's period when it is not before). Returns 1 when there is a burst above
+ * the base, else 0 (t_peak, t_end untouched). */
+int ac_transient_profile_burst(const ac_profile *profile, double *t_peak, double *t_end);
 
 /* The rate of source `source` of `model` at time t (s), jobs/s, times `scale`. */
 double ac_transient_source_rate(const ac_model *model, size_t source, double scale, double t);

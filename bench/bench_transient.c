@@ -1,0 +1,222 @@
+/*
+ * Benchmark: one evaluation of the fluid transient of samples/serverless-pipeline.xml with a
+ * reused workspace (ac_transient_new once, ac_transient_eval many times; no fault plan), the
+ * median over N evaluations (default 200; floor 8 ms, goal 1 ms), the allocations an
+ * evaluation makes after the first (must be 0: counted by interposing malloc, calloc and
+ * realloc in this program, which sees GSL's too; GSL 2.7's gsl_linalg_LU_decomp allocates
+ * its own pivot workspace at every factorisation of msbdf's iteration matrix: interposed
+ * too, those are counted apart, as factorisations), and two workspaces on two threads
+ * (throughput at least 1.8 times one thread's). Also the one-shot ac_transient_run and the
+ * first evaluation (which settles the start state). Exit 1 when a floor is missed.
+ *
+ *   bench_transient ROOT [N]     ROOT: the source tree (for samples/)
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_linalg.h>
+
+#include "archcheck/parser.h"
+#include "archcheck/transient.h"
+
+/* ---- counting allocator (glibc's own under it) ---- */
+
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t k);
+void *__libc_realloc(void *p, size_t n);
+void __libc_free(void *p);
+
+static atomic_size_t g_allocs, g_lu;
+static _Thread_local int g_in_lu;
+
+void *malloc(size_t n)
+{
+    if (!g_in_lu)
+        atomic_fetch_add(&g_allocs, 1);
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t k)
+{
+    if (!g_in_lu)
+        atomic_fetch_add(&g_allocs, 1);
+    return __libc_calloc(n, k);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (!g_in_lu)
+        atomic_fetch_add(&g_allocs, 1);
+    return __libc_realloc(p, n);
+}
+
+/* GSL's own, set by main before any thread starts. */
+static int (*g_real_lu)(gsl_matrix *, gsl_permutation *, int *);
+
+/* GSL's LU factorisation (called by msbdf through the PLT): counted, its allocations apart. */
+int gsl_linalg_LU_decomp(gsl_matrix *A, gsl_permutation *p, int *signum)
+{
+    int rc;
+    atomic_fetch_add(&g_lu, 1);
+    g_in_lu = 1;
+    rc = g_real_lu(A, p, signum);
+    g_in_lu = 0;
+    return rc;
+}
+
+void free(void *p)
+{
+    __libc_free(p);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct job {
+    const ac_model *m;
+    size_t n;
+    int rc;
+    double cpu_ms; /* the thread's CPU time over its n evaluations */
+} job;
+
+static double cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* n evaluations on a workspace of its own (after one to settle the start). */
+static void *worker(void *arg)
+{
+    job *jb = arg;
+    ac_transient_ws *ws = NULL;
+    const ac_transient *tr;
+    ac_error e = {0};
+    double c0;
+    jb->rc = ac_transient_new(jb->m, NULL, &ws, &e);
+    if (jb->rc == 0) /* the first settles the start */
+        jb->rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
+    c0 = cpu_ms();
+    for (size_t i = 0; jb->rc == 0 && i < jb->n; i++)
+        jb->rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
+    jb->cpu_ms = cpu_ms() - c0;
+    ac_transient_ws_free(ws);
+    return NULL;
+}
+
+/* Wall time (ms) of `nthreads` workers doing n evaluations each; *cpu the mean CPU time
+ * (ms) of one evaluation on the threads. */
+static double threaded(const ac_model *m, size_t nthreads, size_t n, double *cpu, int *rc)
+{
+    pthread_t th[2];
+    job jobs[2];
+    double t0 = now_ms();
+    *rc = 0;
+    *cpu = 0.0;
+    for (size_t k = 0; k < nthreads; k++) {
+        jobs[k].m = m;
+        jobs[k].n = n;
+        jobs[k].rc = 0;
+        pthread_create(&th[k], NULL, worker, &jobs[k]);
+    }
+    for (size_t k = 0; k < nthreads; k++) {
+        pthread_join(th[k], NULL);
+        *rc |= jobs[k].rc;
+        *cpu += jobs[k].cpu_ms / (double)(n * nthreads);
+    }
+    return now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    char path[4096];
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error e = {0};
+    ac_transient_ws *ws = NULL;
+    ac_transient *one = NULL;
+    const ac_transient *tr = NULL;
+    size_t n = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 200, allocs = 0, lus = 0;
+    double *t = NULL, t_run, t_first, median, one_thread, two_threads, speedup;
+    int rc, status = 0;
+    *(void **)&g_real_lu = dlsym(RTLD_NEXT, "gsl_linalg_LU_decomp");
+    if (g_real_lu == NULL || argc < 2 || n < 1) {
+        fprintf(stderr, "usage: bench_transient ROOT [N]\n");
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/samples/serverless-pipeline.xml", argv[1]);
+    ac_diag_list_init(&d);
+    if (ac_parser_parse_file(path, &m, &d, &e) != 0) {
+        fprintf(stderr, "%s: %s\n", path, e.message);
+        return 2;
+    }
+    t = calloc(n, sizeof *t);
+    t_run = now_ms();
+    rc = ac_transient_run(m, NULL, &one, &e);
+    t_run = now_ms() - t_run;
+    if (rc == 0)
+        rc = ac_transient_new(m, NULL, &ws, &e);
+    t_first = now_ms();
+    if (rc == 0)
+        rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
+    t_first = now_ms() - t_first;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        size_t a0 = atomic_load(&g_allocs), l0 = atomic_load(&g_lu);
+        double t0 = now_ms();
+        rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
+        t[i] = now_ms() - t0;
+        allocs += atomic_load(&g_allocs) - a0;
+        lus += atomic_load(&g_lu) - l0;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "transient: %s\n", e.message);
+        return 2;
+    }
+    qsort(t, n, sizeof *t, cmp_double);
+    median = t[n / 2];
+    printf("transient of %s (%zu states, %s)\n", path, tr->dim, tr->method);
+    printf("  one-shot ac_transient_run       %10.2f ms\n", t_run);
+    printf("  first evaluation (settles)      %10.2f ms\n", t_first);
+    printf("  evaluation, median of %-5zu     %10.2f ms  (floor 8 ms, goal 1 ms)%s\n", n, median,
+           median <= 8.0 ? "" : "  MISSED");
+    printf("  allocations in %zu evaluations  %10zu      (must be 0)%s\n", n, allocs,
+           allocs == 0 ? "" : "  MISSED");
+    printf("  LU factorisations per evaluation %9.0f      (msbdf's iteration matrix, dense)\n",
+           (double)lus / (double)n);
+    status |= median > 8.0 || allocs != 0;
+    {
+        size_t nt = n / 4 > 0 ? n / 4 : 1;
+        double cpu1, cpu2;
+        one_thread = threaded(m, 1, nt, &cpu1, &rc);
+        two_threads = threaded(m, 2, nt, &cpu2, &rc);
+        speedup = 2.0 * one_thread / two_threads;
+        printf("  two workspaces on two threads   %10.2fx throughput of one (floor 1.8x)%s\n",
+               speedup, speedup >= 1.8 ? "" : "  MISSED");
+        printf("    CPU time of one evaluation: %.2f ms on one thread, %.2f ms on each of two "
+               "(no contention: equal; the wall-time ratio needs two idle cores)\n",
+               cpu1, cpu2);
+        status |= rc != 0 || speedup < 1.8;
+    }
+    ac_transient_ws_free(ws);
+    ac_transient_free(one);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+    free(t);
+    return status;
+}
