@@ -28,7 +28,7 @@ void ac_analysis_options_init(ac_analysis_options *opt)
     opt->validate = AC_VALIDATE_AUTO;
     ac_sim_options_init(&opt->sim);
     opt->sim.rel_precision = 0.01;
-    opt->sim.max_events = 500000000ull;
+    opt->sim.max_events = 50000000ull; /* about 10 s; the automatic horizon fits it */
     ac_transient_options_init(&opt->transient_opt);
 }
 

@@ -24,7 +24,8 @@ static const char simulate_usage[] =
     "      --horizon DURATION   length of each replication (default: automatic)\n"
     "      --warmup DURATION    discarded start of each replication (default: horizon/10)\n"
     "      --seed N             random seed (default: the file's <faults seed>, else 1)\n"
-    "      --max-events N       event budget over all replications (default 500000000)\n"
+    "      --max-events N       event budget over all replications (default 50000000,\n"
+    "                           about 10 s; the automatic horizon fits it)\n"
     "      --profiles           sources follow their <profile> (default: steady rates)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -o, --output FILE        write to FILE (atomically) instead of stdout\n"
@@ -70,7 +71,7 @@ int ac_cli_simulate(int argc, char **argv)
 
     ac_sim_options_init(&so);
     so.rel_precision = 0.01;
-    so.max_events = 500000000ull;
+    so.max_events = 50000000ull;
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
         switch (c) {

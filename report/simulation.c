@@ -96,6 +96,8 @@ int ac_report_simulation_json(FILE *fp, const ac_report_file *rf, const ac_sim_r
     ac_jsonw_double(&w, r->rel_halfwidth);
     ac_jsonw_key(&w, "converged");
     ac_jsonw_bool(&w, r->converged);
+    ac_jsonw_key(&w, "budget_limited");
+    ac_jsonw_bool(&w, r->budget_limited);
     ac_jsonw_key(&w, "nodes");
     ac_jsonw_array_begin(&w);
     for (size_t i = 0; i < r->nnodes; i++) {
@@ -172,7 +174,9 @@ int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_r
 {
     fprintf(fp, "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs), %llu events%s\n\n",
             rf->file, r->seed, r->replications, r->horizon, r->warmup, r->events,
-            r->converged ? "" : " (target precision not reached)");
+            r->budget_limited ? " (the event budget limited the precision: --max-events)"
+            : r->converged    ? ""
+                              : " (target precision not reached)");
     fprintf(fp, "%-16s %18s %18s %18s %18s %18s\n", "node", "arrival/s", "utilization",
             "jobs/server", "mean (ms)", "p95 (ms)");
     for (size_t i = 0; i < r->nnodes; i++) {

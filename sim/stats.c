@@ -120,7 +120,7 @@ void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_C
         out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
         out[AC_SIM_K_THROTTLE] = ratio(c->lost, c->attempts);
         out[AC_SIM_K_LOSS] = ratio(c->lost, c->first); /* the 429s, as the solver's */
-        if (c->completions > 0) /* admission takes no time */
+        if (c->completions > 0)                        /* admission takes no time */
             out[AC_SIM_K_RESP] = out[AC_SIM_K_P50] = out[AC_SIM_K_P95] = out[AC_SIM_K_P99] = 0.0;
         break;
     case AC_SIM_KIND_POOL:

@@ -253,6 +253,64 @@ static void test_ci_coverage(void **state)
     assert_true(hit4 >= 34 && hit4 <= nseeds);
 }
 
+/* P(T > t) for the M/M/c sojourn (FCFS): (1 - C) e^{-mu t} + C (th e^{-mu t} - mu e^{-th t}) /
+ * (th - mu), th = c mu - lambda (th != mu). */
+static double mmc_sojourn_ccdf(double t, const double *par)
+{
+    const double mu = par[0], th = par[1], C = par[2];
+    return (1 - C) * exp(-mu * t) + C * (th * exp(-mu * t) - mu * exp(-th * t)) / (th - mu) -
+           par[3];
+}
+
+/* The automatic replications' 95% intervals cover at their nominal rate, percentiles too
+ * (at 5 replications a p99 interval missed the exact value): 40 seeds on M/M/1 (p99 =
+ * ln(100) / (mu - lambda)) and M/M/4 (p99 of the Erlang C mixture), mean and p99. With
+ * Bin(40, 0.95) hits, P(X <= 33) = 0.0034 and P(X <= 34) = 0.014: each check fails at
+ * nominal coverage with probability < 1% when it asks for 34. Small horizons, automatic
+ * replication count (the default least number). */
+static void test_ci_coverage_auto(void **state)
+{
+    const size_t nseeds = 40;
+    size_t hit[4] = {0, 0, 0, 0}, reps = 0, reps_min = SIZE_MAX;
+    const double C = erlang_c(4, 2.5), th = 4.0 - 2.5;
+    const double par[4] = {1.0, th, C, 0.01};
+    const double p99_1 = log(100.0) / 0.5, p99_4 = bisect(mmc_sojourn_ccdf, par, 0.0, 50.0);
+    const double mean_4 = 1.0 + C / th;
+    (void)state;
+    for (size_t k = 0; k < nseeds; k++) {
+        test_net t;
+        ac_sim_options o = fixed_opt(5000 + k, 0, 1500, 150);
+        ac_sim_result *res;
+        o.rel_precision = 0.03; /* stops near the least number of replications */
+        net_init(&t);
+        net_pool(&t, 1, 1.0, AC_DISPATCH_RANDOM);
+        net_source(&t, 0, 0.5);
+        res = run_ok(&t, &o);
+        reps += res->replications;
+        reps_min = res->replications < reps_min ? res->replications : reps_min;
+        hit[0] += in_ci(res->nodes[0].mean_response_time, 2.0);
+        hit[1] += in_ci(res->nodes[0].p99_response_time, p99_1);
+        ac_sim_result_free(res);
+
+        net_init(&t);
+        net_pool(&t, 4, 1.0, AC_DISPATCH_SHARED_QUEUE);
+        net_source(&t, 0, 2.5);
+        o.horizon = 1000;
+        o.warmup = 100;
+        res = run_ok(&t, &o);
+        hit[2] += in_ci(res->nodes[0].mean_response_time, mean_4);
+        hit[3] += in_ci(res->nodes[0].p99_response_time, p99_4);
+        ac_sim_result_free(res);
+    }
+    print_message(
+        "coverage over %zu seeds (M/M/1: at least %zu replications, %zu in all, %.1f each): M/M/1 "
+        "mean %zu p99 %zu, M/M/4 mean %zu p99 %zu\n",
+        nseeds, reps_min, reps, (double)reps / (double)nseeds, hit[0], hit[1], hit[2], hit[3]);
+    assert_true(reps_min >= 20); /* the default least number */
+    for (size_t i = 0; i < 4; i++)
+        assert_true(hit[i] >= 34);
+}
+
 /* ---- dispatch policies ---------------------------------------------------------------------- */
 
 /* Power-of-two with replacement, N = 100, rho = 0.9: E[L] per server against the refined mean
@@ -286,8 +344,8 @@ static void test_power_of_two_refined(void **state)
     assert_double_close(mean_field, 2.35265, 0.0, 1e-4);
     res = run_ok(&t, &o);
     sim = res->nodes[0].mean_jobs.mean;
-    print_message("power-of-two N=100 rho=0.9: %.5f +- %.5f (refined %.5f, mean field %.5f)\n",
-                  sim, res->nodes[0].mean_jobs.ci95, refined, mean_field);
+    print_message("power-of-two N=100 rho=0.9: %.5f +- %.5f (refined %.5f, mean field %.5f)\n", sim,
+                  res->nodes[0].mean_jobs.ci95, refined, mean_field);
     assert_double_close(sim, refined, 0.0, 0.01);
     assert_true(fabs(sim - refined) < fabs(sim - mean_field));
     assert_true(res->nodes[0].mean_jobs.ci95 < 0.01 * refined);
@@ -335,8 +393,9 @@ static void test_single_server_policies(void **state)
  * <= random; power-of-d distinct with d = N is JSQ. Random is N independent M/M/1. */
 static void test_policy_orderings(void **state)
 {
-    const ac_dispatch pol[] = {AC_DISPATCH_SHARED_QUEUE, AC_DISPATCH_JSQ, AC_DISPATCH_POWER_OF_D,
-                               AC_DISPATCH_JIQ, AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D};
+    const ac_dispatch pol[] = {AC_DISPATCH_SHARED_QUEUE, AC_DISPATCH_JSQ,
+                               AC_DISPATCH_POWER_OF_D,   AC_DISPATCH_JIQ,
+                               AC_DISPATCH_RANDOM,       AC_DISPATCH_POWER_OF_D};
     ac_sim_estimate L[6];
     const size_t N = 10;
     const double rho = 0.8, C = erlang_c(N, rho * (double)N);
@@ -399,7 +458,8 @@ static void test_erlang_loss(void **state)
     ac_sim_result_free(res);
 }
 
-/* ---- networks --------------------------------------------------------------------------------- */
+/* ---- networks ---------------------------------------------------------------------------------
+ */
 
 /* Jackson: a tandem of two M/M/1, and one M/M/1 with feedback p = 0.3. */
 static void test_jackson(void **state)
@@ -457,8 +517,8 @@ static void test_fanout_fanin(void **state)
     assert_in_ci(res->nodes[1].throughput, 3 * lambda, 0.05);
     assert_in_ci(res->nodes[2].throughput, lambda, 0.05);
     assert_in_ci(res->nodes[1].mean_response_time, 1.0, 0.05);
-    assert_in_ci(res->entries[0].mean_response_time,
-                 2 / (fast - lambda) + 1.0 + 1.0 / 2 + 1.0 / 3, 0.05);
+    assert_in_ci(res->entries[0].mean_response_time, 2 / (fast - lambda) + 1.0 + 1.0 / 2 + 1.0 / 3,
+                 0.05);
     ac_sim_result_free(res);
 
     /* fan-in without fan-out batches across requests: half as many jobs reach c */
@@ -717,8 +777,8 @@ static void test_timeouts(void **state)
     res = run_ok(&t, &o);
     /* an immediate retry finds the same full pool: retries per job = P(lost) = failures */
     assert_true(res->nodes[0].retries_per_job.mean > 0.1);
-    assert_double_close(res->nodes[0].retries_per_job.mean,
-                        res->nodes[0].failure_probability.mean, 1e-3, 0.0);
+    assert_double_close(res->nodes[0].retries_per_job.mean, res->nodes[0].failure_probability.mean,
+                        1e-3, 0.0);
     assert_in_ci(res->nodes[0].failure_probability, erlang_b(2, 1.0), 0.1);
     ac_sim_result_free(res);
 }
@@ -794,12 +854,11 @@ static void test_fanout_failures(void **state)
     res = run_ok(&t, &o);
     assert_in_ci(res->entries[0].arrival_rate, lambda, 0.05);
     /* the successful requests are those the join passes on */
-    assert_double_close(res->entries[0].throughput.mean, res->nodes[2].throughput.mean, 0.0,
-                        0.02);
+    assert_double_close(res->entries[0].throughput.mean, res->nodes[2].throughput.mean, 0.0, 0.02);
     assert_true(res->nodes[1].loss_probability.mean > 0.2 + res->nodes[1].loss_probability.ci95);
     assert_true(res->nodes[2].throughput.mean > 0.3 * lambda);
-    assert_in_ci(res->entries[0].failure_probability,
-                 1 - res->nodes[2].throughput.mean / lambda, 0.2);
+    assert_in_ci(res->entries[0].failure_probability, 1 - res->nodes[2].throughput.mean / lambda,
+                 0.2);
     ac_sim_result_free(res);
 }
 
@@ -1282,8 +1341,7 @@ static void test_function_cold_starts(void **state)
                   "</architecture>",
                   &o);
     f = res_node(res, "f");
-    show("cold_start_fraction (lambda tau = 0.6)", f->cold_start_fraction,
-         exp(-lambda * tau));
+    show("cold_start_fraction (lambda tau = 0.6)", f->cold_start_fraction, exp(-lambda * tau));
     assert_in_ci_abs(f->cold_start_fraction, 0.5 * (lo + hi), 0.5 * (hi - lo));
     assert_true(f->cold_start_fraction.ci95 < 0.01);
     assert_in_ci_abs(f->mean_response_time, 0.1 + 0.2 * 0.5 * (lo + hi), 0.2 * 0.5 * (hi - lo));
@@ -1401,7 +1459,7 @@ static void test_queue_dead_letters(void **state)
     assert_sim_close(res->entries[0].failure_probability, fp * fp * fp, 0.1);
     assert_sim_close(q->retries_per_job, fp + fp * fp, 0.05);
     assert_sim_close(q->mean_response_time,
-                 V * (fp * (1 - fp) + 2 * fp * fp * (1 - fp)) / (1 - fp * fp * fp), 0.05);
+                     V * (fp * (1 - fp) + 2 * fp * fp * (1 - fp)) / (1 - fp * fp * fp), 0.05);
     assert_sim_close(f->failure_probability, fp, 0.05);
     assert_sim_close(f->throughput, 1 - fp * fp * fp, 0.05);
     assert_double_close(q->timeout_fraction.mean, 0.0, 0.0, 0.0);
@@ -1647,8 +1705,7 @@ static void test_serverless_sample(void **state)
     ingest = res_node(res, "ingest");
     show("sample: ingest throttle_fraction", ingest->throttle_fraction, B);
     print_message("  %llu events; end to end p95 %.3f s, failure %.4f\n", res->events,
-                  res->entries[0].p95_response_time.mean,
-                  res->entries[0].failure_probability.mean);
+                  res->entries[0].p95_response_time.mean, res->entries[0].failure_probability.mean);
     assert_double_close(B, 0.0237, 0.0, 0.01);
     assert_sim_close(ingest->throttle_fraction, B, 0.2);
     assert_sim_close(res->entries[0].failure_probability, B, 0.2);
@@ -1737,14 +1794,17 @@ static void test_horizon_fits_budget(void **state)
     o.max_events = 1000000;
     res = sim_xml("<architecture format=\"1\">"
                   "<workload><source id=\"s\" to=\"g\" rate=\"100/s\"/></workload>"
-                  "<gateway id=\"g\" rate-limit=\"1/s\" burst=\"1000\"/>"
+                  "<gateway id=\"g\" rate-limit=\"1/s\" burst=\"100\"/>"
                   "<pool id=\"p\" servers=\"1\" service-rate=\"1000/s\"/>"
                   "<route from=\"g\" to=\"p\"/></architecture>",
                   &o);
-    assert_true(res->horizon <= 1e6 / (5.0 * 2.0 * 3.0 * 100.0) * 1.0001);
+    /* the least number of replications (20) of 2 events per node and request fit */
+    assert_true(res->horizon <= 1e6 / (20.0 * 2.0 * 3.0 * 100.0) * 1.0001);
+    assert_true(res->budget_limited);
     assert_true(res->events <= 1100000); /* checked between replications */
     assert_true(res->replications >= 2);
-    /* nearly everything is rejected: 1/s of 100/s admitted (plus the first 1000 tokens) */
+    /* nearly everything is rejected: 1/s of 100/s admitted (the first 100 tokens are spent
+       before the warm-up ends) */
     assert_double_close(res_node(res, "g")->throttle_fraction.mean, 0.99, 0.02, 0);
     ac_sim_result_free(res);
 }
@@ -1756,6 +1816,7 @@ int main(void)
         cmocka_unit_test(test_mm1),
         cmocka_unit_test(test_mmc_shared_queue),
         cmocka_unit_test(test_ci_coverage),
+        cmocka_unit_test(test_ci_coverage_auto),
         cmocka_unit_test(test_power_of_two_refined),
         cmocka_unit_test(test_single_server_policies),
         cmocka_unit_test(test_policy_orderings),

@@ -145,19 +145,27 @@
  *    rates per second over the window, ratios of counts, the mean response time
  *    of the jobs that left in the window and its percentiles p50/p95/p99 (from a
  *    log-spaced histogram: 256 bins per octave, linear interpolation inside a
- *    bin, relative resolution 0.4%). Percentiles are computed PER REPLICATION
- *    and then averaged like every other KPI.
+ *    bin, relative resolution 0.4%). Percentiles: see "sectioning" below.
  *  - Each estimate is the mean over the replications in which the KPI was
  *    defined (a ratio with a zero denominator is undefined), with the 95%
  *    half-width t_{0.975, n-1} s / sqrt(n) (Student t); INFINITY when n < 2,
  *    NAN when n = 0.
  *  - Automatic replication count (replications = 0): replications run until
  *    the relative half-width of the MAIN KPIs is at most `rel_precision`, at
- *    least `min_replications` and at most `max_replications`, and until the
- *    budget `max_events` or `max_wall_seconds` is spent (checked between
- *    replications; a wall-clock stop makes the count machine dependent). The
- *    main KPIs are the mean end-to-end response time of every source and
- *    population; without any, the mean jobs of every pool.
+ *    least `min_replications` (default 20) and at most `max_replications`, and
+ *    until the budget `max_events` or `max_wall_seconds` is spent (checked
+ *    between replications; a wall-clock stop makes the count machine
+ *    dependent). The main KPIs are the mean end-to-end response time of every
+ *    source and population; without any, the mean jobs of every pool.
+ *  - Percentiles by sectioning: the estimate is the quantile of the
+ *    histograms pooled over the replications, its interval the Student t one
+ *    of the per-replication quantiles (averaging per-replication quantiles
+ *    carries each one's small-sample bias, which many short replications make
+ *    larger than the interval).
+ *  - Automatic horizon with a budget: a discarded pilot replication (at most
+ *    max_events / (4 min_replications) events) measures the events per
+ *    simulated second, and the horizon shrinks so that min_replications of
+ *    them take 0.8 of `max_events` (budget_limited says so in the result).
  */
 #ifndef ARCHCHECK_SIM_H
 #define ARCHCHECK_SIM_H
@@ -319,6 +327,9 @@ typedef struct ac_sim_result {
     unsigned long long events;    /* events simulated over all replications */
     double rel_halfwidth;         /* the worst relative half-width of the main KPIs */
     int converged;                /* 1 when rel_halfwidth <= rel_precision (automatic mode) */
+    int budget_limited;           /* 1 when max_events shortened the automatic horizon or
+                                     stopped the replications: the precision is what the
+                                     budget allowed */
     unsigned long seed;
     double horizon, warmup;       /* s, as used */
 } ac_sim_result;
