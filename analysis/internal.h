@@ -36,19 +36,21 @@ void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
 /* Solve every node at workload factor `scale`: traffic equations iterated with the
  * nodes' losses, each pool solved. Fills a->nodes (freeing any previous solutions).
  * Returns 0, AC_EINPUT (routing cycle), AC_ENOMEM or AC_ENUMERIC (err set). */
-/* jsq and jiq pools of N > 1 servers, unbounded buffer, no timeout: their headline numbers
- * come from the simulator (analysis/pool_sim.c). ac_an_pool_simulate fills na's numbers from a simulation
- * of the pool alone at `lambda` jobs/s and returns 0, 1 when it could not (na untouched: the
- * caller keeps the mean field), or AC_ENOMEM. */
-int ac_an_pool_simulated(const ac_pool *p);
-int ac_an_pool_simulate(const ac_pool *pool, double lambda, const ac_analysis_options *opt,
-                        ac_node_analysis *na, ac_error *err);
-
 int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
                         ac_analysis *a, ac_error *err);
 
 /* Release what a node's analysis owns and zero it. */
 void ac_an_node_clear(ac_node_analysis *na);
+
+/* ---- pool_sim.c ---- */
+
+/* jsq and jiq pools of N > 1 servers, unbounded buffer, no timeout: their headline numbers
+ * come from the simulator. ac_an_pool_simulate fills na's numbers from a simulation of the
+ * pool alone at `lambda` jobs/s and returns 0, 1 when it could not (na untouched: the
+ * caller keeps the mean field), or AC_ENOMEM. */
+int ac_an_pool_simulated(const ac_pool *p);
+int ac_an_pool_simulate(const ac_pool *pool, double lambda, const ac_analysis_options *opt,
+                        ac_node_analysis *na, ac_error *err);
 
 /* The consumer route of queue node `i` (its only route, with p = 1, to a function), or NULL
  * when the queue has another shape (then it is not analysed). */

@@ -30,7 +30,7 @@
 
 #include "analysis/internal.h"
 
-#define AC_POOL_SIM_REPS 5
+#define AC_POOL_SIM_REPS   5
 #define AC_POOL_SIM_BUDGET 4e6 /* events of a headline run */
 
 int ac_an_pool_simulated(const ac_pool *p)
@@ -107,7 +107,7 @@ int ac_an_pool_simulate(const ac_pool *pool, double lambda, const ac_analysis_op
     }
     na->loss_probability = 0.0; /* unbounded buffer */
     na->throughput = lambda;
-    na->utilization = r->utilization.mean;
+    na->utilization = rho; /* exact: nothing is lost, every arrival is served */
     na->mean_jobs = r->mean_jobs.mean;
     na->mean_response_time = r->mean_response_time.mean;
     na->p50 = r->p50_response_time.mean;

@@ -81,9 +81,10 @@ static int one_case(const char *dispatch, size_t n, double rho, int *fail)
     rel = fabs(v - ref) / ref;
     ok = fabs(v - ref) <= stated * ref + ci && v >= mmn * (1.0 - 1e-12) &&
          v <= rho / (1.0 - rho) + 1e-12;
-    printf("%-4s %5zu %5.2f  %8.4f  %8.4f %6.2f%%  %8.4f+-%.4f  %6.2f%%  %7.2f%%  %8.4f  %5.2fs  %s\n",
-           dispatch, n, rho, mf, v, 100.0 * stated, ref, ci, 100.0 * rel,
-           100.0 * (mf - ref) / ref, mmn, secs, ok ? "ok" : "FAIL");
+    printf(
+        "%-4s %5zu %5.2f  %8.4f  %8.4f %6.2f%%  %8.4f+-%.4f  %6.2f%%  %7.2f%%  %8.4f  %5.2fs  %s\n",
+        dispatch, n, rho, mf, v, 100.0 * stated, ref, ci, 100.0 * rel, 100.0 * (mf - ref) / ref,
+        mmn, secs, ok ? "ok" : "FAIL");
     fflush(stdout);
     if (!ok)
         *fail = 1;

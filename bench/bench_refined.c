@@ -83,8 +83,8 @@ static int one_case(size_t d, size_t n, double rho, double *kappa_max, int *fail
     if (kappa > *kappa_max)
         *kappa_max = kappa;
     ok = emf <= eq->mean_field.expected_rel_error + ci / s &&
-         erf <= eq->refined.expected_rel_error + ci / s && r->kpi.approximation ==
-                                                                AC_SOLVER_APPROX_REFINED;
+         erf <= eq->refined.expected_rel_error + ci / s &&
+         r->kpi.approximation == AC_SOLVER_APPROX_REFINED;
     printf("%zu %5zu %5.2f  %9.5f %9.5f  %9.5f+-%.5f  %6.2f%% (%5.2f%%)  %6.3f%% (%6.3f%%)  "
            "%6.2f%%  %6.2f  %s\n",
            d, n, rho, mf, rf, s, ci, 100.0 * emf, 100.0 * eq->mean_field.expected_rel_error,

@@ -81,8 +81,8 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
                     "  #%zu %-8s jobs/server %-10.5g mean response %-10s (%s) slowest "
                     "eigenvalue %.4g/s (relaxation %.4gs)%s%s\n",
                     e, eq->stable ? "stable" : "UNSTABLE", k->mean_jobs, resp,
-                    ac_solver_approx_name(k->approximation),
-                    eq->max_real_eigenvalue, eq->relaxation_time,
+                    ac_solver_approx_name(k->approximation), eq->max_real_eigenvalue,
+                    eq->relaxation_time,
                     eq->lyapunov_solved ? (eq->lyapunov_pd ? ", Lyapunov: positive definite"
                                                            : ", Lyapunov: not positive definite")
                                         : "",

@@ -1453,7 +1453,7 @@ static void test_check_json_keys(void **state)
         "\"archcheck\": ", "\"file\": \"samples/web-tier.xml\"", "\"sha256\": ",
         "\"verdict\": \"pass\"", "\"findings\": ", "\"nodes\": ", "\"arrival_rate\": 1300",
         "\"utilization\": 0.65", "\"mean_jobs\": ", "\"p95_response_time\": ",
-        "\"approximation\": \"mean-field\"", "\"equilibria\": ", "\"stable\": true",
+        "\"approximation\": \"refined\"", "\"equilibria\": ", "\"stable\": true",
         "\"max_real_eigenvalue\": ", "\"end_to_end\": ", "\"headroom\": ",
         "\"bottleneck\": \"web\"", "\"checks\": "};
     (void)state;

@@ -725,8 +725,7 @@ static void test_function_sync_retry_law(void **state)
 }
 
 /* Parse `xml` and simulate it (fixed replications, horizon, warm-up 1/10). */
-static ac_sim_result *simulate_xml(const char *xml, unsigned long seed, size_t reps,
-                                   double horizon)
+static ac_sim_result *simulate_xml(const char *xml, unsigned long seed, size_t reps, double horizon)
 {
     ac_model *m = NULL;
     ac_diag_list d;
@@ -749,13 +748,12 @@ static ac_sim_result *simulate_xml(const char *xml, unsigned long seed, size_t r
 }
 
 /* |analysis - simulation| <= the simulation's 95% half-width + rel * simulation. */
-static void assert_near_sim(const char *what, double analysis, const ac_sim_estimate *e,
-                            double rel)
+static void assert_near_sim(const char *what, double analysis, const ac_sim_estimate *e, double rel)
 {
     int ok = fabs(analysis - e->mean) <= e->ci95 + rel * fabs(e->mean);
     if (!ok)
-        print_error("%s: analysis %.6g, simulation %.6g +- %.3g (allowed %.3g)\n", what,
-                    analysis, e->mean, e->ci95, rel);
+        print_error("%s: analysis %.6g, simulation %.6g +- %.3g (allowed %.3g)\n", what, analysis,
+                    e->mean, e->ci95, rel);
     assert_true(ok);
 }
 
@@ -1149,8 +1147,8 @@ static void check_queue_case(double rate, size_t concurrency)
 static void test_queue_quantile_atom(void **state)
 {
     (void)state;
-    check_queue_case(1.0, 10);  /* C = 2.8e-17: every quantile of the time in queue is 0 */
-    check_queue_case(15.0, 2);  /* C = 0.643: p50 0.051 s, p95 0.511 s, p99 0.833 s */
+    check_queue_case(1.0, 10); /* C = 2.8e-17: every quantile of the time in queue is 0 */
+    check_queue_case(15.0, 2); /* C = 0.643: p50 0.051 s, p95 0.511 s, p99 0.833 s */
 }
 
 /* Was a bug (fixed): the refined mean field was the headline below 100 servers only; at
