@@ -563,6 +563,41 @@ static void test_lint_and_check_agree(void **state)
     assert_true(n >= 30);
 }
 
+/* ---- an analysis that fails gives no verdict ---- */
+
+/* A source rate of 1e303/s overflowed the analysis of a function (it returned AC_EINPUT
+ * without a finding or a message, and check printed "verdict: pass" with no check). The
+ * parser now refuses that rate, so the model is changed after parsing, through the library:
+ * the analysis fails with a message and no analysis, which cli/ turns into exit 2 and no
+ * verdict. */
+static void test_analysis_failure(void **state)
+{
+    static const char doc[] = "<architecture name=\"h\" format=\"1\">\n<workload><source "
+                              "id=\"u\" to=\"a\" rate=\"10/s\"/></workload>\n<function "
+                              "id=\"a\" duration=\"1ms\"/>\n<requirements><latency target=\"a\" "
+                              "percentile=\"99\" max=\"1s\"/></requirements>\n</architecture>\n";
+    ac_model *m = NULL;
+    ac_analysis_options opt;
+    ac_analysis *an = NULL;
+    ac_diag_list d;
+    ac_error err = {0};
+    int rc;
+    (void)state;
+    ac_diag_list_init(&d);
+    assert_int_equal(ac_parser_parse_memory(doc, sizeof doc - 1, "h.xml", &m, &d, &err), AC_OK);
+    m->sources[0].rate = 1e303;
+    ac_analysis_options_init(&opt);
+    opt.validate = AC_VALIDATE_NEVER;
+    rc = ac_analysis_run(m, &opt, &an, &d, &err);
+    assert_int_not_equal(rc, AC_OK);
+    assert_int_not_equal(rc, AC_EINPUT); /* AC_EINPUT is for input a finding explains */
+    assert_null(an);
+    assert_int_equal(d.count, 0);
+    assert_true(err.code != 0 && strstr(err.message, "failed") != NULL);
+    ac_model_free(m);
+    ac_diag_list_clear(&d);
+}
+
 /* ---- empty architectures ---- */
 
 /* No node (a requirement only): a located AC031 and exit 2 from every command (it used to
@@ -994,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_limit_ids),
         cmocka_unit_test(test_lint_refuses_circulation),
         cmocka_unit_test(test_lint_and_check_agree),
+        cmocka_unit_test(test_analysis_failure),
         cmocka_unit_test(test_empty_architecture),
         cmocka_unit_test(test_encodings),
         cmocka_unit_test(test_input_special_files),
