@@ -499,6 +499,63 @@ static void test_limit_ids(void **state)
     remove_tmpdir(dir);
 }
 
+/* ---- deep structures ---- */
+
+/* A chain of 99990 combines (a stack overflow before), the same chain closed into a cycle,
+ * and 40 levels of combine diamonds (2^40 paths before): lint answers each from the
+ * structure, compare applies the chain's head once. */
+static void test_deep_combines(void **state)
+{
+    const size_t n = 99990;
+    char *dir = make_tmpdir();
+    gen g = {0};
+    char *chain, *cycle, *diamonds;
+    hrun r;
+    (void)state;
+    gen_add(&g, ARCH_HEAD);
+    for (size_t i = 0; i < n; i++)
+        gen_add(&g, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c%zu\"/>\n", i, i + 1);
+    gen_add(&g, "<mitigation id=\"c%zu\" kind=\"add-servers\" target=\"web\" amount=\"2\"/>\n"
+                "</architecture>\n", n);
+    chain = write_file(dir, "chain.xml", g.s, g.len);
+    g.len = (size_t)(strstr(g.s, "<mitigation id=\"c99990\"") - g.s);
+    gen_add(&g, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c0\"/>\n</architecture>\n", n);
+    cycle = write_file(dir, "cycle.xml", g.s, g.len);
+    g.len = 0;
+    gen_add(&g, ARCH_HEAD);
+    for (size_t k = 0; k < 40; k++)
+        gen_add(&g,
+                "<mitigation id=\"d%zu\" kind=\"combine\" of=\"a%zu b%zu\"/>"
+                "<mitigation id=\"a%zu\" kind=\"combine\" of=\"d%zu\"/>"
+                "<mitigation id=\"b%zu\" kind=\"combine\" of=\"d%zu\"/>\n",
+                k, k, k, k, k + 1, k, k + 1);
+    gen_add(&g, "<mitigation id=\"d40\" kind=\"combine\" of=\"x y\"/><mitigation id=\"x\" "
+                "kind=\"add-servers\" target=\"web\" amount=\"1\"/><mitigation id=\"y\" "
+                "kind=\"add-servers\" target=\"web\" amount=\"2\"/>\n" ARCH_TAIL);
+    diamonds = write_file(dir, "diamonds.xml", g.s, g.len);
+    free(g.s);
+    r = RUN("lint", chain);
+    assert_int_equal(r.status, 0);
+    hrun_free(&r);
+    r = RUN("compare", "--no-validate", "--mitigation", "c0", chain);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "servers 2 -> 4"));
+    hrun_free(&r);
+    r = RUN("lint", cycle);
+    assert_invalid(&r, cycle, "AC026");
+    assert_non_null(strstr(r.err, "combines itself"));
+    hrun_free(&r);
+    r = RUN("lint", diamonds);
+    assert_invalid(&r, diamonds, "AC026");
+    assert_non_null(strstr(r.err, "mitigation 'd0' combines 'x' and 'y'"));
+    hrun_free(&r);
+    assert_no_tmp(dir);
+    free(chain);
+    free(cycle);
+    free(diamonds);
+    remove_tmpdir(dir);
+}
+
 /* ---- lint refuses what check refuses ---- */
 
 /* Routes that return every job (open: p = 1 both ways; closed: a fan-out of 2 around a
@@ -1027,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_limit_depth),
         cmocka_unit_test(test_limit_numbers),
         cmocka_unit_test(test_limit_ids),
+        cmocka_unit_test(test_deep_combines),
         cmocka_unit_test(test_lint_refuses_circulation),
         cmocka_unit_test(test_lint_and_check_agree),
         cmocka_unit_test(test_analysis_failure),
