@@ -3,6 +3,7 @@
 #   make              build build/archcheck and build/libarchcheck.a
 #   make test         install missing dependencies, build, run every test, print "N passed, N failed"
 #   make asan         the same tests under AddressSanitizer and UBSan (in build/asan)
+#   make valgrind     representative end-to-end runs of the binary under valgrind (memcheck)
 #   make demo         check a sample architecture and write its report
 #   make bench        run the benchmarks in bench/ (not part of make test)
 #   make accuracy     stated errors against the simulator on ACCURACY_COUNT random models
@@ -51,7 +52,7 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libarchcheck.a
 BIN        := $(BUILD)/archcheck
 
-.PHONY: all test asan demo bench accuracy fuzz install uninstall format clean deps check-deps
+.PHONY: all test asan valgrind demo bench accuracy fuzz install uninstall format clean deps check-deps
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -107,6 +108,10 @@ test: deps
 asan: deps
 	@$(MAKE) --no-print-directory BUILD=build/asan CFLAGS="-O1 -g" \
 	    SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" test
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/valgrind.sh $(BIN)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -196,6 +196,10 @@ int ac_analysis_run(const ac_model *m, const ac_analysis_options *opt, ac_analys
     return AC_OK;
 fail:
     ac_analysis_free(a);
+    if (rc == AC_EINPUT && findings->count == first)
+        rc = AC_ENUMERIC; /* invalid input is said by a finding; without one it is ours */
+    if (err != NULL && err->code == 0)
+        ac_error_set(err, rc, "the analysis failed (%s)", ac_status_str(rc));
     return rc;
 }
 

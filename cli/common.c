@@ -227,9 +227,17 @@ int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_se
             continue;
         if (!has_seed && in->models[i]->faults.has_seed)
             o.sim.seed = in->models[i]->faults.seed;
+        size_t errors = ac_diag_list_count(&in->diags[i], AC_SEV_ERROR);
         rc = ac_analysis_run(in->models[i], &o, &in->analyses[i], &in->diags[i], &err);
-        if (rc != AC_OK && rc != AC_EINPUT)
-            return ac_cli_fail("%s: %s", in->files[i].file, err.message);
+        if (rc == AC_EINPUT && ac_diag_list_count(&in->diags[i], AC_SEV_ERROR) > errors) {
+            /* a located finding (AC032) says why the input cannot be analysed */
+            ac_diag_list_sort(&in->diags[i]);
+            in->files[i].verdict = AC_VERDICT_INVALID;
+            continue;
+        }
+        if (rc != AC_OK || in->analyses[i] == NULL) /* no analysis: no verdict at all */
+            return ac_cli_fail("%s: no verdict: %s", in->files[i].file,
+                               err.code != 0 ? err.message : ac_status_str(rc));
         in->files[i].analysis = in->analyses[i];
         ac_diag_list_sort(&in->diags[i]);
         in->files[i].verdict = ac_report_verdict(&in->diags[i], fail_on);

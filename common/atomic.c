@@ -65,8 +65,7 @@ static int open_direct(ac_atomic_file *f, const char *path, ac_error *err)
     if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) ||
         (flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
         close(fd);
-        return ac_error_set(err, AC_EIO, "cannot write '%s': it changed while being opened",
-                            path);
+        return ac_error_set(err, AC_EIO, "cannot write '%s': it changed while being opened", path);
     }
     f->path = ac_strdup(path);
     f->fp = f->path != NULL ? fdopen(fd, "w") : NULL;
@@ -152,8 +151,8 @@ int ac_atomic_open(ac_atomic_file *f, const char *path, ac_error *err)
 int ac_atomic_commit(ac_atomic_file *f, ac_error *err)
 {
     int rc = AC_OK;
-    int failed = ferror(f->fp) || fflush(f->fp) != 0 ||
-                 (f->tmp_path != NULL && fsync(fileno(f->fp)) != 0);
+    int failed =
+        ferror(f->fp) || fflush(f->fp) != 0 || (f->tmp_path != NULL && fsync(fileno(f->fp)) != 0);
     int e = failed && errno != 0 ? errno : EIO;
     if (fclose(f->fp) != 0 && !failed) {
         failed = 1;

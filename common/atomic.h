@@ -19,10 +19,10 @@
 #include "archcheck/error.h"
 
 typedef struct ac_atomic_file {
-    FILE *fp;        /* write here */
-    char *path;      /* the final path (a link's target when `path` was a link) */
-    char *tmp_path;  /* the temporary file; NULL when written through */
-    int masked;      /* the signals are blocked; `saved` is the mask to restore */
+    FILE *fp;       /* write here */
+    char *path;     /* the final path (a link's target when `path` was a link) */
+    char *tmp_path; /* the temporary file; NULL when written through */
+    int masked;     /* the signals are blocked; `saved` is the mask to restore */
     sigset_t saved;
 } ac_atomic_file;
 

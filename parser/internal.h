@@ -97,7 +97,7 @@ typedef struct ac_combine_walk {
     size_t *leaves;        /* ac_combine_leaves: the leaves found */
     size_t nleaves;
     size_t generation;
-    size_t budget;         /* steps left (AC_COMBINE_WORK_MAX at init) */
+    size_t budget; /* steps left (AC_COMBINE_WORK_MAX at init) */
 } ac_combine_walk;
 
 int ac_combine_walk_init(ac_combine_walk *w, const ac_model *m);

@@ -155,8 +155,8 @@ int ac_units_number(const char *s, double *out, ac_unit_fail *fail)
         fail_set(fail, "AC010", "is not a plain number: got '%s'", buf);
         return -1;
     }
-    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "numbers", "1e-9", "1e12",
-                        buf, fail) != 0)
+    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "numbers", "1e-9", "1e12", buf,
+                        fail) != 0)
         return -1;
     *out = v;
     return 0;
@@ -182,8 +182,8 @@ int ac_units_duration(const char *s, double *out, ac_unit_fail *fail)
             if (check_nonneg(v, buf, fail) != 0)
                 return -1;
             v *= units[i].scale;
-            if (check_magnitude(v, AC_UNITS_DURATION_MIN, AC_UNITS_DURATION_MAX, "durations",
-                                "1ns", "1e9s", buf, fail) != 0)
+            if (check_magnitude(v, AC_UNITS_DURATION_MIN, AC_UNITS_DURATION_MAX, "durations", "1ns",
+                                "1e9s", buf, fail) != 0)
                 return -1;
             *out = v;
             return 0;
@@ -301,8 +301,8 @@ int ac_units_factor(const char *s, double *out, ac_unit_fail *fail)
         fail_set(fail, "AC011", "is a factor and must be positive: got '%s'", buf);
         return -1;
     }
-    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "factors", "1e-9", "1e12",
-                        buf, fail) != 0)
+    if (check_magnitude(v, AC_UNITS_NUMBER_MIN, AC_UNITS_NUMBER_MAX, "factors", "1e-9", "1e12", buf,
+                        fail) != 0)
         return -1;
     *out = v;
     return 0;

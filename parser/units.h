@@ -16,12 +16,12 @@
  * reciprocal and their products with the model's other quantities stay finite, normal
  * doubles. Durations: 0 or 1 ns .. 1e9 s (31 years); rates: 0 or 1e-9/s .. 1e12/s; factors
  * and plain numbers: 0 or 1e-9 .. 1e12 in magnitude; probabilities: 0 or 1e-15 .. 1. */
-#define AC_UNITS_DURATION_MIN 1e-9
-#define AC_UNITS_DURATION_MAX 1e9
-#define AC_UNITS_RATE_MIN 1e-9
-#define AC_UNITS_RATE_MAX 1e12
-#define AC_UNITS_NUMBER_MIN 1e-9
-#define AC_UNITS_NUMBER_MAX 1e12
+#define AC_UNITS_DURATION_MIN    1e-9
+#define AC_UNITS_DURATION_MAX    1e9
+#define AC_UNITS_RATE_MIN        1e-9
+#define AC_UNITS_RATE_MAX        1e12
+#define AC_UNITS_NUMBER_MIN      1e-9
+#define AC_UNITS_NUMBER_MAX      1e12
 #define AC_UNITS_PROBABILITY_MIN 1e-15
 
 typedef struct ac_unit_fail {

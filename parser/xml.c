@@ -260,14 +260,15 @@ static void parse_error(void *user, xmlErrorPtr e)
     }
     if (strstr(msg, "Huge input lookup") != NULL || strstr(msg, "huge") != NULL) {
         rule = "AC005"; /* libxml2's limit on one run of text, blanks or a name (10 MB) */
-        snprintf(msg, sizeof msg, "a single text, blank run, name or value is longer than "
-                                  "libxml2 reads (10000000 bytes)");
+        snprintf(msg, sizeof msg,
+                 "a single text, blank run, name or value is longer than "
+                 "libxml2 reads (10000000 bytes)");
     }
     loc.file = ctx->file;
     loc.line = e->line > 0 ? (unsigned)e->line : 0;
     loc.column = e->int2 > 0 ? (unsigned)e->int2 : 0;
-    ac_pdiag(ctx, loc, NULL, rule, "%s%s", strcmp(rule, "AC005") == 0 ? "" : "malformed XML: ",
-             msg);
+    ac_pdiag(ctx, loc, NULL, rule, "%s%s",
+             strcmp(rule, "AC005") == 0 ? "" : "malformed XML: ", msg);
 }
 
 /* Length of the valid UTF-8 sequence at b[i] (1..4), 0 if invalid (overlong forms, UTF-16

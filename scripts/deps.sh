@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -u
 pkgs="build-essential pkg-config libxml2-dev libgsl-dev libcmocka-dev libhpdf-dev \
-fonts-dejavu-core fonts-nanum poppler-utils libxml2-utils"
+fonts-dejavu-core fonts-nanum poppler-utils libxml2-utils valgrind"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

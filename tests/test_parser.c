@@ -785,11 +785,24 @@ static void test_depth_exact(void **state)
 
 static void test_ids_and_messages(void **state)
 {
-    static const char *const bad[] = {"w\xe2\x80\x8b" "eb", "w\xe2\x80\x8f" "eb",
-                                      "w\xe2\x80\xaa" "eb", "w\xe2\x80\xae" "eb",
-                                      "w\xe2\x81\xa6" "eb", "w\xe2\x81\xa9" "eb",
-                                      "w\xef\xbb\xbf" "eb", "w\xc2\x85" "eb",
-                                      "w\xc2\x9f" "eb"};
+    static const char *const bad[] = {"w\xe2\x80\x8b"
+                                      "eb",
+                                      "w\xe2\x80\x8f"
+                                      "eb",
+                                      "w\xe2\x80\xaa"
+                                      "eb",
+                                      "w\xe2\x80\xae"
+                                      "eb",
+                                      "w\xe2\x81\xa6"
+                                      "eb",
+                                      "w\xe2\x81\xa9"
+                                      "eb",
+                                      "w\xef\xbb\xbf"
+                                      "eb",
+                                      "w\xc2\x85"
+                                      "eb",
+                                      "w\xc2\x9f"
+                                      "eb"};
     ac_diag_list d;
     char *big;
     size_t n = 1000000;
@@ -817,8 +830,9 @@ static void test_ids_and_messages(void **state)
         assert_int_equal(d.count, 1);
         assert_string_equal(d.items[0].rule, "AC024");
         assert_true(strlen(d.items[0].message) < 200);
-        assert_non_null(strstr(d.items[0].message, "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                                                   "xxxxxxxxxxxxxxxx...' is unreachable"));
+        assert_non_null(strstr(d.items[0].message,
+                               "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                               "xxxxxxxxxxxxxxxx...' is unreachable"));
         ac_diag_list_clear(&d);
     }
     free(big);
@@ -827,7 +841,9 @@ static void test_ids_and_messages(void **state)
     assert_int_equal(ac_diag_add(&d, "AC002", "f", 1, 1, NULL, "%s",
                                  "Opening and ending tag mismatch:\na line 1\r\nand\tb\n"),
                      AC_OK);
-    assert_int_equal(ac_diag_add(&d, "AC021", "f", 1, 1, NULL, "names 'w\xe2\x80\xae" "eb'"),
+    assert_int_equal(ac_diag_add(&d, "AC021", "f", 1, 1, NULL,
+                                 "names 'w\xe2\x80\xae"
+                                 "eb'"),
                      AC_OK);
     assert_string_equal(d.items[0].message, "Opening and ending tag mismatch: a line 1  and b ");
     assert_string_equal(d.items[1].message, "names 'w<U+202E>eb'");
@@ -899,10 +915,11 @@ static void test_combine_chain(void **state)
     ac_error err = {0};
     (void)state;
     for (size_t i = 0; i < n; i++)
-        len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c%zu\"/>\n", i,
-                               i + 1);
-    len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"add-servers\" target=\"web\" "
-                                    "amount=\"3\"/>\n</architecture>\n",
+        len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c%zu\"/>\n",
+                               i, i + 1);
+    len += (size_t)sprintf(s + len,
+                           "<mitigation id=\"c%zu\" kind=\"add-servers\" target=\"web\" "
+                           "amount=\"3\"/>\n</architecture>\n",
                            n);
     ac_diag_list_init(&d);
     assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_OK);
@@ -914,8 +931,9 @@ static void test_combine_chain(void **state)
     ac_diag_list_clear(&d);
     /* the same chain closed into a cycle: every combine on it is refused */
     len = (size_t)(strstr(s, "<mitigation id=\"c99990\"") - s);
-    len += (size_t)sprintf(s + len, "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c0\"/>\n"
-                                    "</architecture>\n",
+    len += (size_t)sprintf(s + len,
+                           "<mitigation id=\"c%zu\" kind=\"combine\" of=\"c0\"/>\n"
+                           "</architecture>\n",
                            n);
     ac_diag_list_init(&d);
     assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_EINPUT);
@@ -944,8 +962,9 @@ static void test_combine_diamonds(void **state)
                                "<mitigation id=\"b%zu\" kind=\"combine\" of=\"d%zu\"/>\n",
                                k, k, k, k, k + 1, k, k + 1);
     bottom = len;
-    len += (size_t)sprintf(s + len, "<mitigation id=\"d%zu\" kind=\"add-servers\" target=\"web\" "
-                                    "amount=\"3\"/>\n</architecture>\n",
+    len += (size_t)sprintf(s + len,
+                           "<mitigation id=\"d%zu\" kind=\"add-servers\" target=\"web\" "
+                           "amount=\"3\"/>\n</architecture>\n",
                            levels);
     assert_true(len < 8192); /* a small file */
     ac_diag_list_init(&d);
@@ -955,10 +974,11 @@ static void test_combine_diamonds(void **state)
     ac_model_free(m);
     ac_diag_list_clear(&d);
     len = bottom;
-    len += (size_t)sprintf(s + len, "<mitigation id=\"d%zu\" kind=\"combine\" of=\"x y\"/>"
-                                    "<mitigation id=\"x\" kind=\"add-servers\" target=\"web\" "
-                                    "amount=\"3\"/><mitigation id=\"y\" kind=\"add-servers\" "
-                                    "target=\"web\" amount=\"1\"/>\n</architecture>\n",
+    len += (size_t)sprintf(s + len,
+                           "<mitigation id=\"d%zu\" kind=\"combine\" of=\"x y\"/>"
+                           "<mitigation id=\"x\" kind=\"add-servers\" target=\"web\" "
+                           "amount=\"3\"/><mitigation id=\"y\" kind=\"add-servers\" "
+                           "target=\"web\" amount=\"1\"/>\n</architecture>\n",
                            levels);
     ac_diag_list_init(&d);
     assert_int_equal(ac_parser_parse_memory(s, len, "t.xml", &m, &d, &err), AC_EINPUT);
