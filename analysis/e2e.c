@@ -40,6 +40,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fft_halfcomplex.h>
 #include <gsl/gsl_fft_real.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "analysis/internal.h"
 
@@ -113,10 +114,21 @@ int ac_node_analysis_has_law(const ac_node_analysis *na)
     return na->analysed && !na->overload && isfinite(na->mean_response_time) &&
            !(na->function != NULL && na->function->overload) &&
            !(na->queue != NULL && na->queue->overload) &&
-           (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
+           (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL ||
+            na->arrival_queue != NULL);
 }
 
 static double node_cdf(const ac_node_analysis *na, double t);
+
+/* P(Erlang(k, 1) <= x), the regularised incomplete gamma (GSL; an underflow is 0). */
+static double erlang_cdf(double k, double x)
+{
+    gsl_sf_result r;
+    int st = gsl_sf_gamma_inc_P_e(k, x, &r);
+    if (st != GSL_SUCCESS && st != GSL_EUNDRFLW)
+        return x > k ? 1.0 : 0.0; /* beyond GSL's range: the law's bulk is at k */
+    return isfinite(r.val) ? fmin(1.0, fmax(0.0, r.val)) : 0.0;
+}
 
 /* Does the node's law come from the QNA pass (a pool fed by a renewal stream)? */
 static int qna_law(const ac_node_analysis *na)
@@ -152,6 +164,17 @@ static double node_cdf(const ac_node_analysis *na, double t)
         return 0.0;
     if (na->gateway != NULL)
         return 1.0;
+    if (na->arrival_queue != NULL) {
+        /* closed network: sum_j pi(j) P(Erlang(j + 1, mu) <= t) */
+        double f = 0.0;
+        if (t == 0.0)
+            return 0.0;
+        for (size_t j = 0; j < na->arrival_queue_n; j++)
+            if (na->arrival_queue[j] > 0.0)
+                f +=
+                    na->arrival_queue[j] * erlang_cdf((double)j + 1.0, na->closed_service_rate * t);
+        return fmin(1.0, f);
+    }
     if (na->function != NULL)
         return ac_solver_function_cdf(na->function, t);
     if (na->queue != NULL)
@@ -1106,11 +1129,13 @@ cleanup:
 
 /*
  * Percentiles of a closed workload (one <population>): MVA gives exact means but no
- * distributions. Each station's response law is taken from the open model of the pool at
- * the MVA arrival rate X v_i and combined on the lattice as for an open network. An open
- * station at the same throughput queues more than the closed one, so the stated error is
- * the gap between the lattice mean and the exact MVA mean, plus the lattice's bracket; the
- * simulator settles a check that this error straddles.
+ * distributions. Each station's response law is exact where closed.c could apply the arrival
+ * theorem (single-server FCFS stations: the queue found on arrival is the marginal of the
+ * network with one client fewer), else the open model of the pool at the MVA arrival rate;
+ * the visits are combined on the lattice as for an open network. The stated error: the
+ * nodes', the gap between the lattice mean and the exact MVA mean, the correlation of the
+ * visits when there are several, and the lattice's bracket; the simulator settles a check
+ * that this error straddles.
  */
 static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_points, ac_error *err)
 {
@@ -1120,7 +1145,7 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_poin
     double w = 1.0, max_err = 0.0, visits = 0.0;
     int rc;
     for (size_t i = 0; i < m->nnodes; i++)
-        if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].pool == NULL)
+        if (a->nodes[i].arrival_rate > 0.0 && !ac_node_analysis_has_law(&a->nodes[i]))
             return AC_OK; /* a station without a response law: no percentiles */
     if (has_fanout(m) || !(a->e2e.throughput > 0.0))
         return AC_OK;
@@ -1140,6 +1165,12 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_poin
         return rc;
     a->e2e.node_rel_error =
         max_err + fabs(out.mean - a->e2e.mean_response_time) / a->e2e.mean_response_time;
+    /* each visit's law is exact (arrival theorem) but the lattice adds visits as independent:
+       in a closed network they are not (a long queue at one station means short ones at the
+       others). Measured: two single-server stations, 10 clients, Z = 5 s, 1 s and 0.8 s: p99
+       15.99 s against the simulator's 14.57 +- 0.10 s (+9.7%); stated 25% */
+    if (visits > 1.0 + 1e-9)
+        a->e2e.node_rel_error += 0.25;
     a->e2e.expected_rel_error = a->e2e.node_rel_error + a->e2e.lattice_rel_error;
     return AC_OK;
 }
