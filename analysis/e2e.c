@@ -81,7 +81,9 @@ typedef struct e2e_ctx {
     double *cache_h;                    /* the step it was computed at */
     size_t cached;                      /* values held in the cache */
     gsl_integration_glfixed_table *tab; /* the quadrature of the QNA laws (owned) */
-    int failed;                         /* a cycle or a node without a law */
+    size_t *rstart, *ridx; /* the routes from node n: ridx[rstart[n] .. rstart[n+1]), in
+                              the file's order */
+    int failed;            /* a cycle or a node without a law */
     int over_budget;
     int oom;
 } e2e_ctx;
@@ -563,8 +565,8 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
 static double sync_late(e2e_ctx *c, size_t n, double T)
 {
     double late = 0.0;
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         size_t join = AC_NONE;
         law b;
         if (r->from != n)
@@ -604,8 +606,8 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
     next = law_new(c);
     if (out.p == NULL || next == NULL)
         goto fail;
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         law b;
         if (r->from != n || r->parallel)
             continue;
@@ -622,8 +624,8 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
         next[0] += exit_w;
         succ += exit_w;
     }
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         law b;
         if (r->from != n || !r->parallel)
             continue;
@@ -902,6 +904,21 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
         return AC_ENOMEM;
     for (size_t x = 0; x < c->npairs; x++)
         c->memo_join[x] = AC_NONE;
+    c->rstart = calloc(n + 1, sizeof *c->rstart);
+    c->ridx = malloc((m->nroutes + 1) * sizeof *c->ridx);
+    if (c->rstart == NULL || c->ridx == NULL)
+        return AC_ENOMEM;
+    for (size_t k = 0; k < m->nroutes; k++)
+        c->rstart[m->routes[k].from + 1]++;
+    for (size_t i = 0; i < n; i++)
+        c->rstart[i + 1] += c->rstart[i];
+    {
+        size_t *fill = c->left; /* scratch, zeroed later */
+        memcpy(fill, c->rstart, n * sizeof *fill);
+        for (size_t k = 0; k < m->nroutes; k++)
+            c->ridx[fill[m->routes[k].from]++] = k;
+        memset(c->left, 0, c->npairs * sizeof *c->left);
+    }
     return AC_OK;
 }
 
@@ -922,7 +939,10 @@ static void ctx_free(e2e_ctx *c)
     free(c->cache);
     free(c->cache_n);
     free(c->cache_h);
-    gsl_integration_glfixed_table_free(c->tab);
+    if (c->tab != NULL)
+        gsl_integration_glfixed_table_free(c->tab);
+    free(c->rstart);
+    free(c->ridx);
 }
 
 /* What the lattice is asked: the entry nodes with their weights, and the scales that size it
@@ -1093,7 +1113,9 @@ static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job 
         goto oom;
     if (beyond) {
         snprintf(e->why, sizeof e->why,
-                 "the end-to-end law's tail reaches beyond the lattice (8^4 x 16 x its mean)");
+                 "the lattice cannot bound the law's tail within 8^4 x 16 x its mean at the "
+                 "step its work budget allows (%.3g visits per request)",
+                 job->visits);
         goto cleanup;
     }
     if (c.failed || c.over_budget) {

@@ -395,6 +395,57 @@ static void test_closed_arrival_theorem(void **state)
     fx_free(&f);
 }
 
+/* A chain of 49,990 pools (the most the format's 100,000 elements allow with its routes). Was a
+ * bug (fixed): the recursive walk overflowed the stack (SIGSEGV). Now: the percentiles are
+ * either computed within their stated error or not computed for the work budget, and then
+ * the requirement is INCONCLUSIVE; never a crash, never a PASS on a value not computed. */
+static void test_long_chain_no_recursion(void **state)
+{
+    const size_t n = 49990;
+    char *xml = chain_xml(n, 1.0, "<latency percentile=\"95\" max=\"3000s\"/>\n");
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->e2e.available);
+    /* every request crosses every node: T ~ Erlang(n, r), mean n / r */
+    assert_double_close(f.a->e2e.mean_response_time, (double)n / CHAIN_R, 0.0, 1e-9);
+    if (f.a->e2e.percentiles) {
+        double v, rel, exact = gsl_cdf_gamma_Pinv(0.95, (double)n, 1.0 / CHAIN_R);
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, 0.95, &v, &rel), AC_OK);
+        assert_true(fabs(v - exact) <= rel * v);
+    } else {
+        print_message("percentiles not computed: %s\n", f.a->e2e.why);
+        assert_true(f.a->e2e.why[0] != '\0');
+        assert_int_equal(f.a->checks[f.a->nchecks - 1].status, AC_CHECK_INCONCLUSIVE);
+    }
+    fx_free(&f);
+    free(xml);
+}
+
+/* ---- 6. headroom that nothing bounds -------------------------------------------------------- */
+
+/* A sync function is a loss system (Erlang-B): it never overloads, and a throughput minimum
+ * does not tighten with load: nothing bounds the growth. Was: "can grow by 1.04858e+06" (the
+ * search's probing cap). */
+static void test_headroom_unbounded(void **state)
+{
+    static const char *xml = "<architecture name=\"n\" format=\"1\">\n"
+                             "<workload><source id=\"s\" to=\"f\" rate=\"10/s\"/></workload>\n"
+                             "<function id=\"f\" duration=\"100ms\" concurrency=\"10\"/>\n"
+                             "<requirements><throughput min=\"1/s\"/></requirements>\n"
+                             "</architecture>\n";
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    o.headroom = 1;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->has_headroom);
+    assert_true(isinf(f.a->headroom));
+    assert_string_equal(f.a->headroom_binding, "nothing");
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_chain_percentiles),
         cmocka_unit_test(test_bursty_single_node),
         cmocka_unit_test(test_closed_arrival_theorem),
+        cmocka_unit_test(test_long_chain_no_recursion),
+        cmocka_unit_test(test_headroom_unbounded),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);
