@@ -135,7 +135,11 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
                     a->e2e.loss_probability);
         fputc('\n', fp);
     }
-    if (a->has_headroom)
+    if (a->has_headroom && isinf(a->headroom))
+        fputs("headroom: nothing bounds the workload's growth (no requirement or overload up to "
+              "2^20 times the load)\n",
+              fp);
+    else if (a->has_headroom)
         fprintf(fp, "headroom: the workload can grow by a factor of %.6g (%s binds first%s%s)\n",
                 a->headroom, a->headroom_binding, a->headroom_node != AC_NONE ? " at " : "",
                 a->headroom_node != AC_NONE ? m->nodes[a->headroom_node].id : "");
