@@ -31,21 +31,22 @@
 #include "analysis/internal.h"
 
 #define AC_AN_MVA_EXACT_MAX 100000
-#define AC_AN_MVA_LD_MAX 3000
+#define AC_AN_MVA_LD_MAX    3000
 
 typedef struct station {
-    size_t node;     /* AC_NONE for a link */
-    double demand;   /* queueing demand of one copy, s per request */
-    double delay;    /* pure delay per request (Seidmann part, link latency), s */
+    size_t node;   /* AC_NONE for a link */
+    double demand; /* queueing demand of one copy, s per request */
+    double delay;  /* pure delay per request (Seidmann part, link latency), s */
     double visits;
     size_t servers;
-    double copies;   /* identical single-server copies (random dispatch), else 1 */
+    double copies;    /* identical single-server copies (random dispatch), else 1 */
     double ld_demand; /* > 0: a load-dependent M/M/c station of this full demand D_i */
-    double *p;       /* its marginal probabilities p(j), j = 0..population */
+    double *p;        /* its marginal probabilities p(j), j = 0..population */
 } station;
 
-/* Exact MVA; fills q (length ns) and returns X. */
-static double mva_exact(const station *st, size_t ns, double think, size_t pop, double *q, double *resp)
+/* Exact MVA; fills q (length ns) and returns X; xs (NULL or pop + 1 entries): X(m). */
+static double mva_exact(const station *st, size_t ns, double think, size_t pop, double *q,
+                        double *resp, double *xs)
 {
     double x = 0.0;
     memset(q, 0, ns * sizeof *q);
@@ -64,6 +65,8 @@ static double mva_exact(const station *st, size_t ns, double think, size_t pop, 
             total += resp[i];
         }
         x = (double)m / total;
+        if (xs != NULL)
+            xs[m] = x;
         for (size_t i = 0; i < ns; i++) {
             if (st[i].ld_demand > 0.0) {
                 double c = (double)st[i].servers, sum = 0.0, jobs = 0.0;
@@ -107,9 +110,10 @@ static double mva_schweitzer(const station *st, size_t ns, double think, size_t 
     return x;
 }
 
-/* The station's response-time law, approximated by the open pool at the MVA arrival rate
- * (for percentiles, which MVA does not give): the percentiles carry the gap between that
- * model's mean and the exact MVA mean as their error. */
+/* The station's response-time law where the arrival theorem is not applied (multi-server
+ * stations, approximate MVA), approximated by the open pool at the MVA arrival rate (for
+ * percentiles, which MVA does not give): the percentiles carry the gap between that model's
+ * mean and the exact MVA mean as their error. */
 static void open_law(const ac_node *node, ac_node_analysis *na)
 {
     ac_solver_options so;
@@ -117,7 +121,8 @@ static void open_law(const ac_node *node, ac_node_analysis *na)
     ac_error e = {0};
     ac_solver_options_init(&so);
     so.burst_search = 0;
-    if (ac_solver_pool_solve(&node->u.pool, na->arrival_rate, &so, &r, &e) != AC_OK || r->overload) {
+    if (ac_solver_pool_solve(&node->u.pool, na->arrival_rate, &so, &r, &e) != AC_OK ||
+        r->overload) {
         ac_solver_pool_result_free(r);
         return;
     }
@@ -130,21 +135,61 @@ static void open_law(const ac_node *node, ac_node_analysis *na)
         na->expected_rel_error;
 }
 
+/*
+ * The arrival theorem for a single-server FCFS station (one of its random-dispatch copies): a
+ * request arriving there finds the stationary law of the network with one client fewer, and
+ * in product form the marginal of a single-server station follows the MVA recursion
+ *     p(j | m) = d X(m) p(j - 1 | m - 1), j >= 1,  p(0 | m) = 1 - sum_{j >= 1} p(j | m)
+ * (d the copy's demand per request, X(m) the MVA throughput). The response given j ahead is
+ * Erlang(j + 1, mu): exact (Reiser and Lavenberg 1980; Sevcik and Mitrani 1981). The node's
+ * percentiles follow from that law. Returns 0 or AC_ENOMEM.
+ */
+static int arrival_law(const station *s, double mu, const double *xs, size_t pop,
+                       ac_node_analysis *na, ac_error *err)
+{
+    size_t n = pop; /* j = 0..pop-1 ahead with pop - 1 other clients */
+    double *p = calloc(n + 1, sizeof *p), sum = 0.0;
+    ac_error e2 = {0};
+    if (p == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+    p[0] = 1.0;
+    for (size_t m = 1; m + 1 <= pop; m++) { /* up to m = pop - 1 */
+        double tail = 0.0;
+        for (size_t j = m; j >= 1; j--) {
+            p[j] = s->demand * xs[m] * p[j - 1];
+            tail += p[j];
+        }
+        p[0] = fmax(0.0, 1.0 - tail);
+    }
+    for (size_t j = 0; j < n; j++)
+        sum += p[j];
+    for (size_t j = 0; j < n && sum > 0.0; j++)
+        p[j] /= sum;
+    na->arrival_queue = p;
+    na->arrival_queue_n = n;
+    na->closed_service_rate = mu;
+    if (ac_node_analysis_quantile(na, 0.50, &na->p50, &e2) != AC_OK ||
+        ac_node_analysis_quantile(na, 0.95, &na->p95, &e2) != AC_OK ||
+        ac_node_analysis_quantile(na, 0.99, &na->p99, &e2) != AC_OK)
+        na->p50 = na->p95 = na->p99 = NAN;
+    na->percentile_rel_error = na->expected_rel_error;
+    return AC_OK;
+}
+
 int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings, ac_error *err)
 {
     size_t n = m->nnodes;
-    double *r = NULL, *v = NULL, *q = NULL, *resp = NULL;
+    double *r = NULL, *v = NULL, *q = NULL, *resp = NULL, *xs = NULL;
     station *st = NULL;
     int rc = AC_OK;
 
     if (m->npopulations == 0)
         return AC_OK;
     if (m->nsources > 0 || m->npopulations > 1) {
-        ac_diag_add(findings, "AC900", m->file, m->populations[0].loc.line,
-                    m->populations[0].loc.column, m->populations[0].id,
-                    "%s are not analysed yet: the verdict is inconclusive",
-                    m->nsources > 0 ? "mixed open and closed workloads"
-                                    : "several closed populations");
+        ac_diag_add(
+            findings, "AC900", m->file, m->populations[0].loc.line, m->populations[0].loc.column,
+            m->populations[0].id, "%s are not analysed yet: the verdict is inconclusive",
+            m->nsources > 0 ? "mixed open and closed workloads" : "several closed populations");
         return AC_OK;
     }
     r = ac_an_routing_matrix(m);
@@ -198,8 +243,7 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
                     bracket = 1; /* not product form: M/M/c, with the gap to random queues */
             } else {
                 st[ns].delay = v[i] / node->u.pool.service_rate *
-                               ((double)node->u.pool.servers - 1.0) /
-                               (double)node->u.pool.servers;
+                               ((double)node->u.pool.servers - 1.0) / (double)node->u.pool.servers;
                 if (node->u.pool.servers > 1)
                     exact = 0;
             }
@@ -243,7 +287,7 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
                     alt[k].delay += alt[k].demand; /* a link's transmission without its wait */
                     alt[k].demand = 0.0;
                 }
-            xr = mva_exact(alt, ns, pop->think_time, pop->size, q, resp);
+            xr = mva_exact(alt, ns, pop->think_time, pop->size, q, resp, NULL);
             free(alt);
             for (size_t k = 0; k < ns; k++) {
                 if (st[k].ld_demand > 0.0) {
@@ -251,14 +295,19 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
                     memset(st[k].p + 1, 0, pop->size * sizeof *st[k].p);
                 }
             }
-            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp);
+            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp, NULL);
             gap = fabs(x - xr) / xr;
             exact = 0;
         } else if (pop->size > AC_AN_MVA_EXACT_MAX) {
             x = mva_schweitzer(st, ns, pop->think_time, pop->size, q, resp);
             exact = 0;
         } else {
-            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp);
+            xs = calloc(pop->size + 1, sizeof *xs);
+            if (xs == NULL) {
+                rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+                goto cleanup;
+            }
+            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp, xs);
         }
         for (size_t k = 0; k < ns; k++) {
             ac_node_analysis *na;
@@ -279,7 +328,15 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
             na->approximation = exact ? AC_SOLVER_APPROX_EXACT : AC_SOLVER_APPROX_MEAN_FIELD;
             /* Seidmann (Schweitzer above AC_AN_MVA_EXACT_MAX): 25%; the dispatch bracket */
             na->expected_rel_error = exact ? 0.0 : bracket ? fmax(gap, 1e-3) : 0.25;
-            open_law(&m->nodes[st[k].node], na);
+            if (xs != NULL && exact && st[k].ld_demand == 0.0 && st[k].delay == 0.0 &&
+                pop->size <= AC_AN_MVA_LD_MAX) {
+                rc = arrival_law(&st[k], m->nodes[st[k].node].u.pool.service_rate, xs, pop->size,
+                                 na, err);
+                if (rc != AC_OK)
+                    goto cleanup;
+            } else {
+                open_law(&m->nodes[st[k].node], na);
+            }
         }
         a->e2e.available = 1;
         a->e2e.percentiles = 0;
@@ -298,5 +355,6 @@ cleanup:
     free(q);
     free(resp);
     free(st);
+    free(xs);
     return rc;
 }

@@ -41,6 +41,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fft_halfcomplex.h>
 #include <gsl/gsl_fft_real.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "analysis/internal.h"
 #include "archcheck/batch.h"
@@ -87,7 +88,9 @@ typedef struct e2e_ctx {
     int links_ok;                       /* every link solved and none overloaded */
     double fan_mean_gap; /* this pass: sum over fan-outs of E[max iid] - E[one job] (s) */
     double fan_q_gap;    /* and of the largest quantile shift between those laws (s) */
-    int failed;                         /* a cycle or a node without a law */
+    size_t *rstart, *ridx; /* the routes from node n: ridx[rstart[n] .. rstart[n+1]), in
+                              the file's order */
+    int failed;            /* a cycle or a node without a law */
     int over_budget;
     int oom;
 } e2e_ctx;
@@ -120,10 +123,21 @@ int ac_node_analysis_has_law(const ac_node_analysis *na)
     return na->analysed && !na->overload && isfinite(na->mean_response_time) &&
            !(na->function != NULL && na->function->overload) &&
            !(na->queue != NULL && na->queue->overload) &&
-           (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL);
+           (na->pool != NULL || na->function != NULL || na->queue != NULL || na->gateway != NULL ||
+            na->arrival_queue != NULL);
 }
 
 static double node_cdf(const ac_node_analysis *na, double t);
+
+/* P(Erlang(k, 1) <= x), the regularised incomplete gamma (GSL; an underflow is 0). */
+static double erlang_cdf(double k, double x)
+{
+    gsl_sf_result r;
+    int st = gsl_sf_gamma_inc_P_e(k, x, &r);
+    if (st != GSL_SUCCESS && st != GSL_EUNDRFLW)
+        return x > k ? 1.0 : 0.0; /* beyond GSL's range: the law's bulk is at k */
+    return isfinite(r.val) ? fmin(1.0, fmax(0.0, r.val)) : 0.0;
+}
 
 /* Does the node's law come from the QNA pass (a pool fed by a renewal stream)? */
 static int qna_law(const ac_node_analysis *na)
@@ -159,6 +173,17 @@ static double node_cdf(const ac_node_analysis *na, double t)
         return 0.0;
     if (na->gateway != NULL)
         return 1.0;
+    if (na->arrival_queue != NULL) {
+        /* closed network: sum_j pi(j) P(Erlang(j + 1, mu) <= t) */
+        double f = 0.0;
+        if (t == 0.0)
+            return 0.0;
+        for (size_t j = 0; j < na->arrival_queue_n; j++)
+            if (na->arrival_queue[j] > 0.0)
+                f +=
+                    na->arrival_queue[j] * erlang_cdf((double)j + 1.0, na->closed_service_rate * t);
+        return fmin(1.0, f);
+    }
     if (na->function != NULL)
         return ac_solver_function_cdf(na->function, t);
     if (na->queue != NULL)
@@ -583,8 +608,8 @@ static law branch(e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join
 static double sync_late(e2e_ctx *c, size_t n, double T)
 {
     double late = 0.0;
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         size_t join = AC_NONE;
         law b;
         if (r->from != n)
@@ -624,8 +649,8 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
     next = law_new(c);
     if (out.p == NULL || next == NULL)
         goto fail;
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         law b;
         if (r->from != n || r->parallel)
             continue;
@@ -642,8 +667,8 @@ static law walk_compute(e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
         next[0] += exit_w;
         succ += exit_w;
     }
-    for (size_t k = 0; k < c->m->nroutes; k++) {
-        const ac_route *r = &c->m->routes[k];
+    for (size_t q = c->rstart[n]; q < c->rstart[n + 1]; q++) {
+        const ac_route *r = &c->m->routes[c->ridx[q]];
         law b;
         if (r->from != n || !r->parallel)
             continue;
@@ -950,6 +975,21 @@ static int ctx_init(e2e_ctx *c, const ac_model *m, const ac_analysis *a)
         return AC_ENOMEM;
     for (size_t x = 0; x < c->npairs; x++)
         c->memo_join[x] = AC_NONE;
+    c->rstart = calloc(n + 1, sizeof *c->rstart);
+    c->ridx = malloc((m->nroutes + 1) * sizeof *c->ridx);
+    if (c->rstart == NULL || c->ridx == NULL)
+        return AC_ENOMEM;
+    for (size_t k = 0; k < m->nroutes; k++)
+        c->rstart[m->routes[k].from + 1]++;
+    for (size_t i = 0; i < n; i++)
+        c->rstart[i + 1] += c->rstart[i];
+    {
+        size_t *fill = c->left; /* scratch, zeroed later */
+        memcpy(fill, c->rstart, n * sizeof *fill);
+        for (size_t k = 0; k < m->nroutes; k++)
+            c->ridx[fill[m->routes[k].from]++] = k;
+        memset(c->left, 0, c->npairs * sizeof *c->left);
+    }
     return links_solve(m, a, &c->links, &c->links_ok);
 }
 
@@ -970,7 +1010,10 @@ static void ctx_free(e2e_ctx *c)
     free(c->cache);
     free(c->cache_n);
     free(c->cache_h);
-    gsl_integration_glfixed_table_free(c->tab);
+    if (c->tab != NULL)
+        gsl_integration_glfixed_table_free(c->tab);
+    free(c->rstart);
+    free(c->ridx);
     links_free(c->m, c->links);
 }
 
@@ -1143,7 +1186,9 @@ static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job 
         goto oom;
     if (beyond) {
         snprintf(e->why, sizeof e->why,
-                 "the end-to-end law's tail reaches beyond the lattice (8^4 x 16 x its mean)");
+                 "the lattice cannot bound the law's tail within 8^4 x 16 x its mean at the "
+                 "step its work budget allows (%.3g visits per request)",
+                 job->visits);
         goto cleanup;
     }
     if (c.failed || c.over_budget) {
@@ -1181,11 +1226,13 @@ cleanup:
 
 /*
  * Percentiles of a closed workload (one <population>): MVA gives exact means but no
- * distributions. Each station's response law is taken from the open model of the pool at
- * the MVA arrival rate X v_i and combined on the lattice as for an open network. An open
- * station at the same throughput queues more than the closed one, so the stated error is
- * the gap between the lattice mean and the exact MVA mean, plus the lattice's bracket; the
- * simulator settles a check that this error straddles.
+ * distributions. Each station's response law is exact where closed.c could apply the arrival
+ * theorem (single-server FCFS stations: the queue found on arrival is the marginal of the
+ * network with one client fewer), else the open model of the pool at the MVA arrival rate;
+ * the visits are combined on the lattice as for an open network. The stated error: the
+ * nodes', the gap between the lattice mean and the exact MVA mean, the correlation of the
+ * visits when there are several, and the lattice's bracket; the simulator settles a check
+ * that this error straddles.
  */
 static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_points, ac_error *err)
 {
@@ -1195,7 +1242,7 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_poin
     double w = 1.0, max_err = 0.0, visits = 0.0;
     int rc;
     for (size_t i = 0; i < m->nnodes; i++)
-        if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].pool == NULL)
+        if (a->nodes[i].arrival_rate > 0.0 && !ac_node_analysis_has_law(&a->nodes[i]))
             return AC_OK; /* a station without a response law: no percentiles */
     if (has_fanout(m) || !(a->e2e.throughput > 0.0))
         return AC_OK;
@@ -1215,6 +1262,12 @@ static int closed_percentiles(const ac_model *m, ac_analysis *a, size_t max_poin
         return rc;
     a->e2e.node_rel_error =
         max_err + fabs(out.mean - a->e2e.mean_response_time) / a->e2e.mean_response_time;
+    /* each visit's law is exact (arrival theorem) but the lattice adds visits as independent:
+       in a closed network they are not (a long queue at one station means short ones at the
+       others). Measured: two single-server stations, 10 clients, Z = 5 s, 1 s and 0.8 s: p99
+       15.99 s against the simulator's 14.57 +- 0.10 s (+9.7%); stated 25% */
+    if (visits > 1.0 + 1e-9)
+        a->e2e.node_rel_error += 0.25;
     a->e2e.expected_rel_error = a->e2e.node_rel_error + a->e2e.lattice_rel_error;
     return AC_OK;
 }

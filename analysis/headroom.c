@@ -4,7 +4,9 @@
  * utilisation, loss) still met. For stability alone, alpha = 1 / max_i rho_i
  * over the pools with an unbounded buffer (the bottleneck); requirements and
  * metastability can bind earlier, found by bisection on alpha (monotone: more
- * load never helps these requirements) to a relative precision of 1e-6.
+ * load never helps these requirements) to a relative precision of 1e-6. Where no stability
+ * bound is known (lossy nodes) and every probe up to 2^20 holds, nothing bounds the growth:
+ * the headroom is infinite with binding "nothing".
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,9 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+
+/* The largest factor the search probes when no stability bound is known (2^20). */
+#define AC_AN_HEADROOM_PROBE_MAX 1048576.0
 
 /* Solve at alpha into a scratch analysis and test the requirements. */
 static int holds_at(const ac_model *m, const ac_analysis_options *opt, ac_analysis *scratch,
@@ -111,11 +116,24 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     if (isfinite(alpha_stab)) {
         hi = alpha_stab;
     } else {
+        int held = 1;
         hi = 1.0;
-        while (hi < 1e6 && holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc))
+        while (hi < AC_AN_HEADROOM_PROBE_MAX &&
+               (held = holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc)))
             hi *= 2.0;
         if (rc != AC_OK)
             goto cleanup;
+        if (held && hi >= AC_AN_HEADROOM_PROBE_MAX) {
+            /* every probe up to 2^20 times the load held: nothing bounds the growth (no
+               requirement that tightens with load binds and nothing overloads); not a
+               factor to report as if something bound it there */
+            a->has_headroom = 1;
+            a->headroom = INFINITY;
+            a->headroom_node = AC_NONE;
+            a->headroom_rel_error = 0.0;
+            snprintf(a->headroom_binding, sizeof a->headroom_binding, "nothing");
+            goto cleanup;
+        }
     }
     lo = 0.0;
     /* Is the stability bound itself the answer? Probes stop 0.1% short of it: the queues of
@@ -169,6 +187,10 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         strcmp(a->headroom_binding, "stability") != 0)
         for (size_t i = 0; i < m->nnodes; i++)
             a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
+    /* an end-to-end latency that binds carries the probes' lattice bracket (their least
+       lattice) as well */
+    if (node == AC_NONE && strstr(a->headroom_binding, "latency") != NULL && scratch.e2e.available)
+        a->headroom_rel_error = fmax(a->headroom_rel_error, scratch.e2e.expected_rel_error);
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].kind == AC_NODE_POOL &&
             (m->nodes[i].u.pool.buffer != AC_UNBOUNDED || m->nodes[i].u.pool.timeout > 0.0))

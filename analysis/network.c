@@ -26,6 +26,7 @@ void ac_an_node_clear(ac_node_analysis *na)
     ac_solver_batch_result_clear(na->batch);
     free(na->batch);
     free(na->function);
+    free(na->arrival_queue);
     if (na->queue != NULL)
         ac_solver_queue_result_clear(na->queue);
     free(na->queue);

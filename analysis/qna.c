@@ -330,7 +330,8 @@ int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
         correct_pool(m, na, i, ca2[i], tab);
     }
 cleanup:
-    gsl_integration_glfixed_table_free(tab);
+    if (tab != NULL)
+        gsl_integration_glfixed_table_free(tab);
     free(ca2);
     return rc;
 }

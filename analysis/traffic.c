@@ -6,9 +6,9 @@
  * with R_ij = p * fanout / fanin summed over the routes i -> j (parallel routes
  * included: they add to the others), gamma the source rates and pass_i the
  * fraction of node i's arrivals that it passes downstream (1 without loss).
- * Solved exactly by LU (GSL) up to AC_AN_DENSE_MAX nodes; above, by the sparse
- * iteration Lambda <- gamma + R^T (Lambda .* pass), exact after the depth of an
- * acyclic network and geometric with feedback. A singular system or a negative
+ * Solved exactly by LU (GSL) up to AC_AN_DENSE_MAX nodes; above, an acyclic network in
+ * one sweep in topological order (exact), one with feedback by the sparse iteration
+ * Lambda <- gamma + R^T (Lambda .* pass), geometric. A singular system or a negative
  * or non-finite solution means that jobs circulate forever.
  */
 #include <math.h>
@@ -26,7 +26,10 @@
 double *ac_an_routing_matrix(const ac_model *m)
 {
     size_t n = m->nnodes;
-    double *r = calloc(n * n > 0 ? n * n : 1, sizeof *r);
+    double *r;
+    if (n > AC_AN_DENSE_MAX)
+        return calloc(1, sizeof *r); /* the sparse solver reads the routes: a placeholder */
+    r = calloc(n * n > 0 ? n * n : 1, sizeof *r);
     if (r == NULL)
         return NULL;
     for (size_t k = 0; k < m->nroutes; k++) {
@@ -114,6 +117,52 @@ cleanup:
     return rc;
 }
 
+/* Lambda in one sweep in topological order (Kahn, iterative) when the routes are acyclic:
+ * exact. Returns 1 when done, 0 when there is a cycle, -1 when out of memory. */
+static int solve_acyclic(const ac_model *m, const double *pass, const double *gamma, double *lambda)
+{
+    size_t n = m->nnodes, head = 0, tail = 0, done = 0;
+    size_t *indeg = calloc(n + 1, sizeof *indeg), *queue = malloc((n + 1) * sizeof *queue);
+    size_t *start = calloc(n + 2, sizeof *start), *out = malloc((m->nroutes + 1) * sizeof *out);
+    int rc = -1;
+    if (indeg == NULL || queue == NULL || start == NULL || out == NULL)
+        goto cleanup;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        indeg[m->routes[k].to]++;
+        start[m->routes[k].from + 1]++;
+    }
+    for (size_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    {
+        size_t *fill = queue; /* scratch: the next free slot of each node's out-list */
+        memcpy(fill, start, n * sizeof *fill);
+        for (size_t k = 0; k < m->nroutes; k++)
+            out[fill[m->routes[k].from]++] = k;
+    }
+    memcpy(lambda, gamma, n * sizeof *lambda);
+    for (size_t i = 0; i < n; i++)
+        if (indeg[i] == 0)
+            queue[tail++] = i;
+    while (head < tail) {
+        size_t u = queue[head++];
+        done++;
+        for (size_t q = start[u]; q < start[u + 1]; q++) {
+            const ac_route *rt = &m->routes[out[q]];
+            lambda[rt->to] += lambda[u] * (pass != NULL ? pass[u] : 1.0) * rt->p *
+                              (double)rt->fanout / (double)rt->fanin;
+            if (--indeg[rt->to] == 0)
+                queue[tail++] = rt->to;
+        }
+    }
+    rc = done == n;
+cleanup:
+    free(indeg);
+    free(queue);
+    free(start);
+    free(out);
+    return rc;
+}
+
 static int solve_sparse(const ac_model *m, const double *pass, const double *gamma, double *lambda,
                         ac_error *err)
 {
@@ -123,6 +172,11 @@ static int solve_sparse(const ac_model *m, const double *pass, const double *gam
     int rc = AC_ENUMERIC;
     if (next == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+    switch (solve_acyclic(m, pass, gamma, lambda)) {
+    case 1: free(next); return AC_OK;
+    case -1: free(next); return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
+    default: break; /* a cycle: iterate */
+    }
     for (size_t i = 0; i < n; i++)
         total += gamma[i];
     memcpy(lambda, gamma, n * sizeof *lambda);

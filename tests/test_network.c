@@ -329,6 +329,123 @@ static void test_bursty_single_node(void **state)
     fx_free(&f);
 }
 
+/* ---- 3. closed-network percentiles by the arrival theorem ------------------------------------ */
+
+/* The exact response-time law of N clients with exponential think time Z at one FCFS queue of
+ * rate mu: the CTMC of the queue length is birth-death (birth (N - n) / Z, death mu); by the
+ * arrival theorem an arriving client finds the stationary law of N - 1 clients, pi(j), and its
+ * response is Erlang(j + 1, mu): P(R <= t) = sum_j pi(j) P(j + 1, mu t). */
+static double closed_cdf(size_t N, double Z, double mu, double t)
+{
+    double w[64], sum = 0.0, f = 0.0;
+    size_t n = N - 1; /* the other clients */
+    w[0] = 1.0;
+    for (size_t j = 1; j <= n; j++)
+        w[j] = w[j - 1] * ((double)(n - j + 1) / Z) / mu;
+    for (size_t j = 0; j <= n; j++)
+        sum += w[j];
+    for (size_t j = 0; j <= n; j++)
+        f += w[j] / sum * gsl_sf_gamma_inc_P((double)j + 1.0, mu * t);
+    return f;
+}
+
+static double closed_quantile(size_t N, double Z, double mu, double q)
+{
+    double lo = 0.0, hi = 1.0;
+    while (closed_cdf(N, Z, mu, hi) < q)
+        hi *= 2.0;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (closed_cdf(N, Z, mu, mid) < q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Was a bug (fixed): the station's law was the open M/M/1 at the MVA throughput (p95 +125%,
+ * stated exact) and the end-to-end p50 of a 10-client model printed 11,855 s for a mean of
+ * 11.67 s. */
+static void test_closed_arrival_theorem(void **state)
+{
+    static const char *xml =
+        "<architecture name=\"c\" format=\"1\">\n"
+        "<workload><population id=\"u\" size=\"10\" think-time=\"5s\" to=\"db\"/></workload>\n"
+        "<pool id=\"db\" servers=\"1\" service-time=\"1s\"/>\n"
+        "</architecture>\n";
+    const double qs[3] = {0.50, 0.95, 0.99};
+    fx f;
+    ac_analysis_options o = no_sim();
+    const ac_node_analysis *na;
+    (void)state;
+    analyse_with(&f, xml, &o);
+    na = &f.a->nodes[0];
+    assert_true(f.a->e2e.percentiles);
+    for (int i = 0; i < 3; i++) {
+        double exact = closed_quantile(10, 5.0, 1.0, qs[i]), node_q, v, rel;
+        node_q = i == 0 ? na->p50 : i == 1 ? na->p95 : na->p99;
+        assert_double_close(node_q, exact, 0.0, 1e-6);
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, qs[i], &v, &rel), AC_OK);
+        print_message("p%g: node %.6g, e2e %.6g (stated %.2g%%), exact %.6g\n", 100 * qs[i], node_q,
+                      v, 100 * rel, exact);
+        assert_true(fabs(v - exact) <= rel * v);
+        assert_true(rel < 0.01);
+    }
+    fx_free(&f);
+}
+
+/* A chain of 49,990 pools (the most the format's 100,000 elements allow with its routes). Was a
+ * bug (fixed): the recursive walk overflowed the stack (SIGSEGV). Now: the percentiles are
+ * either computed within their stated error or not computed for the work budget, and then
+ * the requirement is INCONCLUSIVE; never a crash, never a PASS on a value not computed. */
+static void test_long_chain_no_recursion(void **state)
+{
+    const size_t n = 49990;
+    char *xml = chain_xml(n, 1.0, "<latency percentile=\"95\" max=\"3000s\"/>\n");
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->e2e.available);
+    /* every request crosses every node: T ~ Erlang(n, r), mean n / r */
+    assert_double_close(f.a->e2e.mean_response_time, (double)n / CHAIN_R, 0.0, 1e-9);
+    if (f.a->e2e.percentiles) {
+        double v, rel, exact = gsl_cdf_gamma_Pinv(0.95, (double)n, 1.0 / CHAIN_R);
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, 0.95, &v, &rel), AC_OK);
+        assert_true(fabs(v - exact) <= rel * v);
+    } else {
+        print_message("percentiles not computed: %s\n", f.a->e2e.why);
+        assert_true(f.a->e2e.why[0] != '\0');
+        assert_int_equal(f.a->checks[f.a->nchecks - 1].status, AC_CHECK_INCONCLUSIVE);
+    }
+    fx_free(&f);
+    free(xml);
+}
+
+/* ---- 6. headroom that nothing bounds -------------------------------------------------------- */
+
+/* A sync function is a loss system (Erlang-B): it never overloads, and a throughput minimum
+ * does not tighten with load: nothing bounds the growth. Was: "can grow by 1.04858e+06" (the
+ * search's probing cap). */
+static void test_headroom_unbounded(void **state)
+{
+    static const char *xml = "<architecture name=\"n\" format=\"1\">\n"
+                             "<workload><source id=\"s\" to=\"f\" rate=\"10/s\"/></workload>\n"
+                             "<function id=\"f\" duration=\"100ms\" concurrency=\"10\"/>\n"
+                             "<requirements><throughput min=\"1/s\"/></requirements>\n"
+                             "</architecture>\n";
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    o.headroom = 1;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->has_headroom);
+    assert_true(isinf(f.a->headroom));
+    assert_string_equal(f.a->headroom_binding, "nothing");
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +455,9 @@ int main(void)
         cmocka_unit_test(test_many_feedback_loops),
         cmocka_unit_test(test_chain_percentiles),
         cmocka_unit_test(test_bursty_single_node),
+        cmocka_unit_test(test_closed_arrival_theorem),
+        cmocka_unit_test(test_long_chain_no_recursion),
+        cmocka_unit_test(test_headroom_unbounded),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,13 @@ typedef struct ac_node_analysis {
     /* pools fed by a fan-out (its jobs arrive together): the batch-arrival law that replaces
        the Poisson one in the numbers above and the response-time law (owned), or NULL */
     struct ac_solver_batch_result *batch;
+    /* closed networks, a single-server FCFS station (or one of c random-dispatch copies): the
+       law of the jobs an arriving request finds there, arrival_queue[j] for j < arrival_queue_n
+       (arrival theorem: the stationary law of the network with one client fewer; owned), and
+       the server's rate: the response given j ahead is Erlang(j + 1, closed_service_rate) */
+    double *arrival_queue;
+    size_t arrival_queue_n;
+    double closed_service_rate;
     /* the serverless stages (owned; NULL for other kinds). Their numbers above: functions:
        arrival_rate = requests (polled: executions), throughput = successful ones, loss =
        throttled or failed after every retry (polled: a failed execution, which the queue
