@@ -32,6 +32,7 @@ void ac_transient_options_init(ac_transient_options *opt)
     opt->dense_max = AC_TRANSIENT_DENSE_MAX;
     opt->pool_dim_max = 4096;
     opt->scale = 1.0;
+    opt->capacity_min = 1.0;
 }
 
 double ac_transient_horizon(const ac_model *m, const ac_transient_options *opt)
@@ -112,7 +113,7 @@ static void ctx_free(tr_ctx *c)
                       c->dep,   c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
                       c->qs,    c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
                       c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
-                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt};
+                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges};
     ac_solver_tr_scalers_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
         ac_solver_pool_model_free(c->pools[j].model);
@@ -383,7 +384,7 @@ static int ctx_scratch(tr_ctx *c, ac_transient *tr, int dense, ac_error *err)
             return ac_error_set(err, AC_ENOMEM, "out of memory (transient trajectories)");
     if (ac_solver_tr_scalers_init(c, tr) != AC_OK)
         return ac_error_set(err, AC_ENOMEM, "out of memory (autoscalers)");
-    return AC_OK;
+    return ac_solver_tr_faults_init(c, err);
 }
 
 /* After the integration: server-hours and events over [0, horizon), the final states, the
@@ -505,7 +506,8 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
                             "the transient needs a horizon: the model has no <profile>");
     }
     if (opt->samples < 2 || !(opt->scale >= 0.0) || !isfinite(opt->scale) || !(opt->rtol > 0.0) ||
-        !(opt->atol > 0.0) || opt->pool_dim_max < 1) {
+        !(opt->atol > 0.0) || opt->pool_dim_max < 1 ||
+        !(opt->capacity_min > 0.0 && opt->capacity_min <= 1.0)) {
         free(ws);
         return ac_error_set(err, AC_EINVAL, "invalid transient options");
     }
@@ -609,6 +611,8 @@ static void ws_reset(ac_transient_ws *ws, double scale)
     ac_transient *tr = ws->tr;
     c->scale = scale;
     ac_solver_tr_scalers_reset(c, tr);
+    c->plan = NULL;
+    ac_solver_tr_faults_reset(c);
     for (size_t i = 0; i < c->nfns; i++) {
         c->fns[i].next_ping = c->fns[i].W > 0.0 ? 0.0 : INFINITY;
         c->fns[i].prewarmed = 0.0;
@@ -639,11 +643,15 @@ int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double
                             "workload factor %g outside the workspace's [0, %g] (its "
                             "truncations are sized for options.scale)",
                             scale, ws->opt.scale);
-    if (plan != NULL && plan->nfaults > 0)
-        return ac_error_set(err, AC_EINVAL, "fault plans are not applied by the transient yet");
     ws_reset(ws, scale);
+    rc = ac_solver_tr_faults_set(c, plan, tr->horizon, err); /* applied from t = 0 on */
+    if (rc != AC_OK)
+        return rc;
     if (!ws->cached || ws->cache_scale != scale) {
+        const ac_transient_plan *p = c->plan;
+        c->plan = NULL; /* the start knows no fault */
         rc = settle_start(ws, err);
+        c->plan = p;
         if (rc != AC_OK) {
             ws->cached = 0;
             return rc;

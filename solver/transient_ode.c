@@ -374,7 +374,8 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * an order is ready (scaler_next): the scaler reads the state there, and where a serving
  * count changes the state is remapped and the driver restarted (gsl_odeiv2_driver_reset,
  * first step h0): the drift has a jump there. So does a pre-warming ping that creates
- * instances (prewarm_events). Events at the horizon itself are not applied (they belong to
+ * instances (prewarm_events), and so does every edge of a fault's window (transient_faults.c).
+ * Events at the horizon itself are not applied (they belong to
  * the next period of a repeated profile): the scaling counts are over [0, horizon).
  */
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
@@ -390,8 +391,11 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
     ac_solver_tr_f(0.0, y, f0, c);
     while (t < tr->horizon) {
         double t_stop;
-        if (c->nscaled > 0 || c->nprewarm > 0) {
+        if (c->nscaled > 0 || c->nprewarm > 0 || c->plan != NULL) {
             int changed = 0;
+            rc = ac_solver_tr_faults_apply(c, tr, t, y, &changed, err);
+            if (rc != AC_OK)
+                goto cleanup;
             rc = ac_solver_tr_scaler_events(c, tr, t, y, &changed, err);
             if (rc != AC_OK)
                 goto cleanup;
@@ -415,6 +419,8 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
             t_stop = fmin(t_stop, ac_solver_tr_scaler_next(c));
         if (c->nprewarm > 0)
             t_stop = fmin(t_stop, ac_solver_tr_prewarm_next(c));
+        if (c->plan != NULL)
+            t_stop = fmin(t_stop, ac_solver_tr_faults_next(c));
         if (!(t_stop > t)) { /* cannot happen: the events at t are done */
             rc = ac_error_set(err, AC_ENUMERIC,
                               "the transient's event times do not advance at "
