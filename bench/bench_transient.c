@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     const ac_transient *tr = NULL;
     size_t n = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 200, allocs = 0, lus = 0;
     double *t = NULL, t_run, t_first, median, one_thread, two_threads, speedup, planned = 0.0;
-    size_t plan_allocs = 0;
+    size_t plan_allocs = 0, failed = 0;
     int rc, status = 0;
     gsl_set_error_handler_off(); /* statuses are checked; GSL's default handler aborts */
     *(void **)&g_real_lu = dlsym(RTLD_NEXT, "gsl_linalg_LU_decomp");
@@ -232,17 +232,23 @@ int main(int argc, char **argv)
         unsigned long long seed = 1;
         ac_transient_fault f[3];
         size_t fa = 0;
-        for (size_t i = 0; rc == 0 && i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             ac_transient_plan plan = {random_plan(m, &seed, f), f};
             size_t a0 = atomic_load(&g_allocs);
             double t0 = now_ms();
-            rc = ac_transient_eval(ws, &plan, 1.0, &tr, &e);
+            const ac_transient *trp = NULL;
+            int prc = ac_transient_eval(ws, &plan, 1.0, &trp, &e);
             t[i] = now_ms() - t0;
             fa += atomic_load(&g_allocs) - a0;
-        }
-        if (rc != 0) {
-            fprintf(stderr, "transient under a plan: %s\n", e.message);
-            return 2;
+            if (prc != 0) { /* reported with its plan */
+                fprintf(stderr, "  failed under a plan (%s):", e.message);
+                for (size_t k = 0; k < plan.nfaults; k++)
+                    fprintf(stderr, " {node %zu, attr %d, %g, [%g, %g)}", f[k].target,
+                            (int)f[k].attr, f[k].value, f[k].start, f[k].end);
+                fprintf(stderr, "\n");
+                ac_error_clear(&e);
+                failed++;
+            }
         }
         qsort(t, n, sizeof *t, cmp_double);
         planned = t[n / 2];
@@ -259,7 +265,9 @@ int main(int argc, char **argv)
            (double)lus / (double)n);
     printf("  under a random fault plan, median of %-3zu %9.2f ms  (allocations: %zu)%s\n", n,
            planned, plan_allocs, planned <= 8.0 && plan_allocs == 0 ? "" : "  MISSED");
-    status |= median > 8.0 || allocs != 0 || planned > 8.0 || plan_allocs != 0;
+    printf("  plans whose integration failed  %10zu      (must be 0)%s\n", failed,
+           failed == 0 ? "" : "  MISSED");
+    status |= median > 8.0 || allocs != 0 || planned > 8.0 || plan_allocs != 0 || failed != 0;
     {
         size_t nt = n / 4 > 0 ? n / 4 : 1;
         double cpu1, cpu2;

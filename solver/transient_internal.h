@@ -167,6 +167,16 @@ typedef struct tr_scratch {
     double *f, *y0, *f0, *f1, *yi;
 } tr_scratch;
 
+/* The accepted steps of a run without faults (the prefix a fault plan starts from,
+ * transient.c): times, states (cap x dim), the next sample after each, the pools' max_tail
+ * after each (cap x npools). */
+typedef struct tr_prefix {
+    int record; /* store every accepted step of this run */
+    size_t n, cap;
+    double *t, *y, *tail;
+    size_t *s;
+} tr_prefix;
+
 typedef struct tr_kind tr_kind;
 
 typedef struct tr_ctx {
@@ -392,7 +402,8 @@ int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scrat
 void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const double *y,
                          double *f);
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
-                           size_t ntarget, double *y, tr_scratch *w, ac_error *err);
+                           size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
+                           tr_prefix *pf, ac_error *err);
 
 /* transient_autoscale.c: the HPA-like scalers of the autoscaled pools. */
 int ac_solver_tr_scalers_init(tr_ctx *c, ac_transient *tr);
