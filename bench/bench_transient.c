@@ -6,8 +6,11 @@
  * realloc in this program, which sees GSL's too; GSL 2.7's gsl_linalg_LU_decomp allocates
  * its own pivot workspace at every factorisation of msbdf's iteration matrix: interposed
  * too, those are counted apart, as factorisations), and two workspaces on two threads
- * (throughput at least 1.8 times one thread's). Also the one-shot ac_transient_run and the
- * first evaluation (which settles the start state). Exit 1 when a floor is missed.
+ * (throughput at least 1.8 times one thread's). Also the one-shot ac_transient_run, the
+ * first evaluation (which settles the start state), and the median under N random fault
+ * plans (1 to 3 faults: delay, fail-prob, cold-start on the functions, capacity-loss on the
+ * gateway, windows of 10 s to 2 min anywhere in the horizon; a fixed seed). Exit 1 when a
+ * floor is missed.
  *
  *   bench_transient ROOT [N]     ROOT: the source tree (for samples/)
  */
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 
 #include "archcheck/parser.h"
@@ -79,6 +83,38 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A deterministic generator for the plans (64-bit LCG, the top 53 bits). */
+static double unit_rand(unsigned long long *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* A random plan of 1 to 3 faults on the sample's functions and gateway into f. */
+static size_t random_plan(const ac_model *m, unsigned long long *seed, ac_transient_fault *f)
+{
+    static const char *fns[] = {"ingest", "shard", "aggregate"};
+    size_t n = 1 + (size_t)(3.0 * unit_rand(seed));
+    for (size_t k = 0; k < n; k++) {
+        double u = unit_rand(seed), start = 540.0 * unit_rand(seed);
+        f[k].start = start;
+        f[k].end = start + 10.0 + 110.0 * unit_rand(seed);
+        if (u < 0.25) {
+            f[k].target = ac_model_find_node(m, "api");
+            f[k].attr = AC_TRANSIENT_FAULT_CAPACITY_LOSS;
+            f[k].value = 0.5 * unit_rand(seed);
+        } else {
+            int a = (int)(3.0 * unit_rand(seed));
+            f[k].target = ac_model_find_node(m, fns[(int)(3.0 * unit_rand(seed)) % 3]);
+            f[k].attr = a == 0   ? AC_TRANSIENT_FAULT_DELAY
+                        : a == 1 ? AC_TRANSIENT_FAULT_FAIL_PROB
+                                 : AC_TRANSIENT_FAULT_COLD_START;
+            f[k].value = (a == 0 ? 0.2 : a == 1 ? 0.3 : 2.0) * unit_rand(seed);
+        }
+    }
+    return n;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -153,8 +189,10 @@ int main(int argc, char **argv)
     ac_transient *one = NULL;
     const ac_transient *tr = NULL;
     size_t n = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 200, allocs = 0, lus = 0;
-    double *t = NULL, t_run, t_first, median, one_thread, two_threads, speedup;
+    double *t = NULL, t_run, t_first, median, one_thread, two_threads, speedup, planned = 0.0;
+    size_t plan_allocs = 0, failed = 0;
     int rc, status = 0;
+    gsl_set_error_handler_off(); /* statuses are checked; GSL's default handler aborts */
     *(void **)&g_real_lu = dlsym(RTLD_NEXT, "gsl_linalg_LU_decomp");
     if (g_real_lu == NULL || argc < 2 || n < 1) {
         fprintf(stderr, "usage: bench_transient ROOT [N]\n");
@@ -190,6 +228,32 @@ int main(int argc, char **argv)
     }
     qsort(t, n, sizeof *t, cmp_double);
     median = t[n / 2];
+    {
+        unsigned long long seed = 1;
+        ac_transient_fault f[3];
+        size_t fa = 0;
+        for (size_t i = 0; i < n; i++) {
+            ac_transient_plan plan = {random_plan(m, &seed, f), f};
+            size_t a0 = atomic_load(&g_allocs);
+            double t0 = now_ms();
+            const ac_transient *trp = NULL;
+            int prc = ac_transient_eval(ws, &plan, 1.0, &trp, &e);
+            t[i] = now_ms() - t0;
+            fa += atomic_load(&g_allocs) - a0;
+            if (prc != 0) { /* reported with its plan */
+                fprintf(stderr, "  failed under a plan (%s):", e.message);
+                for (size_t k = 0; k < plan.nfaults; k++)
+                    fprintf(stderr, " {node %zu, attr %d, %g, [%g, %g)}", f[k].target,
+                            (int)f[k].attr, f[k].value, f[k].start, f[k].end);
+                fprintf(stderr, "\n");
+                ac_error_clear(&e);
+                failed++;
+            }
+        }
+        qsort(t, n, sizeof *t, cmp_double);
+        planned = t[n / 2];
+        plan_allocs = fa;
+    }
     printf("transient of %s (%zu states, %s)\n", path, tr->dim, tr->method);
     printf("  one-shot ac_transient_run       %10.2f ms\n", t_run);
     printf("  first evaluation (settles)      %10.2f ms\n", t_first);
@@ -199,7 +263,11 @@ int main(int argc, char **argv)
            allocs == 0 ? "" : "  MISSED");
     printf("  LU factorisations per evaluation %9.0f      (msbdf's iteration matrix, dense)\n",
            (double)lus / (double)n);
-    status |= median > 8.0 || allocs != 0;
+    printf("  under a random fault plan, median of %-3zu %9.2f ms  (allocations: %zu)%s\n", n,
+           planned, plan_allocs, planned <= 8.0 && plan_allocs == 0 ? "" : "  MISSED");
+    printf("  plans whose integration failed  %10zu      (must be 0)%s\n", failed,
+           failed == 0 ? "" : "  MISSED");
+    status |= median > 8.0 || allocs != 0 || planned > 8.0 || plan_allocs != 0 || failed != 0;
     {
         size_t nt = n / 4 > 0 ? n / 4 : 1;
         double cpu1, cpu2;

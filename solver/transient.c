@@ -32,6 +32,7 @@ void ac_transient_options_init(ac_transient_options *opt)
     opt->dense_max = AC_TRANSIENT_DENSE_MAX;
     opt->pool_dim_max = 4096;
     opt->scale = 1.0;
+    opt->capacity_min = 1.0;
 }
 
 double ac_transient_horizon(const ac_model *m, const ac_transient_options *opt)
@@ -112,7 +113,7 @@ static void ctx_free(tr_ctx *c)
                       c->dep,   c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
                       c->qs,    c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
                       c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
-                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt};
+                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges};
     ac_solver_tr_scalers_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
         ac_solver_pool_model_free(c->pools[j].model);
@@ -383,7 +384,7 @@ static int ctx_scratch(tr_ctx *c, ac_transient *tr, int dense, ac_error *err)
             return ac_error_set(err, AC_ENOMEM, "out of memory (transient trajectories)");
     if (ac_solver_tr_scalers_init(c, tr) != AC_OK)
         return ac_error_set(err, AC_ENOMEM, "out of memory (autoscalers)");
-    return AC_OK;
+    return ac_solver_tr_faults_init(c, err);
 }
 
 /* After the integration: server-hours and events over [0, horizon), the final states, the
@@ -438,6 +439,13 @@ struct ac_transient_ws {
     double cache_scale;
     double *y_start, *ref;
     int start_settled;
+    /* the run without faults at pf_scale, the prefix of the plans (resume_point) */
+    tr_prefix pf;
+    int pf_valid;
+    double pf_scale;
+    double **arrays; /* the result's sample arrays */
+    size_t narrays;
+    double *saved; /* their values in that run (narrays x nsamples) */
 };
 
 void ac_transient_ws_free(ac_transient_ws *ws)
@@ -457,7 +465,38 @@ void ac_transient_ws_free(ac_transient_ws *ws)
     free(ws->w.yi);
     free(ws->y_start);
     free(ws->ref);
+    free(ws->pf.t);
+    free(ws->pf.y);
+    free(ws->pf.tail);
+    free(ws->pf.s);
+    free(ws->arrays);
+    free(ws->saved);
     free(ws);
+}
+
+/* Every sample array of the result, in a fixed order, into ws->arrays (NULL: count only). */
+static size_t sample_arrays(ac_transient_ws *ws, double **arrays)
+{
+    size_t n = 0;
+    for (size_t v = 0; v < ws->c.m->nnodes; v++) {
+        ac_transient_node *nd = &ws->tr->nodes[v];
+        double *a[] = {nd->arrival_rate,   nd->throughput,     nd->mean_jobs,
+                       nd->utilization,    nd->loss_rate,      nd->mean_response_time,
+                       nd->cum_arrivals,   nd->cum_departures, nd->in_system,
+                       nd->servers,        nd->instances,      nd->busy,
+                       nd->initialising,   nd->idle,           nd->cold_start_rate,
+                       nd->execution_rate, nd->throttle_rate,  nd->failure_rate,
+                       nd->backlog,        nd->tokens,         nd->dead_letter_rate,
+                       nd->cum_lost,       nd->cum_admitted,   nd->cum_throttled,
+                       nd->cum_cold_starts};
+        for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
+            if (a[k] != NULL) {
+                if (arrays != NULL)
+                    arrays[n] = a[k];
+                n++;
+            }
+    }
+    return n;
 }
 
 /* The state vectors, the targets and the ODE driver of a workspace whose context is built. */
@@ -474,6 +513,12 @@ static int ws_vectors(ac_transient_ws *ws, ac_error *err)
     ws->tgt = ac_solver_tr_targets(c->m, ws->tr->horizon, ws->tr->nsamples, &ws->ntarget);
     if (ws->ref == NULL || ws->tgt == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    ws->narrays = sample_arrays(ws, NULL);
+    ws->arrays = malloc((ws->narrays + 1) * sizeof *ws->arrays);
+    ws->saved = malloc((ws->narrays * ws->tr->nsamples + 1) * sizeof *ws->saved);
+    if (ws->arrays == NULL || ws->saved == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    (void)sample_arrays(ws, ws->arrays);
     if (c->dim == 0)
         return AC_OK;
     ac_solver_tr_node_times(c, &slow, &fast);
@@ -505,7 +550,8 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
                             "the transient needs a horizon: the model has no <profile>");
     }
     if (opt->samples < 2 || !(opt->scale >= 0.0) || !isfinite(opt->scale) || !(opt->rtol > 0.0) ||
-        !(opt->atol > 0.0) || opt->pool_dim_max < 1) {
+        !(opt->atol > 0.0) || opt->pool_dim_max < 1 ||
+        !(opt->capacity_min > 0.0 && opt->capacity_min <= 1.0)) {
         free(ws);
         return ac_error_set(err, AC_EINVAL, "invalid transient options");
     }
@@ -609,6 +655,8 @@ static void ws_reset(ac_transient_ws *ws, double scale)
     ac_transient *tr = ws->tr;
     c->scale = scale;
     ac_solver_tr_scalers_reset(c, tr);
+    c->plan = NULL;
+    ac_solver_tr_faults_reset(c);
     for (size_t i = 0; i < c->nfns; i++) {
         c->fns[i].next_ping = c->fns[i].W > 0.0 ? 0.0 : INFINITY;
         c->fns[i].prewarmed = 0.0;
@@ -627,23 +675,18 @@ static void ws_reset(ac_transient_ws *ws, double scale)
     memcpy(tr->note, ws->note, sizeof tr->note);
 }
 
-int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
-                      const ac_transient **out, ac_error *err)
+/* The settled start at the evaluation's scale into ws->y (kept per scale), the reference
+ * after the burst, and whether it settled. */
+static int start_of(ac_transient_ws *ws, double scale, ac_error *err)
 {
     tr_ctx *c = &ws->c;
     ac_transient *tr = ws->tr;
-    int rc;
-    *out = NULL;
-    if (!(scale >= 0.0) || scale > ws->opt.scale * (1.0 + 1e-12))
-        return ac_error_set(err, AC_EINVAL,
-                            "workload factor %g outside the workspace's [0, %g] (its "
-                            "truncations are sized for options.scale)",
-                            scale, ws->opt.scale);
-    if (plan != NULL && plan->nfaults > 0)
-        return ac_error_set(err, AC_EINVAL, "fault plans are not applied by the transient yet");
-    ws_reset(ws, scale);
     if (!ws->cached || ws->cache_scale != scale) {
+        const ac_transient_plan *p = c->plan;
+        int rc;
+        c->plan = NULL; /* the start knows no fault */
         rc = settle_start(ws, err);
+        c->plan = p;
         if (rc != AC_OK) {
             ws->cached = 0;
             return rc;
@@ -658,16 +701,111 @@ int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double
             note_add(tr, "the rates of t = 0 have no reachable fixed point: started from the "
                          "state reached after a long warm-up");
     }
+    return AC_OK;
+}
+
+/*
+ * Where a plan's integration starts: its first fault starts at t_f, and until then the run
+ * is the run without faults, so it starts from that run's last accepted step at or before
+ * t_f (state, samples, truncation tails), with the driver restarted there (the fault's edge
+ * restarts it anyway). Only without autoscalers and pre-warming (their state over the
+ * prefix is not kept). *t0 = 0, *s0 = 0 when there is nothing to reuse.
+ */
+static void resume_point(ac_transient_ws *ws, const ac_transient_plan *plan, double *t0, size_t *s0)
+{
+    tr_ctx *c = &ws->c;
+    const tr_prefix *pf = &ws->pf;
+    double tf = INFINITY;
+    size_t lo = 0, hi = pf->n, k;
+    *t0 = 0.0;
+    *s0 = 0;
+    if (plan == NULL || !ws->pf_valid || ws->pf_scale != c->scale || pf->n == 0)
+        return;
+    for (size_t i = 0; i < plan->nfaults; i++)
+        tf = fmin(tf, plan->faults[i].start);
+    while (lo < hi) { /* the first step after tf */
+        size_t mid = lo + (hi - lo) / 2;
+        if (pf->t[mid] <= tf)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return;
+    k = lo - 1;
+    *t0 = pf->t[k];
+    *s0 = pf->s[k];
+    memcpy(ws->y, pf->y + k * c->dim, c->dim * sizeof *ws->y);
+    for (size_t i = 0; i < ws->narrays; i++)
+        memcpy(ws->arrays[i], ws->saved + i * ws->tr->nsamples, *s0 * sizeof(double));
+    for (size_t j = 0; j < c->npools; j++)
+        ws->tr->nodes[c->pools[j].node].max_tail = pf->tail[k * c->npools + j];
+}
+
+/* One integration of the prepared workspace (start state in ws->y) under c->plan. */
+static int run_once(ac_transient_ws *ws, ac_error *err)
+{
+    tr_ctx *c = &ws->c;
+    ac_transient *tr = ws->tr;
+    double t0;
+    size_t s0;
+    int reuse = ws->narrays > 0 && c->nscaled == 0 && c->nprewarm == 0, rc;
     if (c->dim == 0) { /* no node: nothing to integrate */
         for (size_t s = 0; s < tr->nsamples; s++)
             ac_solver_tr_record(c, tr, s, tr->t[s], ws->y, ws->w.f);
-    } else {
-        rc = ac_solver_tr_integrate(c, tr, &ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, &ws->w,
-                                    err);
+        return AC_OK;
+    }
+    resume_point(ws, reuse ? c->plan : NULL, &t0, &s0);
+    ws->pf.record = reuse && c->plan == NULL && !(ws->pf_valid && ws->pf_scale == c->scale);
+    ws->pf.n = ws->pf.record ? 0 : ws->pf.n;
+    rc = ac_solver_tr_integrate(c, tr, &ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, t0, s0, &ws->w,
+                                &ws->pf, err);
+    if (rc != AC_OK) {
+        if (ws->pf.record)
+            ws->pf_valid = 0;
+        return rc;
+    }
+    if (ws->pf.record) { /* the prefix of every plan at this scale */
+        for (size_t i = 0; i < ws->narrays; i++)
+            memcpy(ws->saved + i * tr->nsamples, ws->arrays[i], tr->nsamples * sizeof(double));
+        ws->pf_valid = ws->pf.n > 0;
+        ws->pf_scale = c->scale;
+        ws->pf.record = 0;
+    }
+    finish(c, tr, ws->y);
+    return AC_OK;
+}
+
+int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
+                      const ac_transient **out, ac_error *err)
+{
+    tr_ctx *c = &ws->c;
+    ac_transient *tr = ws->tr;
+    int rc;
+    *out = NULL;
+    if (!(scale >= 0.0) || scale > ws->opt.scale * (1.0 + 1e-12))
+        return ac_error_set(err, AC_EINVAL,
+                            "workload factor %g outside the workspace's [0, %g] (its "
+                            "truncations are sized for options.scale)",
+                            scale, ws->opt.scale);
+    if (plan != NULL && plan->nfaults > 0 && ws->narrays > 0 && c->nscaled == 0 &&
+        c->nprewarm == 0 && !(ws->pf_valid && ws->pf_scale == scale)) {
+        /* the run without faults first: the prefix of every plan at this scale */
+        ws_reset(ws, scale);
+        rc = start_of(ws, scale, err);
+        if (rc == AC_OK)
+            rc = run_once(ws, err);
         if (rc != AC_OK)
             return rc;
-        finish(c, tr, ws->y);
     }
+    ws_reset(ws, scale);
+    rc = ac_solver_tr_faults_set(c, plan, tr->horizon, err); /* applied from t = 0 on */
+    if (rc == AC_OK)
+        rc = start_of(ws, scale, err);
+    if (rc == AC_OK)
+        rc = run_once(ws, err);
+    if (rc != AC_OK)
+        return rc;
     *out = tr;
     return AC_OK;
 }

@@ -93,6 +93,7 @@ static int set_servers(tr_ctx *c, ac_transient *tr, size_t j, double t, size_t n
                                 c->m->nodes[tp->node].id, n);
     }
     tp->model = *pm;
+    ac_solver_tr_pool_set_mu(tp, tp->mu); /* this count's model at the current rate */
     tp->hours += tp->N * (t - tp->t_last) / 3600.0;
     tp->t_last = t;
     ac_solver_tr_pool_remap(c, tr, j, tp->N, (double)n, y);
@@ -304,9 +305,11 @@ void ac_solver_tr_scalers_reset(tr_ctx *c, ac_transient *tr)
         nd->start_servers = pool->servers;
         nd->steady_servers = ac_solver_autoscale_steady(pool, tp->base_unit * c->scale);
         nd->nevents = nd->nchanges = 0;
+        if (tp->by_count != NULL) /* a count changed by the last evaluation */
+            tp->model = tp->by_count[pool->servers - tp->count_lo];
+        ac_solver_tr_pool_set_mu(tp, pool->service_rate);
         if (sc == NULL)
             continue;
-        tp->model = tp->by_count[pool->servers - tp->count_lo];
         sc->target = pool->servers;
         sc->k = 0;
         sc->orders.head = sc->orders.len = 0;
@@ -318,17 +321,18 @@ void ac_solver_tr_scalers_reset(tr_ctx *c, ac_transient *tr)
 void ac_solver_tr_scalers_free(tr_ctx *c)
 {
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++) {
+        for (size_t k = 0; k < c->pools[j].ncounts; k++)
+            if (c->pools[j].by_count[k] != c->pools[j].model)
+                ac_solver_pool_model_free(c->pools[j].by_count[k]);
+        free(c->pools[j].by_count);
+        c->pools[j].by_count = NULL;
+        c->pools[j].ncounts = 0;
         if (c->pools[j].sc == NULL)
             continue;
         fifo_free(&c->pools[j].sc->orders);
         fifo_free(&c->pools[j].sc->recs);
         free(c->pools[j].sc);
         c->pools[j].sc = NULL;
-        for (size_t k = 0; k < c->pools[j].ncounts; k++)
-            if (c->pools[j].by_count[k] != c->pools[j].model)
-                ac_solver_pool_model_free(c->pools[j].by_count[k]);
-        free(c->pools[j].by_count);
-        c->pools[j].by_count = NULL;
     }
 }
 

@@ -77,20 +77,17 @@ static int fn_polled(const ac_model *m, size_t v)
     return 0;
 }
 
-/* The parameters of function node v (the top of this file). */
-void ac_solver_tr_fn_setup(const ac_model *m, size_t v, tr_fn *F)
+/*
+ * The parameters of an execution of fn with `delay` (s) added to it (a fault; 0 normally):
+ * it lasts min(delay + X, theta), so T_e = delay + d (1 - e^{-(theta - delay)/d}) and it times
+ * out with probability e^{-(theta - delay)/d} (every one when delay >= theta); the retries'
+ * hold time, success and shares follow (the top of this file); and the cold start.
+ */
+void ac_solver_tr_fn_params(tr_fn *F, const ac_function *fn, double delay)
 {
-    const ac_function *fn = &m->nodes[v].u.function;
     double d = fn->duration, theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
-    double e = isinf(theta) ? 0.0 : exp(-theta / d);
-    F->node = v;
-    F->mode = fn_polled(m, v)                         ? TR_POLLED
-              : fn->invocation == AC_INVOCATION_ASYNC ? TR_ASYNC
-                                                      : TR_SYNC;
-    F->retries = F->mode == TR_POLLED ? 0 : fn->retries;
-    F->C = (double)fn->concurrency;
-    F->Cp = F->C;
-    F->Te = d * (1.0 - e);
+    double left = theta - delay, e = isinf(theta) ? 0.0 : left > 0.0 ? exp(-left / d) : 1.0;
+    F->Te = left > 0.0 ? delay + d * (1.0 - e) : theta;
     F->pf = e + (1.0 - e) * fn->fail_prob;
     F->Tfree = F->mode == TR_SYNC ? F->Te * geom_sum(F->pf, F->retries) : F->Te;
     F->succ = F->mode == TR_SYNC ? 1.0 - pow(F->pf, (double)F->retries + 1.0) : 1.0 - F->pf;
@@ -101,6 +98,20 @@ void ac_solver_tr_fn_setup(const ac_model *m, size_t v, tr_fn *F)
         F->h1 = F->retries > 0 ? 1.0 / geom_sum(F->pf, F->retries - 1) : 1.0;
     }
     F->c0 = fn->cold_start;
+}
+
+/* The parameters of function node v (the top of this file). */
+void ac_solver_tr_fn_setup(const ac_model *m, size_t v, tr_fn *F)
+{
+    const ac_function *fn = &m->nodes[v].u.function;
+    F->node = v;
+    F->mode = fn_polled(m, v)                         ? TR_POLLED
+              : fn->invocation == AC_INVOCATION_ASYNC ? TR_ASYNC
+                                                      : TR_SYNC;
+    F->retries = F->mode == TR_POLLED ? 0 : fn->retries;
+    F->C = (double)fn->concurrency;
+    F->Cp = F->C;
+    ac_solver_tr_fn_params(F, fn, 0.0);
     F->kappa = (double)TR_KS / fn->keep_alive;
     F->s = fn->scale_rate;
     F->G = fmax(1.0, fn->scale_rate);

@@ -167,6 +167,16 @@ typedef struct tr_scratch {
     double *f, *y0, *f0, *f1, *yi;
 } tr_scratch;
 
+/* The accepted steps of a run without faults (the prefix a fault plan starts from,
+ * transient.c): times, states (cap x dim), the next sample after each, the pools' max_tail
+ * after each (cap x npools). */
+typedef struct tr_prefix {
+    int record; /* store every accepted step of this run */
+    size_t n, cap;
+    double *t, *y, *tail;
+    size_t *s;
+} tr_prefix;
+
 typedef struct tr_kind tr_kind;
 
 typedef struct tr_ctx {
@@ -206,6 +216,11 @@ typedef struct tr_ctx {
     double *fd_y, *fd_f;   /* scratch: a direction (dim), a derivative of f (dim) */
     double *gbuf;          /* scratch: g = df/dLambda of every pool (nq) */
     size_t nprewarm;       /* functions with pre-warming pings */
+    /* the fault plan of the evaluation (transient_faults.c; NULL: none) */
+    const ac_transient_plan *plan;
+    double *edges; /* its windows' edges inside (0, horizon), sorted */
+    size_t nedges, next_edge;
+    int faults_started; /* the plan's state at t = 0 is applied */
 } tr_ctx;
 
 /*
@@ -365,6 +380,8 @@ void ac_solver_tr_pool_remap(tr_ctx *c, ac_transient *tr, size_t j, double N_old
 
 /* transient_function.c, transient_queue.c, transient_gateway.c: parameters. */
 void ac_solver_tr_fn_setup(const ac_model *m, size_t v, tr_fn *F);
+void ac_solver_tr_fn_params(tr_fn *F, const ac_function *fn, double delay);
+void ac_solver_tr_q_params(tr_q *Q, const ac_queue *q, const ac_function *fn, double delay);
 double ac_solver_tr_fn_alive(const tr_fn *F, const double *y);
 void ac_solver_tr_q_setup(const ac_model *m, size_t v, const tr_fn *fns, const size_t *unit_of,
                           tr_q *Q);
@@ -385,7 +402,8 @@ int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scrat
 void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const double *y,
                          double *f);
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
-                           size_t ntarget, double *y, tr_scratch *w, ac_error *err);
+                           size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
+                           tr_prefix *pf, ac_error *err);
 
 /* transient_autoscale.c: the HPA-like scalers of the autoscaled pools. */
 int ac_solver_tr_scalers_init(tr_ctx *c, ac_transient *tr);
@@ -394,6 +412,16 @@ void ac_solver_tr_scalers_free(tr_ctx *c);
 int ac_solver_tr_scaler_events(tr_ctx *c, ac_transient *tr, double t, double *y, int *changed,
                                ac_error *err);
 double ac_solver_tr_scaler_next(const tr_ctx *c);
+
+/* transient_faults.c: the fault plan's events. */
+int ac_solver_tr_faults_init(tr_ctx *c, ac_error *err);
+int ac_solver_tr_faults_set(tr_ctx *c, const ac_transient_plan *plan, double horizon,
+                            ac_error *err);
+void ac_solver_tr_faults_reset(tr_ctx *c);
+int ac_solver_tr_faults_apply(tr_ctx *c, ac_transient *tr, double t, double *y, int *changed,
+                              ac_error *err);
+double ac_solver_tr_faults_next(const tr_ctx *c);
+void ac_solver_tr_pool_set_mu(tr_pool *tp, double mu);
 
 /* transient_prewarm.c: the pre-warming pings. */
 void ac_solver_tr_prewarm_events(tr_ctx *c, double t, double *y, int *changed);

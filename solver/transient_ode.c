@@ -374,24 +374,65 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * an order is ready (scaler_next): the scaler reads the state there, and where a serving
  * count changes the state is remapped and the driver restarted (gsl_odeiv2_driver_reset,
  * first step h0): the drift has a jump there. So does a pre-warming ping that creates
- * instances (prewarm_events). Events at the horizon itself are not applied (they belong to
+ * instances (prewarm_events), and so does every edge of a fault's window (transient_faults.c).
+ * Events at the horizon itself are not applied (they belong to
  * the next period of a repeated profile): the scaling counts are over [0, horizon).
  */
-int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
-                           size_t ntarget, double *y, tr_scratch *w, ac_error *err)
+/* Store the accepted step (t, y) of a run without faults; s the next sample. Growing the
+ * store allocates (the first such run of a workspace); should that fail, the store is
+ * dropped (the plans then integrate from t = 0). */
+static void prefix_push(const tr_ctx *c, const ac_transient *tr, tr_prefix *pf, double t,
+                        const double *y, size_t s)
 {
-    size_t D = c->dim, s = 1, nsteps = 0, it = 0;
-    double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = 0.0, h = h0;
+    size_t D = c->dim, P = c->npools;
+    if (pf->n == pf->cap) {
+        size_t nc = pf->cap ? 2 * pf->cap : 1024;
+        double *t2 = realloc(pf->t, nc * sizeof *t2), *y2, *tl2;
+        size_t *s2;
+        if (t2 != NULL)
+            pf->t = t2;
+        y2 = t2 != NULL ? realloc(pf->y, nc * D * sizeof *y2) : NULL;
+        if (y2 != NULL)
+            pf->y = y2;
+        tl2 = y2 != NULL ? realloc(pf->tail, (nc * P + 1) * sizeof *tl2) : NULL;
+        if (tl2 != NULL)
+            pf->tail = tl2;
+        s2 = tl2 != NULL ? realloc(pf->s, nc * sizeof *s2) : NULL;
+        if (s2 == NULL) {
+            pf->record = 0;
+            pf->n = 0;
+            return;
+        }
+        pf->s = s2;
+        pf->cap = nc;
+    }
+    pf->t[pf->n] = t;
+    memcpy(pf->y + pf->n * D, y, D * sizeof *y);
+    for (size_t j = 0; j < P; j++)
+        pf->tail[pf->n * P + j] = tr->nodes[c->pools[j].node].max_tail;
+    pf->s[pf->n++] = s;
+}
+
+int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
+                           size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
+                           tr_prefix *pf, ac_error *err)
+{
+    size_t D = c->dim, s = s0, nsteps = 0, it = 0;
+    double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = t0, h = h0;
     int rc = AC_OK, st = gsl_odeiv2_driver_reset_hstart(dr->d, h0);
     if (st != GSL_SUCCESS)
         return ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver: %s", gsl_strerror(st));
-    ac_solver_tr_record(c, tr, 0, 0.0, y, fr);
+    if (s == 0)
+        ac_solver_tr_record(c, tr, s++, 0.0, y, fr);
     memcpy(y0, y, D * sizeof *y);
-    ac_solver_tr_f(0.0, y, f0, c);
+    ac_solver_tr_f(t, y, f0, c);
     while (t < tr->horizon) {
         double t_stop;
-        if (c->nscaled > 0 || c->nprewarm > 0) {
+        if (c->nscaled > 0 || c->nprewarm > 0 || c->plan != NULL) {
             int changed = 0;
+            rc = ac_solver_tr_faults_apply(c, tr, t, y, &changed, err);
+            if (rc != AC_OK)
+                goto cleanup;
             rc = ac_solver_tr_scaler_events(c, tr, t, y, &changed, err);
             if (rc != AC_OK)
                 goto cleanup;
@@ -415,6 +456,8 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
             t_stop = fmin(t_stop, ac_solver_tr_scaler_next(c));
         if (c->nprewarm > 0)
             t_stop = fmin(t_stop, ac_solver_tr_prewarm_next(c));
+        if (c->plan != NULL)
+            t_stop = fmin(t_stop, ac_solver_tr_faults_next(c));
         if (!(t_stop > t)) { /* cannot happen: the events at t are done */
             rc = ac_error_set(err, AC_ENUMERIC,
                               "the transient's event times do not advance at "
@@ -439,6 +482,8 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
                 ac_solver_tr_record(c, tr, s, tr->t[s], yi, fr);
                 s++;
             }
+            if (pf != NULL && pf->record)
+                prefix_push(c, tr, pf, t, y, s);
             memcpy(f0, f1, D * sizeof *f1);
             memcpy(y0, y, D * sizeof *y);
         }

@@ -158,107 +158,149 @@ static int autoscaled_dim(const ac_pool *pool, double peak, double start_rate, d
     return AC_OK;
 }
 
-/* Static traffic per unit of each source (all nodes passing their inflow on), then the
- * peak, start rate, build-up and overload time of each pool on a grid over the horizon. */
-int ac_solver_tr_pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, size_t *dims,
-                           char *note, size_t note_size, ac_error *err)
+/* The static traffic of the pools on the grid: peak, start rate, build-up and overload time
+ * of each pool, and the rate itself for the autoscaled ones (hist, at slot). */
+typedef struct tr_grid {
+    double *peak, *start, *build, *tover, *prev, *cur, *hist;
+    size_t *slot, nas;
+    tr_csr w; /* source -> pool: jobs per job of the source */
+} tr_grid;
+
+/* Jobs reaching each pool per job of each source (all nodes passing their inflow on), and
+ * the pools' static traffic at the sources' `rate` at scale 1. */
+static int unit_traffic(tr_ctx *c, const tr_routes *r, tr_prop *p, tr_grid *g, ac_error *err)
 {
     const ac_model *m = c->m;
-    size_t np = c->npools, ns = m->nsources;
-    double *peak = calloc(np + 1, sizeof *peak), *start = calloc(np + 1, sizeof *start);
-    double *build = calloc(np + 1, sizeof *build), *tover = calloc(np + 1, sizeof *tover);
-    double *prev = calloc(np + 1, sizeof *prev), *cur = calloc(np + 1, sizeof *cur);
-    double *hist = NULL; /* autoscaled pools: the static rate on the grid */
-    size_t *slot = calloc(np + 1, sizeof *slot), nas = 0;
-    tr_csr w;
-    int rc = AC_OK;
-    memset(&w, 0, sizeof w);
-    w.start = calloc(ns + 1, sizeof *w.start);
-    for (size_t i = 0; slot != NULL && i < np; i++)
-        slot[i] = m->nodes[c->pools[i].node].u.pool.has_autoscale ? nas++ : AC_NONE;
-    if (nas > 0)
-        hist = malloc(nas * (TR_GRID + 1) * sizeof *hist);
-    if (!peak || !start || !build || !tover || !prev || !cur || !w.start || !slot ||
-        (nas > 0 && hist == NULL)) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient truncation)");
-        goto cleanup;
-    }
-    for (size_t s = 0; s < ns; s++) {
-        rc = ac_solver_tr_propagate(r, m->sources[s].to, p);
-        if (rc != AC_OK) {
-            rc = ac_error_set(err, AC_EINPUT, "the traffic equations have no finite solution");
-            goto cleanup;
-        }
+    for (size_t s = 0; s < m->nsources; s++) {
+        if (ac_solver_tr_propagate(r, m->sources[s].to, p) != AC_OK)
+            return ac_error_set(err, AC_EINPUT, "the traffic equations have no finite solution");
         for (size_t k = 0; k < p->ntouched; k++) {
             size_t v = p->touched[k];
             if (c->pool_of[v] != AC_NONE && p->acc[v] != 0.0 &&
-                ac_solver_tr_csr_add(&w, c->pool_of[v], p->acc[v]) != AC_OK) {
-                rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient truncation)");
-                goto cleanup;
-            }
+                ac_solver_tr_csr_add(&g->w, c->pool_of[v], p->acc[v]) != AC_OK)
+                return ac_error_set(err, AC_ENOMEM, "out of memory (transient truncation)");
         }
-        w.start[s + 1] = w.n;
+        g->w.start[s + 1] = g->w.n;
     }
-    for (size_t s = 0; s < ns; s++) /* the static traffic at the sources' `rate`, scale 1 */
-        for (size_t e = w.start[s]; e < w.start[s + 1]; e++)
-            c->pools[w.to[e]].base_unit += w.coef[e] * m->sources[s].rate;
-    for (size_t g = 0; g <= TR_GRID; g++) {
-        double t = horizon * (double)g / TR_GRID, h = horizon / TR_GRID;
-        ac_solver_tr_sources_at(c, t, c->gamma, NULL);
-        memset(cur, 0, np * sizeof *cur);
-        for (size_t s = 0; s < ns; s++)
-            for (size_t e = w.start[s]; e < w.start[s + 1]; e++)
-                cur[w.to[e]] += w.coef[e] * c->gamma[s];
-        for (size_t i = 0; i < np; i++) {
+    for (size_t s = 0; s < m->nsources; s++)
+        for (size_t e = g->w.start[s]; e < g->w.start[s + 1]; e++)
+            c->pools[g->w.to[e]].base_unit += g->w.coef[e] * m->sources[s].rate;
+    return AC_OK;
+}
+
+/* The pools' static traffic at time t into cur. */
+static void traffic_at(tr_ctx *c, const tr_csr *w, double t, double *cur)
+{
+    ac_solver_tr_sources_at(c, t, c->gamma, NULL);
+    memset(cur, 0, c->npools * sizeof *cur);
+    for (size_t s = 0; s < c->m->nsources; s++)
+        for (size_t e = w->start[s]; e < w->start[s + 1]; e++)
+            cur[w->to[e]] += w->coef[e] * c->gamma[s];
+}
+
+/* The grid over the horizon (trapezoids for the build-up), then the profile points
+ * themselves (the grid may step over a short peak). */
+static void grid_scan(tr_ctx *c, tr_grid *g, double horizon)
+{
+    const ac_model *m = c->m;
+    double h = horizon / TR_GRID;
+    for (size_t k = 0; k <= TR_GRID; k++) {
+        traffic_at(c, &g->w, horizon * (double)k / TR_GRID, g->cur);
+        for (size_t i = 0; i < c->npools; i++) {
             const tr_pool *tp = &c->pools[i];
-            double ex0 = fmax(0.0, prev[i] / tp->N - tp->mu),
-                   ex1 = fmax(0.0, cur[i] / tp->N - tp->mu);
-            peak[i] = fmax(peak[i], cur[i]);
-            if (slot[i] != AC_NONE)
-                hist[slot[i] * (TR_GRID + 1) + g] = cur[i];
-            if (g == 0) {
-                start[i] = cur[i];
+            double mu = tp->mu * c->opt->capacity_min; /* a fault may leave this much */
+            double ex0 = fmax(0.0, g->prev[i] / tp->N - mu);
+            double ex1 = fmax(0.0, g->cur[i] / tp->N - mu);
+            g->peak[i] = fmax(g->peak[i], g->cur[i]);
+            if (g->slot[i] != AC_NONE)
+                g->hist[g->slot[i] * (TR_GRID + 1) + k] = g->cur[i];
+            if (k == 0) {
+                g->start[i] = g->cur[i];
             } else {
-                build[i] += 0.5 * h * (ex0 + ex1);
+                g->build[i] += 0.5 * h * (ex0 + ex1);
                 if (ex0 > 0.0 || ex1 > 0.0)
-                    tover[i] += h;
+                    g->tover[i] += h;
             }
         }
-        memcpy(prev, cur, np * sizeof *prev);
+        memcpy(g->prev, g->cur, c->npools * sizeof *g->prev);
     }
-    /* the profile points themselves (the grid may step over a short peak) */
     for (size_t q = 0; q < m->nprofiles; q++)
         for (size_t k = 0; k < m->profiles[q].npoints; k++) {
             double t = m->profiles[q].points[k].at;
             if (t > horizon)
                 continue;
-            ac_solver_tr_sources_at(c, t, c->gamma, NULL);
-            memset(cur, 0, np * sizeof *cur);
-            for (size_t s = 0; s < ns; s++)
-                for (size_t e = w.start[s]; e < w.start[s + 1]; e++)
-                    cur[w.to[e]] += w.coef[e] * c->gamma[s];
-            for (size_t i = 0; i < np; i++)
-                peak[i] = fmax(peak[i], cur[i]);
+            traffic_at(c, &g->w, t, g->cur);
+            for (size_t i = 0; i < c->npools; i++)
+                g->peak[i] = fmax(g->peak[i], g->cur[i]);
         }
+}
+
+/* The truncation of pool i from the grid, at the least capacity a plan leaves
+ * (options.capacity_min). */
+static int dim_of(tr_ctx *c, const tr_grid *g, size_t i, double horizon, size_t *dim, int *capped,
+                  ac_error *err)
+{
+    ac_pool at = c->m->nodes[c->pools[i].node].u.pool;
+    at.service_rate *= c->opt->capacity_min;
+    if (at.has_autoscale) {
+        /* the largest growth of the rate over a reaction time, on the grid (at least one
+         * step), capped at 100 */
+        const double *hs = g->hist + g->slot[i] * (TR_GRID + 1);
+        double R = at.autoscale.interval + at.autoscale.scale_up_delay, grow = 1.0;
+        size_t L = (size_t)fmin(ceil(R / (horizon / TR_GRID)), (double)TR_GRID);
+        L = L > 0 ? L : 1;
+        for (size_t k = L; k <= TR_GRID; k++)
+            if (hs[k] > hs[k - L])
+                grow = fmax(grow, hs[k - L] > 0.0 ? fmin(hs[k] / hs[k - L], 100.0) : 100.0);
+        return autoscaled_dim(&at, g->peak[i], g->start[i], g->build[i], g->tover[i], grow,
+                              c->opt->pool_dim_max, dim, capped, err);
+    }
+    return choose_dim(&at, g->peak[i], g->start[i], g->build[i], g->tover[i], c->opt->pool_dim_max,
+                      dim, capped, err);
+}
+
+static void grid_free(tr_grid *g)
+{
+    double *a[] = {g->peak, g->start, g->build, g->tover, g->prev, g->cur, g->hist};
+    for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
+        free(a[k]);
+    free(g->slot);
+    ac_solver_tr_csr_free(&g->w);
+}
+
+/* The truncation of every pool (dims), noting the ones capped at options.pool_dim_max. */
+int ac_solver_tr_pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double horizon, size_t *dims,
+                           char *note, size_t note_size, ac_error *err)
+{
+    const ac_model *m = c->m;
+    size_t np = c->npools;
+    tr_grid g;
+    int rc = AC_OK;
+    memset(&g, 0, sizeof g);
+    g.peak = calloc(np + 1, sizeof *g.peak);
+    g.start = calloc(np + 1, sizeof *g.start);
+    g.build = calloc(np + 1, sizeof *g.build);
+    g.tover = calloc(np + 1, sizeof *g.tover);
+    g.prev = calloc(np + 1, sizeof *g.prev);
+    g.cur = calloc(np + 1, sizeof *g.cur);
+    g.slot = calloc(np + 1, sizeof *g.slot);
+    g.w.start = calloc(m->nsources + 1, sizeof *g.w.start);
+    for (size_t i = 0; g.slot != NULL && i < np; i++)
+        g.slot[i] = m->nodes[c->pools[i].node].u.pool.has_autoscale ? g.nas++ : AC_NONE;
+    if (g.nas > 0)
+        g.hist = malloc(g.nas * (TR_GRID + 1) * sizeof *g.hist);
+    if (!g.peak || !g.start || !g.build || !g.tover || !g.prev || !g.cur || !g.w.start || !g.slot ||
+        (g.nas > 0 && g.hist == NULL)) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient truncation)");
+        goto cleanup;
+    }
+    rc = unit_traffic(c, r, p, &g, err);
+    if (rc != AC_OK)
+        goto cleanup;
+    grid_scan(c, &g, horizon);
     for (size_t i = 0; i < np; i++) {
-        const ac_pool *pool = &m->nodes[c->pools[i].node].u.pool;
         int capped = 0;
-        if (pool->has_autoscale) {
-            /* the largest growth of the rate over a reaction time, on the grid (at least
-             * one step), capped at 100 */
-            const double *hs = hist + slot[i] * (TR_GRID + 1);
-            double R = pool->autoscale.interval + pool->autoscale.scale_up_delay, grow = 1.0;
-            size_t L = (size_t)fmin(ceil(R / (horizon / TR_GRID)), (double)TR_GRID);
-            L = L > 0 ? L : 1;
-            for (size_t g = L; g <= TR_GRID; g++)
-                if (hs[g] > hs[g - L])
-                    grow = fmax(grow, hs[g - L] > 0.0 ? fmin(hs[g] / hs[g - L], 100.0) : 100.0);
-            rc = autoscaled_dim(pool, peak[i], start[i], build[i], tover[i], grow,
-                                c->opt->pool_dim_max, &dims[i], &capped, err);
-        } else {
-            rc = choose_dim(pool, peak[i], start[i], build[i], tover[i], c->opt->pool_dim_max,
-                            &dims[i], &capped, err);
-        }
+        rc = dim_of(c, &g, i, horizon, &dims[i], &capped, err);
         if (rc != AC_OK)
             goto cleanup;
         if (capped) {
@@ -270,15 +312,7 @@ int ac_solver_tr_pool_dims(tr_ctx *c, const tr_routes *r, tr_prop *p, double hor
         }
     }
 cleanup:
-    free(peak);
-    free(start);
-    free(build);
-    free(tover);
-    free(prev);
-    free(cur);
-    free(hist);
-    free(slot);
-    ac_solver_tr_csr_free(&w);
+    grid_free(&g);
     return rc;
 }
 

@@ -46,7 +46,6 @@ void ac_solver_tr_q_setup(const ac_model *m, size_t v, const tr_fn *fns, const s
 {
     const ac_queue *q = &m->nodes[v].u.queue;
     const ac_route *rt = ac_solver_queue_consumer_route(m, v);
-    double R = (double)q->max_receives, phi;
     Q->node = v;
     Q->K = q->capacity == AC_UNBOUNDED ? INFINITY : (double)q->capacity;
     Q->b = (double)q->batch_size;
@@ -57,18 +56,34 @@ void ac_solver_tr_q_setup(const ac_model *m, size_t v, const tr_fn *fns, const s
     Q->Tq = Q->tau;
     Q->slots = INFINITY;
     if (rt != NULL) {
-        const ac_function *fn = &m->nodes[rt->to].u.function;
         const tr_fn *F = &fns[unit_of[rt->to]];
-        double theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
-        double ok =
-            (1.0 - fn->fail_prob) * -expm1(-fmin(theta, q->visibility_timeout) / fn->duration);
         Q->cons = unit_of[rt->to];
         Q->k = (double)rt->fanout;
         Q->slots = fmin((double)q->max_consumers, F->C);
-        Q->Tq = F->Te * harmonic(Q->k);
-        Q->tau = TR_RELAX * Q->Tq;
-        Q->sigma = pow(ok, Q->k);
+        Q->tau = TR_RELAX * F->Te * harmonic(Q->k);
+        ac_solver_tr_q_params(Q, q, &m->nodes[rt->to].u.function, 0.0);
+        return;
     }
+    Q->Ty = fmax(q->visibility_timeout - Q->Tq, Q->tau);
+    Q->hdl = (double)q->max_receives <= 1.0 ? 1.0 : 0.0; /* sigma = 1 */
+}
+
+/*
+ * The parameters of queue Q (of spec q) that follow from its consumer fn with `delay` (s)
+ * added to every execution (a fault; 0 normally): a delivery of k executions lasts T_q =
+ * delay + (T_e - delay) H_k (the longest of the k, T_e of ac_solver_tr_fn_params), succeeds
+ * with sigma = ((1 - f) P(delay + X <= min(theta, V)))^k, and the dead-letter share h_q.
+ */
+void ac_solver_tr_q_params(tr_q *Q, const ac_queue *q, const ac_function *fn, double delay)
+{
+    double R = (double)q->max_receives, phi;
+    double theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
+    double cut = fmin(theta, q->visibility_timeout) - delay, e, Te;
+    double ok = cut > 0.0 ? (1.0 - fn->fail_prob) * -expm1(-cut / fn->duration) : 0.0;
+    e = isinf(theta) ? 0.0 : theta - delay > 0.0 ? exp(-(theta - delay) / fn->duration) : 1.0;
+    Te = theta - delay > 0.0 ? delay + fn->duration * (1.0 - e) : theta;
+    Q->Tq = delay + (Te - delay) * harmonic(Q->k);
+    Q->sigma = pow(ok, Q->k);
     Q->Ty = fmax(q->visibility_timeout - Q->Tq, Q->tau);
     phi = 1.0 - Q->sigma;
     /* the share of the failed receives that is a message's R-th: phi^{R-1} (1 - phi) /

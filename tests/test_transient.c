@@ -1554,7 +1554,7 @@ static void test_cli_transient(void **state)
  * sample is the fixed point: scale 1 admits 40/s, rho = 0.25, E[L] = rho / (1 - rho) = 1/3
  * per server; scale 2 offers 80/s, the bucket admits 50/s (30/s rejected), rho = 0.3125,
  * E[L] = 5/11. The third evaluation repeats the first exactly (nothing of an evaluation leaks into
- * the next); a factor above options.scale and a plan with faults are refused (AC_EINVAL).
+ * the next); a factor above options.scale and a delay on a gateway are refused (AC_EINVAL).
  */
 static void test_workspace_scales(void **state)
 {
@@ -1616,6 +1616,129 @@ static void test_workspace_scales(void **state)
     trx_free(&x);
 }
 
+/* ---- faults in time ---------------------------------------------------------------------- */
+
+/* A workspace of xml (defaults, `samples` samples, capacity_min `cmin`) in x; x->tr unused. */
+static ac_transient_ws *ws_of(trx *x, const char *xml, size_t samples, double cmin)
+{
+    ac_transient_options o;
+    ac_transient_ws *ws = NULL;
+    memset(x, 0, sizeof *x);
+    ac_diag_list_init(&x->d);
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &x->m, &x->d, &x->err),
+                     AC_OK);
+    ac_transient_options_init(&o);
+    o.samples = samples;
+    o.capacity_min = cmin;
+    assert_int_equal(ac_transient_new(x->m, &o, &ws, &x->err), AC_OK);
+    return ws;
+}
+
+/*
+ * Pool faults: 60/s to 4 random-dispatch servers at 40/s (independent M/M/1 queues, rho =
+ * 0.375, E[L] = rho / (1 - rho) = 0.6 per server). Over the whole horizon, delay 10 ms (the
+ * model's service: exponential of mean 25 + 10 ms, mu' = 28.571/s) and one server down:
+ * the faulted model's M/M/1 has rho' = 60 / (3 mu') = 0.7, E[L] = 7/3, reached well within
+ * the 200 s (relaxation about 1 / (mu' (1 - sqrt(rho'))^2) = 1.3 s); the plan's window
+ * [20 s, 60 s) on the same workspace: 0.6 before, 7/3 at its end, 0.6 again at the horizon.
+ * The workspace's truncation is sized for capacity_min = 0.5 (the plan leaves 3/4 x 28.6/40
+ * = 0.54). Unmodelled faults are refused: fail-prob on a pool, servers-down >= servers.
+ */
+static void test_fault_pool(void **state)
+{
+    static const char xml[] =
+        "<architecture name='f' format='1'>\n"
+        "  <workload>\n"
+        "    <source id='s' to='a' rate='60/s'/>\n"
+        "    <profile source='s'><point at='0s' rate='60/s'/><point at='200s' rate='60/s'/></profile>\n"
+        "  </workload>\n"
+        "  <pool id='a' servers='4' service-rate='40/s'/>\n"
+        "</architecture>\n";
+    ac_transient_fault f[2] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.010, 0.0, INFINITY},
+                               {0, AC_TRANSIENT_FAULT_SERVERS_DOWN, 1.0, 0.0, INFINITY}};
+    ac_transient_fault bad[3] = {{0, AC_TRANSIENT_FAULT_FAIL_PROB, 0.1, 0.0, INFINITY},
+                                 {0, AC_TRANSIENT_FAULT_SERVERS_DOWN, 4.0, 0.0, INFINITY},
+                                 {0, AC_TRANSIENT_FAULT_SERVERS_DOWN, 3.0, 0.0, 1.0}};
+    ac_transient_plan plan = {2, f};
+    const ac_transient *tr = NULL;
+    const double Lf = 0.7 / 0.3, L0 = 0.375 / 0.625;
+    trx x;
+    ac_transient_ws *ws = ws_of(&x, xml, 201, 0.5); /* the plan leaves 0.54 */
+    size_t a = ac_model_find_node(x.m, "a"), H = 200;
+    (void)state;
+    assert_int_equal(ac_transient_eval(ws, &plan, 1.0, &tr, &x.err), AC_OK);
+    assert_double_close(tr->nodes[a].mean_jobs[H], Lf, 1e-5, 1e-6);
+    assert_double_close(tr->nodes[a].servers[H], 3.0, 0.0, 0.0);
+    assert_double_close(tr->nodes[a].throughput[H], 60.0, 1e-6, 1e-6);
+    f[0].start = f[1].start = 20.0;
+    f[0].end = f[1].end = 60.0;
+    assert_int_equal(ac_transient_eval(ws, &plan, 1.0, &tr, &x.err), AC_OK);
+    assert_double_close(tr->nodes[a].mean_jobs[19], L0, 1e-5, 1e-6);
+    assert_double_close(tr->nodes[a].mean_jobs[59], Lf, 1e-4, 1e-6);
+    assert_double_close(tr->nodes[a].mean_jobs[H], L0, 1e-5, 1e-6);
+    assert_double_close(tr->nodes[a].servers[40], 3.0, 0.0, 0.0);
+    assert_double_close(tr->nodes[a].servers[H], 4.0, 0.0, 0.0);
+    for (size_t k = 0; k < 3; k++) { /* the third leaves 1/4 < capacity_min */
+        ac_transient_plan p1 = {1, &bad[k]};
+        assert_int_equal(ac_transient_eval(ws, &p1, 1.0, &tr, &x.err), AC_EINVAL);
+        ac_error_clear(&x.err);
+    }
+    /* no plan again: the model's own parameters (nothing of the faults stays) */
+    assert_int_equal(ac_transient_eval(ws, NULL, 1.0, &tr, &x.err), AC_OK);
+    assert_double_close(tr->nodes[a].mean_jobs[H], L0, 1e-6, 1e-6);
+    assert_double_close(tr->nodes[a].servers[H], 4.0, 0.0, 0.0);
+    ac_transient_ws_free(ws);
+    trx_free(&x);
+}
+
+/*
+ * Function and gateway faults over the whole horizon: 100/s through a gateway (150/s, burst
+ * 10) to a sync function (concurrency 1000, 50 ms, timeout 3 s, no retries). Faulted:
+ * capacity-loss 50% (the bucket admits 75/s, rejects 25/s), fail-prob 20% and delay 50 ms
+ * on the function (an execution lasts 50 ms + Exp(50 ms), cut at 3 s: T_e = 0.05 + 0.05 (1 -
+ * e^{-59}), p_f = e^{-59} + (1 - e^{-59}) 0.2): the faulted steady state has 75 T_e = 7.5
+ * busy instances, 75 (1 - p_f) = 60/s succeeding and 15/s failing (the fluid has no
+ * throttling below the concurrency). A cold-start fault changes no fluid steady state.
+ */
+static void test_fault_function_gateway(void **state)
+{
+    static const char xml[] =
+        "<architecture name='f' format='1'>\n"
+        "  <workload>\n"
+        "    <source id='s' to='g' rate='100/s'/>\n"
+        "    <profile source='s'><point at='0s' rate='100/s'/><point at='100s' rate='100/s'/></profile>\n"
+        "  </workload>\n"
+        "  <gateway id='g' rate-limit='150/s' burst='10'/>\n"
+        "  <route from='g' to='f'/>\n"
+        "  <function id='f' invocation='sync' concurrency='1000' duration='50ms' timeout='3s'\n"
+        "            keep-alive='1h'/>\n"
+        "</architecture>\n";
+    const ac_transient *tr = NULL;
+    trx x;
+    ac_transient_ws *ws = ws_of(&x, xml, 101, 1.0);
+    size_t g = ac_model_find_node(x.m, "g"), fn = ac_model_find_node(x.m, "f"), H = 100;
+    double e = exp(-59.0), Te = 0.05 + 0.05 * (1.0 - e), pf = e + (1.0 - e) * 0.2;
+    ac_transient_fault f[4] = {{g, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.5, 0.0, INFINITY},
+                               {fn, AC_TRANSIENT_FAULT_FAIL_PROB, 0.2, 0.0, INFINITY},
+                               {fn, AC_TRANSIENT_FAULT_DELAY, 0.05, 0.0, INFINITY},
+                               {fn, AC_TRANSIENT_FAULT_COLD_START, 2.0, 0.0, INFINITY}};
+    ac_transient_plan plan = {4, f};
+    (void)state;
+    assert_int_equal(ac_transient_eval(ws, &plan, 1.0, &tr, &x.err), AC_OK);
+    assert_double_close(tr->nodes[g].loss_rate[H], 25.0, 1e-6, 1e-6);
+    assert_double_close(tr->nodes[g].throughput[H], 75.0, 1e-6, 1e-6);
+    assert_double_close(tr->nodes[fn].busy[H], 75.0 * Te, 1e-5, 1e-6);
+    assert_double_close(tr->nodes[fn].throughput[H], 75.0 * (1.0 - pf), 1e-6, 1e-6);
+    assert_double_close(tr->nodes[fn].loss_rate[H], 75.0 * pf, 1e-5, 1e-6);
+    /* without the plan: 100/s admitted, 5 busy, nothing lost */
+    assert_int_equal(ac_transient_eval(ws, NULL, 1.0, &tr, &x.err), AC_OK);
+    assert_double_close(tr->nodes[g].loss_rate[H], 0.0, 0.0, 1e-6);
+    assert_double_close(tr->nodes[fn].busy[H], 5.0, 1e-5, 1e-6);
+    assert_double_close(tr->nodes[fn].loss_rate[H], 0.0, 0.0, 1e-6);
+    ac_transient_ws_free(ws);
+    trx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1644,6 +1767,8 @@ int main(void)
         cmocka_unit_test(test_queue_backlog),
         cmocka_unit_test(test_serverless_sample),
         cmocka_unit_test(test_workspace_scales),
+        cmocka_unit_test(test_fault_pool),
+        cmocka_unit_test(test_fault_function_gateway),
     };
     gsl_set_error_handler_off();
     if (getenv("AC_TEST_FILTER") != NULL)

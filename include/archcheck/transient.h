@@ -43,8 +43,9 @@
  * pings (<mitigation kind="pre-warming">) are events too: at t = 0, I, 2I, ... the
  * function's instances are topped up to the amount.
  *
- * Not in the model (each noted in `note` when present): links (no capacity, no latency),
- * closed workloads (<population>), a gateway's timeout (504), faults.
+ * Faults in time: a plan of ac_transient_eval (below). Not in the model (each noted in
+ * `note` when present): links (no capacity, no latency), closed workloads (<population>), a
+ * gateway's timeout (504).
  *
  * Units: seconds, jobs per second; mean jobs per server for pools, instances or messages for
  * the serverless stages.
@@ -102,7 +103,11 @@ typedef struct ac_transient_options {
     double rtol, atol;   /* integration tolerances; default 1e-7, 1e-10 */
     size_t dense_max;    /* default AC_TRANSIENT_DENSE_MAX */
     size_t pool_dim_max; /* cap on one pool's levels; default 4096 */
-    double scale;        /* workload factor applied to every source and profile; default 1 */
+    double scale;        /* workload factor applied to every source and profile; default 1
+                            (a workspace: the largest it evaluates) */
+    double capacity_min; /* a workspace: the least share (0, 1] of a pool's capacity N mu a
+                            fault plan leaves (servers-down, delay); the truncations are
+                            sized for it, and a plan that leaves less is refused; default 1 */
 } ac_transient_options;
 
 /* Fill `opt` with the defaults above. */
@@ -259,6 +264,9 @@ typedef struct ac_transient_fault {
     double start, end; /* s, the window [start, end) */
 } ac_transient_fault;
 
+/* The most faults in one plan. */
+#define AC_TRANSIENT_PLAN_MAX 256
+
 typedef struct ac_transient_plan {
     size_t nfaults;
     const ac_transient_fault *faults; /* borrowed, nfaults entries */
@@ -288,7 +296,9 @@ int ac_transient_new(const ac_model *model, const ac_transient_options *opt, ac_
 /*
  * One evaluation: the transient with every source and its profile times `scale` (in [0,
  * opt->scale] of ac_transient_new), under the fault plan `plan` (NULL or no fault: none;
- * faults are not applied yet: a plan with faults is AC_EINVAL). *out points to the
+ * each fault's semantics in solver/transient_faults.c; a fault the transient does not
+ * model, or a plan leaving a pool less than opt->capacity_min of its capacity, is
+ * AC_EINVAL; the plan is borrowed for the call). *out points to the
  * workspace's result, valid until the next evaluation or ac_transient_ws_free. The settled
  * start state of the last scale is kept, so evaluations at one scale settle once. Returns
  * 0, AC_EINVAL or AC_ENUMERIC (err says at which time); allocates nothing.
