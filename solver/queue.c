@@ -21,6 +21,7 @@
  * receive.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "archcheck/serverless.h"
@@ -79,6 +80,72 @@ static double cdf_cb(const void *ctx, double t)
     return ac_solver_queue_cdf(ctx, t);
 }
 
+/* The messages held when capacity K bounds them (doc/serverless.md: a message is held from
+ * its arrival to its deletion, visible or in flight, including the V - (execution) that a
+ * failed receive stays invisible). The messages form an open network of two stations: the c
+ * slots (M/M/c, offered a = lambda_exec occ Erlangs) and the invisible failed receives (an
+ * infinite-server station holding m = lambda_fail t_inv on average, t_inv = V minus the failed
+ * execution). It is a BCMP network (classes by receive count: R-bounded routing), and blocking
+ * arrivals when K are held truncates its product form (Jackson 1963; Kelly 1979, 1.6):
+ *     pi(n, j) ~ w_c(n) m^j / j!,  n + j <= K,   w_c(n) = a^n / n! (n <= c),
+ *                                                w_c(c) (a / c)^(n - c) (n > c),
+ * so with Wm(j) = sum_{i<=j} m^i / i!: Z = sum_n w_c(n) Wm(K - n), the rejection (PASTA)
+ * P(n + j = K) = sum_n w_c(n) m^(K-n) / (K-n)! / Z, E[j] = m sum_n w_c(n) Wm(K-n-1) / Z.
+ * Exact for exponential executions (scv 1) without cold starts; O(K) work. */
+typedef struct held_law {
+    double reject, mean_held, queue_len, wait_prob;
+} held_law;
+
+static int held_law_solve(size_t K, size_t c, double a, double m, held_law *out)
+{
+    double *lw = malloc((K + 1) * sizeof *lw), top = -INFINITY, z = 0.0, pk = 0.0, ni = 0.0,
+           ns = 0.0, lq = 0.0, pw = 0.0, la = log(a), lm = log(m);
+    if (lw == NULL)
+        return AC_ENOMEM;
+    /* lw[j] = log Wm(j) - m (the Poisson cdf, in logs) */
+    for (size_t j = 0; j <= K; j++) {
+        double t =
+            m > 0.0 ? (double)j * lm - lgamma((double)j + 1.0) - m : (j == 0 ? 0.0 : -INFINITY);
+        lw[j] = j == 0 ? t : fmax(lw[j - 1], t) + log1p(exp(-fabs(lw[j - 1] - t)));
+        if (isnan(lw[j]))
+            lw[j] = j == 0 ? t : lw[j - 1];
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t n = 0; n <= K; n++) {
+            double ls = n <= c ? (double)n * la - lgamma((double)n + 1.0)
+                               : (double)c * la - lgamma((double)c + 1.0) +
+                                     (double)(n - c) * (la - log((double)c));
+            double t = ls + lw[K - n];
+            if (pass == 0) {
+                top = fmax(top, t);
+                continue;
+            }
+            {
+                double w = exp(t - top),
+                       wj = exp(ls +
+                                (m > 0.0 ? (double)(K - n) * lm - lgamma((double)(K - n) + 1.0) - m
+                                         : (n == K ? 0.0 : -INFINITY)) -
+                                top);
+                z += w;
+                pk += wj;
+                ns += (double)n * w;
+                if (n >= c) {
+                    lq += (double)(n - c) * w;
+                    pw += w;
+                }
+                if (n < K)
+                    ni += m * exp(ls + lw[K - n - 1] - top);
+            }
+        }
+    }
+    free(lw);
+    out->reject = pk / z;
+    out->mean_held = (ns + ni) / z;
+    out->queue_len = lq / z;
+    out->wait_prob = pw / z;
+    return AC_OK;
+}
+
 /* No steady state: the consumers run flat out (full batches) and the backlog grows. */
 static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size_t batch)
 {
@@ -100,7 +167,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                           ac_solver_queue_result *out, ac_error *err)
 {
     const ac_function *fn = consumer->function;
-    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec;
+    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec, t_inv;
     size_t k = consumer->fanout > 0 ? consumer->fanout : 1, R = q->max_receives;
     ac_pool slots;
     ac_error e2 = {0};
@@ -125,6 +192,14 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         m2 = isinf(theta) ? 2.0 * d * d : 2.0 * d * d * (1.0 - e * (1.0 + theta / d));
         occ = pc * c0 + m1;
         scv = fmax(0.0, (pc * c0 * c0 + 2.0 * pc * c0 * m1 + m2) / (occ * occ) - 1.0);
+    }
+    {
+        /* a failed receive stays invisible V after the receive minus its execution: a
+           timeout (X > min(theta, V)) ran min(theta, V), an inherent failure E[X | X < m] */
+        double mm = fmin(theta, V), em = exp(-mm / d), pd = 1.0 - p_ok;
+        double ex = em < 1.0 ? d - mm * em / (1.0 - em) : mm;
+        t_inv =
+            pd > 0.0 ? fmax(0.0, (em * (V - mm) + (1.0 - em) * f * (V - ex)) / pd - pc * c0) : 0.0;
     }
     out->arrival_rate = arrival_rate;
     out->visibility_timeout = V;
@@ -154,7 +229,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         /* the waiting places, in executions; a queue deeper than the pool solver's buffers
            (SQS holds ~unbounded backlogs) is solved as unbounded: below capacity its tail
            there is negligible, above it the backlog grows for a very long time */
-        double held = (double)q->capacity * (double)k;
+        double held = (double)q->capacity * (double)k -
+                      (k == 1 ? arrival_rate * out->receives * out->delivery_failure * t_inv : 0.0);
         double wait = held > (double)out->slots ? held - (double)out->slots : 0.0;
         if (wait <= (double)AC_SOLVER_QUEUE_BUFFER_MAX)
             slots.buffer = (size_t)wait;
@@ -194,7 +270,24 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
                                              : out->erlang_c / out->wait_decay;
         double nf = 0.0;
+        held_law hl;
+        if (q->capacity != AC_UNBOUNDED && q->capacity <= AC_SOLVER_QUEUE_BUFFER_MAX && k == 1 &&
+            !out->batching && lam_exec > 0.0) {
+            /* the failed receives' invisible time counts against the capacity */
+            double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
+            if (held_law_solve(q->capacity, out->slots, lam_exec * occ, minv, &hl) != AC_OK)
+                return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
+            loss = hl.reject;
+            pw = hl.wait_prob;
+            w0 = hl.queue_len / (lam_exec * (1.0 - loss));
+        } else {
+            hl.mean_held = -1.0;
+        }
         out->reject_probability = loss;
+        if (!out->batching && loss > 0.0) { /* the slots serve the admitted messages */
+            out->load *= 1.0 - loss;
+            out->utilization *= 1.0 - loss;
+        }
         out->execution_rate =
             lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
         out->throughput = out->execution_rate / (double)k;
@@ -215,6 +308,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                 hk += 1.0 / (double)j;
             out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
                                  (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
+            if (hl.mean_held >= 0.0)
+                out->mean_messages = hl.mean_held;
         }
         if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;

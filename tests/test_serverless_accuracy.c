@@ -1,0 +1,145 @@
+/*
+ * Accuracy regressions of the serverless stages (queues, functions, gateways) found by the
+ * accuracy harness (tests/accuracy.h): each analysis number is checked against the simulator
+ * (its 95% interval plus the stated error) or a closed form.
+ */
+#include "helpers.h"
+
+#include "archcheck/analysis.h"
+#include "archcheck/parser.h"
+#include "archcheck/serverless.h"
+#include "archcheck/sim.h"
+
+typedef struct run {
+    ac_model *m;
+    ac_analysis *a;
+    ac_sim_result *sim;
+} run;
+
+/* Parse xml, analyse it and (when reps > 0) simulate it with a fixed seed. */
+static run run_xml(const char *xml, size_t reps, double horizon)
+{
+    run r = {NULL, NULL, NULL};
+    ac_diag_list diags = {0}, findings = {0};
+    ac_error err = {0};
+    ac_analysis_options ao;
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &r.m, &diags, &err), AC_OK);
+    ac_diag_list_clear(&diags);
+    ac_analysis_options_init(&ao);
+    ao.headroom = 0;
+    ao.validate = AC_VALIDATE_NEVER;
+    ao.transient = AC_TRANSIENT_NEVER;
+    assert_int_equal(ac_analysis_run(r.m, &ao, &r.a, &findings, &err), AC_OK);
+    ac_diag_list_clear(&findings);
+    if (reps > 0) {
+        ac_sim_options so;
+        ac_sim_options_init(&so);
+        so.seed = 7;
+        so.replications = reps;
+        so.horizon = horizon;
+        so.warmup = horizon / 10.0;
+        assert_int_equal(ac_sim_run(r.m, &so, &r.sim, &err), AC_OK);
+    }
+    return r;
+}
+
+/* The index of node `id` (the simulator's nodes are in model order). */
+static size_t node_of(const run *r, const char *id)
+{
+    for (size_t i = 0; i < r->sim->nnodes; i++)
+        if (strcmp(r->sim->nodes[i].id, id) == 0)
+            return i;
+    fail_msg("no node %s", id);
+    return 0;
+}
+
+static void run_free(run *r)
+{
+    ac_sim_result_free(r->sim);
+    ac_analysis_free(r->a);
+    ac_model_free(r->m);
+}
+
+/* |analysis - simulation| <= stated x |analysis| + 2 x the simulation's 95% half-width (the
+ * factor 2 keeps the test from failing 5% of the time by chance) + abs. */
+static void assert_within(double a, double stated, ac_sim_estimate s, double abs_tol,
+                          const char *what)
+{
+    double allowed = stated * fabs(a) + 2.0 * s.ci95 + abs_tol;
+    if (!(fabs(a - s.mean) <= allowed)) {
+        print_error("%s: analysis %.6g (stated %.3g) vs simulation %.6g +- %.3g\n", what, a, stated,
+                    s.mean, s.ci95);
+        fail();
+    }
+}
+
+/* ---- 1. a queue's capacity holds the failed messages while they are invisible ---------- */
+
+/* The accuracy harness's queue/53: 10.6% of the deliveries fail and stay invisible for
+ * V = 14.6 s, about 77 messages on average against a capacity of 56. */
+static const char QUEUE_CAPACITY[] =
+    "<architecture name=\"q53\" format=\"1\">\n"
+    "  <workload><source id=\"src\" to=\"q\" rate=\"50/s\"/></workload>\n"
+    "  <queue id=\"q\" batch-size=\"1\" max-consumers=\"6\" visibility-timeout=\"14.58s\"\n"
+    "         max-receives=\"2\" capacity=\"56\"/>\n"
+    "  <function id=\"f\" concurrency=\"12\" duration=\"0.0655674s\" timeout=\"3s\"\n"
+    "            keep-alive=\"1000h\" fail-prob=\"0.1062\"/>\n"
+    "  <route from=\"q\" to=\"f\"/>\n"
+    "</architecture>\n";
+
+static void test_queue_capacity_counts_invisible(void **state)
+{
+    (void)state;
+    run r = run_xml(QUEUE_CAPACITY, 6, 3000.0);
+    const ac_node_analysis *q = &r.a->nodes[node_of(&r, "q")];
+    const ac_sim_node_result *s = &r.sim->nodes[node_of(&r, "q")];
+    assert_non_null(q->queue);
+    /* far above the M/M/6/56 of the executions alone (about 1%) */
+    assert_true(q->loss_probability > 0.3);
+    assert_within(q->loss_probability, q->expected_rel_error, s->loss_probability, 0.0, "loss");
+    assert_within(q->mean_jobs, q->expected_rel_error, s->mean_jobs, 0.0, "messages held");
+    /* the slots serve the admitted messages: per slot (the simulator's is per M = 6 = c) */
+    assert_within(q->utilization, q->expected_rel_error, s->utilization, 0.0, "utilization");
+    run_free(&r);
+}
+
+/* Without failures the truncated law is the M/M/c/K of the executions: Erlang's closed form
+ * P(K) = a^K / (c! c^(K-c)) / sum_n w(n) (c = 2, K = 5, a = 1.5). */
+static void test_queue_capacity_mmck(void **state)
+{
+    (void)state;
+    ac_queue q;
+    ac_function fn;
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_result r;
+    ac_error err = {0};
+    double w[6], z = 0.0, a = 1.5, mean = 0.0;
+    memset(&q, 0, sizeof q);
+    memset(&fn, 0, sizeof fn);
+    q.capacity = 5;
+    q.batch_size = 1;
+    q.max_consumers = 2;
+    q.visibility_timeout = 1e6;
+    q.max_receives = 3;
+    fn.concurrency = 10;
+    fn.duration = 0.1;
+    assert_int_equal(ac_solver_queue_solve(&q, 15.0, &cons, NULL, &r, &err), AC_OK);
+    for (size_t n = 0; n <= 5; n++) {
+        w[n] = n == 0 ? 1.0 : w[n - 1] * a / (double)(n < 2 ? n : 2);
+        z += w[n];
+    }
+    for (size_t n = 0; n <= 5; n++)
+        mean += (double)n * w[n] / z;
+    assert_double_close(r.reject_probability, w[5] / z, 1e-9, 1e-6);
+    assert_double_close(r.mean_messages, mean, 1e-9, 1e-6);
+    ac_solver_queue_result_clear(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_queue_capacity_counts_invisible),
+        cmocka_unit_test(test_queue_capacity_mmck),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
