@@ -135,11 +135,79 @@ static void test_queue_capacity_mmck(void **state)
     ac_solver_queue_result_clear(&r);
 }
 
+/* ---- 2. a polled function runs greedy batches of min(b, visible) ------------------------ */
+
+/* The harness's queue/89 made exponential: one slot, batches of up to 9, 90% of the slot's
+ * capacity at batches of one. */
+static const char QUEUE_BATCH[] =
+    "<architecture name=\"q89\" format=\"1\">\n"
+    "  <workload><source id=\"src\" to=\"q\" rate=\"12.6/s\"/></workload>\n"
+    "  <queue id=\"q\" batch-size=\"9\" max-consumers=\"7\" visibility-timeout=\"8s\"\n"
+    "         max-receives=\"3\"/>\n"
+    "  <function id=\"f\" concurrency=\"1\" duration=\"0.0714s\" keep-alive=\"1000h\"/>\n"
+    "  <route from=\"q\" to=\"f\"/>\n"
+    "</architecture>\n";
+
+static void test_queue_batches_fill(void **state)
+{
+    (void)state;
+    run r = run_xml(QUEUE_BATCH, 6, 3000.0);
+    const ac_node_analysis *q = &r.a->nodes[node_of(&r, "q")];
+    const ac_node_analysis *f = &r.a->nodes[node_of(&r, "f")];
+    const ac_sim_node_result *sq = &r.sim->nodes[node_of(&r, "q")];
+    const ac_sim_node_result *sf = &r.sim->nodes[node_of(&r, "f")];
+    assert_true(q->utilization < 0.8); /* batches of one would say 0.9 */
+    /* the simulator's is per max-consumers (7), the analysis's per slot (1) */
+    assert_within(q->utilization / 7.0, q->expected_rel_error, sq->utilization, 0.0,
+                  "q utilization");
+    assert_within(f->utilization, f->expected_rel_error, sf->utilization, 0.0, "f utilization");
+    assert_within(f->throughput, f->expected_rel_error, sf->throughput, 0.0, "f throughput");
+    assert_within(q->mean_response_time, q->expected_rel_error, sq->mean_response_time, 0.0,
+                  "time in queue");
+    run_free(&r);
+}
+
+/* The M/M^[b]/c bulk-service queue in closed form: at b = 2, c = 1 the tail ratio solves
+ * z^3 - (1 + r) z + r = (z - 1)(z^2 + z - r) = 0, z = (sqrt(1 + 4r) - 1) / 2, and
+ * p(0) = 1 / (1 + r / (1 - z)) (r = 0.9); at b = 1 it is M/M/c: Erlang C, busy = a. */
+static void test_queue_bulk_closed_form(void **state)
+{
+    (void)state;
+    ac_queue q;
+    ac_function fn;
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_result r;
+    ac_error err = {0};
+    double rr = 0.9, z = (sqrt(1.0 + 4.0 * rr) - 1.0) / 2.0;
+    memset(&q, 0, sizeof q);
+    memset(&fn, 0, sizeof fn);
+    q.capacity = AC_UNBOUNDED;
+    q.batch_size = 2;
+    q.max_consumers = 1;
+    q.visibility_timeout = 1e6;
+    q.max_receives = 1;
+    fn.concurrency = 1;
+    fn.duration = 0.1;
+    assert_int_equal(ac_solver_queue_solve(&q, rr * 10.0, &cons, NULL, &r, &err), AC_OK);
+    assert_double_close(r.utilization, 1.0 - 1.0 / (1.0 + rr / (1.0 - z)), 1e-9, 1e-7);
+    assert_double_close(r.wait_probability, (rr / (1.0 - z)) / (1.0 + rr / (1.0 - z)), 1e-9, 1e-7);
+    ac_solver_queue_result_clear(&r);
+    q.batch_size = 1;
+    q.max_consumers = 3;
+    fn.concurrency = 3;
+    assert_int_equal(ac_solver_queue_solve(&q, 24.0, &cons, NULL, &r, &err), AC_OK);
+    assert_double_close(r.utilization, 0.8, 1e-9, 1e-9);
+    assert_double_close(r.wait_probability, ac_solver_erlang_c(3, 2.4), 1e-9, 1e-9);
+    ac_solver_queue_result_clear(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queue_capacity_counts_invisible),
         cmocka_unit_test(test_queue_capacity_mmck),
+        cmocka_unit_test(test_queue_batches_fill),
+        cmocka_unit_test(test_queue_bulk_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,7 @@ typedef struct ac_solver_queue_result {
     double delivery_failure;    /* a delivery fails: an execution fails or outlasts V */
     double receives;            /* mean deliveries per admitted message */
     double execution_rate;      /* consumer executions per second */
+    double mean_batch;          /* messages per execution (greedy batches of min(b, visible)) */
     double load;                /* Erlangs of consumer executions (batches of one) */
     double utilization;         /* load / slots */
     double reject_probability;  /* capacity full */
