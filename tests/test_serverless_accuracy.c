@@ -5,6 +5,7 @@
  */
 #include "helpers.h"
 
+#include "analysis/internal.h"
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
 #include "archcheck/serverless.h"
@@ -201,6 +202,53 @@ static void test_queue_bulk_closed_form(void **state)
     ac_solver_queue_result_clear(&r);
 }
 
+/* ---- 6. the simulation lookup compares like with like ----------------------------------- */
+
+/* A gateway whose downstream often outlasts its timeout (504s), and a queue with more
+ * max-consumers (8) than its consumer's concurrency (2 slots). */
+static const char LOOKUP[] =
+    "<architecture name=\"lookup\" format=\"1\">\n"
+    "  <workload><source id=\"src\" to=\"g\" rate=\"100/s\"/>\n"
+    "            <source id=\"s2\" to=\"q\" rate=\"10/s\"/></workload>\n"
+    "  <gateway id=\"g\" rate-limit=\"90/s\" burst=\"2\" timeout=\"50ms\"/>\n"
+    "  <pool id=\"p\" servers=\"20\" service-time=\"40ms\"/>\n"
+    "  <queue id=\"q\" batch-size=\"1\" max-consumers=\"8\" visibility-timeout=\"30s\"/>\n"
+    "  <function id=\"f\" concurrency=\"2\" duration=\"0.1s\" keep-alive=\"1000h\"/>\n"
+    "  <route from=\"g\" to=\"p\"/><route from=\"q\" to=\"f\"/>\n"
+    "</architecture>\n";
+
+static void test_sim_lookup_like_with_like(void **state)
+{
+    (void)state;
+    run r = run_xml(LOOKUP, 0, 0.0);
+    ac_analysis *a = r.a;
+    ac_analysis_options ao;
+    ac_error err = {0};
+    double mean = 0.0, ci = 0.0;
+    size_t g, q;
+    ac_analysis_options_init(&ao);
+    ao.sim.seed = 5;
+    ao.sim.replications = 6;
+    ao.sim.horizon = 2000.0;
+    ao.sim.warmup = 200.0;
+    assert_int_equal(ac_an_simulate(r.m, &ao, a, &err), AC_OK);
+    assert_non_null(a->sim);
+    r.sim = NULL; /* owned by the analysis */
+    for (g = 0; strcmp(a->sim->nodes[g].id, "g") != 0; g++)
+        ;
+    for (q = 0; strcmp(a->sim->nodes[q].id, "q") != 0; q++)
+        ;
+    /* the 429s alone (M/D/1/K blocking), not 429 + 504 (about a quarter of the requests) */
+    assert_int_equal(ac_an_sim_lookup(a, r.m, AC_OUT_LOSS, 0.0, g, &mean, &ci), 1);
+    assert_true(a->sim->nodes[g].failure_probability.mean > mean + 0.1);
+    assert_within(a->nodes[g].loss_probability, a->nodes[g].expected_rel_error,
+                  (ac_sim_estimate){mean, ci, 6}, 0.0, "gateway 429s");
+    /* per slot: lambda d / c = 10 x 0.1 / 2 (M/M/2), not per max-consumers (0.125) */
+    assert_int_equal(ac_an_sim_lookup(a, r.m, AC_OUT_UTILIZATION, 0.0, q, &mean, &ci), 1);
+    assert_double_close(mean, 0.5, 2.0 * ci + 1e-3, 0.0);
+    run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_queue_capacity_mmck),
         cmocka_unit_test(test_queue_batches_fill),
         cmocka_unit_test(test_queue_bulk_closed_form),
+        cmocka_unit_test(test_sim_lookup_like_with_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
