@@ -202,6 +202,46 @@ static void test_queue_bulk_closed_form(void **state)
     ac_solver_queue_result_clear(&r);
 }
 
+/* ---- 3. a rate limit smooths the stream it admits --------------------------------------- */
+
+/* A bucket of one token admits the first arrival 1/r after the last admission: the admitted
+ * stream is renewal with intervals 1/r + Exp(lambda), so the pool behind it is a GI/M/1 with
+ * A(s) = e^{-s/r} lambda / (lambda + s), and T ~ Exp(mu (1 - sigma)), sigma = A(mu (1 -
+ * sigma)) (Kleinrock §6.4). The Poisson M/M/1 at the admitted rate is 9% higher here. */
+static void test_gateway_smooths_downstream(void **state)
+{
+    static const char xml[] = "<architecture name=\"gw\" format=\"1\">\n"
+                              "  <workload><source id=\"src\" to=\"g\" rate=\"10/s\"/></workload>\n"
+                              "  <gateway id=\"g\" rate-limit=\"12/s\" burst=\"1\"/>\n"
+                              "  <pool id=\"p\" servers=\"1\" service-rate=\"6/s\"/>\n"
+                              "  <route from=\"g\" to=\"p\"/>\n"
+                              "</architecture>\n";
+    double lam = 10.0, r = 12.0, mu = 6.0, sigma = 0.5, t_exact, adm, t_poisson;
+    run rr;
+    const ac_node_analysis *p;
+    (void)state;
+    for (int it = 0; it < 200; it++)
+        sigma = exp(-mu * (1.0 - sigma) / r) * lam / (lam + mu * (1.0 - sigma));
+    t_exact = 1.0 / (mu * (1.0 - sigma));
+    adm = lam / (1.0 + lam / r); /* 1 - P_429 = 1 / (1 + rho) */
+    t_poisson = 1.0 / (mu - adm);
+    assert_true(t_poisson > 1.05 * t_exact);
+    rr = run_xml(xml, 0, 0.0);
+    assert_int_equal(rr.m->nodes[1].kind, AC_NODE_POOL); /* g, p in model order */
+    p = &rr.a->nodes[1];
+    assert_double_close(p->throughput, adm, 1e-9, 1e-9);
+    if (!(fabs(p->mean_response_time - t_exact) <= p->expected_rel_error * p->mean_response_time)) {
+        print_error("mean %.6g (stated %.3g) vs GI/M/1 %.6g\n", p->mean_response_time,
+                    p->expected_rel_error, t_exact);
+        fail();
+    }
+    {
+        double p95 = -log(0.05) * t_exact;
+        assert_true(fabs(p->p95 - p95) <= p->expected_rel_error * p->p95);
+    }
+    run_free(&rr);
+}
+
 /* ---- 6. the simulation lookup compares like with like ----------------------------------- */
 
 /* A gateway whose downstream often outlasts its timeout (504s), and a queue with more
@@ -256,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_queue_capacity_mmck),
         cmocka_unit_test(test_queue_batches_fill),
         cmocka_unit_test(test_queue_bulk_closed_form),
+        cmocka_unit_test(test_gateway_smooths_downstream),
         cmocka_unit_test(test_sim_lookup_like_with_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
