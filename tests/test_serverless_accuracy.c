@@ -242,6 +242,29 @@ static void test_gateway_smooths_downstream(void **state)
     run_free(&rr);
 }
 
+/* ---- 4. the cold-start fraction's stated error covers the first-passage approximation --- */
+
+/* The harness's function/196: lambda tau = 34 arrivals per keep-alive; the exponential
+ * first passage gives 0.0021, the simulator 0.009 (outside the former 50%). */
+static void test_cold_fraction_error_covers(void **state)
+{
+    static const char xml[] =
+        "<architecture name=\"f196\" format=\"1\">\n"
+        "  <workload><source id=\"src\" to=\"f\" rate=\"5.893/s\"/></workload>\n"
+        "  <function id=\"f\" concurrency=\"6\" duration=\"0.5321s\" timeout=\"4.26s\"\n"
+        "            cold-start=\"0.574s\" keep-alive=\"5.74s\"/>\n"
+        "</architecture>\n";
+    run r = run_xml(xml, 8, 4000.0);
+    const ac_solver_function_result *f = r.a->nodes[0].function;
+    ac_sim_estimate s = r.sim->nodes[0].cold_start_fraction;
+    (void)state;
+    assert_non_null(f);
+    /* the simulator is outside the former 50% */
+    assert_true(fabs(f->cold_probability - s.mean) > 0.5 * f->cold_probability + 2.0 * s.ci95);
+    assert_within(f->cold_probability, f->cold_rel_error, s, 0.0, "cold-start fraction");
+    run_free(&r);
+}
+
 /* ---- 6. the simulation lookup compares like with like ----------------------------------- */
 
 /* A gateway whose downstream often outlasts its timeout (504s), and a queue with more
@@ -297,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_queue_batches_fill),
         cmocka_unit_test(test_queue_bulk_closed_form),
         cmocka_unit_test(test_gateway_smooths_downstream),
+        cmocka_unit_test(test_cold_fraction_error_covers),
         cmocka_unit_test(test_sim_lookup_like_with_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -50,9 +50,10 @@ typedef struct ac_solver_function_result {
     double execution_failure;  /* per execution: fail-prob or timeout */
     double cold_probability;   /* per execution: started on a new instance */
     double cold_request;       /* per request: its time includes one cold start */
-    double cold_rel_error;     /* stated relative error of cold_probability: 0.5 (the
-                                  first-passage approximation; bench_serverless measures
-                                  10-20% at moderate rates), 0 without cold starts */
+    double cold_rel_error;     /* stated relative error of cold_probability: the width of
+                                  the first-passage bracket (exponential passage from b, a
+                                  lower value; quasi-stationary, an upper one), at least
+                                  0.5; 0 without cold starts */
     double cold_start_rate;    /* new instances per second */
     double throttle_probability; /* per request (sync): concurrency or scale rate */
     double scale_throttle;     /* the part of it due to the scale rate (a conservative bound) */
