@@ -215,6 +215,17 @@ cleanup:
     return rc;
 }
 
+/* The p-quantile of the time in queue: exactly 0 when at least p of the messages are
+ * received at once (the bisection would stop at a denormal instead). */
+static int quantile(const ac_solver_queue_result *r, double p, double *out, ac_error *err)
+{
+    if (ac_solver_queue_cdf(r, 0.0) >= p) {
+        *out = 0.0;
+        return AC_OK;
+    }
+    return ac_solver_law_quantile(cdf_cb, r, p, out, err);
+}
+
 /* No steady state: the consumers run flat out (full batches) and the backlog grows. */
 static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size_t batch)
 {
@@ -434,9 +445,9 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->approximation = AC_SOLVER_APPROX_FLUID;
             out->expected_rel_error = 1.0;
         }
-        if (ac_solver_law_quantile(cdf_cb, out, 0.50, &out->p50, &e2) != AC_OK ||
-            ac_solver_law_quantile(cdf_cb, out, 0.95, &out->p95, &e2) != AC_OK ||
-            ac_solver_law_quantile(cdf_cb, out, 0.99, &out->p99, &e2) != AC_OK) {
+        if (quantile(out, 0.50, &out->p50, &e2) != AC_OK ||
+            quantile(out, 0.95, &out->p95, &e2) != AC_OK ||
+            quantile(out, 0.99, &out->p99, &e2) != AC_OK) {
             ac_solver_queue_result_clear(out);
             return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
         }

@@ -265,6 +265,46 @@ static void test_cold_fraction_error_covers(void **state)
     run_free(&r);
 }
 
+/* ---- 5. a percentile at the atom of zero wait is 0, not a denormal ---------------------- */
+
+/* M/M/2 of the executions, a = 1.6 (no failures, no timeout): P(W > t) = C(2, a)
+ * e^{-(2 mu - lambda) t}, C(2, 1.6) = 0.711: the median is ln(C / 0.5) / (2 mu - lambda); at
+ * a = 0.5, C = 0.1 < 0.5: the median is exactly 0 (was 3e-64, which no relative error
+ * bounds against a simulated 0), and the p95 ln(C / 0.05) / (2 mu - lambda). */
+static void test_queue_percentile_at_zero(void **state)
+{
+    ac_queue q;
+    ac_function fn;
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_result r;
+    ac_error err = {0};
+    (void)state;
+    memset(&q, 0, sizeof q);
+    memset(&fn, 0, sizeof fn);
+    q.capacity = AC_UNBOUNDED;
+    q.batch_size = 1;
+    q.max_consumers = 2;
+    q.visibility_timeout = 1e6;
+    q.max_receives = 1;
+    fn.concurrency = 2;
+    fn.duration = 0.1;
+    assert_int_equal(ac_solver_queue_solve(&q, 5.0, &cons, NULL, &r, &err), AC_OK);
+    {
+        double c = ac_solver_erlang_c(2, 0.5), decay = 20.0 - 5.0;
+        assert_true(c < 0.5 && c > 0.05);
+        assert_true(r.p50 == 0.0);
+        assert_double_close(r.p95, log(c / 0.05) / decay, 1e-12, 1e-6);
+    }
+    ac_solver_queue_result_clear(&r);
+    assert_int_equal(ac_solver_queue_solve(&q, 16.0, &cons, NULL, &r, &err), AC_OK);
+    {
+        double c = ac_solver_erlang_c(2, 1.6), decay = 20.0 - 16.0;
+        assert_true(c > 0.5);
+        assert_double_close(r.p50, log(c / 0.5) / decay, 1e-12, 1e-6);
+    }
+    ac_solver_queue_result_clear(&r);
+}
+
 /* ---- 6. the simulation lookup compares like with like ----------------------------------- */
 
 /* A gateway whose downstream often outlasts its timeout (504s), and a queue with more
@@ -321,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_queue_bulk_closed_form),
         cmocka_unit_test(test_gateway_smooths_downstream),
         cmocka_unit_test(test_cold_fraction_error_covers),
+        cmocka_unit_test(test_queue_percentile_at_zero),
         cmocka_unit_test(test_sim_lookup_like_with_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
