@@ -43,6 +43,28 @@ static int is_polled(const ac_model *m, size_t i)
     return 0;
 }
 
+/* Messages per execution of polled function i: its queues' greedy batches, weighted by
+ * the messages each hands over (1 before the queues are solved). */
+static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, double *err_out)
+{
+    double msgs = 0.0, execs = 0.0;
+    *err_out = 0.0;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        const ac_route *rt = &m->routes[k];
+        const ac_node_analysis *q = &a->nodes[rt->from];
+        double flow;
+        if (rt->to != i || m->nodes[rt->from].kind != AC_NODE_QUEUE || q->queue == NULL ||
+            !(q->queue->mean_batch >= 1.0))
+            continue;
+        flow = q->throughput * rt->p * (double)rt->fanout / (double)rt->fanin;
+        msgs += flow;
+        if (m->nodes[rt->from].u.queue.batch_size > 1) /* the batches are the queue's model */
+            *err_out = fmax(*err_out, q->expected_rel_error);
+        execs += flow / q->queue->mean_batch;
+    }
+    return execs > 0.0 ? msgs / execs : 1.0;
+}
+
 /* The consumer route of queue node i: its only route, to a function; NULL otherwise. */
 const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
 {
@@ -77,14 +99,15 @@ static void fill_common(ac_node_analysis *na, double throughput, double utilizat
     na->expected_rel_error = rel_error;
 }
 
-static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_analysis *na,
-                          ac_error *err)
+static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, double lambda,
+                          ac_node_analysis *na, ac_error *err)
 {
     const ac_function *fn = &m->nodes[i].u.function;
     ac_solver_function_result *r = malloc(sizeof *r);
     ac_solver_fn_mode mode;
     ac_error e2 = {0};
     int polled = is_polled(m, i);
+    double batch, batch_err = 0.0;
     ac_an_node_clear(na);
     if (r == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (function)");
@@ -93,7 +116,8 @@ static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_an
                                                    : AC_SOLVER_FN_SYNC;
     na->arrival_rate = lambda;
     na->polled = polled;
-    if (ac_solver_function_solve(fn, lambda, mode, 0.0, r, &e2) != AC_OK) {
+    batch = polled ? polled_batch(m, a, i, &batch_err) : 1.0; /* an execution runs a batch */
+    if (ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2) != AC_OK) {
         free(r);
         snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK; /* not analysed: an AC900 finding says so */
@@ -107,9 +131,13 @@ static int solve_function(const ac_model *m, size_t i, double lambda, ac_node_an
                     INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID, 0.0);
         return AC_OK;
     }
-    fill_common(na, r->throughput, r->utilization, r->loss_probability, r->busy,
+    fill_common(na, r->throughput * batch, r->utilization, r->loss_probability, r->busy,
                 r->mean_response_time, r->p50, r->p95, r->p99, r->approximation,
                 r->expected_rel_error);
+    if (batch_err > na->expected_rel_error) {
+        na->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        na->expected_rel_error = batch_err;
+    }
     return AC_OK;
 }
 
@@ -351,11 +379,12 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             ac_node_analysis *na = &a->nodes[i];
             change = fmax(change, fabs(lambda[i] - prev[i]));
             total += lambda[i];
-            if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300))
+            if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300) &&
+                !(node->kind == AC_NODE_FUNCTION && is_polled(m, i))) /* batches may change */
                 continue; /* unchanged input: keep the solution (or its failure) */
             switch (node->kind) {
             case AC_NODE_POOL: rc = solve_pool(node, lambda[i], opt, na, err); break;
-            case AC_NODE_FUNCTION: rc = solve_function(m, i, lambda[i], na, err); break;
+            case AC_NODE_FUNCTION: rc = solve_function(m, a, i, lambda[i], na, err); break;
             case AC_NODE_QUEUE: rc = solve_queue(m, i, lambda[i], a, opt, na, err); break;
             case AC_NODE_GATEWAY: rc = solve_gateway(m, i, lambda[i], na, err); break;
             }
@@ -397,4 +426,3 @@ double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, siz
     }
     return flow;
 }
-

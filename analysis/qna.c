@@ -8,7 +8,9 @@
  *   merging at node j      c_a,j^2 = sum_flows (rate / Lambda_j) c_flow^2, sources included
  *   departure of a pool    c_d^2 = 1 + (1 - rho^2)(c_a^2 - 1)   (exponential service,
  *                          c_s^2 = 1, so Whitt's multi-server term rho^2 (c_s^2 - 1)/sqrt(m)
- *                          vanishes); other nodes pass their arrival stream on (c_d = c_a)
+ *                          vanishes); a gateway c_d^2 = (1 - P_429)^2 c_a^2 (its bucket
+ *                          smooths what it admits); other nodes pass their stream on
+ *   random dispatch        each server sees c^2 / N + 1 - 1/N (Bernoulli thinning)
  *   splitting by p         c^2 = p c_d^2 + 1 - p
  *   fan-out k / fan-in k   c^2 * fanout / fanin (k copies at once multiply the index of
  *                          dispersion by k; joining k completions divides it by k)
@@ -48,6 +50,14 @@ static double departure_scv(const ac_model *m, const ac_analysis *a, size_t i, d
 {
     const ac_node_analysis *na = &a->nodes[i];
     double rho;
+    if (m->nodes[i].kind == AC_NODE_GATEWAY && na->gateway != NULL) {
+        /* a token bucket admits the first arrival after its deficit falls below K - 1
+           tokens: an interval is s + Exp(lambda), s in [0, 1/r] with E[s] fixed by the
+           admitted rate; s = 0 gives (1 - P_429)^2 times the input's SCV (exact for
+           K = 1: s = 1/r) */
+        double keep = 1.0 - na->gateway->reject_probability;
+        return ca2 * keep * keep;
+    }
     if (m->nodes[i].kind != AC_NODE_POOL || !na->analysed)
         return ca2;
     rho = na->overload ? 1.0 : fmin(fmax(na->utilization, 0.0), 1.0);
@@ -291,6 +301,10 @@ static void correct_pool(const ac_model *m, ac_node_analysis *na, size_t i, doub
        of a GI/M/1 at rho = 0.6 with gamma arrivals of scv 0.25; state half of |c^2 - 1|
        (capped at 100%) on the wait */
     err_w = fmin(1.0, 0.5 * fabs(ca2 - 1.0));
+    /* a smoothed stream (a rate limit's output: its intervals are correlated, its SCV a
+       bound) measured on the accuracy harness's gateways: up to |c^2 - 1| on the wait */
+    if (ca2 < 1.0)
+        err_w = fmin(1.0, fabs(ca2 - 1.0));
     na->expected_rel_error = fmax(na->expected_rel_error, err_w * factor * W / Tn);
 }
 
@@ -301,6 +315,9 @@ int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
     int any = 0, rc;
     for (size_t s = 0; s < m->nsources; s++)
         if (fabs(m->sources[s].scv - 1.0) > 1e-12)
+            any = 1;
+    for (size_t i = 0; i < m->nnodes; i++) /* a rate limit smooths the stream it admits */
+        if (a->nodes[i].gateway != NULL && a->nodes[i].gateway->reject_probability > 1e-9)
             any = 1;
     for (size_t i = 0; i < m->nnodes; i++)
         if (a->nodes[i].qna)
@@ -327,7 +344,15 @@ int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
             na->qna_exact = 1;
             continue;
         }
-        correct_pool(m, na, i, ca2[i], tab);
+        {
+            /* random dispatch thins the stream to each server at random (Bernoulli 1/N):
+               c^2 = c^2 / N + 1 - 1 / N */
+            const ac_pool *p = &m->nodes[i].u.pool;
+            double c2 = p->dispatch == AC_DISPATCH_RANDOM && p->servers > 1
+                            ? 1.0 + (ca2[i] - 1.0) / (double)p->servers
+                            : ca2[i];
+            correct_pool(m, na, i, c2, tab);
+        }
     }
 cleanup:
     if (tab != NULL)

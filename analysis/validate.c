@@ -23,8 +23,7 @@ static int simulable(const ac_model *m, char *why, size_t size)
     return 1;
 }
 
-int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,
-                   ac_error *err)
+int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a, ac_error *err)
 {
     ac_error e2 = {0};
     int rc;
@@ -66,8 +65,19 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
                 : percentile == 99.0 ? &r->p99_response_time
                                      : NULL;
             break;
-        case AC_OUT_UTILIZATION: e = &r->utilization; break;
-        case AC_OUT_LOSS: e = &r->failure_probability; break;
+        case AC_OUT_UTILIZATION:
+            e = &r->utilization;
+            /* a queue's analysis is per slot, min(M, C); the simulator's per max-consumers M */
+            if (m->nodes[node].kind == AC_NODE_QUEUE) {
+                if (a->nodes[node].queue == NULL || a->nodes[node].queue->slots == 0)
+                    return 0;
+                scale = (double)r->servers / (double)a->nodes[node].queue->slots;
+            }
+            break;
+        case AC_OUT_LOSS: /* a gateway's loss is its 429s; the simulator adds the 504s */
+            e = m->nodes[node].kind == AC_NODE_GATEWAY ? &r->loss_probability
+                                                       : &r->failure_probability;
+            break;
         case AC_OUT_THROUGHPUT:
             /* pools: jobs passed downstream; functions: successful requests; queues:
                deliveries; gateways: admitted (the simulator's definitions are the solver's) */
@@ -233,7 +243,8 @@ int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_ana
                 if (rc != AC_OK)
                     continue;
                 na->burst_runs++;
-                if (fabs(res->nodes[i].mean_jobs.mean - bad) < fabs(res->nodes[i].mean_jobs.mean - good))
+                if (fabs(res->nodes[i].mean_jobs.mean - bad) <
+                    fabs(res->nodes[i].mean_jobs.mean - good))
                     na->burst_tipped++;
                 ac_sim_result_free(res);
                 res = NULL;

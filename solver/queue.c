@@ -8,20 +8,26 @@
  * a failed delivery's messages reappear V after the receive, and after R receives a
  * message is dead-lettered: P(DLQ) = p_del^R, receives = sum_{i<R} p_del^i.
  *
- * The consumer executions (lambda (1 - reject) receives fanout per second, batches of one:
- * exact at light load, when a poll finds one message) are served by c = min(max-consumers,
- * concurrency) slots with occupancy p_cold c0 + E[min(X, theta)]: an M/G/c queue, solved as
- * the M/M/c(/K) of the pool solver (shared-queue) with its wait scaled by (1 + scv) / 2
- * (Lee and Longton). When batches of one cannot keep up but full batches of b can, the queue
- * runs with a backlog and its batches fill: the slots are solved at the rate of full batches
- * (an optimistic bound), and the numbers carry a stated error of 100%.
+ * The consumer executions (lambda (1 - reject) receives fanout per second) are served by
+ * c = min(max-consumers, concurrency) slots with occupancy p_cold c0 + E[min(X, theta)]. With
+ * fanout 1 and no capacity a free slot takes min(b, visible) messages as one execution: the
+ * M/M^[b]/c bulk queue (bulk_solve). Otherwise batches of one: an M/G/c queue, solved as the
+ * M/M/c(/K) of the pool solver (shared-queue), or with a capacity the truncated product form
+ * of the slots and the invisible failed receives (held_law_solve); a batch size > 1 there
+ * states the distance to the bulk law. The wait is scaled by (1 + scv) / 2 (Lee and Longton).
+ * When batches of one cannot keep up but full batches of b can (a bounded queue, a fan-out),
+ * the slots are solved at the rate of full batches with a stated error of 100%.
  *
  * A message's time in the queue: i failed receives before the successful one (weights
  * p_del^i (1 - p_del), i < R), each costing V plus a wait, then the wait of the successful
  * receive.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
 
 #include "archcheck/serverless.h"
 
@@ -79,6 +85,147 @@ static double cdf_cb(const void *ctx, double t)
     return ac_solver_queue_cdf(ctx, t);
 }
 
+/* The messages held when capacity K bounds them (doc/serverless.md: a message is held from
+ * its arrival to its deletion, visible or in flight, including the V - (execution) that a
+ * failed receive stays invisible). The messages form an open network of two stations: the c
+ * slots (M/M/c, offered a = lambda_exec occ Erlangs) and the invisible failed receives (an
+ * infinite-server station holding m = lambda_fail t_inv on average, t_inv = V minus the failed
+ * execution). It is a BCMP network (classes by receive count: R-bounded routing), and blocking
+ * arrivals when K are held truncates its product form (Jackson 1963; Kelly 1979, 1.6):
+ *     pi(n, j) ~ w_c(n) m^j / j!,  n + j <= K,   w_c(n) = a^n / n! (n <= c),
+ *                                                w_c(c) (a / c)^(n - c) (n > c),
+ * so with Wm(j) = sum_{i<=j} m^i / i!: Z = sum_n w_c(n) Wm(K - n), the rejection (PASTA)
+ * P(n + j = K) = sum_n w_c(n) m^(K-n) / (K-n)! / Z, E[j] = m sum_n w_c(n) Wm(K-n-1) / Z.
+ * Exact for exponential executions (scv 1) without cold starts; O(K) work. */
+typedef struct held_law {
+    double reject, mean_held, queue_len, wait_prob;
+} held_law;
+
+static int held_law_solve(size_t K, size_t c, double a, double m, held_law *out)
+{
+    double *lw = malloc((K + 1) * sizeof *lw), top = -INFINITY, z = 0.0, pk = 0.0, ni = 0.0,
+           ns = 0.0, lq = 0.0, pw = 0.0, la = log(a), lm = log(m);
+    if (lw == NULL)
+        return AC_ENOMEM;
+    /* lw[j] = log Wm(j) - m (the Poisson cdf, in logs) */
+    for (size_t j = 0; j <= K; j++) {
+        double t =
+            m > 0.0 ? (double)j * lm - lgamma((double)j + 1.0) - m : (j == 0 ? 0.0 : -INFINITY);
+        lw[j] = j == 0 ? t : fmax(lw[j - 1], t) + log1p(exp(-fabs(lw[j - 1] - t)));
+        if (isnan(lw[j]))
+            lw[j] = j == 0 ? t : lw[j - 1];
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t n = 0; n <= K; n++) {
+            double ls = n <= c ? (double)n * la - lgamma((double)n + 1.0)
+                               : (double)c * la - lgamma((double)c + 1.0) +
+                                     (double)(n - c) * (la - log((double)c));
+            double t = ls + lw[K - n];
+            if (pass == 0) {
+                top = fmax(top, t);
+                continue;
+            }
+            {
+                double w = exp(t - top),
+                       wj = exp(ls +
+                                (m > 0.0 ? (double)(K - n) * lm - lgamma((double)(K - n) + 1.0) - m
+                                         : (n == K ? 0.0 : -INFINITY)) -
+                                top);
+                z += w;
+                pk += wj;
+                ns += (double)n * w;
+                if (n >= c) {
+                    lq += (double)(n - c) * w;
+                    pw += w;
+                }
+                if (n < K)
+                    ni += m * exp(ls + lw[K - n - 1] - top);
+            }
+        }
+    }
+    free(lw);
+    out->reject = pk / z;
+    out->mean_held = (ns + ni) / z;
+    out->queue_len = lq / z;
+    out->wait_prob = pw / z;
+    return AC_OK;
+}
+
+/* h(z) = z^(b+1) - (1 + r) z + r, r = lambda / (c mu): its root in (0, 1) is the ratio of
+ * the geometric tail of the bulk-service queue below. */
+typedef struct bulk_ctx {
+    double r, b;
+} bulk_ctx;
+
+static double bulk_h(double z, void *params)
+{
+    const bulk_ctx *c = params;
+    return pow(z, c->b + 1.0) - (1.0 + c->r) * z + c->r;
+}
+
+/*
+ * The consumer slots with greedy batches (doc/serverless.md: a free slot takes min(b,
+ * visible) messages as one execution), an M/M^[b]/c bulk-service queue. Below c busy slots
+ * nothing waits; with all c busy and n messages visible a completion (rate c mu) takes
+ * min(b, n). Its balance equations have the product solution
+ *     p(k) = p0 a^k / k!  (k <= c busy),   p(c, n) = p(c, 0) z^n,
+ *     c mu z^(b+1) - (lambda + c mu) z + lambda = 0,  z in (0, 1)  (stable: lambda < b c mu),
+ * and a message that finds all busy waits ceil((n+1)/b) completions, a geometric number
+ * (ratio z^b): P(W > t) = P(all busy) e^{-c mu (1 - z^b) t}. With S = 1/B(c, a) - 1 (Erlang
+ * B): P(all busy) = (1/(1-z)) / (S + 1/(1-z)), E[busy] = (a S - c + c/(1-z)) / (S + 1/(1-z)).
+ * b = 1 gives z = a / c: M/M/c. Returns 0 or AC_ENUMERIC (overload: no root).
+ */
+static int bulk_solve(size_t c, double a, double b, double *busy, double *p_all,
+                      double *decay_per_cmu)
+{
+    bulk_ctx ctx = {a / (double)c, b};
+    gsl_function F = {bulk_h, &ctx};
+    gsl_root_fsolver *s;
+    double zs, z, S, inv, lo = 0.0;
+    int rc = AC_OK;
+    if (!(ctx.r < b))
+        return AC_ENUMERIC;
+    zs = pow((1.0 + ctx.r) / (b + 1.0), 1.0 / b); /* h's minimum, h(zs) < 0 */
+    if (!(bulk_h(zs, &ctx) < 0.0))
+        return AC_ENUMERIC;
+    s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return AC_ENOMEM;
+    if (gsl_root_fsolver_set(s, &F, lo, zs) != GSL_SUCCESS) {
+        rc = AC_ENUMERIC;
+        goto cleanup;
+    }
+    for (int it = 0; it < 200; it++) {
+        if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS) {
+            rc = AC_ENUMERIC;
+            goto cleanup;
+        }
+        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0.0,
+                                   1e-14) == GSL_SUCCESS)
+            break;
+    }
+    z = gsl_root_fsolver_root(s);
+    S = 1.0 / ac_solver_erlang_b(c, a) - 1.0;
+    inv = 1.0 / (1.0 - z);
+    *p_all = inv / (S + inv);
+    *busy = (a * S - (double)c + (double)c * inv) / (S + inv);
+    *decay_per_cmu = 1.0 - pow(z, b);
+cleanup:
+    gsl_root_fsolver_free(s);
+    return rc;
+}
+
+/* The p-quantile of the time in queue: exactly 0 when at least p of the messages are
+ * received at once (the bisection would stop at a denormal instead). */
+static int quantile(const ac_solver_queue_result *r, double p, double *out, ac_error *err)
+{
+    if (ac_solver_queue_cdf(r, 0.0) >= p) {
+        *out = 0.0;
+        return AC_OK;
+    }
+    return ac_solver_law_quantile(cdf_cb, r, p, out, err);
+}
+
 /* No steady state: the consumers run flat out (full batches) and the backlog grows. */
 static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size_t batch)
 {
@@ -100,11 +247,11 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                           ac_solver_queue_result *out, ac_error *err)
 {
     const ac_function *fn = consumer->function;
-    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec;
+    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec, t_inv, busy = 0.0;
     size_t k = consumer->fanout > 0 ? consumer->fanout : 1, R = q->max_receives;
     ac_pool slots;
     ac_error e2 = {0};
-    int rc;
+    int rc, bulk;
     memset(out, 0, sizeof *out);
     if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate))
         return ac_error_set(err, AC_EINVAL, "queue: invalid arrival rate %g", arrival_rate);
@@ -125,6 +272,14 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         m2 = isinf(theta) ? 2.0 * d * d : 2.0 * d * d * (1.0 - e * (1.0 + theta / d));
         occ = pc * c0 + m1;
         scv = fmax(0.0, (pc * c0 * c0 + 2.0 * pc * c0 * m1 + m2) / (occ * occ) - 1.0);
+    }
+    {
+        /* a failed receive stays invisible V after the receive minus its execution: a
+           timeout (X > min(theta, V)) ran min(theta, V), an inherent failure E[X | X < m] */
+        double mm = fmin(theta, V), em = exp(-mm / d), pd = 1.0 - p_ok;
+        double ex = em < 1.0 ? d - mm * em / (1.0 - em) : mm;
+        t_inv =
+            pd > 0.0 ? fmax(0.0, (em * (V - mm) + (1.0 - em) * f * (V - ex)) / pd - pc * c0) : 0.0;
     }
     out->arrival_rate = arrival_rate;
     out->visibility_timeout = V;
@@ -154,12 +309,25 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         /* the waiting places, in executions; a queue deeper than the pool solver's buffers
            (SQS holds ~unbounded backlogs) is solved as unbounded: below capacity its tail
            there is negligible, above it the backlog grows for a very long time */
-        double held = (double)q->capacity * (double)k;
+        double held = (double)q->capacity * (double)k -
+                      (k == 1 ? arrival_rate * out->receives * out->delivery_failure * t_inv : 0.0);
         double wait = held > (double)out->slots ? held - (double)out->slots : 0.0;
         if (wait <= (double)AC_SOLVER_QUEUE_BUFFER_MAX)
             slots.buffer = (size_t)wait;
     }
-    if (out->load >= (double)out->slots) {
+    bulk = q->batch_size > 1 && k == 1 && slots.buffer == AC_UNBOUNDED && lam_exec > 0.0;
+    if (bulk) {
+        double p_all = 0.0, dec = 0.0, cm = (double)out->slots / occ;
+        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec);
+        if (rc == AC_ENOMEM)
+            return ac_error_set(err, rc, "out of memory (queue)");
+        if (rc != AC_OK) { /* even full batches cannot keep up */
+            set_overload(out, occ, k, q->batch_size);
+            return AC_OK;
+        }
+        out->erlang_c = p_all;
+        out->wait_decay = cm * dec;
+    } else if (out->load >= (double)out->slots) {
         if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
             out->batching = 1;
             lam_exec /= (double)q->batch_size;
@@ -170,7 +338,9 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             return AC_OK;
         }
     }
-    if (slots.buffer == AC_UNBOUNDED) {
+    if (bulk) {
+        /* solved above */
+    } else if (slots.buffer == AC_UNBOUNDED) {
         /* M/M/c in closed form: P(W > t) = C(c, a) e^{-(c mu - lambda) t} (the pool
            solver's phase mixture would need c phases per level: slow for thousands of
            slots near saturation) */
@@ -193,11 +363,52 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->slots_model != NULL ? out->slots_model->kpi.wait_probability : out->erlang_c;
         double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
                                              : out->erlang_c / out->wait_decay;
-        double nf = 0.0;
+        double nf = 0.0, pw_b = 0.0, dec_b = 0.0, batch_err = 0.0;
+        held_law hl;
+        if (q->capacity != AC_UNBOUNDED && q->capacity <= AC_SOLVER_QUEUE_BUFFER_MAX && k == 1 &&
+            !out->batching && lam_exec > 0.0) {
+            /* the failed receives' invisible time counts against the capacity */
+            double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
+            if (held_law_solve(q->capacity, out->slots, lam_exec * occ, minv, &hl) != AC_OK)
+                return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
+            loss = hl.reject;
+            pw = hl.wait_prob;
+            w0 = hl.queue_len / (lam_exec * (1.0 - loss));
+        } else {
+            hl.mean_held = -1.0;
+        }
         out->reject_probability = loss;
+        if (!out->batching && loss > 0.0) { /* the slots serve the admitted messages */
+            out->load *= 1.0 - loss;
+            out->utilization *= 1.0 - loss;
+        }
         out->execution_rate =
             lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
         out->throughput = out->execution_rate / (double)k;
+        out->mean_batch = 1.0;
+        if (bulk) { /* executions of min(b, visible) messages */
+            out->load = busy;
+            out->utilization = busy / (double)out->slots;
+            out->execution_rate = busy / occ;
+            out->mean_batch = out->execution_rate > 0.0 ? lam_exec / out->execution_rate : 1.0;
+        } else if (out->batching) {
+            out->mean_batch = (double)q->batch_size;
+        } else if (q->batch_size > 1 && lam_exec > 0.0 &&
+                   bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &pw_b,
+                              &dec_b) == AC_OK &&
+                   busy > 0.0) {
+            /* a bounded queue, a fan-out: the greedy batches of the unbounded queue and the
+               batches of one bracket the busy slots; headline the greedy ones (fanout 1) */
+            batch_err = fabs(out->load - busy) / busy;
+            if (k == 1) {
+                double one = out->load;
+                out->load = busy * (1.0 - loss);
+                out->utilization = out->load / (double)out->slots;
+                out->execution_rate = out->load / occ;
+                out->mean_batch = lam_exec * (1.0 - loss) / out->execution_rate;
+                batch_err = fabs(one - out->load) / out->load;
+            }
+        }
         out->wait_probability = pw;
         out->mean_wait = w0 * out->wait_scale;
         out->receive_wait = out->mean_wait;
@@ -215,6 +426,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                 hk += 1.0 / (double)j;
             out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
                                  (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
+            if (hl.mean_held >= 0.0)
+                out->mean_messages = hl.mean_held;
         }
         if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
@@ -224,13 +437,17 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
             out->expected_rel_error = fmax(out->expected_rel_error, 0.5 * pc * c0 / occ);
         }
+        if (batch_err > 1e-9) {
+            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            out->expected_rel_error = fmax(out->expected_rel_error, batch_err);
+        }
         if (out->batching) {
             out->approximation = AC_SOLVER_APPROX_FLUID;
             out->expected_rel_error = 1.0;
         }
-        if (ac_solver_law_quantile(cdf_cb, out, 0.50, &out->p50, &e2) != AC_OK ||
-            ac_solver_law_quantile(cdf_cb, out, 0.95, &out->p95, &e2) != AC_OK ||
-            ac_solver_law_quantile(cdf_cb, out, 0.99, &out->p99, &e2) != AC_OK) {
+        if (quantile(out, 0.50, &out->p50, &e2) != AC_OK ||
+            quantile(out, 0.95, &out->p95, &e2) != AC_OK ||
+            quantile(out, 0.99, &out->p99, &e2) != AC_OK) {
             ac_solver_queue_result_clear(out);
             return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
         }

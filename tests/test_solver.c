@@ -1015,8 +1015,7 @@ static void test_queue_consumer(void **state)
     q.batch_size = 10;
     assert_int_equal(ac_solver_queue_solve(&q, 8.0, &cons, NULL, &r, &err), AC_OK);
     assert_int_equal(r.overload, 0);
-    assert_int_equal(r.batching, 1);
-    assert_true(r.expected_rel_error >= 1.0);
+    assert_true(r.utilization < 1.0 && r.mean_batch > 1.0); /* greedy batches keep up */
     ac_solver_queue_result_clear(&r);
     ac_solver_queue_result_clear(NULL);
 }

@@ -50,9 +50,10 @@ typedef struct ac_solver_function_result {
     double execution_failure;  /* per execution: fail-prob or timeout */
     double cold_probability;   /* per execution: started on a new instance */
     double cold_request;       /* per request: its time includes one cold start */
-    double cold_rel_error;     /* stated relative error of cold_probability: 0.5 (the
-                                  first-passage approximation; bench_serverless measures
-                                  10-20% at moderate rates), 0 without cold starts */
+    double cold_rel_error;     /* stated relative error of cold_probability: the width of
+                                  the first-passage bracket (exponential passage from b, a
+                                  lower value; quasi-stationary, an upper one), at least
+                                  0.5; 0 without cold starts */
     double cold_start_rate;    /* new instances per second */
     double throttle_probability; /* per request (sync): concurrency or scale rate */
     double scale_throttle;     /* the part of it due to the scale rate (a conservative bound) */
@@ -134,6 +135,7 @@ typedef struct ac_solver_queue_result {
     double delivery_failure;    /* a delivery fails: an execution fails or outlasts V */
     double receives;            /* mean deliveries per admitted message */
     double execution_rate;      /* consumer executions per second */
+    double mean_batch;          /* messages per execution (greedy batches of min(b, visible)) */
     double load;                /* Erlangs of consumer executions (batches of one) */
     double utilization;         /* load / slots */
     double reject_probability;  /* capacity full */
