@@ -6,6 +6,7 @@
  * the workload can grow; below 1 it must shrink: something already fails today, and the
  * sentence says what, where, and to what share of today's rates the workload must come down.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,11 @@ void ac_report_headroom_sentence(char *buf, size_t n, const ac_model *m, const a
 {
     char what[256];
     double f = a->headroom;
+    if (isinf(f)) {
+        snprintf(buf, n, "Nothing bounds the workload's growth: no requirement binds and no node "
+                         "overloads up to 2^20 times the current load.");
+        return;
+    }
     binding_text(what, sizeof what, m, a);
     if (!(f > 1e-9))
         snprintf(buf, n, "No headroom: %s at any workload, however small.", what);

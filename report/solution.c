@@ -146,14 +146,13 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
                     a->e2e.loss_probability);
         fputc('\n', fp);
     }
-    if (a->has_headroom && isinf(a->headroom)) {
-        fputs("headroom: nothing bounds the workload's growth (no requirement or overload up to "
-              "2^20 times the load)\n",
-              fp);
-    } else if (a->has_headroom) {
+    if (a->has_headroom) {
         char text[512];
         ac_report_headroom_sentence(text, sizeof text, m, a);
-        fprintf(fp, "headroom: factor %.6g. %s\n", a->headroom, text);
+        if (isinf(a->headroom))
+            fprintf(fp, "headroom: %s\n", text);
+        else
+            fprintf(fp, "headroom: factor %.6g. %s\n", a->headroom, text);
     }
     return ferror(fp) ? AC_EIO : AC_OK;
 }
