@@ -30,7 +30,25 @@ static int holds_at(const ac_model *m, const ac_analysis_options *opt, ac_analys
         if (*rc != AC_OK)
             return 0;
     }
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (ac_an_node_saturated(&scratch->nodes[i])) {
+            snprintf(binding, size, "stability");
+            *node = i;
+            return 0; /* offered >= capacity: an overload (AC101) */
+        }
     return ac_an_requirements_hold(m, scratch, binding, size, node);
+}
+
+int ac_an_node_saturated(const ac_node_analysis *na)
+{
+    if (!na->analysed || na->arrival_rate <= 0.0)
+        return 0;
+    if (na->function != NULL)
+        return na->function->mode == AC_SOLVER_FN_SYNC &&
+               na->function->load >= (double)na->function->concurrency;
+    if (na->gateway != NULL)
+        return na->gateway->load >= 1.0;
+    return 0;
 }
 
 /* Does anything but stability bound the headroom: a load-sensitive requirement, or retries

@@ -62,6 +62,11 @@ double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, siz
 /* Link `l` solved at its flow (solver/link.c: M/D/1 or M/D/1/K); out cleared by the caller
  * with ac_solver_link_result_clear. Returns as ac_solver_link_solve. */
 struct ac_solver_link_result;
+/* Is node analysis na a sync function offered at least its concurrency in Erlangs, or a
+ * gateway offered at least its rate limit (an overload, AC101, although it has a steady
+ * state: it refuses the excess)? */
+int ac_an_node_saturated(const ac_node_analysis *na);
+
 int ac_an_link_solve(const ac_model *m, const ac_analysis *a, size_t l,
                      struct ac_solver_link_result *out, ac_error *err);
 

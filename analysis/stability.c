@@ -10,6 +10,28 @@
 #include "analysis/internal.h"
 #include "common/strbuf.h"
 
+/* A sync function offered at least as many Erlangs as its concurrency, or a gateway offered
+ * at least its rate limit: a loss system with a steady state, but one that refuses most of
+ * what exceeds its capacity, so offered >= capacity is an overload like any other node's
+ * (AC101). */
+static void saturation_finding(ac_an_ctx *c, const ac_node *node, const ac_node_analysis *na)
+{
+    if (na->function != NULL) {
+        const ac_solver_function_result *f = na->function;
+        ac_an_finding(c, "AC101", node->loc, node->id,
+                      "function '%s' is overloaded: %.6g Erlangs offered (%.6g requests/s of "
+                      "%.4gs) against a concurrency of %zu; %.4g%% of its requests are throttled",
+                      node->id, f->load, f->arrival_rate, f->occupancy, f->concurrency,
+                      100.0 * f->throttle_probability);
+        return;
+    }
+    ac_an_finding(c, "AC101", node->loc, node->id,
+                  "gateway '%s' is overloaded: %.6g requests/s against a rate limit of %.6g/s; "
+                  "%.4g%% of them are rejected (429)",
+                  node->id, na->gateway->arrival_rate, na->gateway->rate_limit,
+                  100.0 * na->gateway->reject_probability);
+}
+
 static void describe_equilibrium(ac_strbuf *sb, const char *name, const ac_solver_pool_result *r,
                                  size_t e)
 {
@@ -68,6 +90,10 @@ void ac_an_check_stability(ac_an_ctx *c)
                           "grows without bound",
                           node->id, q->arrival_rate, q->load, node->u.queue.batch_size,
                           q->slots);
+            continue;
+        }
+        if (ac_an_node_saturated(na)) {
+            saturation_finding(c, node, na);
             continue;
         }
         if (na->overload) {
