@@ -635,9 +635,9 @@ static void test_lint_and_check_agree(void **state)
 
 /* A source rate of 1e303/s overflowed the analysis of a function (it returned AC_EINPUT
  * without a finding or a message, and check printed "verdict: pass" with no check). The
- * parser now refuses that rate, so the model is changed after parsing, through the library:
- * the analysis fails with a message and no analysis, which cli/ turns into exit 2 and no
- * verdict. */
+ * parser now refuses that rate; the model is changed after parsing, through the library.
+ * Either the analysis fails (a message and no analysis, which cli/ turns into exit 2 and no
+ * verdict) or the solvers cope and the overload is found (AC101): never a pass. */
 static void test_analysis_failure(void **state)
 {
     static const char doc[] = "<architecture name=\"h\" format=\"1\">\n<workload><source "
@@ -657,11 +657,21 @@ static void test_analysis_failure(void **state)
     ac_analysis_options_init(&opt);
     opt.validate = AC_VALIDATE_NEVER;
     rc = ac_analysis_run(m, &opt, &an, &d, &err);
-    assert_int_not_equal(rc, AC_OK);
-    assert_int_not_equal(rc, AC_EINPUT); /* AC_EINPUT is for input a finding explains */
-    assert_null(an);
-    assert_int_equal(d.count, 0);
-    assert_true(err.code != 0 && strstr(err.message, "failed") != NULL);
+    if (rc != AC_OK) {
+        /* a failure: no analysis, no finding, a message (cli/ prints no verdict, exit 2) */
+        assert_int_not_equal(rc, AC_EINPUT); /* AC_EINPUT is for input a finding explains */
+        assert_null(an);
+        assert_int_equal(d.count, 0);
+        assert_true(err.code != 0 && strstr(err.message, "failed") != NULL);
+    } else {
+        /* the solvers cope: then 1e300 Erlangs against 1000 instances is an overload (AC101),
+           never a pass */
+        int ac101 = 0;
+        for (size_t i = 0; i < d.count; i++)
+            ac101 |= strcmp(d.items[i].rule, "AC101") == 0;
+        assert_true(ac101);
+        ac_analysis_free(an);
+    }
     ac_model_free(m);
     ac_diag_list_clear(&d);
 }

@@ -1113,7 +1113,7 @@ static void check_queue_case(double rate, size_t concurrency)
     snprintf(xml, sizeof xml,
              "<architecture format=\"1\">\n"
              "<workload><source id=\"s\" to=\"q\" rate=\"%g/s\"/></workload>\n"
-             "<queue id=\"q\"/>\n"
+             "<queue id=\"q\" batch-size=\"1\"/>\n"
              "<function id=\"f\" duration=\"100ms\" concurrency=\"%zu\" keep-alive=\"1000h\" "
              "timeout=\"100s\"/>\n"
              "<route from=\"q\" to=\"f\"/>\n"
