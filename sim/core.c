@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "sim/internal.h"
 
 /* ---- failure ------------------------------------------------------------------------------- */
@@ -572,7 +570,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     for (size_t i = 0; i < n->npar; i++)
         ac_sim_route_send(s, &s->routes[n->par[i]], g);
     if (n->nchoice > 0) {
-        double u = gsl_rng_uniform(s->rng);
+        double u = ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 ac_sim_route_send(s, &s->routes[n->choice[i]], g);
@@ -920,13 +918,12 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     s->warmup = warmup;
     s->max_jobs = opt->max_jobs;
     s->ev_free = s->job_free = s->group_free = AC_SIM_NIL;
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->rng = gsl_rng_alloc(&ac_sim_rng_gsl_type);
     if (s->rng == NULL)
         goto cleanup;
-    {
-        unsigned long seed32 = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffULL);
-        gsl_rng_set(s->rng, seed32 != 0 ? seed32 : 0x6d2b79f5UL); /* 0 would mean 4357 */
-    }
+    s->fast = s->rng->state;
+    ac_sim_rng_seed(s->fast, (uint64_t)seed);
+    ac_sim_zig_init(&s->zig);
     if (events_grow(s) != 0 || jobs_grow(s) != 0) {
         rc = s->status;
         goto cleanup;

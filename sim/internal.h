@@ -42,6 +42,7 @@
 #include "archcheck/error.h"
 #include "archcheck/model.h"
 #include "archcheck/sim.h"
+#include "sim/rng.h"
 
 #define AC_SIM_NIL UINT32_MAX
 
@@ -307,7 +308,9 @@ typedef struct ac_sim_entry {
 struct ac_sim_state {
     const ac_model *model;
     const ac_sim_options *opt;
-    gsl_rng *rng;
+    gsl_rng *rng;   /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
+    ac_sim_rng *fast; /* xoshiro256** state, owned by rng */
+    ac_sim_zig zig;
     double now, warmup, horizon;
     int measuring;
     int status;
@@ -478,6 +481,18 @@ static inline double ac_sim_hist_edge(size_t i)
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
+}
+
+/* Exponential of mean `mean` (ziggurat). */
+static inline double ac_sim_exp(ac_sim_state *s, double mean)
+{
+    return mean * ac_sim_rng_exp1(s->fast, &s->zig);
+}
+
+/* Uniform on [0, 1). */
+static inline double ac_sim_uniform(ac_sim_state *s)
+{
+    return ac_sim_rng_uniform(s->fast);
 }
 
 /* Accumulate the time averages of node n up to now. */
