@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     size_t servers = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 100;
     double rho = argc > 2 ? strtod(argv[2], NULL) : 0.9;
     double horizon = argc > 3 ? strtod(argv[3], NULL) : 20000.0;
+    size_t ncases = argc > 4 ? (size_t)strtoul(argv[4], NULL, 10) : sizeof cases / sizeof cases[0];
     int status = 0;
 
     if (servers < 1 || !(rho > 0 && rho < 1) || !(horizon > 0)) {
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
     }
     printf("pool of %zu servers, mu = 1/s, rho = %g, horizon %g s, 1 replication\n", servers,
            rho, horizon);
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (size_t c = 0; c < ncases && c < sizeof cases / sizeof cases[0]; c++) {
         ac_node node = {0};
         ac_source src = {0};
         ac_model model = {0};

@@ -20,6 +20,19 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
 
 /* ---- heap of (time, event) ------------------------------------------------------------------ */
 
+/*
+ * A 4-ary min-heap (children of i: 4i + 1 .. 4i + 4): half the depth of a binary heap, and
+ * the four children of a node share a cache line or two. The event that fires leaves a
+ * HOLE at the root (s->hole) instead of being popped: the first event scheduled while the
+ * hole is open (most often the same entity's next one: a server's next completion, a
+ * source's next arrival) goes into the hole and sifts down once (replace-top), instead of a
+ * pop (sift-down) and a push (sift-up). Any other heap operation fills the hole first with
+ * the last item, as a pop would, and so does the event loop after the handler.
+ */
+#ifndef HEAP_D
+#define HEAP_D 4
+#endif
+
 static void heap_place(ac_sim_state *s, size_t i, ac_sim_heap_item it)
 {
     s->heap[i] = it;
@@ -30,7 +43,7 @@ static void heap_sift_up(ac_sim_state *s, size_t i)
 {
     ac_sim_heap_item it = s->heap[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / HEAP_D;
         if (s->heap[p].t <= it.t)
             break;
         heap_place(s, i, s->heap[p]);
@@ -39,25 +52,41 @@ static void heap_sift_up(ac_sim_state *s, size_t i)
     heap_place(s, i, it);
 }
 
-static void heap_sift_down(ac_sim_state *s, size_t i)
+static void heap_sift_down(ac_sim_state *s, size_t i, ac_sim_heap_item it)
 {
-    ac_sim_heap_item it = s->heap[i];
+    const ac_sim_heap_item *h = s->heap;
     size_t n = s->nheap;
     for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
+        size_t c = HEAP_D * i + 1, best = c;
+        if (HEAP_D == 4 && c + HEAP_D <= n) {
+            size_t a = h[c + 1].t < h[c].t ? c + 1 : c;
+            size_t b = h[c + 3].t < h[c + 2].t ? c + 3 : c + 2;
+            best = h[b].t < h[a].t ? b : a;
+        } else {
+            if (c >= n)
+                break;
+            for (size_t k = c + 1; k < n && k < c + HEAP_D; k++)
+                if (h[k].t < h[best].t)
+                    best = k;
+        }
+        if (h[best].t >= it.t)
             break;
-        if (c + 1 < n && s->heap[c + 1].t < s->heap[c].t)
-            c++;
-        if (s->heap[c].t >= it.t)
-            break;
-        heap_place(s, i, s->heap[c]);
-        i = c;
+        heap_place(s, i, h[best]);
+        i = best;
     }
     heap_place(s, i, it);
 }
 
-/* Remove the item at heap position i. */
+/* Close the hole at the root with the last item (a pop). */
+static void heap_fill_hole(ac_sim_state *s)
+{
+    s->hole = 0;
+    s->nheap--;
+    if (s->nheap > 0)
+        heap_sift_down(s, 0, s->heap[s->nheap]);
+}
+
+/* Remove the item at heap position i (no hole open). */
 static void heap_remove_at(ac_sim_state *s, size_t i)
 {
     ac_sim_heap_item last;
@@ -66,11 +95,20 @@ static void heap_remove_at(ac_sim_state *s, size_t i)
     if (i == s->nheap)
         return;
     last = s->heap[s->nheap];
-    heap_place(s, i, last);
-    if (i > 0 && s->heap[(i - 1) / 2].t > last.t)
+    if (i > 0 && s->heap[(i - 1) / HEAP_D].t > last.t) {
+        heap_place(s, i, last);
         heap_sift_up(s, i);
-    else
-        heap_sift_down(s, i);
+    } else {
+        heap_sift_down(s, i, last);
+    }
+}
+
+/* Unschedule event e (scheduled). */
+static void heap_remove_event(ac_sim_state *s, uint32_t e)
+{
+    if (s->hole)
+        heap_fill_hole(s);
+    heap_remove_at(s, s->ev[e].pos);
 }
 
 /* ---- events ---------------------------------------------------------------------------------- */
@@ -126,7 +164,7 @@ uint32_t ac_sim_event_alloc(ac_sim_state *s)
 void ac_sim_event_release(ac_sim_state *s, uint32_t e)
 {
     if (s->ev[e].pos != AC_SIM_NIL)
-        heap_remove_at(s, s->ev[e].pos);
+        heap_remove_event(s, e);
     s->ev[e].kind = AC_SIM_EV_FREE;
     s->ev[e].node = s->ev_free;
     s->ev_free = e;
@@ -137,24 +175,34 @@ void ac_sim_event_schedule(ac_sim_state *s, uint32_t e, double t)
 {
     uint32_t pos = s->ev[e].pos;
     if (pos == AC_SIM_NIL) {
-        size_t i = s->nheap++;
-        s->heap[i].t = t;
-        s->heap[i].ev = e;
-        heap_sift_up(s, i);
-    } else {
+        ac_sim_heap_item it = {t, e};
+        if (s->hole) { /* replace-top */
+            s->hole = 0;
+            heap_sift_down(s, 0, it);
+            return;
+        }
+        s->heap[s->nheap++] = it;
+        heap_sift_up(s, s->nheap - 1);
+        return;
+    }
+    if (s->hole) {
+        heap_fill_hole(s);
+        pos = s->ev[e].pos;
+    }
+    {
         double old = s->heap[pos].t;
         s->heap[pos].t = t;
         if (t < old)
             heap_sift_up(s, pos);
         else
-            heap_sift_down(s, pos);
+            heap_sift_down(s, pos, s->heap[pos]);
     }
 }
 
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
 {
     if (s->ev[e].pos != AC_SIM_NIL)
-        heap_remove_at(s, s->ev[e].pos);
+        heap_remove_event(s, e);
 }
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
@@ -1047,7 +1095,8 @@ int ac_sim_state_run(ac_sim_state *s)
         if (!s->measuring && t >= s->warmup)
             begin_measure(s);
         e = s->heap[0].ev;
-        heap_remove_at(s, 0);
+        s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
+        s->hole = 1;
         s->now = t;
         switch (s->ev[e].kind) {
         case AC_SIM_EV_NODE: {
@@ -1068,6 +1117,8 @@ int ac_sim_state_run(ac_sim_state *s)
             ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled");
             break;
         }
+        if (s->hole)
+            heap_fill_hole(s);
         s->events++;
         if (s->status != 0)
             return s->status;

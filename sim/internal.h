@@ -7,7 +7,7 @@
  * jobs, events, request/fan-out groups. Because a pool may move when it grows,
  * code holds INDICES across any call that can allocate, never pointers.
  *
- * Event core: a binary min-heap of (time, event index). Events are objects:
+ * Event core: a 4-ary min-heap of (time, event index) with replace-top. Events are objects:
  * the persistent ones (a source's next arrival, a server's completion, a
  * client's think time) are allocated once and pushed again and again; the
  * transient ones (timeouts, link deliveries) come from a free list.
@@ -318,8 +318,9 @@ struct ac_sim_state {
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
 
-    ac_sim_heap_item *heap;
+    ac_sim_heap_item *heap; /* 4-ary min-heap (core.c) */
     size_t nheap;
+    int hole;               /* 1: heap[0] is the event firing now, already unscheduled */
     ac_sim_event *ev;
     size_t nev_cap;
     uint32_t ev_free;
