@@ -318,12 +318,19 @@ static void group_free(ac_sim_state *s, uint32_t g)
     s->group_free = g;
 }
 
-void ac_sim_counts_record(ac_sim_counts *c, double t)
+void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
 {
+    size_t b = ac_sim_hist_bin(t);
+    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
     c->completions++;
     c->timed++;
     c->sum_resp += t;
-    c->hist[ac_sim_hist_bin(t)]++;
+    if (oct != NULL) {
+        oct[b & (AC_SIM_HIST_SUB - 1)]++;
+        c->hist.n++;
+    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
+    }
 }
 
 /* A request is complete: end-to-end statistics, and its client thinks again. */
@@ -339,7 +346,7 @@ static void request_complete(ac_sim_state *s, uint32_t g)
             e->c.completions++;
             e->c.failed_requests++;
         } else {
-            ac_sim_counts_record(&e->c, s->now - gr->t0);
+            ac_sim_counts_record(s, &e->c, s->now - gr->t0);
         }
     }
     if (client != AC_SIM_NIL)
@@ -606,7 +613,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     uint32_t g = jb->group;
     int zombie = jb->zombie;
     if (s->measuring) {
-        ac_sim_counts_record(&n->c, s->now - jb->t_arrive);
+        ac_sim_counts_record(s, &n->c, s->now - jb->t_arrive);
         if (zombie)
             n->c.zombies++;
     }
@@ -634,7 +641,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
 void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t j, uint32_t to)
 {
     if (s->measuring)
-        ac_sim_counts_record(&n->c, s->now - s->jobs[j].t_arrive);
+        ac_sim_counts_record(s, &n->c, s->now - s->jobs[j].t_arrive);
     s->jobs[j].attempt = 0;
     deliver(s, to, j);
 }
@@ -944,13 +951,6 @@ static int routes_compile(ac_sim_state *s)
     return 0;
 }
 
-static int node_counts_init(ac_sim_counts *c)
-{
-    memset(c, 0, sizeof *c);
-    c->hist = calloc(AC_SIM_HIST_BINS, sizeof *c->hist);
-    return c->hist == NULL ? AC_ENOMEM : 0;
-}
-
 int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double horizon,
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err)
 {
@@ -983,8 +983,6 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
         n->index = (uint32_t)i;
-        if ((rc = node_counts_init(&n->c)) != 0)
-            goto cleanup;
         if (i >= model->nnodes) {
             rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
         } else {
@@ -1033,7 +1031,7 @@ void ac_sim_state_free(ac_sim_state *s)
         return;
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
-        free(n->c.hist);
+        ac_sim_hist_free(&n->c.hist);
         free(n->par);
         free(n->choice);
         free(n->cum);
@@ -1042,7 +1040,7 @@ void ac_sim_state_free(ac_sim_state *s)
     }
     free(s->nodes);
     for (size_t i = 0; i < s->nentries; i++)
-        free(s->entries[i].c.hist);
+        ac_sim_hist_free(&s->entries[i].c.hist);
     free(s->entries);
     free(s->client_ev);
     free(s->client_entry);
@@ -1058,28 +1056,25 @@ void ac_sim_state_free(ac_sim_state *s)
     free(s);
 }
 
+/* Zero every counter (the histogram's allocated octaves only) from time t. */
+static void counts_restart(ac_sim_counts *c, double t)
+{
+    ac_sim_hist hist = c->hist;
+    ac_sim_hist_reset(&hist);
+    memset(c, 0, sizeof *c);
+    c->hist = hist;
+    c->last_t = t;
+}
+
 /* Start of the measurement window: close the time averages at the warm-up
  * time and zero every counter. */
 static void begin_measure(ac_sim_state *s)
 {
     double save = s->now;
     s->now = s->warmup;
-    for (size_t i = 0; i < s->nnodes; i++) {
-        ac_sim_counts *c = &s->nodes[i].c;
-        uint64_t *hist = c->hist;
-        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
-        memset(c, 0, sizeof *c);
-        c->hist = hist;
-        c->last_t = s->warmup;
-    }
-    for (size_t i = 0; i < s->nentries; i++) {
-        ac_sim_counts *c = &s->entries[i].c;
-        uint64_t *hist = c->hist;
-        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
-        memset(c, 0, sizeof *c);
-        c->hist = hist;
-        c->last_t = s->warmup;
-    }
+    for (size_t i = 0; i < s->nnodes + s->nentries; i++)
+        counts_restart(i < s->nnodes ? &s->nodes[i].c : &s->entries[i - s->nnodes].c,
+                       s->warmup);
     s->now = save;
     s->measuring = 1;
 }

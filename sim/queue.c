@@ -177,7 +177,7 @@ static void dl_succeed(ac_sim_state *s, ac_sim_node *n, uint32_t d)
     while (j != AC_SIM_NIL && s->status == 0) {
         uint32_t next = s->jobs[j].next;
         if (s->measuring)
-            ac_sim_counts_record(&n->c, t_receive - s->jobs[j].t_arrive);
+            ac_sim_counts_record(s, &n->c, t_receive - s->jobs[j].t_arrive);
         ac_sim_job_drop(s, j);
         j = next;
     }

@@ -167,7 +167,7 @@ static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
  * short replications the interval shrinks below that bias and stops covering (40 seeds of
  * M/M/1, 200 replications of 1350 s: 25/40 p99 intervals covered the exact value).
  */
-static void pooled_quantiles(const uint64_t *hist, uint64_t n, int zero_floor, ac_sim_estimate *p50,
+static void pooled_quantiles(const ac_sim_hist *hist, uint64_t n, int zero_floor, ac_sim_estimate *p50,
                              ac_sim_estimate *p95, ac_sim_estimate *p99)
 {
     ac_sim_estimate *e[3] = {p50, p95, p99};
@@ -182,14 +182,6 @@ static void pooled_quantiles(const uint64_t *hist, uint64_t n, int zero_floor, a
             v = 0.0;
         e[k]->mean = v;
     }
-}
-
-/* Add one replication's response histogram to the pooled one. */
-static void pool_hist(uint64_t *pooled, uint64_t *n, const ac_sim_counts *c)
-{
-    for (size_t b = 0; b < AC_SIM_HIST_BINS; b++)
-        pooled[b] += c->hist[b];
-    *n += c->timed;
 }
 
 /* The worst relative half-width of the main KPIs: the end-to-end mean
@@ -263,8 +255,8 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     ac_sim_result *res = NULL;
     ac_sim_welford *w = NULL;
     ac_sim_state *s = NULL;
-    uint64_t *ph = NULL, *pn = NULL; /* pooled histograms: nodes, then entries */
-    size_t nslots, nnodes, r;
+    ac_sim_hist *ph = NULL; /* pooled histograms: nodes, then entries */
+    size_t nslots, nnodes = 0, r;
     double horizon, warmup, t_start = wall_now(), rel = INFINITY;
     unsigned long long events = 0;
     int rc = 0, limited = 0;
@@ -321,9 +313,9 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     nslots = (nnodes + model->nsources + model->npopulations) * AC_SIM_K_COUNT;
     res = result_new(model);
     w = calloc(nslots ? nslots : 1, sizeof *w);
-    ph = calloc((nnodes + res->nentries + 1) * AC_SIM_HIST_BINS, sizeof *ph);
-    pn = calloc(nnodes + res->nentries + 1, sizeof *pn);
-    if (res == NULL || w == NULL || ph == NULL || pn == NULL) {
+    if (res != NULL)
+        ph = calloc(nnodes + res->nentries + 1, sizeof *ph);
+    if (res == NULL || w == NULL || ph == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
         goto cleanup;
     }
@@ -369,13 +361,19 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         }
         events += s->events;
         for (size_t i = 0; i < nnodes; i++) {
-            pool_hist(ph + i * AC_SIM_HIST_BINS, &pn[i], &s->nodes[i].c);
+            if (ac_sim_hist_merge(&ph[i], &s->nodes[i].c.hist) != 0) {
+                rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+                goto cleanup;
+            }
             ac_sim_node_kpis(&s->nodes[i], window, kpi);
             for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
                 ac_sim_welford_add(&w[i * AC_SIM_K_COUNT + k], kpi[k]);
         }
         for (size_t i = 0; i < s->nentries; i++) {
-            pool_hist(ph + (nnodes + i) * AC_SIM_HIST_BINS, &pn[nnodes + i], &s->entries[i].c);
+            if (ac_sim_hist_merge(&ph[nnodes + i], &s->entries[i].c.hist) != 0) {
+                rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+                goto cleanup;
+            }
             ac_sim_entry_kpis(&s->entries[i], window, kpi);
             for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
                 ac_sim_welford_add(&w[(nnodes + i) * AC_SIM_K_COUNT + k], kpi[k]);
@@ -395,12 +393,12 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
         if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
             continue; /* admission takes no time: 0 */
-        pooled_quantiles(ph + i * AC_SIM_HIST_BINS, pn[i],
+        pooled_quantiles(&ph[i], ph[i].n,
                          !nr->is_link && nr->kind == AC_NODE_QUEUE, &nr->p50_response_time,
                          &nr->p95_response_time, &nr->p99_response_time);
     }
     for (size_t i = 0; i < res->nentries; i++)
-        pooled_quantiles(ph + (nnodes + i) * AC_SIM_HIST_BINS, pn[nnodes + i], 0,
+        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0,
                          &res->entries[i].p50_response_time, &res->entries[i].p95_response_time,
                          &res->entries[i].p99_response_time);
     res->replications = r;
@@ -420,8 +418,10 @@ cleanup:
     ac_sim_state_free(s);
     ac_sim_result_free(res);
     free(w);
+    if (ph != NULL)
+        for (size_t i = 0; i < nnodes + model->nsources + model->npopulations + 1; i++)
+            ac_sim_hist_free(&ph[i]);
     free(ph);
-    free(pn);
     return rc;
 }
 

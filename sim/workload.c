@@ -90,11 +90,6 @@ int ac_sim_entries_setup(ac_sim_state *s)
     s->nentries = m->nsources + m->npopulations;
     if (s->nentries > 0 && (s->entries = calloc(s->nentries, sizeof *s->entries)) == NULL)
         return AC_ENOMEM;
-    for (size_t i = 0; i < s->nentries; i++) {
-        s->entries[i].c.hist = calloc(AC_SIM_HIST_BINS, sizeof *s->entries[i].c.hist);
-        if (s->entries[i].c.hist == NULL)
-            return AC_ENOMEM;
-    }
     for (size_t i = 0; i < m->npopulations; i++)
         s->nclients += m->populations[i].size;
     if (s->nclients > 0) {
