@@ -1118,6 +1118,7 @@ int ac_sim_state_run(ac_sim_state *s)
         if (s->status != 0)
             return s->status;
         if (s->event_cap != 0 && s->events > s->event_cap) {
+            s->budget_hit = 1;
             ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
             return s->status;
         }

@@ -329,6 +329,7 @@ struct ac_sim_state {
     ac_error *err;
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
+    int budget_hit;     /* 1: the run stopped at event_cap */
 
     ac_sim_heap_item *heap; /* 4-ary min-heap (core.c) */
     size_t nheap;

@@ -1923,6 +1923,69 @@ static void test_rng_uniform(void **state)
     assert_true(fabs(su / (double)n - 0.5) < 4.0 * sqrt(1.0 / 12.0 / (double)n));
 }
 
+/* ---- replications on threads ------------------------------------------------------------------ */
+
+/* The mixed network in automatic mode (stopping at the precision, so that a batch of
+ * threads runs replications that are then discarded) and in fixed mode with a budget: the
+ * text of the result is the same for 1, 2 and 5 threads, and the replications stop where
+ * one thread stops them. */
+static char *format_with_jobs(const test_net *t, ac_sim_options o, size_t jobs)
+{
+    ac_sim_result *res;
+    ac_error err = {0};
+    char *text = NULL;
+    o.jobs = jobs;
+    res = run_ok(t, &o);
+    assert_int_equal(ac_sim_result_format(res, &text, &err), 0);
+    ac_sim_result_free(res);
+    return text;
+}
+
+static void test_jobs_identical(void **state)
+{
+    test_net t;
+    ac_sim_options o;
+    (void)state;
+    build_mixed(&t);
+    ac_sim_options_init(&o);
+    o.seed = 77;
+    o.horizon = 200;
+    o.rel_precision = 0.05;
+    o.min_replications = 3;
+    for (size_t pass = 0; pass < 2; pass++) {
+        char *one = format_with_jobs(&t, o, 1);
+        for (size_t jobs = 2; jobs <= 5; jobs += 3) {
+            char *many = format_with_jobs(&t, o, jobs);
+            if (strcmp(one, many) != 0)
+                fail_msg("--jobs %zu differs from --jobs 1:\n%s\n----\n%s", jobs, many, one);
+            free(many);
+        }
+        print_message("%.*s\n", (int)strcspn(one, "\n"), one);
+        free(one);
+        o.replications = 9; /* then fixed, with a budget that ends the automatic horizon */
+        o.max_events = 400000;
+        o.horizon = 0;
+    }
+}
+
+/* Through the binary: `simulate --jobs 2` prints what `--jobs 1` prints, byte for byte (an
+ * automatic run stopped by the precision after an odd number of replications: the
+ * speculative one of the last pair is discarded). */
+static void test_simulate_jobs_cli(void **state)
+{
+    ac_test_run a = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
+                           "json", "samples/web-tier.xml", "--jobs", "1", NULL);
+    ac_test_run b = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
+                           "json", "samples/web-tier.xml", "--jobs", "2", NULL);
+    (void)state;
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_non_null(strstr(a.out, "\"replications\": 31,"));
+    assert_string_equal(a.out, b.out);
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1966,6 +2029,8 @@ int main(void)
         cmocka_unit_test(test_rng_xoshiro),
         cmocka_unit_test(test_rng_exponential),
         cmocka_unit_test(test_rng_uniform),
+        cmocka_unit_test(test_jobs_identical),
+        cmocka_unit_test(test_simulate_jobs_cli),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -223,6 +223,13 @@ typedef struct ac_sim_options {
     double load_scale;         /* every source's rate (and profile) times this; default 1 */
     const ac_sim_initial_state *initial; /* borrowed; may be NULL */
     size_t ninitial;
+    size_t jobs;               /* threads running replications (pthreads); 0 or 1 (default):
+                                  this thread only. Replication r has its own state and
+                                  generator (seed, r) whatever thread runs it, and the
+                                  replications are combined in order, so the result is the
+                                  same byte for byte for every `jobs` (speculative
+                                  replications beyond the stopping point are discarded).
+                                  At most 256. */
 } ac_sim_options;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
