@@ -90,5 +90,5 @@ static double gsl_get_double(void *state)
     return ac_sim_rng_uniform(state);
 }
 
-const gsl_rng_type ac_sim_rng_gsl_type = {"ac-xoshiro256**", 0xffffffffUL, 0, sizeof(ac_sim_rng),
-                                          gsl_set, gsl_get, gsl_get_double};
+const gsl_rng_type ac_sim_rng_gsl_type = {
+    "ac-xoshiro256**", 0xffffffffUL, 0, sizeof(ac_sim_rng), gsl_set, gsl_get, gsl_get_double};
