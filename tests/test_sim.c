@@ -979,7 +979,7 @@ static void test_determinism(void **state)
     ac_sim_result_free(r1);
     ac_sim_result_free(r2);
     ac_sim_result_free(r3);
-    /* seeds 0 and 4357 are the same mt19937 seed; the mixer keeps them apart */
+    /* seeds 0 and 4357 were the same mt19937 seed; the mixer keeps them apart */
     assert_true(ac_sim_seed_mix(0, 0) != ac_sim_seed_mix(4357, 0));
     assert_true(ac_sim_seed_mix(1, 0) != ac_sim_seed_mix(1, 1));
 }
