@@ -35,7 +35,7 @@ PKGS       := libxml-2.0 gsl
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libharu ships no pkg-config file on Debian.
-LIBS        = $(PKG_LIBS) -lhpdf -lm
+LIBS        = $(PKG_LIBS) -lhpdf -lm -pthread
 TEST_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
               -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP

@@ -27,6 +27,8 @@ static const char simulate_usage[] =
     "      --max-events N       event budget over all replications (default 50000000,\n"
     "                           about 10 s; the automatic horizon fits it)\n"
     "      --profiles           sources follow their <profile> (default: steady rates)\n"
+    "      --jobs N             replications on N threads (default 1; the output is the same\n"
+    "                           for every N)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -o, --output FILE        write to FILE (atomically) instead of stdout\n"
     "  -h, --help               this help\n"
@@ -56,6 +58,7 @@ int ac_cli_simulate(int argc, char **argv)
                                          {"seed", required_argument, NULL, 's'},
                                          {"max-events", required_argument, NULL, 'm'},
                                          {"profiles", no_argument, NULL, 'P'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
@@ -114,6 +117,11 @@ int ac_cli_simulate(int argc, char **argv)
             so.max_events = v;
             break;
         case 'P': so.use_profiles = 1; break;
+        case 'j':
+            if (parse_count(optarg, 256, &v) != 0 || v == 0)
+                return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
+            so.jobs = (size_t)v;
+            break;
         case 'f':
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
                 return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "sim/internal.h"
 
 /* ---- failure ------------------------------------------------------------------------------- */
@@ -22,6 +20,19 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
 
 /* ---- heap of (time, event) ------------------------------------------------------------------ */
 
+/*
+ * A 4-ary min-heap (children of i: 4i + 1 .. 4i + 4): half the depth of a binary heap, and
+ * the four children of a node share a cache line or two. The event that fires leaves a
+ * HOLE at the root (s->hole) instead of being popped: the first event scheduled while the
+ * hole is open (most often the same entity's next one: a server's next completion, a
+ * source's next arrival) goes into the hole and sifts down once (replace-top), instead of a
+ * pop (sift-down) and a push (sift-up). Any other heap operation fills the hole first with
+ * the last item, as a pop would, and so does the event loop after the handler.
+ */
+#ifndef HEAP_D
+#define HEAP_D 4
+#endif
+
 static void heap_place(ac_sim_state *s, size_t i, ac_sim_heap_item it)
 {
     s->heap[i] = it;
@@ -32,7 +43,7 @@ static void heap_sift_up(ac_sim_state *s, size_t i)
 {
     ac_sim_heap_item it = s->heap[i];
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / HEAP_D;
         if (s->heap[p].t <= it.t)
             break;
         heap_place(s, i, s->heap[p]);
@@ -41,25 +52,41 @@ static void heap_sift_up(ac_sim_state *s, size_t i)
     heap_place(s, i, it);
 }
 
-static void heap_sift_down(ac_sim_state *s, size_t i)
+static void heap_sift_down(ac_sim_state *s, size_t i, ac_sim_heap_item it)
 {
-    ac_sim_heap_item it = s->heap[i];
+    const ac_sim_heap_item *h = s->heap;
     size_t n = s->nheap;
     for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
+        size_t c = HEAP_D * i + 1, best = c;
+        if (HEAP_D == 4 && c + HEAP_D <= n) {
+            size_t a = h[c + 1].t < h[c].t ? c + 1 : c;
+            size_t b = h[c + 3].t < h[c + 2].t ? c + 3 : c + 2;
+            best = h[b].t < h[a].t ? b : a;
+        } else {
+            if (c >= n)
+                break;
+            for (size_t k = c + 1; k < n && k < c + HEAP_D; k++)
+                if (h[k].t < h[best].t)
+                    best = k;
+        }
+        if (h[best].t >= it.t)
             break;
-        if (c + 1 < n && s->heap[c + 1].t < s->heap[c].t)
-            c++;
-        if (s->heap[c].t >= it.t)
-            break;
-        heap_place(s, i, s->heap[c]);
-        i = c;
+        heap_place(s, i, h[best]);
+        i = best;
     }
     heap_place(s, i, it);
 }
 
-/* Remove the item at heap position i. */
+/* Close the hole at the root with the last item (a pop). */
+static void heap_fill_hole(ac_sim_state *s)
+{
+    s->hole = 0;
+    s->nheap--;
+    if (s->nheap > 0)
+        heap_sift_down(s, 0, s->heap[s->nheap]);
+}
+
+/* Remove the item at heap position i (no hole open). */
 static void heap_remove_at(ac_sim_state *s, size_t i)
 {
     ac_sim_heap_item last;
@@ -68,11 +95,20 @@ static void heap_remove_at(ac_sim_state *s, size_t i)
     if (i == s->nheap)
         return;
     last = s->heap[s->nheap];
-    heap_place(s, i, last);
-    if (i > 0 && s->heap[(i - 1) / 2].t > last.t)
+    if (i > 0 && s->heap[(i - 1) / HEAP_D].t > last.t) {
+        heap_place(s, i, last);
         heap_sift_up(s, i);
-    else
-        heap_sift_down(s, i);
+    } else {
+        heap_sift_down(s, i, last);
+    }
+}
+
+/* Unschedule event e (scheduled). */
+static void heap_remove_event(ac_sim_state *s, uint32_t e)
+{
+    if (s->hole)
+        heap_fill_hole(s);
+    heap_remove_at(s, s->ev[e].pos);
 }
 
 /* ---- events ---------------------------------------------------------------------------------- */
@@ -128,7 +164,7 @@ uint32_t ac_sim_event_alloc(ac_sim_state *s)
 void ac_sim_event_release(ac_sim_state *s, uint32_t e)
 {
     if (s->ev[e].pos != AC_SIM_NIL)
-        heap_remove_at(s, s->ev[e].pos);
+        heap_remove_event(s, e);
     s->ev[e].kind = AC_SIM_EV_FREE;
     s->ev[e].node = s->ev_free;
     s->ev_free = e;
@@ -139,24 +175,34 @@ void ac_sim_event_schedule(ac_sim_state *s, uint32_t e, double t)
 {
     uint32_t pos = s->ev[e].pos;
     if (pos == AC_SIM_NIL) {
-        size_t i = s->nheap++;
-        s->heap[i].t = t;
-        s->heap[i].ev = e;
-        heap_sift_up(s, i);
-    } else {
+        ac_sim_heap_item it = {t, e};
+        if (s->hole) { /* replace-top */
+            s->hole = 0;
+            heap_sift_down(s, 0, it);
+            return;
+        }
+        s->heap[s->nheap++] = it;
+        heap_sift_up(s, s->nheap - 1);
+        return;
+    }
+    if (s->hole) {
+        heap_fill_hole(s);
+        pos = s->ev[e].pos;
+    }
+    {
         double old = s->heap[pos].t;
         s->heap[pos].t = t;
         if (t < old)
             heap_sift_up(s, pos);
         else
-            heap_sift_down(s, pos);
+            heap_sift_down(s, pos, s->heap[pos]);
     }
 }
 
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
 {
     if (s->ev[e].pos != AC_SIM_NIL)
-        heap_remove_at(s, s->ev[e].pos);
+        heap_remove_event(s, e);
 }
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
@@ -272,12 +318,19 @@ static void group_free(ac_sim_state *s, uint32_t g)
     s->group_free = g;
 }
 
-void ac_sim_counts_record(ac_sim_counts *c, double t)
+void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
 {
+    size_t b = ac_sim_hist_bin(t);
+    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
     c->completions++;
     c->timed++;
     c->sum_resp += t;
-    c->hist[ac_sim_hist_bin(t)]++;
+    if (oct != NULL) {
+        oct[b & (AC_SIM_HIST_SUB - 1)]++;
+        c->hist.n++;
+    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
+    }
 }
 
 /* A request is complete: end-to-end statistics, and its client thinks again. */
@@ -293,7 +346,7 @@ static void request_complete(ac_sim_state *s, uint32_t g)
             e->c.completions++;
             e->c.failed_requests++;
         } else {
-            ac_sim_counts_record(&e->c, s->now - gr->t0);
+            ac_sim_counts_record(s, &e->c, s->now - gr->t0);
         }
     }
     if (client != AC_SIM_NIL)
@@ -560,7 +613,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     uint32_t g = jb->group;
     int zombie = jb->zombie;
     if (s->measuring) {
-        ac_sim_counts_record(&n->c, s->now - jb->t_arrive);
+        ac_sim_counts_record(s, &n->c, s->now - jb->t_arrive);
         if (zombie)
             n->c.zombies++;
     }
@@ -572,7 +625,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     for (size_t i = 0; i < n->npar; i++)
         ac_sim_route_send(s, &s->routes[n->par[i]], g);
     if (n->nchoice > 0) {
-        double u = gsl_rng_uniform(s->rng);
+        double u = ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 ac_sim_route_send(s, &s->routes[n->choice[i]], g);
@@ -588,7 +641,7 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
 void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t j, uint32_t to)
 {
     if (s->measuring)
-        ac_sim_counts_record(&n->c, s->now - s->jobs[j].t_arrive);
+        ac_sim_counts_record(s, &n->c, s->now - s->jobs[j].t_arrive);
     s->jobs[j].attempt = 0;
     deliver(s, to, j);
 }
@@ -898,13 +951,6 @@ static int routes_compile(ac_sim_state *s)
     return 0;
 }
 
-static int node_counts_init(ac_sim_counts *c)
-{
-    memset(c, 0, sizeof *c);
-    c->hist = calloc(AC_SIM_HIST_BINS, sizeof *c->hist);
-    return c->hist == NULL ? AC_ENOMEM : 0;
-}
-
 int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double horizon,
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err)
 {
@@ -920,13 +966,12 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     s->warmup = warmup;
     s->max_jobs = opt->max_jobs;
     s->ev_free = s->job_free = s->group_free = AC_SIM_NIL;
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->rng = gsl_rng_alloc(&ac_sim_rng_gsl_type);
     if (s->rng == NULL)
         goto cleanup;
-    {
-        unsigned long seed32 = (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffULL);
-        gsl_rng_set(s->rng, seed32 != 0 ? seed32 : 0x6d2b79f5UL); /* 0 would mean 4357 */
-    }
+    s->fast = s->rng->state;
+    ac_sim_rng_seed(s->fast, (uint64_t)seed);
+    ac_sim_zig_init(&s->zig);
     if (events_grow(s) != 0 || jobs_grow(s) != 0) {
         rc = s->status;
         goto cleanup;
@@ -938,8 +983,6 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
         n->index = (uint32_t)i;
-        if ((rc = node_counts_init(&n->c)) != 0)
-            goto cleanup;
         if (i >= model->nnodes) {
             rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
         } else {
@@ -988,7 +1031,7 @@ void ac_sim_state_free(ac_sim_state *s)
         return;
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
-        free(n->c.hist);
+        ac_sim_hist_free(&n->c.hist);
         free(n->par);
         free(n->choice);
         free(n->cum);
@@ -997,7 +1040,7 @@ void ac_sim_state_free(ac_sim_state *s)
     }
     free(s->nodes);
     for (size_t i = 0; i < s->nentries; i++)
-        free(s->entries[i].c.hist);
+        ac_sim_hist_free(&s->entries[i].c.hist);
     free(s->entries);
     free(s->client_ev);
     free(s->client_entry);
@@ -1013,28 +1056,25 @@ void ac_sim_state_free(ac_sim_state *s)
     free(s);
 }
 
+/* Zero every counter (the histogram's allocated octaves only) from time t. */
+static void counts_restart(ac_sim_counts *c, double t)
+{
+    ac_sim_hist hist = c->hist;
+    ac_sim_hist_reset(&hist);
+    memset(c, 0, sizeof *c);
+    c->hist = hist;
+    c->last_t = t;
+}
+
 /* Start of the measurement window: close the time averages at the warm-up
  * time and zero every counter. */
 static void begin_measure(ac_sim_state *s)
 {
     double save = s->now;
     s->now = s->warmup;
-    for (size_t i = 0; i < s->nnodes; i++) {
-        ac_sim_counts *c = &s->nodes[i].c;
-        uint64_t *hist = c->hist;
-        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
-        memset(c, 0, sizeof *c);
-        c->hist = hist;
-        c->last_t = s->warmup;
-    }
-    for (size_t i = 0; i < s->nentries; i++) {
-        ac_sim_counts *c = &s->entries[i].c;
-        uint64_t *hist = c->hist;
-        memset(hist, 0, AC_SIM_HIST_BINS * sizeof *hist);
-        memset(c, 0, sizeof *c);
-        c->hist = hist;
-        c->last_t = s->warmup;
-    }
+    for (size_t i = 0; i < s->nnodes + s->nentries; i++)
+        counts_restart(i < s->nnodes ? &s->nodes[i].c : &s->entries[i - s->nnodes].c,
+                       s->warmup);
     s->now = save;
     s->measuring = 1;
 }
@@ -1050,7 +1090,8 @@ int ac_sim_state_run(ac_sim_state *s)
         if (!s->measuring && t >= s->warmup)
             begin_measure(s);
         e = s->heap[0].ev;
-        heap_remove_at(s, 0);
+        s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
+        s->hole = 1;
         s->now = t;
         switch (s->ev[e].kind) {
         case AC_SIM_EV_NODE: {
@@ -1071,10 +1112,13 @@ int ac_sim_state_run(ac_sim_state *s)
             ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled");
             break;
         }
+        if (s->hole)
+            heap_fill_hole(s);
         s->events++;
         if (s->status != 0)
             return s->status;
         if (s->event_cap != 0 && s->events > s->event_cap) {
+            s->budget_hit = 1;
             ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
             return s->status;
         }

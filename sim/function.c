@@ -30,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "sim/internal.h"
 
 enum { FN_EXEC = 0, FN_EXPIRE, FN_TOKEN, FN_PREWARM, FN_BACKOFF };
@@ -203,14 +201,14 @@ static void exec_start(ac_sim_state *s, ac_sim_node *n, uint32_t x)
     }
     n->nbusy++;
     alive_update(n);
-    x_time = gsl_ran_exponential(s->rng, f->duration);
+    x_time = ac_sim_exp(s, f->duration);
     if (x_time > f->timeout) {
         busy_for = f->timeout;
         f->ex[x].ok = 0;
         n->c.timeouts++;
     } else {
         busy_for = x_time;
-        f->ex[x].ok = f->fail_prob > 0 ? gsl_rng_uniform(s->rng) >= f->fail_prob : 1;
+        f->ex[x].ok = f->fail_prob > 0 ? ac_sim_uniform(s) >= f->fail_prob : 1;
     }
     n->c.execs++;
     if (cold) {

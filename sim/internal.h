@@ -7,7 +7,7 @@
  * jobs, events, request/fan-out groups. Because a pool may move when it grows,
  * code holds INDICES across any call that can allocate, never pointers.
  *
- * Event core: a binary min-heap of (time, event index). Events are objects:
+ * Event core: a 4-ary min-heap of (time, event index) with replace-top. Events are objects:
  * the persistent ones (a source's next arrival, a server's completion, a
  * client's think time) are allocated once and pushed again and again; the
  * transient ones (timeouts, link deliveries) come from a free list.
@@ -42,6 +42,7 @@
 #include "archcheck/error.h"
 #include "archcheck/model.h"
 #include "archcheck/sim.h"
+#include "sim/rng.h"
 
 #define AC_SIM_NIL UINT32_MAX
 
@@ -53,6 +54,18 @@
 #define AC_SIM_HIST_MAX_EXP 34
 #define AC_SIM_HIST_BINS                                                                           \
     ((size_t)(AC_SIM_HIST_MAX_EXP - AC_SIM_HIST_MIN_EXP) << AC_SIM_HIST_SUB_BITS)
+
+/* One octave (AC_SIM_HIST_SUB bins) per chunk, allocated at its first sample: a node that
+ * never completes a job allocates nothing, and one whose response times span a few octaves
+ * a few 2 KB chunks (instead of 128 KB for the whole range). `used` has bit o set when
+ * octave o is allocated; a reset zeroes only those. */
+#define AC_SIM_HIST_SUB ((size_t)1 << AC_SIM_HIST_SUB_BITS)
+#define AC_SIM_HIST_OCTAVES ((size_t)(AC_SIM_HIST_MAX_EXP - AC_SIM_HIST_MIN_EXP))
+typedef struct ac_sim_hist {
+    uint64_t *oct[AC_SIM_HIST_OCTAVES];
+    uint64_t used;
+    uint64_t n; /* samples */
+} ac_sim_hist;
 
 typedef enum ac_sim_ev_kind {
     AC_SIM_EV_FREE = 0,
@@ -112,7 +125,7 @@ typedef struct ac_sim_counts {
                        successful requests only) */
     uint64_t zombies; /* completions of timed-out copies (not passed downstream) */
     double sum_resp;
-    uint64_t *hist; /* AC_SIM_HIST_BINS */
+    ac_sim_hist hist;
 } ac_sim_counts;
 
 typedef struct ac_sim_state ac_sim_state;
@@ -307,16 +320,20 @@ typedef struct ac_sim_entry {
 struct ac_sim_state {
     const ac_model *model;
     const ac_sim_options *opt;
-    gsl_rng *rng;
+    gsl_rng *rng;   /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
+    ac_sim_rng *fast; /* xoshiro256** state, owned by rng */
+    ac_sim_zig zig;
     double now, warmup, horizon;
     int measuring;
     int status;
     ac_error *err;
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
+    int budget_hit;     /* 1: the run stopped at event_cap */
 
-    ac_sim_heap_item *heap;
+    ac_sim_heap_item *heap; /* 4-ary min-heap (core.c) */
     size_t nheap;
+    int hole;               /* 1: heap[0] is the event firing now, already unscheduled */
     ac_sim_event *ev;
     size_t nev_cap;
     uint32_t ev_free;
@@ -357,7 +374,9 @@ uint32_t ac_sim_job_alloc(ac_sim_state *s);
 void ac_sim_job_release(ac_sim_state *s, uint32_t job);
 void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t job);
 void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t job, uint32_t to);
-void ac_sim_counts_record(ac_sim_counts *c, double t);
+/* Record one response time t in c (its histogram octave allocated at the first sample);
+ * AC_ENOMEM sets s->status. */
+void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t);
 void ac_sim_fail(ac_sim_state *s, int code, const char *msg);
 void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client);
 void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t job);
@@ -454,7 +473,14 @@ typedef struct ac_sim_welford {
 } ac_sim_welford;
 void ac_sim_welford_add(ac_sim_welford *w, double x);
 void ac_sim_welford_estimate(const ac_sim_welford *w, ac_sim_estimate *out);
-double ac_sim_hist_quantile(const uint64_t *hist, uint64_t n, double q);
+double ac_sim_hist_quantile(const ac_sim_hist *h, uint64_t n, double q);
+/* Count x more samples in bin b; 0 or AC_ENOMEM. */
+int ac_sim_hist_add(ac_sim_hist *h, size_t b, uint64_t x);
+/* Add every bin of `from` to `to`; 0 or AC_ENOMEM. */
+int ac_sim_hist_merge(ac_sim_hist *to, const ac_sim_hist *from);
+/* Zero the allocated octaves (keeping them). */
+void ac_sim_hist_reset(ac_sim_hist *h);
+void ac_sim_hist_free(ac_sim_hist *h);
 void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_COUNT]);
 void ac_sim_entry_kpis(const ac_sim_entry *e, double window, double out[AC_SIM_K_COUNT]);
 
@@ -478,6 +504,18 @@ static inline double ac_sim_hist_edge(size_t i)
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
+}
+
+/* Exponential of mean `mean` (ziggurat). */
+static inline double ac_sim_exp(ac_sim_state *s, double mean)
+{
+    return mean * ac_sim_rng_exp1(s->fast, &s->zig);
+}
+
+/* Uniform on [0, 1). */
+static inline double ac_sim_uniform(ac_sim_state *s)
+{
+    return ac_sim_rng_uniform(s->fast);
 }
 
 /* Accumulate the time averages of node n up to now. */

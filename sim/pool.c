@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "sim/internal.h"
 
 static int uses_order(const ac_sim_pool_state *p)
@@ -70,7 +68,7 @@ static void order_dec(ac_sim_pool_state *p, uint32_t srv, uint32_t L)
 
 static uint32_t uniform_index(ac_sim_state *s, size_t n)
 {
-    return (uint32_t)gsl_rng_uniform_int(s->rng, (unsigned long)n);
+    return ac_sim_rng_below(s->fast, (uint32_t)n);
 }
 
 /* The server an arriving job joins (per-server dispatch). */
@@ -121,7 +119,7 @@ static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
 static void start_service(ac_sim_state *s, ac_sim_node *n, uint32_t srv)
 {
     ac_sim_event_schedule(s, n->u.pool.cev[srv],
-                          s->now + gsl_ran_exponential(s->rng, n->u.pool.mean_service));
+                          s->now + ac_sim_exp(s, n->u.pool.mean_service));
 }
 
 /* Append job j to server srv (room checked by the caller). */

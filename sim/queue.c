@@ -177,7 +177,7 @@ static void dl_succeed(ac_sim_state *s, ac_sim_node *n, uint32_t d)
     while (j != AC_SIM_NIL && s->status == 0) {
         uint32_t next = s->jobs[j].next;
         if (s->measuring)
-            ac_sim_counts_record(&n->c, t_receive - s->jobs[j].t_arrive);
+            ac_sim_counts_record(s, &n->c, t_receive - s->jobs[j].t_arrive);
         ac_sim_job_drop(s, j);
         j = next;
     }
@@ -258,7 +258,7 @@ static void receive(ac_sim_state *s, ac_sim_node *n)
     for (size_t i = 0; i < n->npar && s->status == 0; i++)
         dl_route(s, n, d, &s->routes[n->par[i]]);
     if (n->nchoice > 0 && s->status == 0) {
-        double u = gsl_rng_uniform(s->rng);
+        double u = ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 dl_route(s, n, d, &s->routes[n->choice[i]]);

@@ -3,6 +3,7 @@
  * result assembly, text rendering.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +27,7 @@ void ac_sim_options_init(ac_sim_options *opt)
     opt->max_jobs = 10000000;
     opt->use_profiles = 0;
     opt->load_scale = 1.0;
+    opt->jobs = 1;
 }
 
 static unsigned long long splitmix64(unsigned long long z)
@@ -167,7 +169,7 @@ static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
  * short replications the interval shrinks below that bias and stops covering (40 seeds of
  * M/M/1, 200 replications of 1350 s: 25/40 p99 intervals covered the exact value).
  */
-static void pooled_quantiles(const uint64_t *hist, uint64_t n, int zero_floor, ac_sim_estimate *p50,
+static void pooled_quantiles(const ac_sim_hist *hist, uint64_t n, int zero_floor, ac_sim_estimate *p50,
                              ac_sim_estimate *p95, ac_sim_estimate *p99)
 {
     ac_sim_estimate *e[3] = {p50, p95, p99};
@@ -182,14 +184,6 @@ static void pooled_quantiles(const uint64_t *hist, uint64_t n, int zero_floor, a
             v = 0.0;
         e[k]->mean = v;
     }
-}
-
-/* Add one replication's response histogram to the pooled one. */
-static void pool_hist(uint64_t *pooled, uint64_t *n, const ac_sim_counts *c)
-{
-    for (size_t b = 0; b < AC_SIM_HIST_BINS; b++)
-        pooled[b] += c->hist[b];
-    *n += c->timed;
 }
 
 /* The worst relative half-width of the main KPIs: the end-to-end mean
@@ -256,18 +250,144 @@ static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, doubl
     return rc;
 }
 
+/* ---- replications, on one thread or several ------------------------------------------------ */
+
+/* One replication: its inputs, and the state it leaves (run, or NULL when it could not be
+ * built) with its status and error. */
+typedef struct rep_task {
+    const ac_model *model;
+    const ac_sim_options *opt;
+    double horizon, warmup;
+    unsigned long long seed, cap; /* cap: the event budget left when it started; 0: none */
+    ac_sim_state *s;
+    int rc;
+    ac_error err;
+} rep_task;
+
+static void *rep_run(void *arg)
+{
+    rep_task *tk = arg;
+    memset(&tk->err, 0, sizeof tk->err);
+    tk->s = NULL;
+    tk->rc = ac_sim_state_new(tk->model, tk->opt, tk->horizon, tk->warmup, tk->seed, &tk->s,
+                              &tk->err);
+    if (tk->rc == 0) {
+        tk->s->event_cap = tk->cap;
+        tk->rc = ac_sim_state_run(tk->s);
+    }
+    return NULL;
+}
+
+/* Run tasks[0..nb) : tasks 1.. on their own threads, task 0 on this one (a thread that
+ * cannot be created runs here, after). Each task touches only its own state. */
+static void run_batch(rep_task *tasks, size_t nb)
+{
+    pthread_t th[256];
+    int started[256] = {0};
+    for (size_t k = 1; k < nb; k++)
+        started[k] = pthread_create(&th[k], NULL, rep_run, &tasks[k]) == 0;
+    rep_run(&tasks[0]);
+    for (size_t k = 1; k < nb; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            rep_run(&tasks[k]);
+    }
+}
+
+static void tasks_free(rep_task *tasks, size_t nb)
+{
+    for (size_t k = 0; k < nb; k++) {
+        ac_sim_state_free(tasks[k].s);
+        tasks[k].s = NULL;
+    }
+}
+
+/* Whether replication r is not to be run, from the replications 0..r-1 combined (w,
+ * events): the fixed count, or in automatic mode the most replications, the precision of
+ * the main KPIs (after min_replications), the event budget (*limited = 1), the wall clock. */
+static int replications_done(const ac_sim_options *opt, size_t r, const ac_sim_welford *w,
+                             size_t nnodes, const ac_model *model, unsigned long long events,
+                             double t_start, int *limited)
+{
+    if (opt->replications > 0)
+        return r >= opt->replications;
+    if (r >= opt->max_replications)
+        return 1;
+    if (r >= opt->min_replications && r >= 2 &&
+        precision(w, nnodes, model->nnodes, model->nsources + model->npopulations) <=
+            opt->rel_precision)
+        return 1;
+    if (r >= 2 && opt->max_events != 0 && events >= opt->max_events) {
+        *limited = 1;
+        return 1;
+    }
+    return r >= 2 && opt->max_wall_seconds > 0 && wall_now() - t_start >= opt->max_wall_seconds;
+}
+
+/*
+ * Replication r's outcome as one thread running the replications in order would have had
+ * it. It started with the budget left at its launch (tk->cap), at least what is left now
+ * (`serial`): had it run after its predecessors, it would have stopped after serial + 1
+ * events (the same events: a replication is deterministic), unless an error came first.
+ * Out of budget in automatic mode with enough replications: keep those (*stop). Returns 0
+ * or the error (copied into err).
+ */
+static int rep_take(rep_task *tk, const ac_sim_options *opt, size_t r,
+                    unsigned long long *events, int *limited, int *stop, ac_error *err)
+{
+    unsigned long long serial =
+        opt->max_events == 0 ? 0 : opt->max_events > *events ? opt->max_events - *events : 1;
+    const ac_sim_state *s = tk->s;
+    if (serial != 0 && s != NULL &&
+        (s->events > serial + 1 || (s->events == serial + 1 && (tk->rc == 0 || s->budget_hit)))) {
+        if (opt->replications == 0 && r >= 2) {
+            *events += serial + 1;
+            *limited = 1;
+            *stop = 1;
+            return 0;
+        }
+        return ac_error_set(err, AC_ELIMIT, "simulation: event budget (max_events) exhausted");
+    }
+    if (tk->rc != 0) {
+        *err = tk->err;
+        return tk->rc;
+    }
+    *events += s->events;
+    return 0;
+}
+
+/* Add replication s's KPIs and histograms to the combined ones. */
+static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim_welford *w,
+                     ac_sim_hist *ph, ac_error *err)
+{
+    double kpi[AC_SIM_K_COUNT];
+    for (size_t i = 0; i < nnodes + s->nentries; i++) {
+        const ac_sim_counts *c = i < nnodes ? &s->nodes[i].c : &s->entries[i - nnodes].c;
+        if (ac_sim_hist_merge(&ph[i], &c->hist) != 0)
+            return ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+        if (i < nnodes)
+            ac_sim_node_kpis(&s->nodes[i], window, kpi);
+        else
+            ac_sim_entry_kpis(&s->entries[i - nnodes], window, kpi);
+        for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
+            ac_sim_welford_add(&w[i * AC_SIM_K_COUNT + k], kpi[k]);
+    }
+    return 0;
+}
+
 int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
                ac_error *err)
 {
     ac_sim_options opt;
     ac_sim_result *res = NULL;
     ac_sim_welford *w = NULL;
-    ac_sim_state *s = NULL;
-    uint64_t *ph = NULL, *pn = NULL; /* pooled histograms: nodes, then entries */
-    size_t nslots, nnodes, r;
-    double horizon, warmup, t_start = wall_now(), rel = INFINITY;
+    rep_task *tasks = NULL;
+    ac_sim_hist *ph = NULL; /* pooled histograms: nodes, then entries */
+    size_t nslots, nnodes = 0, r, bound, jobs;
+    double horizon, warmup, t_start = wall_now();
     unsigned long long events = 0;
-    int rc = 0, limited = 0;
+    int rc = 0, limited = 0, stop = 0;
 
     if (out == NULL || model == NULL)
         return ac_error_set(err, AC_EINVAL, "ac_sim_run: NULL argument");
@@ -278,6 +398,7 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         ac_sim_options_init(&opt);
     if (opt.max_jobs == 0)
         opt.max_jobs = 10000000;
+    jobs = opt.jobs < 1 ? 1 : opt.jobs > 256 ? 256 : opt.jobs;
     if (!(opt.load_scale > 0) || !isfinite(opt.load_scale) || !(opt.horizon >= 0) ||
         !isfinite(opt.horizon) || isnan(opt.warmup) || !(opt.rel_precision >= 0) ||
         (opt.ninitial > 0 && opt.initial == NULL))
@@ -321,67 +442,51 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     nslots = (nnodes + model->nsources + model->npopulations) * AC_SIM_K_COUNT;
     res = result_new(model);
     w = calloc(nslots ? nslots : 1, sizeof *w);
-    ph = calloc((nnodes + res->nentries + 1) * AC_SIM_HIST_BINS, sizeof *ph);
-    pn = calloc(nnodes + res->nentries + 1, sizeof *pn);
-    if (res == NULL || w == NULL || ph == NULL || pn == NULL) {
+    if (res != NULL)
+        ph = calloc(nnodes + res->nentries + 1, sizeof *ph);
+    if (res == NULL || w == NULL || ph == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
         goto cleanup;
     }
 
-    for (r = 0;; r++) {
-        double kpi[AC_SIM_K_COUNT], window = horizon - warmup;
-        if (opt.replications > 0) {
-            if (r >= opt.replications)
-                break;
-        } else {
-            if (r >= opt.max_replications)
-                break;
-            if (r >= opt.min_replications && r >= 2) {
-                rel = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
-                if (rel <= opt.rel_precision)
-                    break;
-            }
-            if (r >= 2 && opt.max_events != 0 && events >= opt.max_events) {
-                limited = 1;
-                break;
-            }
-            if (r >= 2 && opt.max_wall_seconds > 0 && wall_now() - t_start >= opt.max_wall_seconds)
-                break;
+    tasks = calloc(jobs, sizeof *tasks);
+    if (tasks == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+        goto cleanup;
+    }
+    for (r = 0; !stop;) {
+        size_t nb = jobs, k;
+        if (replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
+            break;
+        bound = opt.replications > 0 ? opt.replications : opt.max_replications;
+        if (nb > bound - r)
+            nb = bound - r;
+        for (k = 0; k < nb; k++) {
+            rep_task *tk = &tasks[k];
+            tk->model = model;
+            tk->opt = &opt;
+            tk->horizon = horizon;
+            tk->warmup = warmup;
+            tk->seed = ac_sim_seed_mix(opt.seed, (unsigned long long)(r + k));
+            tk->cap = opt.max_events == 0 ? 0
+                      : opt.max_events > events ? opt.max_events - events
+                                                : 1;
         }
-        rc = ac_sim_state_new(model, &opt, horizon, warmup,
-                              ac_sim_seed_mix(opt.seed, (unsigned long long)r), &s, err);
-        if (rc != 0)
-            goto cleanup;
-        if (opt.max_events != 0)
-            s->event_cap = opt.max_events > events ? opt.max_events - events : 1;
-        rc = ac_sim_state_run(s);
-        if (rc != 0) {
-            /* out of budget in automatic mode with enough replications: keep them */
-            if (rc == AC_ELIMIT && opt.replications == 0 && r >= 2 && s->events > s->event_cap &&
-                s->event_cap != 0) {
-                ac_error_clear(err);
-                rc = 0;
-                events += s->events;
-                limited = 1;
+        run_batch(tasks, nb);
+        for (k = 0; k < nb && !stop; k++) {
+            if (k > 0 && replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
                 break;
-            }
-            goto cleanup;
+            rc = rep_take(&tasks[k], &opt, r, &events, &limited, &stop, err);
+            if (rc != 0)
+                goto cleanup;
+            if (stop)
+                break;
+            rc = rep_merge(tasks[k].s, nnodes, horizon - warmup, w, ph, err);
+            if (rc != 0)
+                goto cleanup;
+            r++;
         }
-        events += s->events;
-        for (size_t i = 0; i < nnodes; i++) {
-            pool_hist(ph + i * AC_SIM_HIST_BINS, &pn[i], &s->nodes[i].c);
-            ac_sim_node_kpis(&s->nodes[i], window, kpi);
-            for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
-                ac_sim_welford_add(&w[i * AC_SIM_K_COUNT + k], kpi[k]);
-        }
-        for (size_t i = 0; i < s->nentries; i++) {
-            pool_hist(ph + (nnodes + i) * AC_SIM_HIST_BINS, &pn[nnodes + i], &s->entries[i].c);
-            ac_sim_entry_kpis(&s->entries[i], window, kpi);
-            for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
-                ac_sim_welford_add(&w[(nnodes + i) * AC_SIM_K_COUNT + k], kpi[k]);
-        }
-        ac_sim_state_free(s);
-        s = NULL;
+        tasks_free(tasks, nb);
     }
 
     for (size_t i = 0; i < model->nnodes; i++)
@@ -395,12 +500,12 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
         if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
             continue; /* admission takes no time: 0 */
-        pooled_quantiles(ph + i * AC_SIM_HIST_BINS, pn[i],
+        pooled_quantiles(&ph[i], ph[i].n,
                          !nr->is_link && nr->kind == AC_NODE_QUEUE, &nr->p50_response_time,
                          &nr->p95_response_time, &nr->p99_response_time);
     }
     for (size_t i = 0; i < res->nentries; i++)
-        pooled_quantiles(ph + (nnodes + i) * AC_SIM_HIST_BINS, pn[nnodes + i], 0,
+        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0,
                          &res->entries[i].p50_response_time, &res->entries[i].p95_response_time,
                          &res->entries[i].p99_response_time);
     res->replications = r;
@@ -417,11 +522,15 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     *out = res;
     res = NULL;
 cleanup:
-    ac_sim_state_free(s);
+    if (tasks != NULL)
+        tasks_free(tasks, jobs);
+    free(tasks);
     ac_sim_result_free(res);
     free(w);
+    if (ph != NULL)
+        for (size_t i = 0; i < nnodes + model->nsources + model->npopulations + 1; i++)
+            ac_sim_hist_free(&ph[i]);
     free(ph);
-    free(pn);
     return rc;
 }
 

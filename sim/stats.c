@@ -3,6 +3,8 @@
  * confidence intervals over replications.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -39,23 +41,77 @@ void ac_sim_welford_estimate(const ac_sim_welford *w, ac_sim_estimate *out)
                 sqrt(fmax(w->m2, 0.0) / (double)(w->n - 1) / (double)w->n);
 }
 
-/* The q-quantile of n samples binned in hist: the bin where the cumulative
- * count reaches q n, linearly interpolated between its edges. */
-double ac_sim_hist_quantile(const uint64_t *hist, uint64_t n, double q)
+/* The q-quantile of n samples binned in h: the bin where the cumulative
+ * count reaches q n, linearly interpolated between its edges (only the allocated octaves
+ * are visited: the others are empty). */
+double ac_sim_hist_quantile(const ac_sim_hist *hs, uint64_t n, double q)
 {
     double target = q * (double)n, cum = 0;
     if (n == 0)
         return NAN;
-    for (size_t i = 0; i < AC_SIM_HIST_BINS; i++) {
-        double h = (double)hist[i];
-        if (h > 0 && cum + h >= target) {
-            double lo = ac_sim_hist_edge(i), hi = ac_sim_hist_edge(i + 1);
-            double f = (target - cum) / h;
-            return lo + (f < 0 ? 0 : f) * (hi - lo);
+    for (size_t o = 0; o < AC_SIM_HIST_OCTAVES; o++) {
+        const uint64_t *bins = hs->oct[o];
+        if (bins == NULL)
+            continue;
+        for (size_t k = 0; k < AC_SIM_HIST_SUB; k++) {
+            double h = (double)bins[k];
+            if (h > 0 && cum + h >= target) {
+                size_t i = o * AC_SIM_HIST_SUB + k;
+                double lo = ac_sim_hist_edge(i), hi = ac_sim_hist_edge(i + 1);
+                double f = (target - cum) / h;
+                return lo + (f < 0 ? 0 : f) * (hi - lo);
+            }
+            cum += h;
         }
-        cum += h;
     }
     return ac_sim_hist_edge(AC_SIM_HIST_BINS - 1);
+}
+
+int ac_sim_hist_add(ac_sim_hist *h, size_t b, uint64_t x)
+{
+    size_t o = b >> AC_SIM_HIST_SUB_BITS;
+    if (h->oct[o] == NULL) {
+        h->oct[o] = calloc(AC_SIM_HIST_SUB, sizeof *h->oct[o]);
+        if (h->oct[o] == NULL)
+            return AC_ENOMEM;
+        h->used |= (uint64_t)1 << o;
+    }
+    h->oct[o][b & (AC_SIM_HIST_SUB - 1)] += x;
+    h->n += x;
+    return 0;
+}
+
+int ac_sim_hist_merge(ac_sim_hist *to, const ac_sim_hist *from)
+{
+    for (size_t o = 0; o < AC_SIM_HIST_OCTAVES; o++) {
+        if (from->oct[o] == NULL)
+            continue;
+        if (to->oct[o] == NULL) {
+            to->oct[o] = calloc(AC_SIM_HIST_SUB, sizeof *to->oct[o]);
+            if (to->oct[o] == NULL)
+                return AC_ENOMEM;
+            to->used |= (uint64_t)1 << o;
+        }
+        for (size_t k = 0; k < AC_SIM_HIST_SUB; k++)
+            to->oct[o][k] += from->oct[o][k];
+    }
+    to->n += from->n;
+    return 0;
+}
+
+void ac_sim_hist_reset(ac_sim_hist *h)
+{
+    for (size_t o = 0; o < AC_SIM_HIST_OCTAVES; o++)
+        if (h->oct[o] != NULL)
+            memset(h->oct[o], 0, AC_SIM_HIST_SUB * sizeof *h->oct[o]);
+    h->n = 0;
+}
+
+void ac_sim_hist_free(ac_sim_hist *h)
+{
+    for (size_t o = 0; o < AC_SIM_HIST_OCTAVES; o++)
+        free(h->oct[o]);
+    memset(h, 0, sizeof *h);
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -67,9 +123,9 @@ static void response_kpis(const ac_sim_counts *c, double out[AC_SIM_K_COUNT])
 {
     if (c->timed > 0) {
         out[AC_SIM_K_RESP] = c->sum_resp / (double)c->timed;
-        out[AC_SIM_K_P50] = ac_sim_hist_quantile(c->hist, c->timed, 0.50);
-        out[AC_SIM_K_P95] = ac_sim_hist_quantile(c->hist, c->timed, 0.95);
-        out[AC_SIM_K_P99] = ac_sim_hist_quantile(c->hist, c->timed, 0.99);
+        out[AC_SIM_K_P50] = ac_sim_hist_quantile(&c->hist, c->timed, 0.50);
+        out[AC_SIM_K_P95] = ac_sim_hist_quantile(&c->hist, c->timed, 0.95);
+        out[AC_SIM_K_P99] = ac_sim_hist_quantile(&c->hist, c->timed, 0.99);
     } else {
         out[AC_SIM_K_RESP] = out[AC_SIM_K_P50] = out[AC_SIM_K_P95] = out[AC_SIM_K_P99] = NAN;
     }

@@ -31,10 +31,10 @@ static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
         if (!(e->lambda_max > 0))
             return INFINITY;
         for (;;) {
-            t += gsl_ran_exponential(s->rng, 1.0 / e->lambda_max);
+            t += ac_sim_exp(s, 1.0 / e->lambda_max);
             if (t > s->horizon)
                 return INFINITY;
-            if (gsl_rng_uniform(s->rng) * e->lambda_max <
+            if (ac_sim_uniform(s) * e->lambda_max <
                 ac_sim_profile_rate(e->profile, e->scale, t))
                 return t;
         }
@@ -42,12 +42,12 @@ static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
     if (!(e->rate > 0))
         return INFINITY;
     if (e->scv == 1.0)
-        return s->now + gsl_ran_exponential(s->rng, 1.0 / e->rate);
+        return s->now + ac_sim_exp(s, 1.0 / e->rate);
     if (e->scv < 1.0)
         return s->now + gsl_ran_gamma(s->rng, 1.0 / e->scv, e->scv / e->rate);
-    if (gsl_rng_uniform(s->rng) < e->h2_p1)
-        return s->now + gsl_ran_exponential(s->rng, e->h2_mean1);
-    return s->now + gsl_ran_exponential(s->rng, e->h2_mean2);
+    if (ac_sim_uniform(s) < e->h2_p1)
+        return s->now + ac_sim_exp(s, e->h2_mean1);
+    return s->now + ac_sim_exp(s, e->h2_mean2);
 }
 
 static void schedule_next(ac_sim_state *s, uint32_t src)
@@ -67,7 +67,7 @@ void ac_sim_source_fire(ac_sim_state *s, uint32_t src)
 static void think(ac_sim_state *s, uint32_t client)
 {
     const ac_sim_entry *e = &s->entries[s->client_entry[client]];
-    double t = e->think > 0 ? gsl_ran_exponential(s->rng, e->think) : 0.0;
+    double t = e->think > 0 ? ac_sim_exp(s, e->think) : 0.0;
     ac_sim_event_schedule(s, s->client_ev[client], s->now + t);
 }
 
@@ -90,11 +90,6 @@ int ac_sim_entries_setup(ac_sim_state *s)
     s->nentries = m->nsources + m->npopulations;
     if (s->nentries > 0 && (s->entries = calloc(s->nentries, sizeof *s->entries)) == NULL)
         return AC_ENOMEM;
-    for (size_t i = 0; i < s->nentries; i++) {
-        s->entries[i].c.hist = calloc(AC_SIM_HIST_BINS, sizeof *s->entries[i].c.hist);
-        if (s->entries[i].c.hist == NULL)
-            return AC_ENOMEM;
-    }
     for (size_t i = 0; i < m->npopulations; i++)
         s->nclients += m->populations[i].size;
     if (s->nclients > 0) {

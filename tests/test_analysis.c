@@ -1975,14 +1975,16 @@ static void test_qna_against_simulation(void **state)
         analyse(&f, xml);
         ac_sim_options_init(&so);
         so.seed = 11;
-        so.replications = 6;
+        so.replications = 20; /* H2 arrivals of scv 4: 6 replications gave a noisy interval */
         so.horizon = 20000.0;
         so.warmup = 1000.0;
         assert_int_equal(ac_sim_run(f.m, &so, &sr, &err), AC_OK);
         for (size_t i = 0; i < 2; i++) {
             const ac_node_analysis *na = &f.a->nodes[i];
             double sim = sr->nodes[i].mean_response_time.mean;
-            double ci = sr->nodes[i].mean_response_time.ci95;
+            /* the 99.9% interval (t_{0.9995,19} / t_{0.975,19} = 1.86): four checks, and the
+               GI/M/1 means of one replication are skewed */
+            double ci = 1.86 * sr->nodes[i].mean_response_time.ci95;
             double tol = na->expected_rel_error * na->mean_response_time + ci;
             if (i == 0) {
                 /* fed straight by the renewal source: exact GI/M/1 */

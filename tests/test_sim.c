@@ -5,9 +5,12 @@
  */
 #include "helpers.h"
 
+#include <gsl/gsl_cdf.h>
+
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
+#include "sim/rng.h"
 
 /* ---- building models by hand ----------------------------------------------------------------- */
 
@@ -102,13 +105,26 @@ static ac_sim_result *run_ok(const test_net *t, const ac_sim_options *o)
     return res;
 }
 
-/* One check behind the assertions below: the exact value lies within the 95% interval
- * widened by rel_slack |exact| + abs_slack, and (rel_width > 0) the interval is informative,
- * not wider than rel_width |exact|. Fails the test with the estimate printed. */
+/* The 95% half-width widened to 99.9% (Student t with n - 1 degrees of freedom): this file
+ * makes about 85 interval checks per run, and at 95% each one misses by chance 1 time in 20
+ * (about 4 misses per run whatever the generator); at 99.9% the whole file misses by chance
+ * about 1 run in 12 at most (Bonferroni). The 95% intervals themselves are checked for
+ * coverage over 40 seeds (test_ci_coverage, test_percentile_coverage). */
+static double ci999(ac_sim_estimate e)
+{
+    if (e.n < 2 || !isfinite(e.ci95))
+        return e.ci95;
+    return e.ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(e.n - 1)) /
+           gsl_cdf_tdist_Pinv(0.975, (double)(e.n - 1));
+}
+
+/* One check behind the assertions below: the exact value lies within the 99.9% interval
+ * (ci999) widened by rel_slack |exact| + abs_slack, and (rel_width > 0) the 95% interval is
+ * informative, not wider than rel_width |exact|. Fails the test with the estimate printed. */
 static void sim_check(const char *what, ac_sim_estimate e, double x, double rel_slack,
                       double abs_slack, double rel_width)
 {
-    if (!(fabs(e.mean - x) <= e.ci95 + rel_slack * fabs(x) + abs_slack) ||
+    if (!(fabs(e.mean - x) <= ci999(e) + rel_slack * fabs(x) + abs_slack) ||
         (rel_width > 0.0 && !(e.ci95 <= rel_width * fabs(x)))) {
         print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", what, e.mean, e.ci95, e.n, x);
         fail();
@@ -890,8 +906,12 @@ static void test_initial_state_drain(void **state)
     jobs[0] = 3;
     jobs[1] = 0;
     res = run_ok(&t, &o);
-    assert_in_ci(res->nodes[0].mean_jobs, 6.0 / 100 / 2, 0.25);
-    assert_in_ci(res->nodes[0].mean_response_time, 2.0, 0.25); /* 1, 2, 3: mean 2 */
+    /* area 3 X1 + 2 X2 + X3: variance 14 against a mean of 6, so 20 replications give a
+       relative half-width of about t_{0.975,19} sqrt(14) / (6 sqrt(20)) = 0.29 */
+    assert_in_ci(res->nodes[0].mean_jobs, 6.0 / 100 / 2, 0.45);
+    /* 1, 2, 3: mean 2; the mean of one replication is (3 X1 + 2 X2 + X3) / 3: the same
+       relative half-width */
+    assert_in_ci(res->nodes[0].mean_response_time, 2.0, 0.45);
     ac_sim_result_free(res);
 }
 
@@ -959,7 +979,7 @@ static void test_determinism(void **state)
     ac_sim_result_free(r1);
     ac_sim_result_free(r2);
     ac_sim_result_free(r3);
-    /* seeds 0 and 4357 are the same mt19937 seed; the mixer keeps them apart */
+    /* seeds 0 and 4357 were the same mt19937 seed; the mixer keeps them apart */
     assert_true(ac_sim_seed_mix(0, 0) != ac_sim_seed_mix(4357, 0));
     assert_true(ac_sim_seed_mix(1, 0) != ac_sim_seed_mix(1, 1));
 }
@@ -1809,6 +1829,163 @@ static void test_horizon_fits_budget(void **state)
     ac_sim_result_free(res);
 }
 
+/* ---- the generator (sim/rng.h) ---------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* xoshiro256** against its published definition: from the state {1, 2, 3, 4} the first output
+ * is rotl(2 * 5, 7) * 9 = 11520; and one seed, one stream. */
+static void test_rng_xoshiro(void **state)
+{
+    ac_sim_rng r = {{1, 2, 3, 4}}, a, b;
+    (void)state;
+    assert_true(ac_sim_rng_next(&r) == 11520u);
+    assert_true(ac_sim_rng_next(&r) == 0u); /* s1 became 2 ^ (3 ^ 1) = 0 */
+    ac_sim_rng_seed(&a, 42);
+    ac_sim_rng_seed(&b, 42);
+    for (size_t i = 0; i < 1000; i++)
+        assert_true(ac_sim_rng_next(&a) == ac_sim_rng_next(&b));
+    ac_sim_rng_seed(&b, 43);
+    assert_true(ac_sim_rng_next(&a) != ac_sim_rng_next(&b));
+}
+
+/* The ziggurat exponential: 10^6 draws against Exp(1). Kolmogorov-Smirnov D below 1.95 /
+ * sqrt(n) (level 0.1%), the mean within 4 sigma (sigma = 1 / sqrt(n)), the variance within 4
+ * sigma (sigma = sqrt(8 / n): mu4 = 9), and the tail beyond the ziggurat's base (r = 7.697,
+ * P = e^-r, drawn by the slow path) within 5 sigma of its binomial count. */
+static void test_rng_exponential(void **state)
+{
+    const size_t n = 1000000;
+    double *x = malloc(n * sizeof *x), sum = 0, sum2 = 0, d = 0, mean, var, tail_p;
+    ac_sim_rng r;
+    ac_sim_zig z;
+    size_t tail = 0;
+    (void)state;
+    assert_non_null(x);
+    ac_sim_rng_seed(&r, 7);
+    ac_sim_zig_init(&z);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = ac_sim_rng_exp1(&r, &z);
+        assert_true(x[i] >= 0 && isfinite(x[i]));
+        sum += x[i];
+        sum2 += x[i] * x[i];
+        tail += x[i] > 7.69711747013104972;
+    }
+    qsort(x, n, sizeof *x, cmp_double);
+    for (size_t i = 0; i < n; i++) {
+        double f = -expm1(-x[i]);
+        d = fmax(d, fmax((double)(i + 1) / (double)n - f, f - (double)i / (double)n));
+    }
+    mean = sum / (double)n;
+    var = sum2 / (double)n - mean * mean;
+    tail_p = exp(-7.69711747013104972);
+    print_message("exponential: KS D %.5f (crit %.5f), mean %.5f, variance %.5f, tail %zu "
+                  "(expected %.0f)\n",
+                  d, 1.95 / sqrt((double)n), mean, var, tail, tail_p * (double)n);
+    assert_true(d < 1.95 / sqrt((double)n));
+    assert_true(fabs(mean - 1.0) < 4.0 / sqrt((double)n));
+    assert_true(fabs(var - 1.0) < 4.0 * sqrt(8.0 / (double)n));
+    assert_true(fabs((double)tail - tail_p * (double)n) <
+                5.0 * sqrt(tail_p * (1 - tail_p) * (double)n));
+    free(x);
+}
+
+/* Uniform integers below 10 and below 3 * 2^30 (where rejection matters): chi-square of 10
+ * (resp. 3) equal cells below the 0.1% critical value (27.88 with 9 degrees of freedom, 13.82
+ * with 2); and uniform doubles in [0, 1) with mean 1/2 within 4 sigma. */
+static void test_rng_uniform(void **state)
+{
+    const size_t n = 1000000;
+    size_t c10[10] = {0}, c3[3] = {0};
+    double chi10 = 0, chi3 = 0, su = 0;
+    ac_sim_rng r;
+    (void)state;
+    ac_sim_rng_seed(&r, 11);
+    for (size_t i = 0; i < n; i++) {
+        double u = ac_sim_rng_uniform(&r);
+        assert_true(u >= 0 && u < 1);
+        su += u;
+        c10[ac_sim_rng_below(&r, 10)]++;
+        c3[ac_sim_rng_below(&r, 3u << 30) >> 30]++;
+    }
+    for (size_t k = 0; k < 10; k++)
+        chi10 += pow((double)c10[k] - (double)n / 10, 2) / ((double)n / 10);
+    for (size_t k = 0; k < 3; k++)
+        chi3 += pow((double)c3[k] - (double)n / 3, 2) / ((double)n / 3);
+    print_message("uniform: chi2 %.2f (10 cells), %.2f (3 cells), mean %.5f\n", chi10, chi3,
+                  su / (double)n);
+    assert_true(chi10 < 27.88);
+    assert_true(chi3 < 13.82);
+    assert_true(fabs(su / (double)n - 0.5) < 4.0 * sqrt(1.0 / 12.0 / (double)n));
+}
+
+/* ---- replications on threads ------------------------------------------------------------------ */
+
+/* The mixed network in automatic mode (stopping at the precision, so that a batch of
+ * threads runs replications that are then discarded) and in fixed mode with a budget: the
+ * text of the result is the same for 1, 2 and 5 threads, and the replications stop where
+ * one thread stops them. */
+static char *format_with_jobs(const test_net *t, ac_sim_options o, size_t jobs)
+{
+    ac_sim_result *res;
+    ac_error err = {0};
+    char *text = NULL;
+    o.jobs = jobs;
+    res = run_ok(t, &o);
+    assert_int_equal(ac_sim_result_format(res, &text, &err), 0);
+    ac_sim_result_free(res);
+    return text;
+}
+
+static void test_jobs_identical(void **state)
+{
+    test_net t;
+    ac_sim_options o;
+    (void)state;
+    build_mixed(&t);
+    ac_sim_options_init(&o);
+    o.seed = 77;
+    o.horizon = 200;
+    o.rel_precision = 0.05;
+    o.min_replications = 3;
+    for (size_t pass = 0; pass < 2; pass++) {
+        char *one = format_with_jobs(&t, o, 1);
+        for (size_t jobs = 2; jobs <= 5; jobs += 3) {
+            char *many = format_with_jobs(&t, o, jobs);
+            if (strcmp(one, many) != 0)
+                fail_msg("--jobs %zu differs from --jobs 1:\n%s\n----\n%s", jobs, many, one);
+            free(many);
+        }
+        print_message("%.*s\n", (int)strcspn(one, "\n"), one);
+        free(one);
+        o.replications = 9; /* then fixed, with a budget that ends the automatic horizon */
+        o.max_events = 400000;
+        o.horizon = 0;
+    }
+}
+
+/* Through the binary: `simulate --jobs 2` prints what `--jobs 1` prints, byte for byte (an
+ * automatic run stopped by the precision after an odd number of replications: the
+ * speculative one of the last pair is discarded). */
+static void test_simulate_jobs_cli(void **state)
+{
+    ac_test_run a = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
+                           "json", "samples/web-tier.xml", "--jobs", "1", NULL);
+    ac_test_run b = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
+                           "json", "samples/web-tier.xml", "--jobs", "2", NULL);
+    (void)state;
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_non_null(strstr(a.out, "\"replications\": 31,"));
+    assert_string_equal(a.out, b.out);
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1849,6 +2026,11 @@ int main(void)
         cmocka_unit_test(test_serverless_determinism),
         cmocka_unit_test(test_serverless_sample),
         cmocka_unit_test(test_serverless_errors),
+        cmocka_unit_test(test_rng_xoshiro),
+        cmocka_unit_test(test_rng_exponential),
+        cmocka_unit_test(test_rng_uniform),
+        cmocka_unit_test(test_jobs_identical),
+        cmocka_unit_test(test_simulate_jobs_cli),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

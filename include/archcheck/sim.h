@@ -137,10 +137,15 @@
  *  - Each replication runs from time 0 to `horizon`; statistics are collected
  *    over [warmup, horizon] (jobs present at the warm-up are measured when they
  *    leave; ratios of window counts can therefore exceed 1 by a hair).
- *    Replication r uses its own mt19937 stream seeded with ac_sim_seed_mix(seed,
- *    r) (splitmix64; mt19937 takes 32 bits of it), so replications are
- *    independent and the same seed gives the same result byte for byte on one
- *    build (no threads, no clock, no environment are involved).
+ *    Random numbers: replication r uses its own xoshiro256** generator (Blackman
+ *    and Vigna 2018) whose 256-bit state is four successive splitmix64 outputs
+ *    started at ac_sim_seed_mix(seed, r); uniform integers by Lemire's
+ *    multiply-shift with rejection (unbiased), exponentials by the 256-layer
+ *    ziggurat of Marsaglia and Tsang (2000; exact, its tail by memorylessness),
+ *    gamma inter-arrivals by GSL's gsl_ran_gamma on the same stream. So
+ *    replications are independent and the same seed gives the same result byte
+ *    for byte on one build, whatever the number of threads (no clock, no
+ *    environment, no thread schedule is involved).
  *  - Per replication and node: time averages (mean jobs per server, utilisation),
  *    rates per second over the window, ratios of counts, the mean response time
  *    of the jobs that left in the window and its percentiles p50/p95/p99 (from a
@@ -218,6 +223,13 @@ typedef struct ac_sim_options {
     double load_scale;         /* every source's rate (and profile) times this; default 1 */
     const ac_sim_initial_state *initial; /* borrowed; may be NULL */
     size_t ninitial;
+    size_t jobs;               /* threads running replications (pthreads); 0 or 1 (default):
+                                  this thread only. Replication r has its own state and
+                                  generator (seed, r) whatever thread runs it, and the
+                                  replications are combined in order, so the result is the
+                                  same byte for byte for every `jobs` (speculative
+                                  replications beyond the stopping point are discarded).
+                                  At most 256. */
 } ac_sim_options;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
