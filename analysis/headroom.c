@@ -18,7 +18,8 @@
 /* The largest factor the search probes when no stability bound is known (2^20). */
 #define AC_AN_HEADROOM_PROBE_MAX 1048576.0
 
-/* Solve at alpha into a scratch analysis and test the requirements. */
+/* Solve at alpha into a scratch analysis and test the requirements: 1 hold, 0 fail (or *rc
+ * set), -1 one has no value there. */
 static int holds_at(const ac_model *m, const ac_analysis_options *opt, ac_analysis *scratch,
                     double alpha, char *binding, size_t size, size_t *node, ac_error *err, int *rc)
 {
@@ -137,10 +138,13 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         int held = 1;
         hi = 1.0;
         while (hi < AC_AN_HEADROOM_PROBE_MAX &&
-               (held = holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc)))
+               (held = holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc)) >
+                   0)
             hi *= 2.0;
         if (rc != AC_OK)
             goto cleanup;
+        if (held < 0)
+            goto uncomputed;
         if (held && hi >= AC_AN_HEADROOM_PROBE_MAX) {
             /* every probe up to 2^20 times the load held: nothing bounds the growth (no
                requirement that tightens with load binds and nothing overloads); not a
@@ -159,10 +163,14 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
        only in that last 0.1% is within the stated error (1e-3) of the factor. */
     if (isfinite(alpha_stab)) {
         hi = alpha_stab * (1.0 - 1e-3);
-        if (!load_sensitive(m) ||
-            holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc)) {
-            if (rc != AC_OK)
-                goto cleanup;
+        int held = load_sensitive(m)
+                       ? holds_at(m, opt, &scratch, hi, binding, sizeof binding, &node, err, &rc)
+                       : 1;
+        if (rc != AC_OK)
+            goto cleanup;
+        if (held < 0)
+            goto uncomputed;
+        if (held) {
             a->has_headroom = 1;
             a->headroom = alpha_stab;
             a->headroom_node = stab_node;
@@ -183,11 +191,14 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         double mid = 0.5 * (lo + hi);
         char b[64] = "";
         size_t nd = AC_NONE;
-        if (holds_at(m, opt, &scratch, mid, b, sizeof b, &nd, err, &rc)) {
+        int held = holds_at(m, opt, &scratch, mid, b, sizeof b, &nd, err, &rc);
+        if (rc != AC_OK)
+            goto cleanup;
+        if (held < 0)
+            goto uncomputed;
+        if (held) {
             lo = mid;
         } else {
-            if (rc != AC_OK)
-                goto cleanup;
             hi = mid;
             memcpy(binding, b, sizeof binding);
             node = nd;
@@ -213,6 +224,11 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
         if (m->nodes[i].kind == AC_NODE_POOL &&
             (m->nodes[i].u.pool.buffer != AC_UNBOUNDED || m->nodes[i].u.pool.timeout > 0.0))
             a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
+    goto cleanup;
+uncomputed:
+    /* a requirement that tightens with load had no value at a probe: no factor can be
+       claimed (ac_req_headroom then says the headroom could not be computed) */
+    a->has_headroom = 0;
 cleanup:
     for (size_t i = 0; i < scratch.nnodes; i++)
         ac_an_node_clear(&scratch.nodes[i]);

@@ -126,6 +126,7 @@ typedef struct ac_an_ctx {
     int oom;
     /* probing (headroom): the first requirement that fails */
     int probe_failed;
+    int probe_uncomputed; /* a requirement that tightens with load had no value */
     char probe_binding[64];
     size_t probe_node;
 } ac_an_ctx;
@@ -182,7 +183,8 @@ void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
 void ac_an_check_requirements(ac_an_ctx *c);
 
 /* Do the requirements that tighten with load (latency, utilization, loss) and stability
- * all hold in a? Sets binding/node of the first one that fails. */
+ * all hold in a? Sets binding/node of the first one that fails. Returns 1 (hold), 0 (one
+ * fails), or -1 when one of them has no value in a (not computed: nothing can be claimed). */
 int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
                             size_t *node);
 

@@ -47,10 +47,12 @@ static int straddles(const ac_req_outcome *o)
  * approximation that failed) gets it taken back, with the reason, so that nothing is ever
  * judged on a value that was not computed. +-infinity stays a value (unbounded: overload).
  */
-static ac_req_outcome computed_outcome(const ac_req_outcome *o)
+static ac_req_outcome computed_outcome(const ac_req_outcome *o, int strict)
 {
     ac_req_outcome v = *o;
-    if (v.evaluated && (isnan(v.value) || isnan(v.rel_error))) {
+    /* strict (verdicts): a value without a stated error cannot be judged either; the
+       headroom's probes compare values only */
+    if (v.evaluated && (isnan(v.value) || (strict && isnan(v.rel_error)))) {
         v.evaluated = 0;
         v.pass = 0;
         if (v.note[0] == '\0')
@@ -70,7 +72,7 @@ static int sim_metric(const ac_req_outcome *o)
 static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
     const ac_model *m = c->model;
-    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
+    const ac_req_outcome checked = computed_outcome(given, 1), *o = &checked;
     const char *node_id = o->node != AC_NONE ? m->nodes[o->node].id : NULL;
     char where[80], val[48], lim[48];
     ac_check ck;
@@ -205,8 +207,10 @@ void ac_an_check_requirements(ac_an_ctx *c)
 
 static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
-    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
+    const ac_req_outcome checked = computed_outcome(given, 0), *o = &checked;
     (void)r;
+    if (!o->evaluated && sim_metric(o))
+        c->probe_uncomputed = 1;
     if (c->probe_failed || !o->evaluated || o->pass)
         return;
     c->probe_failed = 1;
@@ -218,7 +222,7 @@ static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
  * of a simulated metric that has no value? */
 static void emit_straddle(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
 {
-    const ac_req_outcome checked = computed_outcome(given), *o = &checked;
+    const ac_req_outcome checked = computed_outcome(given, 1), *o = &checked;
     (void)r;
     if ((o->evaluated && straddles(o)) || (!o->evaluated && sim_metric(o)))
         c->probe_failed = 1;
@@ -267,6 +271,7 @@ int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, si
     if (c.probe_failed) {
         snprintf(binding, size, "%s", c.probe_binding);
         *node = c.probe_node;
+        return 0;
     }
-    return !c.probe_failed;
+    return c.probe_uncomputed ? -1 : 1;
 }
