@@ -133,6 +133,7 @@ FUZZ_DIRS_units      := fuzz/corpus_units
 FUZZ_DICT_parser     := fuzz/archcheck.dict
 FUZZ_DICT_analysis   := fuzz/archcheck.dict
 FUZZ_DICT_units      := fuzz/units.dict
+FUZZ_TIMEOUT_analysis := 30
 fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
 
 fuzz-lib: deps
@@ -145,8 +146,9 @@ fuzz-%: fuzz-lib
 	@mkdir -p build/fuzz/corpus_$*
 	$(if $(FUZZ_SEEDS_$*),cp $(FUZZ_SEEDS_$*) build/fuzz/corpus_$*/)
 	build/fuzz/fuzz_$* -max_total_time=$(or $(FUZZ_SECONDS_$*),$(FUZZ_SECONDS)) \
-	    -max_len=$(FUZZ_MAXLEN_$*) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	    -dict=$(FUZZ_DICT_$*) -artifact_prefix=build/fuzz/$*- build/fuzz/corpus_$* $(FUZZ_DIRS_$*)
+	    -max_len=$(FUZZ_MAXLEN_$*) -timeout=$(or $(FUZZ_TIMEOUT_$*),10) -rss_limit_mb=2048 \
+	    -print_final_stats=1 -dict=$(FUZZ_DICT_$*) -artifact_prefix=build/fuzz/$*- \
+	    build/fuzz/corpus_$* $(FUZZ_DIRS_$*)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)
