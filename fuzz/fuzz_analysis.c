@@ -25,19 +25,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
 #include "archcheck/report.h"
 #include "archcheck/sim.h"
 #include "archcheck/transient.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The small budgets (counted work). */
-#define FUZZ_SIM_EVENTS 20000ull  /* events per simulation, over all replications */
-#define FUZZ_SIM_JOBS 10000       /* jobs alive at once */
-#define FUZZ_TRANSIENT_SAMPLES 21 /* output points of a transient */
-#define FUZZ_TRANSIENT_DIM 128    /* a pool's levels in the transient */
+#define FUZZ_SIM_EVENTS        20000ull /* events per simulation, over all replications */
+#define FUZZ_SIM_JOBS          10000    /* jobs alive at once */
+#define FUZZ_TRANSIENT_SAMPLES 21       /* output points of a transient */
+#define FUZZ_TRANSIENT_DIM     128      /* a pool's levels in the transient */
 
 static void require(int cond, const char *what)
 {
@@ -188,6 +191,16 @@ static void simulate(const ac_model *m)
             free(text);
     }
     ac_sim_result_free(res);
+}
+
+/* As the command line does (cli/main.c): GSL's errors come back as status codes, which the
+ * library checks, instead of aborting. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    gsl_set_error_handler_off();
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -68,8 +68,7 @@ static void fuzz_doubles(const char *text)
     int rc, qrc;
 
     rc = ac_units_duration(text, &v, &fail);
-    check_result(rc, v, &fail, 0.0, AC_UNITS_DURATION_MAX, AC_UNITS_DURATION_MIN, "duration",
-                 text);
+    check_result(rc, v, &fail, 0.0, AC_UNITS_DURATION_MAX, AC_UNITS_DURATION_MIN, "duration", text);
     if (rc == 0)
         check_round_trip(ac_units_duration, v, "s", text);
     msg[0] = '\0';
