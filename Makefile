@@ -7,7 +7,7 @@
 #   make demo         check a sample architecture and write its report
 #   make bench        run the benchmarks in bench/ (not part of make test)
 #   make accuracy     stated errors against the simulator on ACCURACY_COUNT random models
-#   make fuzz         fuzz the parser with libFuzzer for FUZZ_SECONDS (clang)
+#   make fuzz         libFuzzer (clang): parser, analysis, units for FUZZ_SECONDS each
 #   make install      PREFIX (/usr/local) and DESTDIR honoured
 #   make format       clang-format every source file
 #   make WERROR=1     turn warnings into errors (CI does)
@@ -52,7 +52,7 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 LIB        := $(BUILD)/libarchcheck.a
 BIN        := $(BUILD)/archcheck
 
-.PHONY: all test asan valgrind demo bench accuracy fuzz install uninstall format clean deps check-deps
+.PHONY: all test asan valgrind demo bench accuracy fuzz fuzz-lib install uninstall format clean deps check-deps
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB)
@@ -121,15 +121,39 @@ bench: all
 	@$(MAKE) --no-print-directory -C bench BUILD=$(abspath $(BUILD)) run
 
 FUZZ_CC ?= clang
-fuzz: deps
+# fuzz/fuzz_<target>.c, one after the other, each for FUZZ_SECONDS (or FUZZ_SECONDS_<target>)
+# on build/fuzz/corpus_<target> (seeded with the samples at run time for parser and analysis)
+# and the committed FUZZ_DIRS_<target>. Findings go to build/fuzz/<target>-crash-... (and
+# -timeout-, -oom-); UBSan reports are fatal.
+FUZZ_TARGETS ?= parser analysis units
+FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_MAXLEN_parser   := 65536
+FUZZ_MAXLEN_analysis := 16384
+FUZZ_MAXLEN_units    := 256
+FUZZ_SEEDS_parser    := samples/*.xml samples/bad/*.xml
+FUZZ_SEEDS_analysis  := samples/*.xml samples/bad/*.xml
+FUZZ_DIRS_parser     := fuzz/corpus
+FUZZ_DIRS_analysis   := fuzz/corpus
+FUZZ_DIRS_units      := fuzz/corpus_units
+FUZZ_DICT_parser     := fuzz/archcheck.dict
+FUZZ_DICT_analysis   := fuzz/archcheck.dict
+FUZZ_DICT_units      := fuzz/units.dict
+FUZZ_TIMEOUT_analysis := 30
+fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
+
+fuzz-lib: deps
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
-	    SAN_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" build/fuzz/libarchcheck.a
-	$(FUZZ_CC) -std=c11 -Iinclude -I. $(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -o build/fuzz/fuzz_parser fuzz/fuzz_parser.c build/fuzz/libarchcheck.a $(LIBS)
-	@mkdir -p build/fuzz/corpus
-	cp samples/*.xml samples/bad/*.xml build/fuzz/corpus/ 2>/dev/null || true
-	build/fuzz/fuzz_parser -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
-	    -rss_limit_mb=2048 -print_final_stats=1 build/fuzz/corpus fuzz/corpus
+	    SAN_FLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzz/libarchcheck.a
+
+fuzz-%: fuzz-lib
+	$(FUZZ_CC) -std=c11 -Iinclude -I. $(PKG_CFLAGS) -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) \
+	    -o build/fuzz/fuzz_$* fuzz/fuzz_$*.c build/fuzz/libarchcheck.a $(LIBS)
+	@mkdir -p build/fuzz/corpus_$*
+	$(if $(FUZZ_SEEDS_$*),cp $(FUZZ_SEEDS_$*) build/fuzz/corpus_$*/)
+	build/fuzz/fuzz_$* -max_total_time=$(or $(FUZZ_SECONDS_$*),$(FUZZ_SECONDS)) \
+	    -max_len=$(FUZZ_MAXLEN_$*) -timeout=$(or $(FUZZ_TIMEOUT_$*),10) -rss_limit_mb=2048 \
+	    -print_final_stats=1 -dict=$(FUZZ_DICT_$*) -artifact_prefix=build/fuzz/$*- \
+	    build/fuzz/corpus_$* $(FUZZ_DIRS_$*)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)

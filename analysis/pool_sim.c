@@ -17,7 +17,8 @@
  * time constant of the pool, max(1/mu, 4 / (N mu (1 - rho)^2)) (the queue above N servers
  * relaxes like an M/M/1 queue of rates lambda and N mu); the event budget is counted (a
  * run that needs more than 4 budgets is refused and the mean field stays, with its bracket
- * as the stated error). Headroom probes use a quarter of the budget.
+ * as the stated error). Headroom probes use a quarter of the budget; a budget is at most a
+ * quarter of the analysis' simulation budget (options.sim.max_events) when that is set.
  *
  * The mean jobs is then kept inside the sound bracket [M/M/N, random] (both exact; network.c),
  * the mean response time following it by Little's law. Nothing is lost (unbounded buffer),
@@ -64,6 +65,8 @@ int ac_an_pool_simulate(const ac_pool *pool, double lambda, const ac_analysis_op
 
     if (!(lambda > 0.0))
         return 1;
+    if (opt->sim.max_events > 0) /* the analysis' simulation budget bounds this run too */
+        budget = fmin(budget, 0.25 * (double)opt->sim.max_events);
     tau = rho < 1.0 ? fmax(1.0 / mu, 4.0 / (n * mu * (1.0 - rho) * (1.0 - rho))) : 1.0 / mu;
     h = fmax(budget / (AC_POOL_SIM_REPS * 2.0 * lambda), 40.0 * tau);
     memset(&node, 0, sizeof node);

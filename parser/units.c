@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,7 @@ int ac_units_count(const char *s, size_t max, size_t *out, ac_unit_fail *fail)
         fail_set(fail, "AC011", "is a count and must not be negative: got '%s'", buf);
         return -1;
     }
-    if (v > (double)max) {
+    if (v > (double)max || v >= (double)SIZE_MAX) { /* (double)SIZE_MAX rounds up to 2^64 */
         fail->rule = "AC015";
         snprintf(fail->message, sizeof fail->message,
                  "is larger than archcheck can analyse (at most %zu): got '%s'", max, buf);
