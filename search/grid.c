@@ -7,8 +7,8 @@
 
 #include "archcheck/search.h"
 
-int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget,
-                   double *best, double *out_score, size_t *out_evals, ac_error *err)
+int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
+                   double *out_score, size_t *out_evals, ac_error *err)
 {
     size_t n = problem->ngenes, total = 1;
     size_t idx[AC_SEARCH_GENES_MAX] = {0};

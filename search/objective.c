@@ -42,7 +42,8 @@ static double integral(const ac_transient *tr, const double *y)
 static double node_error_rate(const ac_transient *tr, const ac_transient_node *n)
 {
     size_t last = tr->nsamples - 1;
-    double offered = n->cum_arrivals != NULL ? n->cum_arrivals[last] : integral(tr, n->arrival_rate);
+    double offered =
+        n->cum_arrivals != NULL ? n->cum_arrivals[last] : integral(tr, n->arrival_rate);
     double lost = n->cum_lost != NULL ? n->cum_lost[last] : integral(tr, n->loss_rate);
     return offered > 0.0 ? fmin(1.0, fmax(0.0, lost / offered)) : NAN;
 }
@@ -144,8 +145,8 @@ static int build_terms(ac_search_objective *o, ac_error *err)
         o->terms[i].metric = t->metric;
         o->terms[i].target = t->target;
         o->terms[i].weight = t->weight / wsum;
-        o->terms[i].norm = t->norm > 0.0 ? t->norm
-                                         : (t->metric == AC_METRIC_BACKLOG_DURATION ? 0.0 : 1.0);
+        o->terms[i].norm =
+            t->norm > 0.0 ? t->norm : (t->metric == AC_METRIC_BACKLOG_DURATION ? 0.0 : 1.0);
     }
     return 0;
 }
@@ -205,7 +206,10 @@ void ac_search_objective_free(ac_search_objective *obj)
     free(obj);
 }
 
-size_t ac_search_objective_nterms(const ac_search_objective *obj) { return obj->nterms; }
+size_t ac_search_objective_nterms(const ac_search_objective *obj)
+{
+    return obj->nterms;
+}
 
 int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
                                   const ac_transient_fault *faults, double *out,
@@ -233,8 +237,8 @@ int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
     return 0;
 }
 
-int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes,
-                             double *out, ac_search_term_value *terms, ac_error *err)
+int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes, double *out,
+                             ac_search_term_value *terms, ac_error *err)
 {
     ac_transient_fault *plan;
     if (job >= obj->jobs)

@@ -6,7 +6,10 @@
 
 #include "archcheck/search.h"
 
-static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+static double clamp01(double x)
+{
+    return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+}
 
 static void blend_cross(const double *a, const double *b, double *c1, double *c2, size_t n,
                         double alpha, gsl_rng *rng)

@@ -11,7 +11,10 @@
 
 #include "archcheck/search.h"
 
-static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+static double clamp01(double x)
+{
+    return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+}
 
 static void sbx_cross(const double *a, const double *b, double *c1, double *c2, size_t n,
                       double eta, gsl_rng *rng)

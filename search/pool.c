@@ -1,8 +1,8 @@
 /*
  * The evaluation pool: jobs - 1 threads started once, plus the caller, score one batch per
  * call; slot i is scored by job i mod jobs and written to score[i], so the scores do not
- * depend on the number of jobs. A mutex and two condition variables hand each batch over; nothing is allocated
- * per batch.
+ * depend on the number of jobs. A mutex and two condition variables hand each batch over; nothing
+ * is allocated per batch.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -42,8 +42,7 @@ static void run_slots(worker *w)
     w->bad = SIZE_MAX;
     ac_error_clear(&w->err);
     for (size_t i = w->job; i < p->count; i += p->jobs) {
-        int rc = p->problem->eval(p->problem->ctx, w->job, p->genes + i * n, &p->score[i],
-                                  &w->err);
+        int rc = p->problem->eval(p->problem->ctx, w->job, p->genes + i * n, &p->score[i], &w->err);
         if (rc != 0) {
             w->status = rc;
             w->bad = i;

@@ -89,7 +89,8 @@ static int add_fault(ac_search_space *s, size_t i, ac_error *err)
         if (!r->present)
             continue;
         if (s->nfaults == AC_TRANSIENT_PLAN_MAX)
-            return ac_error_set_at(err, AC_EINVAL, f->loc, "the fault space has more than %d faults",
+            return ac_error_set_at(err, AC_EINVAL, f->loc,
+                                   "the fault space has more than %d faults",
                                    AC_TRANSIENT_PLAN_MAX);
         sl = &s->faults[s->nfaults++];
         sl->fault = i;
@@ -98,14 +99,13 @@ static int add_fault(ac_search_space *s, size_t i, ac_error *err)
         sl->lo = r->lo;
         sl->hi = r->hi;
         sl->integer = value_attrs[a].integer;
-        rc = add_gene(s, i, AC_SEARCH_GENE_VALUE, sl->attr, node, value_attrs[a].name, r->lo,
-                      r->hi, sl->integer, &sl->gene, err);
+        rc = add_gene(s, i, AC_SEARCH_GENE_VALUE, sl->attr, node, value_attrs[a].name, r->lo, r->hi,
+                      sl->integer, &sl->gene, err);
         if (rc != 0)
             return rc;
     }
-    if (f->at.present &&
-        (rc = add_gene(s, i, AC_SEARCH_GENE_AT, AC_TRANSIENT_FAULT_DELAY, node, "at", f->at.lo,
-                       f->at.hi, 0, &at_gene, err)) != 0)
+    if (f->at.present && (rc = add_gene(s, i, AC_SEARCH_GENE_AT, AC_TRANSIENT_FAULT_DELAY, node,
+                                        "at", f->at.lo, f->at.hi, 0, &at_gene, err)) != 0)
         return rc;
     if (f->duration.present &&
         (rc = add_gene(s, i, AC_SEARCH_GENE_FOR, AC_TRANSIENT_FAULT_DELAY, node, "for",
@@ -118,8 +118,7 @@ static int add_fault(ac_search_space *s, size_t i, ac_error *err)
     return 0;
 }
 
-int ac_search_space_new(const ac_model *model, double horizon, ac_search_space **out,
-                        ac_error *err)
+int ac_search_space_new(const ac_model *model, double horizon, ac_search_space **out, ac_error *err)
 {
     ac_search_space *s;
     int rc = 0;
@@ -148,16 +147,25 @@ int ac_search_space_new(const ac_model *model, double horizon, ac_search_space *
     return 0;
 }
 
-void ac_search_space_free(ac_search_space *space) { free(space); }
+void ac_search_space_free(ac_search_space *space)
+{
+    free(space);
+}
 
-size_t ac_search_space_ngenes(const ac_search_space *space) { return space->ngenes; }
+size_t ac_search_space_ngenes(const ac_search_space *space)
+{
+    return space->ngenes;
+}
 
 const ac_search_gene *ac_search_space_gene(const ac_search_space *space, size_t i)
 {
     return i < space->ngenes ? &space->genes[i] : NULL;
 }
 
-size_t ac_search_space_nfaults(const ac_search_space *space) { return space->nfaults; }
+size_t ac_search_space_nfaults(const ac_search_space *space)
+{
+    return space->nfaults;
+}
 
 /* lo + g (hi - lo); counts: floor(lo + g (hi - lo + 1)) capped at hi. */
 static double gene_value(const double *genes, size_t gene, double lo, double hi, int integer)
@@ -182,15 +190,14 @@ void ac_search_space_decode(const ac_search_space *space, const double *genes,
     for (size_t k = 0; k < space->nfaults; k++) {
         const slot *sl = &space->faults[k];
         const ac_fault *f = &space->model->faults.items[sl->fault];
-        double at = f->at.present ? gene_value(genes, space->at_gene[k], f->at.lo, f->at.hi, 0)
-                                  : 0.0;
+        double at =
+            f->at.present ? gene_value(genes, space->at_gene[k], f->at.lo, f->at.hi, 0) : 0.0;
         faults[k].target = sl->target;
         faults[k].attr = sl->attr;
         faults[k].value = gene_value(genes, sl->gene, sl->lo, sl->hi, sl->integer);
         faults[k].start = at;
-        faults[k].end = f->duration.present
-                            ? at + gene_value(genes, space->for_gene[k], f->duration.lo,
-                                              f->duration.hi, 0)
-                            : INFINITY;
+        faults[k].end = f->duration.present ? at + gene_value(genes, space->for_gene[k],
+                                                              f->duration.lo, f->duration.hi, 0)
+                                            : INFINITY;
     }
 }

@@ -38,7 +38,7 @@ extern "C" {
 
 /* The most genes of one space, and the most evaluation threads. */
 #define AC_SEARCH_GENES_MAX 1024
-#define AC_SEARCH_JOBS_MAX 64
+#define AC_SEARCH_JOBS_MAX  64
 /* The largest budget (format.md: budget is 1..10000000). */
 #define AC_SEARCH_BUDGET_MAX 10000000
 
@@ -133,8 +133,8 @@ size_t ac_search_objective_nterms(const ac_search_objective *obj);
  * thread per job at a time): *out in [0, 1]; `terms` (NULL, or nterms entries) receives the
  * terms. Returns 0, AC_EINVAL or AC_ENUMERIC (from ac_transient_eval). Allocates nothing.
  */
-int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes,
-                             double *out, ac_search_term_value *terms, ac_error *err);
+int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes, double *out,
+                             ac_search_term_value *terms, ac_error *err);
 
 /* The same on a given plan (faults: nfaults entries of the space, or NULL: no fault). */
 int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
@@ -167,8 +167,8 @@ typedef struct ac_search_selection {
  * operator's (SBX: the distribution index eta; blend: alpha). */
 typedef struct ac_search_crossover {
     const char *name;
-    void (*cross)(const double *a, const double *b, double *c1, double *c2, size_t n,
-                  double param, gsl_rng *rng);
+    void (*cross)(const double *a, const double *b, double *c1, double *c2, size_t n, double param,
+                  gsl_rng *rng);
 } ac_search_crossover;
 
 /* Mutation of x (n genes, in [0, 1]), each gene with probability `rate`; `param` is the
@@ -205,7 +205,7 @@ typedef enum ac_search_method {
 typedef struct ac_search_options {
     ac_search_method method;
     size_t budget;                        /* evaluations, 1..AC_SEARCH_BUDGET_MAX; default 2000 */
-    size_t population;                    /* >= 2; default 40 (random: the batch) */
+    size_t population;                    /* >= 2; default 20 (random: the batch) */
     size_t elite;                         /* kept as they are each generation; default 2 */
     double crossover_rate;                /* [0, 1], default 0.9 */
     double mutation_rate;                 /* per gene, [0, 1]; default 0: 1 / ngenes */
@@ -217,6 +217,8 @@ typedef struct ac_search_options {
     double mutation_param;                /* default 20 (polynomial eta; Gaussian: 0.1) */
     unsigned long seed;                   /* default 1 (gsl_rng_mt19937) */
     size_t jobs;                          /* evaluation threads, default 1 */
+    double immigrants;                    /* share [0, 1] of each generation's bred slots
+                                             replaced by uniform individuals; default 0.4 */
 } ac_search_options;
 
 void ac_search_options_init(ac_search_options *opt);
@@ -234,10 +236,10 @@ int ac_search_ga_new(const ac_search_problem *problem, const ac_search_options *
 
 /*
  * One generation: the first step scores a uniform random population; each next one keeps
- * the `elite` best, breeds the others (selection, crossover with crossover_rate, mutation)
- * and scores them (random: a new uniform batch), never past the budget. *done is set to 1
- * when the budget is spent. Returns 0 or the problem's status (the lowest slot's error);
- * allocates nothing.
+ * the `elite` best, breeds the others (selection, crossover with crossover_rate, mutation;
+ * a share `immigrants` of them drawn uniformly instead) and scores them (random: a new uniform
+ * batch), never past the budget. *done is set to 1 when the budget is spent. Returns 0 or the
+ * problem's status (the lowest slot's error); allocates nothing.
  */
 int ac_search_ga_step(ac_search_ga *ga, int *done, ac_error *err);
 
@@ -260,8 +262,8 @@ void ac_search_ga_free(ac_search_ga *ga); /* NULL is a no-op; joins the threads 
  * order among ties), *out_evals the evaluations. Returns 0, AC_EINVAL, AC_ELIMIT or the
  * problem's status.
  */
-int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget,
-                   double *best, double *out_score, size_t *out_evals, ac_error *err);
+int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
+                   double *out_score, size_t *out_evals, ac_error *err);
 
 #ifdef __cplusplus
 }
