@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <gsl/gsl_errno.h>
@@ -378,6 +379,13 @@ static void test_objective_closed_form(void **state)
     assert_double_close(s, 0.5, 0.0, 0.01);
     assert_double_close(tv.metric, s, 0.0, 1e-12);
     assert_true(tv.weight == 1.0 && tv.norm == 1.0);
+    /* and with 300 ms more per execution: the fluid function admits C / T_e = 10 / 0.4 s =
+     * 25/s of 50/s (the rest throttled), half of them fail: 37.5/s lost of 50/s, 0.75, less
+     * the lag of the busy count's rise (T_e of 20 s) */
+    g[0] = 1.0;
+    assert_int_equal(ac_search_objective_eval(obj, 0, g, &s, &tv, &f.err), AC_OK);
+    assert_double_close(s, 0.75, 0.0, 0.02);
+    assert_true(s <= 0.75);
     ac_search_objective_free(obj);
     ac_search_objective_free(NULL);
     ac_search_space_free(sp);
@@ -423,6 +431,76 @@ static void test_jobs_deterministic(void **state)
     /* the score rises with the fail-prob: the best of 24 has a high one */
     assert_true(score[0] > 0.3);
     fx_free(&f);
+}
+
+/* ------------------------------------------------------------ the command */
+
+static void write_tmp(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *fp;
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static void test_command(void **state)
+{
+    char path[] = "/tmp/ac_search_XXXXXX", p95[] = "/tmp/ac_search_XXXXXX";
+    const char *pos;
+    ac_test_run a, b, c, d;
+    (void)state;
+    write_tmp(path, fn_xml);
+    a = run_ac("search", "--format", "json", "--jobs", "1", "--budget", "30", path, NULL);
+    b = run_ac("search", "--format", "json", "--jobs", "2", "--budget", "30", path, NULL);
+    c = run_ac("search", "--format", "json", "--jobs", "2", "--budget", "30", path, NULL);
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    /* jobs 1 and 2, and a second run: the same bytes */
+    assert_string_equal(a.out, b.out);
+    assert_string_equal(b.out, c.out);
+    assert_non_null(strstr(a.out, "\"method\": \"ga\""));
+    assert_non_null(strstr(a.out, "\"evaluations\": 30"));
+    assert_non_null(strstr(a.out, "\"fn.fail-prob\": "));
+    assert_non_null(pos = strstr(a.out, "\"best_score\": "));
+    /* the score is the error rate, at most its value at the corner (300 ms, 50%): the fluid
+     * function admits C / T_e = 10 / 0.4 s = 25/s of the 50/s and half of those fail, so
+     * 37.5/s of 50/s are lost: 0.75 */
+    {
+        double best = strtod(pos + strlen("\"best_score\": "), NULL);
+        assert_true(best > 0.0 && best <= 0.75 + 1e-6);
+    }
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+    ac_test_run_free(&c);
+    d = run_ac("search", "--method", "random", "--seed", "9", "--budget", "10", path, NULL);
+    assert_int_equal(d.status, 0);
+    assert_non_null(strstr(d.out, "worst case found by random in 10 evaluations (seed 9"));
+    assert_non_null(strstr(d.out, "fault fn fail-prob = "));
+    ac_test_run_free(&d);
+    d = run_ac("search", "--budget", "0", path, NULL);
+    assert_int_equal(d.status, 2);
+    ac_test_run_free(&d);
+    d = run_ac("search", "--jobs", "65", path, NULL);
+    assert_int_equal(d.status, 2);
+    ac_test_run_free(&d);
+    /* a p95 term is not computed by the transient: exit 3, located */
+    {
+        char xml[2048];
+        const char *t = strstr(fn_xml, "<term");
+        snprintf(xml, sizeof xml, "%.*s<term metric='p95-latency' target='fn'/>%s",
+                 (int)(t - fn_xml), fn_xml, strstr(t, "/>") + 2);
+        write_tmp(p95, xml);
+    }
+    d = run_ac("search", p95, NULL);
+    assert_int_equal(d.status, 3);
+    assert_non_null(strstr(d.err, ":9:"));
+    assert_non_null(strstr(d.err, "p95-latency"));
+    ac_test_run_free(&d);
+    unlink(path);
+    unlink(p95);
 }
 
 /* -------------------------------------------------------- bad <faults> */
@@ -487,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_objective_closed_form),
         cmocka_unit_test(test_jobs_deterministic),
         cmocka_unit_test(test_bad_faults),
+        cmocka_unit_test(test_command),
     };
     gsl_set_error_handler_off();
     if (getenv("AC_TEST_FILTER") != NULL)
