@@ -39,6 +39,7 @@ struct ac_search_ga {
     double *best;
     double best_score;
     size_t best_at, evals, generation;
+    size_t nwarm; /* individuals of `genes` that generation 0 takes as they are */
 };
 
 void ac_search_options_init(ac_search_options *opt)
@@ -237,6 +238,8 @@ int ac_search_ga_step(ac_search_ga *ga, int *done, ac_error *err)
         /* A uniform batch; in a partial last batch, the unscored slots keep -inf. */
         count = left < ga->pop ? left : ga->pop;
         ac_search_random_batch(ga->next, ga->pop, ga->n, ga->rng);
+        if (ga->generation == 0 && ga->nwarm > 0)
+            memcpy(ga->next, ga->genes, ga->nwarm * ga->n * sizeof *ga->next);
         for (size_t i = 0; i < ga->pop; i++)
             ga->next_score[i] = -INFINITY;
         from = 0;
@@ -266,6 +269,28 @@ int ac_search_ga_run(ac_search_ga *ga, ac_error *err)
     while (!done && rc == 0)
         rc = ac_search_ga_step(ga, &done, err);
     return rc;
+}
+
+int ac_search_ga_warm(ac_search_ga *ga, const double *genes, size_t count, ac_error *err)
+{
+    if (ga->generation != 0)
+        return ac_error_set(err, AC_EINVAL,
+                            "search: a warm start must come before the first "
+                            "step");
+    if (count > ga->pop)
+        count = ga->pop;
+    for (size_t i = 0; i < count * ga->n; i++) {
+        double g = genes[i];
+        ga->genes[i] = g > 0.0 ? (g < 1.0 ? g : 1.0) : 0.0;
+    }
+    ga->nwarm = count;
+    return 0;
+}
+
+size_t ac_search_ga_population(const ac_search_ga *ga, const double **out)
+{
+    *out = ga->genes;
+    return ga->generation > 0 ? ga->pop : 0;
 }
 
 double ac_search_ga_best(const ac_search_ga *ga, const double **out)

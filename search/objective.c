@@ -20,7 +20,7 @@ typedef struct term {
 struct ac_search_objective {
     const ac_model *model;
     const ac_search_space *space;
-    double scale;
+    double scale, max_scale;
     size_t jobs, nterms, nfaults;
     term *terms;
     ac_transient_ws **ws;
@@ -174,6 +174,7 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
     o->model = model;
     o->space = space;
     o->scale = scale;
+    o->max_scale = opt.scale;
     o->jobs = jobs;
     o->nfaults = ac_search_space_nfaults(space);
     rc = build_terms(o, err);
@@ -209,6 +210,15 @@ void ac_search_objective_free(ac_search_objective *obj)
 size_t ac_search_objective_nterms(const ac_search_objective *obj)
 {
     return obj->nterms;
+}
+
+int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_error *err)
+{
+    if (!(scale > 0.0) || !(scale <= obj->max_scale))
+        return ac_error_set(err, AC_EINVAL, "objective: scale %g is not in (0, %g]", scale,
+                            obj->max_scale);
+    obj->scale = scale;
+    return 0;
 }
 
 int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,

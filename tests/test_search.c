@@ -433,6 +433,70 @@ static void test_jobs_deterministic(void **state)
     fx_free(&f);
 }
 
+/* ------------------------------------------------------------ the boundary */
+
+static const char throttle_fmt[] =
+    "<architecture name='f' format='1'>\n"
+    "  <workload>\n"
+    "    <source id='s' to='fn' rate='50/s'/>\n"
+    "    <profile source='s'><point at='0s' rate='50/s'/><point at='20s' rate='50/s'/></profile>\n"
+    "  </workload>\n"
+    "  <function id='fn' concurrency='10' duration='100ms' timeout='60s' keep-alive='1h'/>\n"
+    "  <faults budget='40' seed='2'>\n"
+    "    <fault target='fn' delay='%s'/>\n"
+    "    <objective tau='0.7'><term metric='throttle-rate' target='fn'/></objective>\n"
+    "  </faults>\n"
+    "</architecture>\n";
+
+/* A single sync function whose only term is its throttle rate: the fluid function admits
+ * C / T_e, so the throttled share 1 - C / (lambda T_e) reaches tau at lambda = C / ((1 - tau)
+ * T_e): 10 / (0.3 x 0.1 s) = 333.3/s without fault, 10 / (0.3 x 0.2 s) = 166.7/s at the
+ * worst delay of 0..100 ms (the search must find it at each probe). */
+static void test_boundary_throttle(void **state)
+{
+    const char *ranges[2] = {"0ms..0ms", "0ms..100ms"};
+    const double want[2] = {10.0 / (0.3 * 0.1), 10.0 / (0.3 * 0.2)};
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        char xml[2048];
+        fx f;
+        ac_search_space *sp = NULL;
+        ac_search_objective *obj = NULL;
+        ac_search_options o;
+        ac_search_boundary b;
+        snprintf(xml, sizeof xml, throttle_fmt, ranges[k]);
+        assert_int_equal(fx_parse(&f, xml), AC_OK);
+        assert_int_equal(ac_search_space_new(f.m, 20.0, &sp, &f.err), AC_OK);
+        assert_int_equal(ac_search_space_ngenes(sp), k);
+        assert_int_equal(ac_search_objective_new(f.m, sp, NULL, 16.0, 1, &obj, &f.err), AC_OK);
+        ac_search_options_init(&o);
+        o.budget = 40;
+        o.population = 10;
+        assert_int_equal(ac_search_boundary_find(f.m, obj, &o, 0.7, 1.0, 16.0, 1e-3, &b, &f.err),
+                         AC_OK);
+        print_message("boundary %s: %.4f/s (hand %.4f/s), %zu probes, %zu evaluations\n", ranges[k],
+                      b.rate, want[k], b.probes, b.evaluations);
+        assert_int_equal(b.status, AC_SEARCH_BOUNDARY_FOUND);
+        assert_double_close(b.peak_rate, 50.0, 0.0, 1e-12);
+        assert_true(b.hi / b.lo <= 1.001);
+        /* the bracket holds the answer: to the bisection's tolerance without a gene; with
+         * one, the GA's best delay is within 1% of the range's end */
+        assert_double_close(b.rate, want[k], 0.0, k == 0 ? 1.5e-3 : 1e-2);
+        if (k == 0)
+            assert_true(b.lo * 50.0 <= want[0] * (1 + 1e-6) && b.hi * 50.0 >= want[0] * (1 - 1e-6));
+        /* out of the bracket */
+        assert_int_equal(ac_search_boundary_find(f.m, obj, &o, 0.7, 8.0, 16.0, 1e-3, &b, &f.err),
+                         AC_OK);
+        assert_int_equal(b.status, AC_SEARCH_BOUNDARY_BELOW);
+        assert_int_equal(ac_search_boundary_find(f.m, obj, &o, 0.7, 1.0, 2.0, 1e-3, &b, &f.err),
+                         AC_OK);
+        assert_int_equal(b.status, AC_SEARCH_BOUNDARY_ABOVE);
+        ac_search_objective_free(obj);
+        ac_search_space_free(sp);
+        fx_free(&f);
+    }
+}
+
 /* ------------------------------------------------------------ the command */
 
 static void write_tmp(char *path, const char *text)
@@ -566,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_jobs_deterministic),
         cmocka_unit_test(test_bad_faults),
         cmocka_unit_test(test_command),
+        cmocka_unit_test(test_boundary_throttle),
     };
     gsl_set_error_handler_off();
     if (getenv("AC_TEST_FILTER") != NULL)

@@ -128,6 +128,10 @@ void ac_search_objective_free(ac_search_objective *obj); /* NULL is a no-op */
 
 size_t ac_search_objective_nterms(const ac_search_objective *obj);
 
+/* Evaluate at the workload factor `scale` from now on: (0, the largest of the `scale` of
+ * ac_search_objective_new and topt->scale]. Returns 0 or AC_EINVAL. */
+int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_error *err);
+
 /*
  * The score of the plan that `genes` decode to, on the workspace of job `job` (< jobs; one
  * thread per job at a time): *out in [0, 1]; `terms` (NULL, or nterms entries) receives the
@@ -243,6 +247,15 @@ int ac_search_ga_new(const ac_search_problem *problem, const ac_search_options *
  */
 int ac_search_ga_step(ac_search_ga *ga, int *done, ac_error *err);
 
+/* A warm start, before the first step: generation 0 takes the first `count` (at most the
+ * population) individuals of `genes` (count x ngenes, clamped to [0, 1]), the rest uniform.
+ * Returns 0 or AC_EINVAL (after a step). */
+int ac_search_ga_warm(ac_search_ga *ga, const double *genes, size_t count, ac_error *err);
+
+/* The current population: *out points to its individuals (population x ngenes, valid until
+ * the next step); returns how many (0 before the first step). */
+size_t ac_search_ga_population(const ac_search_ga *ga, const double **out);
+
 /* Step until the budget is spent. */
 int ac_search_ga_run(ac_search_ga *ga, ac_error *err);
 
@@ -264,6 +277,40 @@ void ac_search_ga_free(ac_search_ga *ga); /* NULL is a no-op; joins the threads 
  */
 int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
                    double *out_score, size_t *out_evals, ac_error *err);
+
+/* ------------------------------------------------------- the resilience boundary */
+
+typedef enum ac_search_boundary_status {
+    AC_SEARCH_BOUNDARY_FOUND = 0, /* W(lo) < tau <= W(hi), hi / lo <= 1 + rel_tol */
+    AC_SEARCH_BOUNDARY_BELOW,     /* W reaches tau already at the lowest factor: B_r <= that */
+    AC_SEARCH_BOUNDARY_ABOVE      /* W stays below tau at the highest factor: B_r > that */
+} ac_search_boundary_status;
+
+typedef struct ac_search_boundary {
+    ac_search_boundary_status status;
+    double lo, hi;      /* the final bracket of the workload factor */
+    double scale;       /* = hi: the factor reported */
+    double peak_rate;   /* /s, the sources' highest total rate at factor 1 */
+    double rate;        /* /s, B_r = scale x peak_rate */
+    size_t probes;      /* worst-case searches */
+    size_t evaluations; /* over every probe */
+} ac_search_boundary;
+
+/* The sources' highest total request rate (/s) at workload factor 1 (the profiles are linear
+ * between their points: the maximum is at one of them). */
+double ac_search_peak_rate(const ac_model *model);
+
+/*
+ * The resilience boundary of `model` for the objective `obj` (built with a scale of at least
+ * `hi`): the lowest workload factor s in [lo, hi] at which the worst-case score W(s) reaches
+ * `tau`, W assumed non-decreasing in s. Each probe is a search with `opt` (NULL: defaults;
+ * its budget per probe) warm-started from the previous probe's population (a space without
+ * a gene: its one plan). Geometric bisection to hi / lo <= 1 + rel_tol. *out is filled;
+ * returns 0, AC_EINVAL, AC_ENOMEM or the objective's status.
+ */
+int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
+                            const ac_search_options *opt, double tau, double lo, double hi,
+                            double rel_tol, ac_search_boundary *out, ac_error *err);
 
 #ifdef __cplusplus
 }
