@@ -26,6 +26,9 @@ static const char search_usage[] =
     "      --seed N             random seed (default: the file's <faults seed>, else 1)\n"
     "      --jobs N             evaluation threads, 1 to 64 (default 1)\n"
     "      --horizon DURATION   transient horizon (default: the profiles' last point)\n"
+    "      --boundary           also the resilience boundary of the design as it is: the\n"
+    "                           lowest workload (x1/16 to x16) whose worst case reaches tau,\n"
+    "                           as the peak request rate (a search of --budget per probe)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -52,6 +55,8 @@ typedef struct found {
     unsigned long seed;
     size_t evals, best_at, nfaults, nterms;
     double score;
+    int has_boundary;
+    ac_search_boundary b;
     ac_transient_fault *plan;
     ac_search_term_value *terms;
 } found;
@@ -68,6 +73,27 @@ static ac_metric term_metric(const found *f, size_t i)
 {
     const ac_faults *fs = &f->m->faults;
     return fs->has_objective && fs->nterms > 0 ? fs->terms[i].metric : AC_METRIC_ERROR_RATE;
+}
+
+static const char *boundary_status(ac_search_boundary_status s)
+{
+    return s == AC_SEARCH_BOUNDARY_FOUND ? "found"
+                                         : (s == AC_SEARCH_BOUNDARY_BELOW ? "below" : "above");
+}
+
+static void print_boundary_text(FILE *fp, const found *f)
+{
+    const ac_search_boundary *b = &f->b;
+    if (b->status == AC_SEARCH_BOUNDARY_FOUND)
+        fprintf(fp,
+                "  resilience boundary %.6g/s (workload x%.6g, bracket x%.6g..x%.6g; the fluid "
+                "model, without the fluctuations: %zu probes, %zu evaluations)\n",
+                b->rate, b->scale, b->lo, b->hi, b->probes, b->evaluations);
+    else
+        fprintf(fp,
+                "  resilience boundary %s %.6g/s (workload x%.6g): %zu probes, %zu evaluations\n",
+                b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most" : "above", b->rate, b->scale,
+                b->probes, b->evaluations);
 }
 
 static void print_text(FILE *fp, const found *f)
@@ -95,6 +121,8 @@ static void print_text(FILE *fp, const found *f)
                 ac_metric_name(term_metric(f, i)), t != NULL ? t : "(end to end)",
                 f->terms[i].metric, f->terms[i].norm, f->terms[i].score, f->terms[i].weight);
     }
+    if (f->has_boundary)
+        print_boundary_text(fp, f);
 }
 
 /* "NODE.ATTRIBUTE", with "#k" for the k-th repeat of the same pair. */
@@ -185,6 +213,23 @@ static void print_json(FILE *fp, const found *f)
     }
     ac_jsonw_array_end(&w);
     ac_jsonw_object_end(&w);
+    if (f->has_boundary) {
+        ac_jsonw_key(&w, "resilience");
+        ac_jsonw_object_begin(&w);
+        ac_jsonw_key(&w, "tau");
+        ac_jsonw_double(&w, f->m->faults.tau);
+        ac_jsonw_key(&w, "boundary");
+        ac_jsonw_double(&w, f->b.rate);
+        ac_jsonw_key(&w, "boundary_status");
+        ac_jsonw_string(&w, boundary_status(f->b.status));
+        ac_jsonw_key(&w, "workload_factor");
+        ac_jsonw_double(&w, f->b.scale);
+        ac_jsonw_key(&w, "probes");
+        ac_jsonw_uint(&w, f->b.probes);
+        ac_jsonw_key(&w, "evaluations");
+        ac_jsonw_uint(&w, f->b.evaluations);
+        ac_jsonw_object_end(&w);
+    }
     ac_jsonw_object_end(&w);
     ac_jsonw_end(&w);
     fputc('\n', fp);
@@ -192,17 +237,21 @@ static void print_json(FILE *fp, const found *f)
 
 typedef struct cli_opts {
     ac_search_options so;
-    int has_budget, has_seed, json;
+    int has_budget, has_seed, json, boundary;
     double horizon;
 } cli_opts;
 
 static int parse_opts(int argc, char **argv, cli_opts *o)
 {
-    static const struct option opts[] = {
-        {"budget", required_argument, NULL, 'b'},  {"method", required_argument, NULL, 'M'},
-        {"seed", required_argument, NULL, 's'},    {"jobs", required_argument, NULL, 'j'},
-        {"horizon", required_argument, NULL, 'H'}, {"format", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"budget", required_argument, NULL, 'b'},
+                                         {"method", required_argument, NULL, 'M'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"jobs", required_argument, NULL, 'j'},
+                                         {"horizon", required_argument, NULL, 'H'},
+                                         {"boundary", no_argument, NULL, 'B'},
+                                         {"format", required_argument, NULL, 'f'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     unsigned long v;
     char msg[256];
     int c;
@@ -244,6 +293,7 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                 return ac_cli_fail("--horizon: '%s' %s", optarg,
                                    msg[0] ? msg : "must be a positive duration");
             break;
+        case 'B': o->boundary = 1; break;
         case 'f':
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
                 return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);
@@ -279,6 +329,13 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     rc = ac_search_space_new(m, ac_transient_horizon(m, &to), &sp, &err);
     if (rc == 0)
         rc = ac_search_objective_new(m, sp, &to, 1.0, o->so.jobs, &obj, &err);
+    if (rc == 0 && o->boundary) {
+        /* the workspace is sized for the largest probe */
+        ac_search_objective_free(obj);
+        obj = NULL;
+        to.scale = 16.0;
+        rc = ac_search_objective_new(m, sp, &to, 1.0, o->so.jobs, &obj, &err);
+    }
     if (rc == 0) {
         pr = ac_search_objective_problem(obj);
         rc = ac_search_ga_new(&pr, &o->so, &ga, &err);
@@ -298,6 +355,11 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         ac_search_space_decode(sp, genes, f.plan);
         /* the terms of the best plan, re-evaluated (the same numbers: deterministic) */
         rc = ac_search_objective_eval_plan(obj, 0, f.plan, &f.score, f.terms, &err);
+    }
+    if (rc == 0 && o->boundary) {
+        f.has_boundary = 1;
+        rc = ac_search_boundary_find(m, obj, &o->so, m->faults.tau, 1.0 / 16.0, 16.0, 1e-3, &f.b,
+                                     &err);
     }
     if (rc != 0) {
         if (err.line > 0)

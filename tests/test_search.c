@@ -433,6 +433,17 @@ static void test_jobs_deterministic(void **state)
     fx_free(&f);
 }
 
+static void write_tmp(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *fp;
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
 /* ------------------------------------------------------------ the boundary */
 
 static const char throttle_fmt[] =
@@ -491,6 +502,23 @@ static void test_boundary_throttle(void **state)
         assert_int_equal(ac_search_boundary_find(f.m, obj, &o, 0.7, 1.0, 2.0, 1e-3, &b, &f.err),
                          AC_OK);
         assert_int_equal(b.status, AC_SEARCH_BOUNDARY_ABOVE);
+        if (k == 1) {
+            /* the command: search --boundary on [1/16, 16], the same for jobs 1 and 2 */
+            char path[] = "/tmp/ac_search_XXXXXX";
+            ac_test_run r1, r2;
+            const char *pos;
+            write_tmp(path, xml);
+            r1 = run_ac("search", "--boundary", "--format", "json", path, NULL);
+            r2 = run_ac("search", "--boundary", "--format", "json", "--jobs", "2", path, NULL);
+            assert_int_equal(r1.status, 0);
+            assert_string_equal(r1.out, r2.out);
+            assert_non_null(strstr(r1.out, "\"boundary_status\": \"found\""));
+            assert_non_null(pos = strstr(r1.out, "\"boundary\": "));
+            assert_double_close(strtod(pos + strlen("\"boundary\": "), NULL), want[1], 0.0, 2e-2);
+            ac_test_run_free(&r1);
+            ac_test_run_free(&r2);
+            unlink(path);
+        }
         ac_search_objective_free(obj);
         ac_search_space_free(sp);
         fx_free(&f);
@@ -498,17 +526,6 @@ static void test_boundary_throttle(void **state)
 }
 
 /* ------------------------------------------------------------ the command */
-
-static void write_tmp(char *path, const char *text)
-{
-    int fd = mkstemp(path);
-    FILE *fp;
-    assert_true(fd >= 0);
-    fp = fdopen(fd, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
 
 static void test_command(void **state)
 {
