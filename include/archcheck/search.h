@@ -1,0 +1,319 @@
+/*
+ * archcheck: the worst-case fault search (doc/models.md §6, doc/format.md <faults>).
+ *
+ * Four pieces, one file each in search/:
+ *   - the space (space.c): one real gene in [0, 1] per fault attribute range of <faults>
+ *     whose LOW is below its HIGH (the value ranges, then `at`, then `for` of each <fault>),
+ *     decoded to an ac_transient fault plan (transient.h);
+ *   - the objective (objective.c): the degradation score of <objective> on the transient
+ *     of a plan, S = sum_i w_i min(1, m_i / norm_i) / sum_i w_i, in [0, 1];
+ *   - the operators (op_*.c): selection, crossover and mutation behind const tables of
+ *     function pointers;
+ *   - the searches: the GA (ga.c, with elitism), uniform random sampling in the same budget
+ *     (random.c, the chaos-testing baseline) and the exhaustive grid (grid.c, for tests and
+ *     small spaces).
+ *
+ * A search maximises a problem: a function of the genes to a score, evaluated by one or
+ * several threads (`jobs`), each with its own state (for the objective: its own transient
+ * workspace). Every random draw is made by the calling thread from the gsl_rng seeded by the
+ * options, and every score is written to its slot, so the result is the same for any number
+ * of jobs and the same seed. The budget counts evaluations (calls of the problem's eval).
+ *
+ * Units: seconds for times, SI for the metrics; genes are in [0, 1].
+ */
+#ifndef ARCHCHECK_SEARCH_H
+#define ARCHCHECK_SEARCH_H
+
+#include <stddef.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+#include "archcheck/transient.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most genes of one space, and the most evaluation threads. */
+#define AC_SEARCH_GENES_MAX 1024
+#define AC_SEARCH_JOBS_MAX  64
+/* The largest budget (format.md: budget is 1..10000000). */
+#define AC_SEARCH_BUDGET_MAX 10000000
+
+/* ---------------------------------------------------------------- the space */
+
+/* What one gene sets. */
+typedef enum ac_search_gene_kind {
+    AC_SEARCH_GENE_VALUE = 0, /* the value of one fault attribute */
+    AC_SEARCH_GENE_AT,        /* the start of a <fault>'s window */
+    AC_SEARCH_GENE_FOR        /* the length of a <fault>'s window */
+} ac_search_gene_kind;
+
+typedef struct ac_search_gene {
+    size_t fault; /* index into model->faults.items */
+    ac_search_gene_kind kind;
+    ac_transient_fault_attr attr; /* AC_SEARCH_GENE_VALUE only */
+    double lo, hi;                /* the range (attribute's unit; s for at/for) */
+    int integer;                  /* 1: a count (servers-down), decoded to a whole number */
+    char name[96];                /* "NODE.ATTRIBUTE", "NODE.at", "NODE.for" */
+} ac_search_gene;
+
+typedef struct ac_search_space ac_search_space;
+
+/*
+ * The space of `model`'s <faults> (valid, from the parser; it must outlive the space) over
+ * the transient horizon `horizon` (s, > 0; a window without `for` lasts to the horizon).
+ * Each present value attribute of a <fault> is one fault of the plan; a range whose LOW
+ * equals its HIGH is fixed (no gene). Returns 0, AC_EINVAL (no <faults>, horizon not
+ * positive, a fault on a <link>: the transient has no links; more than
+ * AC_TRANSIENT_PLAN_MAX faults or AC_SEARCH_GENES_MAX genes) or AC_ENOMEM; on success *out
+ * is the new space (free with ac_search_space_free).
+ */
+int ac_search_space_new(const ac_model *model, double horizon, ac_search_space **out,
+                        ac_error *err);
+void ac_search_space_free(ac_search_space *space); /* NULL is a no-op */
+
+size_t ac_search_space_ngenes(const ac_search_space *space);
+/* The gene i (< ngenes), borrowed. */
+const ac_search_gene *ac_search_space_gene(const ac_search_space *space, size_t i);
+/* The faults of every plan (the plan's nfaults). */
+size_t ac_search_space_nfaults(const ac_search_space *space);
+
+/*
+ * Decode `genes` (ngenes values, clamped to [0, 1]) into `faults` (caller-owned, nfaults
+ * entries): value = lo + g (hi - lo) (counts: floor(lo + g (hi - lo + 1)), at most hi);
+ * start = at, end = at + for, or INFINITY without `for`. Allocates nothing.
+ */
+void ac_search_space_decode(const ac_search_space *space, const double *genes,
+                            ac_transient_fault *faults);
+
+/* ------------------------------------------------------------ the objective */
+
+/* The value of one term of the objective, on one transient. */
+typedef struct ac_search_term_value {
+    double metric; /* m_i in the metric's unit */
+    double norm;   /* norm_i */
+    double weight; /* w_i / sum w */
+    double score;  /* min(1, m_i / norm_i) */
+} ac_search_term_value;
+
+typedef struct ac_search_objective ac_search_objective;
+
+/*
+ * The objective of `model`'s <faults> (its <objective>; without one, the end-to-end error
+ * rate alone) on transient workspaces built with `topt` (NULL: defaults; its horizon must
+ * come out positive), one per job (1..AC_SEARCH_JOBS_MAX), evaluated at the workload
+ * factor `scale`. The metrics, from the transient's trajectories (trapezoids over the
+ * samples, t = 0 to the horizon):
+ *   error-rate      node: jobs lost / jobs offered (cum_lost, or the integral of loss_rate,
+ *                   over cum_arrivals); end to end: the largest over the nodes;
+ *   throttle-rate   sync function: throttled attempts / attempts, (r + 1) T / ((r + 1) T + E)
+ *                   with T, E the integrals of throttle_rate and execution_rate; gateway:
+ *                   rejected / offered; end to end: the largest over those nodes;
+ *   loss            as error-rate (the transient does not tell a loss from an error);
+ *   backlog-duration  queue or async/polled function: the time its backlog holds one message
+ *                   or more; end to end: the longest; default norm the horizon;
+ *   utilization     node: the time mean of utilization; end to end: the largest.
+ * p95-latency and p99-latency are not computed by the fluid transient (it has the mean
+ * response time only): an objective with them is AC_EINVAL, said in err.
+ * Returns 0, AC_EINVAL, AC_EINPUT, AC_ENOMEM, AC_ELIMIT (as ac_transient_new) ; on success
+ * *out is the new objective (free with ac_search_objective_free).
+ */
+int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
+                            const ac_transient_options *topt, double scale, size_t jobs,
+                            ac_search_objective **out, ac_error *err);
+void ac_search_objective_free(ac_search_objective *obj); /* NULL is a no-op */
+
+size_t ac_search_objective_nterms(const ac_search_objective *obj);
+
+/* Evaluate at the workload factor `scale` from now on: (0, the largest of the `scale` of
+ * ac_search_objective_new and topt->scale]. Returns 0 or AC_EINVAL. */
+int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_error *err);
+
+/*
+ * The score of the plan that `genes` decode to, on the workspace of job `job` (< jobs; one
+ * thread per job at a time): *out in [0, 1]; `terms` (NULL, or nterms entries) receives the
+ * terms. Returns 0, AC_EINVAL or AC_ENUMERIC (from ac_transient_eval). Allocates nothing.
+ */
+int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes, double *out,
+                             ac_search_term_value *terms, ac_error *err);
+
+/* The same on a given plan (faults: nfaults entries of the space, or NULL: no fault). */
+int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
+                                  const ac_transient_fault *faults, double *out,
+                                  ac_search_term_value *terms, ac_error *err);
+
+/* ---------------------------------------------------------------- a problem */
+
+/* What a search maximises: eval(ctx, job, genes, out, err) puts the score of `genes`
+ * (ngenes values in [0, 1]) in *out and returns 0 or a negative status; calls with
+ * different `job` run in parallel. */
+typedef struct ac_search_problem {
+    size_t ngenes;
+    int (*eval)(void *ctx, size_t job, const double *genes, double *out, ac_error *err);
+    void *ctx;
+} ac_search_problem;
+
+/* The problem of an objective (its space's genes, ac_search_objective_eval). */
+ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
+
+/* -------------------------------------------------------------- operators */
+
+/* Selection: the index of one parent among n scored individuals (higher is better). */
+typedef struct ac_search_selection {
+    const char *name;
+    size_t (*select)(const double *score, size_t n, size_t size, gsl_rng *rng);
+} ac_search_selection;
+
+/* Crossover of parents a, b into children c1, c2 (n genes, in [0, 1]); `param` is the
+ * operator's (SBX: the distribution index eta; blend: alpha). */
+typedef struct ac_search_crossover {
+    const char *name;
+    void (*cross)(const double *a, const double *b, double *c1, double *c2, size_t n, double param,
+                  gsl_rng *rng);
+} ac_search_crossover;
+
+/* Mutation of x (n genes, in [0, 1]), each gene with probability `rate`; `param` is the
+ * operator's (polynomial: the distribution index eta; Gaussian: sigma). */
+typedef struct ac_search_mutation {
+    const char *name;
+    void (*mutate)(double *x, size_t n, double rate, double param, gsl_rng *rng);
+} ac_search_mutation;
+
+/* Tournament of `size` individuals drawn with replacement: the best of them (ties: the
+ * first drawn). P(the best of n is picked) = 1 - (1 - 1/n)^size. */
+extern const ac_search_selection ac_search_tournament;
+/* Simulated binary crossover (Deb and Agrawal 1995), bounded to [0, 1] per gene with
+ * probability 1/2: beta = (2u)^(1/(eta+1)) or (1/(2(1-u)))^(1/(eta+1)); c = (a + b)/2 -+
+ * beta (b - a)/2, clamped to [0, 1]. Mean-preserving: c1 + c2 = a + b before the clamp. */
+extern const ac_search_crossover ac_search_sbx;
+/* BLX-alpha (Eshelman and Schaffer 1993): each child gene uniform on [min - alpha d, max +
+ * alpha d], d = |a - b|, clamped to [0, 1]. */
+extern const ac_search_crossover ac_search_blend;
+/* Polynomial mutation (Deb and Goyal 1996), bounded: delta = (2u + (1 - 2u)(1 - x)^(eta+1))
+ * ^(1/(eta+1)) - 1 for u < 1/2, else 1 - (2(1 - u) + 2(u - 1/2) x^(eta+1))^(1/(eta+1));
+ * x + delta stays in [0, 1]. */
+extern const ac_search_mutation ac_search_polynomial;
+/* Gaussian mutation: x + N(0, sigma), clamped to [0, 1]. */
+extern const ac_search_mutation ac_search_gaussian;
+
+/* ------------------------------------------------------------ the searches */
+
+typedef enum ac_search_method {
+    AC_SEARCH_GA = 0, /* the genetic algorithm (default) */
+    AC_SEARCH_RANDOM  /* uniform random sampling, the same budget */
+} ac_search_method;
+
+typedef struct ac_search_options {
+    ac_search_method method;
+    size_t budget;                        /* evaluations, 1..AC_SEARCH_BUDGET_MAX; default 2000 */
+    size_t population;                    /* >= 2; default 20 (random: the batch) */
+    size_t elite;                         /* kept as they are each generation; default 2 */
+    double crossover_rate;                /* [0, 1], default 0.9 */
+    double mutation_rate;                 /* per gene, [0, 1]; default 0: 1 / ngenes */
+    const ac_search_selection *selection; /* default &ac_search_tournament */
+    size_t tournament;                    /* default 2 */
+    const ac_search_crossover *crossover; /* default &ac_search_sbx */
+    double crossover_param;               /* default 15 (SBX eta; blend: use 0.5) */
+    const ac_search_mutation *mutation;   /* default &ac_search_polynomial */
+    double mutation_param;                /* default 20 (polynomial eta; Gaussian: 0.1) */
+    unsigned long seed;                   /* default 1 (gsl_rng_mt19937) */
+    size_t jobs;                          /* evaluation threads, default 1 */
+    double immigrants;                    /* share [0, 1] of each generation's bred slots
+                                             replaced by uniform individuals; default 0.4 */
+} ac_search_options;
+
+void ac_search_options_init(ac_search_options *opt);
+
+typedef struct ac_search_ga ac_search_ga;
+
+/*
+ * A search (the GA, or random sampling by opt->method) of `problem` (borrowed; it must
+ * outlive the search, and its eval accept job < opt->jobs). `opt` may be NULL (defaults).
+ * Returns 0, AC_EINVAL (bad options, no gene) or AC_ENOMEM; on success *out is the new
+ * search (free with ac_search_ga_free). Threads are started here when jobs > 1.
+ */
+int ac_search_ga_new(const ac_search_problem *problem, const ac_search_options *opt,
+                     ac_search_ga **out, ac_error *err);
+
+/*
+ * One generation: the first step scores a uniform random population; each next one keeps
+ * the `elite` best, breeds the others (selection, crossover with crossover_rate, mutation;
+ * a share `immigrants` of them drawn uniformly instead) and scores them (random: a new uniform
+ * batch), never past the budget. *done is set to 1 when the budget is spent. Returns 0 or the
+ * problem's status (the lowest slot's error); allocates nothing.
+ */
+int ac_search_ga_step(ac_search_ga *ga, int *done, ac_error *err);
+
+/* A warm start, before the first step: generation 0 takes the first `count` (at most the
+ * population) individuals of `genes` (count x ngenes, clamped to [0, 1]), the rest uniform.
+ * Returns 0 or AC_EINVAL (after a step). */
+int ac_search_ga_warm(ac_search_ga *ga, const double *genes, size_t count, ac_error *err);
+
+/* The current population: *out points to its individuals (population x ngenes, valid until
+ * the next step); returns how many (0 before the first step). */
+size_t ac_search_ga_population(const ac_search_ga *ga, const double **out);
+
+/* Step until the budget is spent. */
+int ac_search_ga_run(ac_search_ga *ga, ac_error *err);
+
+/* The best individual so far: *out points to its ngenes genes (valid until the next step or
+ * free); returns its score (-INFINITY before the first step). */
+double ac_search_ga_best(const ac_search_ga *ga, const double **out);
+/* Evaluations spent so far, and the evaluation (1-based) at which the best was found. */
+size_t ac_search_ga_evaluations(const ac_search_ga *ga);
+size_t ac_search_ga_best_at(const ac_search_ga *ga);
+
+void ac_search_ga_free(ac_search_ga *ga); /* NULL is a no-op; joins the threads */
+
+/*
+ * The exhaustive grid: every point of `points` (>= 2) values per gene, i / (points - 1),
+ * evaluated with job 0 (points^ngenes evaluations, at most `budget`: else AC_ELIMIT).
+ * *out_score is the best score, `best` (ngenes entries) its genes (the first in the grid's
+ * order among ties), *out_evals the evaluations. Returns 0, AC_EINVAL, AC_ELIMIT or the
+ * problem's status.
+ */
+int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
+                   double *out_score, size_t *out_evals, ac_error *err);
+
+/* ------------------------------------------------------- the resilience boundary */
+
+typedef enum ac_search_boundary_status {
+    AC_SEARCH_BOUNDARY_FOUND = 0, /* W(lo) < tau <= W(hi), hi / lo <= 1 + rel_tol */
+    AC_SEARCH_BOUNDARY_BELOW,     /* W reaches tau already at the lowest factor: B_r <= that */
+    AC_SEARCH_BOUNDARY_ABOVE      /* W stays below tau at the highest factor: B_r > that */
+} ac_search_boundary_status;
+
+typedef struct ac_search_boundary {
+    ac_search_boundary_status status;
+    double lo, hi;      /* the final bracket of the workload factor */
+    double scale;       /* = hi: the factor reported */
+    double peak_rate;   /* /s, the sources' highest total rate at factor 1 */
+    double rate;        /* /s, B_r = scale x peak_rate */
+    size_t probes;      /* worst-case searches */
+    size_t evaluations; /* over every probe */
+} ac_search_boundary;
+
+/* The sources' highest total request rate (/s) at workload factor 1 (the profiles are linear
+ * between their points: the maximum is at one of them). */
+double ac_search_peak_rate(const ac_model *model);
+
+/*
+ * The resilience boundary of `model` for the objective `obj` (built with a scale of at least
+ * `hi`): the lowest workload factor s in [lo, hi] at which the worst-case score W(s) reaches
+ * `tau`, W assumed non-decreasing in s. Each probe is a search with `opt` (NULL: defaults;
+ * its budget per probe) warm-started from the previous probe's population (a space without
+ * a gene: its one plan). Geometric bisection to hi / lo <= 1 + rel_tol. *out is filled;
+ * returns 0, AC_EINVAL, AC_ENOMEM or the objective's status.
+ */
+int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
+                            const ac_search_options *opt, double tau, double lo, double hi,
+                            double rel_tol, ac_search_boundary *out, ac_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * The resilience boundary B_r (doc/models.md §6): the lowest workload factor s at which the
+ * worst-case score W(s) = max over the fault space of the objective at s reaches tau,
+ * reported as the peak request rate s Lambda_peak. W is assumed non-decreasing in s; it is
+ * bracketed on [lo, hi] and bisected geometrically (s = sqrt(lo hi)) until hi / lo <= 1 +
+ * rel_tol, each probe a full search (the budget of opt) warm-started from the previous
+ * probe's last population.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archcheck/search.h"
+
+/* The highest total rate of the sources (/s, at factor 1): the profiles are linear between
+ * their points and held after, so the maximum of their sum is at one of the points' times. */
+double ac_search_peak_rate(const ac_model *m)
+{
+    double peak = 0.0;
+    for (size_t p = 0; p <= m->nprofiles; p++) {
+        size_t npts = p < m->nprofiles ? m->profiles[p].npoints : 1;
+        for (size_t k = 0; k < npts; k++) {
+            double t = p < m->nprofiles ? m->profiles[p].points[k].at : 0.0, sum = 0.0;
+            for (size_t s = 0; s < m->nsources; s++)
+                sum += ac_transient_source_rate(m, s, 1.0, t);
+            peak = fmax(peak, sum);
+        }
+    }
+    return peak;
+}
+
+typedef struct probe_ctx {
+    ac_search_objective *obj;
+    ac_search_problem pr;
+    ac_search_options opt;
+    double *warm; /* population x ngenes */
+    size_t nwarm;
+    size_t evals, probes;
+} probe_ctx;
+
+/* W(scale): the worst case searched at `scale` (the fixed plan when the space has no gene). */
+static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
+{
+    ac_search_ga *ga = NULL;
+    const double *pop;
+    int rc = ac_search_objective_set_scale(c->obj, scale, err);
+    if (rc != 0)
+        return rc;
+    c->probes++;
+    if (c->pr.ngenes == 0) {
+        c->evals++;
+        return ac_search_objective_eval(c->obj, 0, NULL, out, NULL, err);
+    }
+    rc = ac_search_ga_new(&c->pr, &c->opt, &ga, err);
+    if (rc == 0 && c->nwarm > 0)
+        rc = ac_search_ga_warm(ga, c->warm, c->nwarm, err);
+    if (rc == 0)
+        rc = ac_search_ga_run(ga, err);
+    if (rc == 0) {
+        *out = ac_search_ga_best(ga, NULL);
+        c->evals += ac_search_ga_evaluations(ga);
+        c->nwarm = ac_search_ga_population(ga, &pop);
+        memcpy(c->warm, pop, c->nwarm * c->pr.ngenes * sizeof *c->warm);
+    }
+    ac_search_ga_free(ga);
+    return rc;
+}
+
+int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
+                            const ac_search_options *opt, double tau, double lo, double hi,
+                            double rel_tol, ac_search_boundary *out, ac_error *err)
+{
+    probe_ctx c;
+    double wlo, whi;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!(lo > 0.0) || !(hi > lo) || !isfinite(hi) || !(rel_tol > 0.0) || !(tau > 0.0))
+        return ac_error_set(err, AC_EINVAL, "boundary: 0 < lo < hi, tau > 0, rel_tol > 0");
+    memset(&c, 0, sizeof c);
+    c.obj = obj;
+    c.pr = ac_search_objective_problem(obj);
+    if (opt != NULL)
+        c.opt = *opt;
+    else
+        ac_search_options_init(&c.opt);
+    c.warm = calloc(c.opt.population * (c.pr.ngenes + 1), sizeof *c.warm);
+    if (c.warm == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (boundary)");
+    out->peak_rate = ac_search_peak_rate(model);
+    rc = probe(&c, lo, &wlo, err);
+    if (rc == 0 && wlo >= tau) {
+        out->status = AC_SEARCH_BOUNDARY_BELOW;
+        out->lo = out->hi = lo;
+        goto cleanup;
+    }
+    if (rc == 0)
+        rc = probe(&c, hi, &whi, err);
+    if (rc == 0 && whi < tau) {
+        out->status = AC_SEARCH_BOUNDARY_ABOVE;
+        out->lo = out->hi = hi;
+        goto cleanup;
+    }
+    /* W(lo) < tau <= W(hi): halve the bracket's log until its ratio is 1 + rel_tol (at most
+     * log2(log(hi / lo) / log(1 + rel_tol)) + 1 probes). */
+    while (rc == 0 && hi / lo > 1.0 + rel_tol) {
+        double mid = sqrt(lo * hi), w;
+        rc = probe(&c, mid, &w, err);
+        if (rc == 0 && w >= tau)
+            hi = mid;
+        else if (rc == 0)
+            lo = mid;
+    }
+    out->status = AC_SEARCH_BOUNDARY_FOUND;
+    out->lo = lo;
+    out->hi = hi;
+cleanup:
+    out->probes = c.probes;
+    out->evaluations = c.evals;
+    out->scale = out->hi;
+    out->rate = out->hi * out->peak_rate;
+    free(c.warm);
+    return rc;
+}

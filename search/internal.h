@@ -1,0 +1,25 @@
+/*
+ * Internal to search/: the evaluation pool and the random batch.
+ */
+#ifndef AC_SEARCH_INTERNAL_H
+#define AC_SEARCH_INTERNAL_H
+
+#include "archcheck/search.h"
+
+/* `count` uniform individuals of n genes in [0, 1] into genes (count x n). */
+void ac_search_random_batch(double *genes, size_t count, size_t n, gsl_rng *rng);
+
+typedef struct ac_search_pool ac_search_pool;
+
+/* A pool of `jobs` evaluators of `problem` (jobs - 1 threads; the caller is job 0). */
+int ac_search_pool_new(const ac_search_problem *problem, size_t jobs, ac_search_pool **out,
+                       ac_error *err);
+
+/* Score the individuals [0, count) of genes (count x ngenes) into score[slot]: slot i on
+ * job i mod jobs. Returns 0 or the status of the lowest failed slot (its error in err). */
+int ac_search_pool_eval(ac_search_pool *pool, const double *genes, double *score, size_t count,
+                        ac_error *err);
+
+void ac_search_pool_free(ac_search_pool *pool); /* NULL is a no-op */
+
+#endif
