@@ -306,6 +306,12 @@ static void correct_pool(const ac_model *m, ac_node_analysis *na, size_t i, doub
     if (ca2 < 1.0)
         err_w = fmin(1.0, fabs(ca2 - 1.0));
     na->expected_rel_error = fmax(na->expected_rel_error, err_w * factor * W / Tn);
+    /* jsq and jiq: the wait corrected is the mean field's (or, simulated, a Poisson-fed
+       one's), and their wait under a bursty stream is not Kingman's: measured by the accuracy
+       harness (1,000 models, seed 1: 56 such pools) p95 26% (jiq) and 35% (jsq) over the
+       mean, the jobs and the percentiles, where 0..41% was stated; stated at least 45% */
+    if ((p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) && p->servers > 1)
+        na->expected_rel_error = fmax(na->expected_rel_error, 0.45);
 }
 
 int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
