@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+
+#define AC_AN_JSQ_BUFFER_ERROR 0.30 /* measured; see solve_pool */
 #include "archcheck/batch.h"
 #include "archcheck/link.h"
 
@@ -315,6 +317,14 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
                 na->mean_jobs = v;
                 na->mean_response_time = v * (double)p->servers / na->throughput;
             }
+        } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
+                   k->approximation != AC_SOLVER_APPROX_EXACT && p->servers > 1 &&
+                   (p->retries > 0 || p->buffer != AC_UNBOUNDED)) {
+            /* jsq and jiq with a buffer or retries keep their mean field (no 1/N expansion, no
+               sound bracket with losses): its error measured by the accuracy harness (1,000
+               models, seed 1: 35 such pools, N 2..40) has p95 23% and max 25% over the mean,
+               the jobs and the percentiles, where 0% was stated; stated 30% */
+            na->expected_rel_error = fmax(na->expected_rel_error, AC_AN_JSQ_BUFFER_ERROR);
         } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
                    k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
                    p->buffer == AC_UNBOUNDED && p->servers > 1) {

@@ -306,6 +306,12 @@ static void correct_pool(const ac_model *m, ac_node_analysis *na, size_t i, doub
     if (ca2 < 1.0)
         err_w = fmin(1.0, fabs(ca2 - 1.0));
     na->expected_rel_error = fmax(na->expected_rel_error, err_w * factor * W / Tn);
+    /* jsq and jiq: the wait corrected is the mean field's (or, simulated, a Poisson-fed
+       one's), and their wait under a bursty stream is not Kingman's: measured by the accuracy
+       harness (1,000 models, seed 1: 56 such pools) p95 26% (jiq) and 35% (jsq) over the
+       mean, the jobs and the percentiles, where 0..41% was stated; stated at least 45% */
+    if ((p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) && p->servers > 1)
+        na->expected_rel_error = fmax(na->expected_rel_error, 0.45);
 }
 
 int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
@@ -335,9 +341,17 @@ int ac_an_qna_apply(const ac_model *m, ac_analysis *a, ac_error *err)
         goto cleanup;
     for (size_t i = 0; i < m->nnodes; i++) {
         ac_node_analysis *na = &a->nodes[i];
-        if (m->nodes[i].kind != AC_NODE_POOL || !na->analysed || !(na->arrival_rate > 0.0))
+        if (!na->analysed || !(na->arrival_rate > 0.0) || fabs(ca2[i] - 1.0) <= 1e-9)
             continue;
-        if (fabs(ca2[i] - 1.0) <= 1e-9)
+        if (m->nodes[i].kind == AC_NODE_FUNCTION || m->nodes[i].kind == AC_NODE_QUEUE) {
+            /* solved as Poisson-fed (Erlang's throttles, M/G/C waits): a stream of SCV c^2
+               changes them by up to |c^2 - 1| (accuracy harness, gateway seed 59: a sync
+               function behind a one-token rate limit, c^2 0.48, throttles 0.288 stated
+               exact, simulation 0.171) */
+            na->expected_rel_error = fmax(na->expected_rel_error, fmin(1.0, fabs(ca2[i] - 1.0)));
+            continue;
+        }
+        if (m->nodes[i].kind != AC_NODE_POOL)
             continue;
         if (exact_gim1(m, na, i)) {
             na->arrival_scv = ca2[i];

@@ -9,11 +9,14 @@
 #include "analysis/internal.h"
 
 /* Utilisation and throughput of a pool without a buffer and without timeouts follow from
- * flow conservation alone (utilisation = lambda / (N mu)): exact whatever the dispatch. */
+ * flow conservation alone (utilisation = lambda / (N mu)): exact whatever the dispatch, in
+ * an open network (in a closed one lambda is MVA's throughput, approximate with non-product-
+ * form stations: closed seed 32 of the accuracy harness, 1.3% off with 0% stated). */
 static int flow_exact(const ac_model *m, size_t i)
 {
     const ac_node *n = &m->nodes[i];
-    return n->kind == AC_NODE_POOL && n->u.pool.buffer == AC_UNBOUNDED && n->u.pool.timeout <= 0.0;
+    return m->npopulations == 0 && n->kind == AC_NODE_POOL && n->u.pool.buffer == AC_UNBOUNDED &&
+           n->u.pool.timeout <= 0.0;
 }
 
 void ac_req_utilization(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
