@@ -430,11 +430,19 @@ static void test_long_chain_no_recursion(void **state)
  * search's probing cap). */
 static void test_headroom_unbounded(void **state)
 {
+    /* a bounded pool never overloads and nothing tightens with load: no bound */
     static const char *xml = "<architecture name=\"n\" format=\"1\">\n"
-                             "<workload><source id=\"s\" to=\"f\" rate=\"10/s\"/></workload>\n"
-                             "<function id=\"f\" duration=\"100ms\" concurrency=\"10\"/>\n"
+                             "<workload><source id=\"s\" to=\"p\" rate=\"10/s\"/></workload>\n"
+                             "<pool id=\"p\" servers=\"2\" service-rate=\"10/s\" buffer=\"4\"/>\n"
                              "<requirements><throughput min=\"1/s\"/></requirements>\n"
                              "</architecture>\n";
+    /* a sync function offered its concurrency (10 Erlangs at 10 x 10/s) overloads: the
+       headroom is C / (lambda d) = 10, bound by stability at f */
+    static const char *fn = "<architecture name=\"n\" format=\"1\">\n"
+                            "<workload><source id=\"s\" to=\"f\" rate=\"10/s\"/></workload>\n"
+                            "<function id=\"f\" duration=\"100ms\" concurrency=\"10\"/>\n"
+                            "<requirements><throughput min=\"1/s\"/></requirements>\n"
+                            "</architecture>\n";
     fx f;
     ac_analysis_options o = no_sim();
     (void)state;
@@ -443,6 +451,11 @@ static void test_headroom_unbounded(void **state)
     assert_true(f.a->has_headroom);
     assert_true(isinf(f.a->headroom));
     assert_string_equal(f.a->headroom_binding, "nothing");
+    fx_free(&f);
+    analyse_with(&f, fn, &o);
+    assert_true(f.a->has_headroom);
+    assert_double_close(f.a->headroom, 10.0, 0, 2e-3);
+    assert_string_equal(f.a->headroom_binding, "stability");
     fx_free(&f);
 }
 
