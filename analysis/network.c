@@ -19,6 +19,7 @@
 #include "analysis/internal.h"
 
 #define AC_AN_JSQ_BUFFER_ERROR 0.30 /* measured; see solve_pool */
+#define AC_AN_STORM_ERROR      INFINITY /* see solve_pool */
 #include "archcheck/batch.h"
 #include "archcheck/link.h"
 
@@ -302,6 +303,15 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         na->p99 = k->p99;
         na->approximation = k->approximation;
         na->expected_rel_error = k->expected_rel_error;
+        /* a retry storm's mean field at finite N (1% of the attempts or more time out and
+           are sent again): the feedback makes the finite pool metastable and drift, its
+           numbers are not bounded (the accuracy harness: gateway seed 72, N = 50, p99 23.5 s
+           stated within 0.02%, the simulation 212 s at its horizon and 703 s at 2000 s; pool
+           seeds 316, 514, 946): the stated error is infinite, a requirement on it is left
+           to the simulation (INCONCLUSIVE without one) */
+        if (p->timeout > 0.0 && p->retries > 0 && k->timeout_fraction >= 0.01 &&
+            k->approximation != AC_SOLVER_APPROX_EXACT)
+            na->expected_rel_error = fmax(na->expected_rel_error, AC_AN_STORM_ERROR);
         /* jsq and jiq at finite N: the simulator's numbers (pool_sim.c), kept in the bracket */
         rc = ac_an_pool_simulated(p) ? ac_an_pool_simulate(p, lambda, opt, na, err) : 1;
         if (rc < 0)
