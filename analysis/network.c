@@ -68,21 +68,11 @@ static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, do
     return execs > 0.0 ? msgs / execs : 1.0;
 }
 
-/* The consumer route of queue node i: its only route, to a function; NULL otherwise. */
+/* The consumer route of queue node i: its only route, to a function; NULL otherwise (the
+ * solver's helper, shared with the transient). */
 const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
 {
-    const ac_route *found = NULL;
-    for (size_t k = 0; k < m->nroutes; k++) {
-        if (m->routes[k].from != i)
-            continue;
-        if (found != NULL)
-            return NULL;
-        found = &m->routes[k];
-    }
-    if (found == NULL || m->nodes[found->to].kind != AC_NODE_FUNCTION || found->p < 1.0 ||
-        found->parallel || found->fanin > 1)
-        return NULL;
-    return found;
+    return ac_solver_queue_consumer_route(m, i);
 }
 
 /* Copy the common numbers of a serverless solution into na. */
