@@ -1474,11 +1474,17 @@ int ac_an_e2e_solve_points(const ac_model *m, ac_analysis *a, size_t max_points,
     a->e2e.node_rel_error =
         max_err + (out.fan_q_gap > 0.0 ? out.fan_q_gap / fmax(a->e2e.p50, 1e-300) : 0.0);
     a->e2e.expected_rel_error = a->e2e.node_rel_error + a->e2e.lattice_rel_error;
-    /* the loss carries the nodes' errors; a gateway's 504s are read off both lattices,
-       whose difference brackets them */
-    a->e2e.loss_rel_error =
-        max_err + (a->e2e.loss_probability > 0.0 ? out.success_abs_error / a->e2e.loss_probability
-                                                 : (out.success_abs_error > 0.0 ? INFINITY : 0.0));
+    /* the loss carries the nodes' errors, relative and absolute (each node's weighted by its
+       visits: a request lost there is lost end to end); a gateway's 504s are read off both
+       lattices, whose difference brackets them (an absolute error: it does not vanish with
+       the loss) */
+    a->e2e.loss_rel_error = max_err;
+    a->e2e.loss_abs_error = out.success_abs_error;
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (a->nodes[i].arrival_rate > 0.0 && a->nodes[i].loss_abs_error > 0.0)
+            a->e2e.loss_abs_error +=
+                a->nodes[i].arrival_rate * a->nodes[i].loss_abs_error / (rate_total * a->scale);
+    a->e2e.loss_abs_error = fmin(1.0, a->e2e.loss_abs_error);
 cleanup:
     links_free(m, links);
     free(roots);

@@ -162,6 +162,7 @@ typedef struct ac_req_outcome {
     int pass;
     double value, limit; /* in SI units */
     double rel_error;    /* the value's stated relative error */
+    double abs_error;    /* its stated absolute error (the value's unit), added to it */
     size_t node;         /* AC_NONE: end to end */
     char what[64];       /* "latency p95", "utilization", ... */
     char unit[8];        /* "s", "/s", "" */

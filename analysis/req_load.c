@@ -56,6 +56,7 @@ static void node_or_end_to_end(ac_an_ctx *c, const ac_requirement *r, ac_req_out
         if (c->a->nodes[r->target].analysed) {
             o->value = node_value;
             o->rel_error = node_error;
+            o->abs_error = c->a->nodes[r->target].loss_abs_error;
             o->evaluated = 1;
         } else {
             snprintf(o->note, sizeof o->note, "'%s' is not analysed",
@@ -64,6 +65,7 @@ static void node_or_end_to_end(ac_an_ctx *c, const ac_requirement *r, ac_req_out
     } else if (c->a->e2e.available && !isnan(e2e_value)) {
         o->value = e2e_value;
         o->rel_error = e2e_error;
+        o->abs_error = c->a->e2e.loss_abs_error;
         o->evaluated = 1;
     } else {
         snprintf(o->note, sizeof o->note, "the end-to-end %s is not available", what);
@@ -101,6 +103,20 @@ void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
                        na != NULL && !flow_exact(c->model, r->target) ? na->expected_rel_error
                                                                       : 0.0,
                        c->a->e2e.throughput, c->a->e2e.loss_rel_error, "throughput");
+    /* the loss's absolute error in requests per second: the node's arrivals, or the open
+       workload's entry rate (the closed one's throughput stands for it) */
+    if (o.evaluated && o.abs_error > 0.0) {
+        double in = 0.0;
+        if (na != NULL) {
+            in = flow_exact(c->model, r->target) ? 0.0 : na->arrival_rate;
+        } else {
+            for (size_t s = 0; s < c->model->nsources; s++)
+                in += c->model->sources[s].rate * c->a->scale;
+            if (c->model->nsources == 0)
+                in = c->a->e2e.throughput;
+        }
+        o.abs_error *= in;
+    }
     if (o.evaluated)
         o.pass = o.value >= o.limit;
     emit(c, r, &o);

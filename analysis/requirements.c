@@ -1,7 +1,9 @@
 /*
  * Requirements into checks and findings. Each family evaluates its outcomes
  * (req_*.c); here they become PASS, FAIL or INCONCLUSIVE: a value within its
- * stated relative error of the limit cannot support either verdict.
+ * stated error of the limit, rel_error x |value| + abs_error, cannot support either verdict
+ * (the absolute part matters near 0: a loss of 1e-6 stated within 1e-3 does not pass
+ * loss <= 1e-4).
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,11 +36,32 @@ static void format_value(char *buf, size_t size, double v, const char *unit)
         snprintf(buf, size, "%.6g%s", v, unit);
 }
 
+/* The outcome's stated error in its unit: rel x |value| + abs (0 x inf counts as 0). */
+static double stated_error(const ac_req_outcome *o)
+{
+    double e = o->rel_error > 0.0 ? o->rel_error * fabs(o->value) : 0.0;
+    if (isnan(e))
+        e = INFINITY; /* an unbounded relative error of 0 */
+    return e + (o->abs_error > 0.0 ? o->abs_error : 0.0);
+}
+
+/* "12%", or "12% + 0.003" with an absolute part (in the value's unit). */
+static void format_error(char *buf, size_t size, const ac_req_outcome *o)
+{
+    char ab[48];
+    if (!(o->abs_error > 0.0)) {
+        snprintf(buf, size, "%.2g%%", 100.0 * o->rel_error);
+        return;
+    }
+    format_value(ab, sizeof ab, o->abs_error, o->unit);
+    snprintf(buf, size, "%.2g%% + %s", 100.0 * o->rel_error, ab);
+}
+
 /* Does the outcome straddle its limit within the stated error? */
 static int straddles(const ac_req_outcome *o)
 {
-    return o->rel_error > 0.0 && isfinite(o->value) &&
-           fabs(o->value - o->limit) <= o->rel_error * fabs(o->value);
+    return (o->rel_error > 0.0 || o->abs_error > 0.0) && isfinite(o->value) &&
+           fabs(o->value - o->limit) <= stated_error(o);
 }
 
 /*
@@ -52,7 +75,8 @@ static ac_req_outcome computed_outcome(const ac_req_outcome *o, int strict)
     ac_req_outcome v = *o;
     /* strict (verdicts): a value without a stated error cannot be judged either; the
        headroom's probes compare values only */
-    if (v.evaluated && (isnan(v.value) || (strict && isnan(v.rel_error)))) {
+    if (v.evaluated &&
+        (isnan(v.value) || (strict && (isnan(v.rel_error) || isnan(v.abs_error))))) {
         v.evaluated = 0;
         v.pass = 0;
         if (v.note[0] == '\0')
@@ -74,7 +98,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     const ac_model *m = c->model;
     const ac_req_outcome checked = computed_outcome(given, 1), *o = &checked;
     const char *node_id = o->node != AC_NONE ? m->nodes[o->node].id : NULL;
-    char where[80], val[48], lim[48];
+    char where[80], val[48], lim[48], er[112];
     ac_check ck;
     int upper = r->kind != AC_REQ_THROUGHPUT && r->kind != AC_REQ_HEADROOM;
 
@@ -86,6 +110,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
         snprintf(where, sizeof where, "end to end");
     format_value(val, sizeof val, o->value, o->unit);
     format_value(lim, sizeof lim, o->limit, o->unit);
+    format_error(er, sizeof er, o);
 
     memset(&ck, 0, sizeof ck);
     snprintf(ck.name, sizeof ck.name, "%.63s %.79s", o->what, where);
@@ -94,6 +119,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     ck.limit = o->limit;
     ck.upper = upper;
     ck.rel_error = o->rel_error;
+    ck.abs_error = o->abs_error;
     ck.node = o->node;
     ck.loc = r->loc;
     snprintf(ck.unit, sizeof ck.unit, "%.7s", o->unit);
@@ -134,9 +160,9 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
             if (o->evaluated)
                 ac_an_finding(c, "AC900", r->loc, node_id,
                               "requirement %s %s is undecided: the approximation gives %s "
-                              "(stated error %.2g%%) and the simulation %s +- %s (95%%), both "
+                              "(stated error %s) and the simulation %s +- %s (95%%), both "
                               "straddling the limit %s",
-                              o->what, where, val, 100.0 * o->rel_error, sv, sc, lim);
+                              o->what, where, val, er, sv, sc, lim);
             else
                 ac_an_finding(c, "AC900", r->loc, node_id,
                               "requirement %s %s is undecided: %s, and the simulation's %s +- "
@@ -155,8 +181,8 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id,
                       "requirement %s %s is undecided: %s is within the approximation's stated "
-                      "error (%.2g%%) of the limit %s%s%s",
-                      o->what, where, val, 100.0 * o->rel_error, lim,
+                      "error (%s) of the limit %s%s%s",
+                      o->what, where, val, er, lim,
                       c->a->sim_note[0] ? ", and no simulation settles it: " : "", c->a->sim_note);
     } else if (o->pass) {
         ck.status = AC_CHECK_PASS;

@@ -107,6 +107,7 @@ static void write_serverless(ac_jsonw *w, const ac_node_analysis *na)
         key_double(w, "execution_rate", f->execution_rate);
         key_double(w, "occupancy", f->occupancy);
         key_double(w, "throttle_probability", f->throttle_probability);
+        key_double(w, "throttle_probability_abs_error", f->throttle_abs_error);
         key_double(w, "scale_rate_throttle", f->scale_throttle);
         key_double(w, "execution_failure_probability", f->execution_failure);
         key_double(w, "cold_start_probability", f->cold_probability);
@@ -185,6 +186,7 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             ac_jsonw_key(w, "approximation");
             ac_jsonw_string(w, ac_node_analysis_approximation(na));
             key_double(w, "expected_relative_error", na->expected_rel_error);
+            key_double(w, "loss_absolute_error", na->loss_abs_error);
             if (a->sim != NULL && i < a->sim->nnodes) {
                 ac_jsonw_key(w, "simulation");
                 ac_jsonw_object_begin(w);
@@ -266,6 +268,7 @@ static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             key_double(w, "value", c->value);
             key_double(w, "limit", c->limit);
             key_double(w, "expected_relative_error", c->rel_error);
+            key_double(w, "expected_absolute_error", c->abs_error);
         }
         if (c->has_sim) {
             key_double(w, "simulation_value", c->sim_value);
@@ -303,6 +306,7 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         }
         key_double(w, "loss_probability", a->e2e.loss_probability);
         key_double(w, "expected_relative_error", a->e2e.expected_rel_error);
+        key_double(w, "loss_absolute_error", a->e2e.loss_abs_error);
         ac_jsonw_object_end(w);
     }
     if (a->has_headroom) {

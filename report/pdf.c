@@ -300,7 +300,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
     table_header(d, cols, 6);
     for (size_t k = 0; k < a->nchecks; k++) {
         const ac_check *c = &a->checks[k];
-        char status[64], value[96], limit[64], sim[128], line[16], v[48], e[32], l[48];
+        char status[64], value[160], limit[64], sim[128], line[16], v[48], e[32], l[48];
         const char *cells[6];
         snprintf(status, sizeof status, "%s%s%s%s", ac_report_check_status_label(c->status),
                  c->status != AC_CHECK_PASS && c->rule[0] != '\0' ? " " : "",
@@ -308,7 +308,12 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
         value[0] = limit[0] = sim[0] = '\0';
         if (c->has_value) {
             fmt_qty(v, sizeof v, c->value, c->unit);
-            if (c->rel_error > 0.0 && isfinite(c->rel_error)) {
+            if (c->abs_error > 0.0 && isfinite(c->abs_error)) {
+                char ab[48];
+                fmt_qty(ab, sizeof ab, c->abs_error, c->unit);
+                fmt_pct(e, sizeof e, isfinite(c->rel_error) ? c->rel_error : 0.0);
+                snprintf(value, sizeof value, "%s (%s + %s)", v, e, ab);
+            } else if (c->rel_error > 0.0 && isfinite(c->rel_error)) {
                 fmt_pct(e, sizeof e, c->rel_error);
                 snprintf(value, sizeof value, "%s (%s)", v, e);
             } else {

@@ -56,6 +56,8 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *rf)
         fprintf(fp, "  %s", ac_node_analysis_approximation(na));
         if (na->expected_rel_error > 0.0)
             fprintf(fp, " (+-%.2g%%)", 100.0 * na->expected_rel_error);
+        if (na->loss_abs_error > 0.0)
+            fprintf(fp, " (loss +-%.2g)", na->loss_abs_error);
         fputc('\n', fp);
     }
     fputc('\n', fp);

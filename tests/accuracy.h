@@ -14,7 +14,9 @@
  *                 relative error that archcheck judges it with, plus the mean jobs, cold
  *                 starts and throttles of the nodes), the simulator with a fixed seed and a
  *                 counted event budget, and per KPI the assertion
- *                     |analysis - simulation| <= stated * |analysis| + half-width,
+ *                     |analysis - simulation| <= stated * |analysis| + abs + half-width,
+ *                 abs the stated absolute error (ac_check.abs_error: the loss's and the
+ *                 throughput's part that does not vanish with the value),
  *                 the half-width being the simulation's 95% interval widened by its own
  *                 resolution (histogram bins for percentiles, the rule of three for rare
  *                 events). Then the table per approximation and per class (approximation,
@@ -87,10 +89,11 @@ typedef struct acc_kpi {
     char cls[96];   /* group/kind/kpi, e.g. "refined/pool:power-of-d/p95" */
     double value;   /* the analysis */
     double stated;  /* its stated relative error */
+    double abs;     /* its stated absolute error (the value's unit; 0 for most) */
     double sim, ci; /* the simulation's mean and 95% half-width */
     double width;   /* the half-width used: ci widened by the simulation's resolution */
     double rel;     /* |value - sim| / |sim| (INFINITY when sim is 0 and value is not) */
-    int miss;       /* |value - sim| > stated |value| + width */
+    int miss;       /* |value - sim| > stated |value| + abs + width */
 } acc_kpi;
 
 /* What a run collected. */
@@ -120,7 +123,8 @@ typedef struct acc_row {
     size_t count, misses, bound;       /* bound: the most misses a 5% rate gives w.p. >= 1e-3 */
     double rel_mean, rel_p95, rel_max; /* measured |a - s| / |s| (finite ones) */
     double stated_min, stated_max;
-    double excess_p95, excess_max; /* max(0, |a - s| - half-width) / |a|: the least
+    double abs_max;                /* the largest stated absolute error */
+    double excess_p95, excess_max; /* max(0, |a - s| - abs - half-width) / |a|: the least
                                       stated error that would not miss */
     int fail;                      /* misses > bound */
 } acc_row;
@@ -142,7 +146,7 @@ void acc_table_clear(acc_table *t);
 size_t acc_table_failures(const acc_table *t);
 
 /* The table as markdown and as CSV (columns: level, key, count, mean, p95, max,
- * stated_min, stated_max, excess_p95, excess_max, misses, bound, fail). */
+ * stated_min, stated_max, abs_max, excess_p95, excess_max, misses, bound, fail). */
 void acc_table_write_md(FILE *fp, const acc_table *t, const acc_results *res);
 void acc_table_write_csv(FILE *fp, const acc_table *t);
 

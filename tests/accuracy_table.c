@@ -83,14 +83,16 @@ static int fill_row(const acc_results *res, int classes, const char *key, double
         row->misses += (size_t)k->miss;
         row->stated_min = fmin(row->stated_min, k->stated);
         row->stated_max = fmax(row->stated_max, k->stated);
+        row->abs_max = fmax(row->abs_max, k->abs);
         if (isfinite(k->rel))
             scratch[nrel++] = k->rel;
         else
             row->rel_max = INFINITY;
-        excess[nex++] = k->value != 0.0
-                            ? fmax(0.0, fabs(k->value - k->sim) - k->width) / fabs(k->value)
-                        : fabs(k->sim) > k->width ? INFINITY
-                                                  : 0.0;
+        excess[nex++] =
+            k->value != 0.0 ? fmax(0.0, fabs(k->value - k->sim) - k->abs - k->width) /
+                                  fabs(k->value)
+            : fabs(k->sim) > k->width + k->abs ? INFINITY
+                                               : 0.0;
     }
     if (nrel > 0) {
         double sum = 0.0, max;
@@ -172,12 +174,15 @@ static void md_rows(FILE *fp, const acc_row *rows, size_t n)
     fprintf(fp, "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < n; i++) {
         const acc_row *r = &rows[i];
-        char stated[48];
+        char stated[80];
+        int n0;
         if (r->stated_min == r->stated_max)
-            snprintf(stated, sizeof stated, "%.3g%%", 100.0 * r->stated_max);
+            n0 = snprintf(stated, sizeof stated, "%.3g%%", 100.0 * r->stated_max);
         else
-            snprintf(stated, sizeof stated, "%.3g..%.3g%%", 100.0 * r->stated_min,
-                     100.0 * r->stated_max);
+            n0 = snprintf(stated, sizeof stated, "%.3g..%.3g%%", 100.0 * r->stated_min,
+                          100.0 * r->stated_max);
+        if (r->abs_max > 0.0 && n0 > 0 && (size_t)n0 < sizeof stated)
+            snprintf(stated + n0, sizeof stated - (size_t)n0, " + abs <= %.2g", r->abs_max);
         fprintf(fp, "| %s | %zu | %.3g%% | %.3g%% | %.3g%% | %s | %.3g%% | %zu | %zu | %s |\n",
                 r->key, r->count, 100.0 * r->rel_mean, 100.0 * r->rel_p95, 100.0 * r->rel_max,
                 stated, 100.0 * r->excess_p95, r->misses, r->bound, r->fail ? "**FAIL**" : "ok");
@@ -204,16 +209,16 @@ void acc_table_write_md(FILE *fp, const acc_table *t, const acc_results *res)
 
 void acc_table_write_csv(FILE *fp, const acc_table *t)
 {
-    fprintf(fp, "level,key,count,mean,p95,max,stated_min,stated_max,excess_p95,excess_max,"
-                "misses,bound,fail\n");
+    fprintf(fp, "level,key,count,mean,p95,max,stated_min,stated_max,abs_max,excess_p95,"
+                "excess_max,misses,bound,fail\n");
     for (int level = 0; level < 2; level++) {
         const acc_row *rows = level == 0 ? t->groups : t->classes;
         size_t n = level == 0 ? t->ngroups : t->nclasses;
         for (size_t i = 0; i < n; i++)
-            fprintf(fp, "%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%zu,%d\n",
+            fprintf(fp, "%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%zu,%d\n",
                     level == 0 ? "approximation" : "class", rows[i].key, rows[i].count,
                     rows[i].rel_mean, rows[i].rel_p95, rows[i].rel_max, rows[i].stated_min,
-                    rows[i].stated_max, rows[i].excess_p95, rows[i].excess_max, rows[i].misses,
+                    rows[i].stated_max, rows[i].abs_max, rows[i].excess_p95, rows[i].excess_max, rows[i].misses,
                     rows[i].bound, rows[i].fail);
     }
 }
@@ -235,11 +240,11 @@ void acc_write_misses(FILE *fp, const acc_results *res, const acc_table *t, int 
         if (!k->miss || (only_failing && !failing))
             continue;
         fprintf(fp,
-                "%s %s seed %lu node %s %s: analysis %.6g (stated %.3g%%), simulation %.6g "
-                "+- %.3g (95%%, used %.3g): |a - s| = %.3g > allowed %.3g [%s]\n",
+                "%s %s seed %lu node %s %s: analysis %.6g (stated %.3g%% + %.3g), simulation "
+                "%.6g +- %.3g (95%%, used %.3g): |a - s| = %.3g > allowed %.3g [%s]\n",
                 failing ? "VIOLATION" : "miss", acc_family_name(k->family), k->seed, k->node,
-                k->kpi, k->value, 100.0 * k->stated, k->sim, k->ci, k->width,
-                fabs(k->value - k->sim), k->stated * fabs(k->value) + k->width, k->cls);
+                k->kpi, k->value, 100.0 * k->stated, k->abs, k->sim, k->ci, k->width,
+                fabs(k->value - k->sim), k->stated * fabs(k->value) + k->abs + k->width, k->cls);
     }
     if (res->log != NULL)
         fputs(res->log, fp);

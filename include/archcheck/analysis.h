@@ -72,6 +72,12 @@ typedef struct ac_node_analysis {
     ac_solver_approx approximation;
     double expected_rel_error;   /* stated relative error of the numbers (0 for exact) */
     double percentile_rel_error; /* of p50/p95/p99 when larger (closed networks), else 0 */
+    /* the stated absolute error of loss_probability (a fraction, >= 0): the part of the
+       approximation's error that does not vanish with the value (a throttle of 1e-18 that
+       the simulator puts at 3e-3); the loss's stated error is expected_rel_error x |loss| +
+       loss_abs_error, the throughput's expected_rel_error x |throughput| + arrival_rate x
+       loss_abs_error */
+    double loss_abs_error;
     ac_solver_pool_result *pool; /* pools: the full solution (owned); else NULL */
     /* pools fed by a fan-out (its jobs arrive together): the batch-arrival law that replaces
        the Poisson one in the numbers above and the response-time law (owned), or NULL */
@@ -131,6 +137,10 @@ typedef struct ac_end_to_end {
     double mean_rel_error;      /* of the mean (exact by visit ratios without fan-out) */
     double loss_rel_error;      /* of the loss and the throughput: the nodes' errors (the
                                    lattice's step does not enter them) */
+    double loss_abs_error;      /* the loss's stated absolute error (a fraction): the nodes'
+                                   loss_abs_error weighted by their visits, plus the
+                                   lattice's bracket of a gateway's 504s; the throughput's is
+                                   the entry rate x it */
     int unbounded;              /* a node or link on the way is overloaded: no steady state */
     double *grid_t, *grid_ccdf; /* P(T > t) on a grid (owned), or NULL */
     double *grid_ccdf_lo, *grid_ccdf_hi; /* P(T > t) of the floor and the ceiling lattices on
@@ -161,6 +171,8 @@ typedef struct ac_check {
     char unit[8];              /* "s", "/s", "" */
     int upper;                 /* 1: value must be <= limit; 0: >= limit */
     double rel_error;          /* the value's stated relative error */
+    double abs_error;          /* and its stated absolute error (the value's unit): the
+                                  value is within rel_error x |value| + abs_error */
     size_t node;               /* AC_NONE: end to end */
     ac_loc loc;                /* the requirement's (or node's) element */
     int suppressed;            /* its finding was suppressed */

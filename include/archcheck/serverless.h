@@ -58,6 +58,9 @@ typedef struct ac_solver_function_result {
     double throttle_probability; /* per request (sync): concurrency or scale rate */
     double scale_throttle;     /* the part of it due to the scale rate (a conservative bound) */
     double loss_probability;   /* per request: throttled, or failed after every retry */
+    double throttle_abs_error; /* stated absolute error of throttle_probability (and of
+                                  loss_probability): what the cold-start bracket and the
+                                  scale-token bucket can add (sync), a fraction */
     double throughput;         /* requests per second that succeed */
     double busy;               /* mean busy instances */
     double utilization;        /* busy / C */
