@@ -247,6 +247,18 @@ static double loss_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
     return v;
 }
 
+/* The absolute error of a buffered (or timed-out) pool's loss `value` under a dispatch that
+ * routes no worse than random (power-of-d, jiq) or than power-of-two (jsq): the distance to
+ * that dispatch's loss, the bracket's upper end. */
+static double loss_bracket_abs(const ac_pool *p, double lambda, const ac_analysis_options *opt,
+                               double value)
+{
+    double hi =
+        loss_as(p, p->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D : AC_DISPATCH_RANDOM,
+                lambda, opt);
+    return isfinite(hi) ? fmin(1.0, fmax(0.0, hi - value)) : 1.0;
+}
+
 /* The mean field of jsq and jiq has no 1/N expansion, and its error at a few servers is
  * not small (at N = 8, rho = 0.6, jsq's mean field is 9% below the simulation). A sound
  * statement brackets the true value: no dispatcher beats one shared queue (M/M/N, exact),
@@ -328,6 +340,15 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         if (p->timeout > 0.0 && p->retries > 0 && k->timeout_fraction >= 0.01 &&
             k->approximation != AC_SOLVER_APPROX_EXACT)
             na->expected_rel_error = fmax(na->expected_rel_error, AC_AN_STORM_ERROR);
+        /* power-of-d's loss at finite N: the (refined) mean field's tail q_K^d vanishes far
+           faster than the finite pool's, where d samples of a few servers are often all full
+           (accuracy harness, 1,000 models: N = 6, rho 0.8, 6 places, loss 8.7e-8 against
+           2.7e-3 simulated; network seeds 596, 794, 992): an absolute error up to random
+           dispatch's loss */
+        if (p->dispatch == AC_DISPATCH_POWER_OF_D && p->servers > 1 &&
+            k->approximation != AC_SOLVER_APPROX_EXACT &&
+            (p->buffer != AC_UNBOUNDED || p->timeout > 0.0))
+            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, fail);
         /* jsq and jiq at finite N: the simulator's numbers (pool_sim.c), kept in the bracket */
         rc = ac_an_pool_simulated(p) ? ac_an_pool_simulate(p, lambda, opt, na, err) : 1;
         if (rc < 0)
@@ -357,13 +378,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
                against 3e-4). A relative error cannot bound that; the absolute one is the
                distance to the bracket's upper end, the loss of random dispatch (jiq) or
                power-of-two (jsq), which route no better */
-            {
-                double hi = loss_as(p, p->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D
-                                                                      : AC_DISPATCH_RANDOM,
-                                    lambda, opt);
-                na->loss_abs_error =
-                    isfinite(hi) ? fmin(1.0, fmax(0.0, hi - na->loss_probability)) : 1.0;
-            }
+            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, na->loss_probability);
         } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
                    k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
                    p->buffer == AC_UNBOUNDED && p->servers > 1) {

@@ -51,7 +51,8 @@
  * Async: each failed execution takes its mean time plus its mean wait and the back-off (60 s,
  * then 120 s): the back-offs dominate and the shift is stated as such (mean-field).
  *
- * Stated error: 0 for the Erlang-B numbers without cold starts; otherwise the change of the
+ * Stated error: 0 for the Erlang-B numbers without cold starts (with them, an absolute error
+ * of the throttle, sync_throttle_abs); otherwise the change of the
  * load (and of a throttle probability above 1e-6) when p_cold is off by half (the cold-start
  * formula's approximation: bench_serverless measures it 10-20% low at moderate rates, exact
  * at low ones), plus (async, occupancy not exponential) 5% + |scv - 1| / 4 of the wait.

@@ -62,8 +62,7 @@ static const ac_check *check_at(const ac_analysis *a, unsigned line)
 }
 
 /* The analysis' value within rel |a| + abs + 2 x the simulation's half-width of it. */
-static void assert_covers(double a, double rel, double abs_err, ac_sim_estimate s,
-                          const char *what)
+static void assert_covers(double a, double rel, double abs_err, ac_sim_estimate s, const char *what)
 {
     if (!(fabs(a - s.mean) <= rel * fabs(a) + abs_err + 2.0 * s.ci95)) {
         print_error("%s: analysis %.6g (stated %.3g + %.3g) vs simulation %.6g +- %.3g\n", what, a,
