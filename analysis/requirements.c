@@ -75,8 +75,7 @@ static ac_req_outcome computed_outcome(const ac_req_outcome *o, int strict)
     ac_req_outcome v = *o;
     /* strict (verdicts): a value without a stated error cannot be judged either; the
        headroom's probes compare values only */
-    if (v.evaluated &&
-        (isnan(v.value) || (strict && (isnan(v.rel_error) || isnan(v.abs_error))))) {
+    if (v.evaluated && (isnan(v.value) || (strict && (isnan(v.rel_error) || isnan(v.abs_error))))) {
         v.evaluated = 0;
         v.pass = 0;
         if (v.note[0] == '\0')

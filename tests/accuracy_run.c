@@ -337,8 +337,8 @@ static int compare_extras(run_ctx *c)
             continue;
         rc = compare(c, i, W_JOBS, na->mean_jobs, na->expected_rel_error, 0.0);
         if (rc == AC_OK && na->function != NULL && nd->u.function.cold_start > 0.0)
-            rc = compare(c, i, W_COLD, na->function->cold_probability,
-                         na->function->cold_rel_error, 0.0);
+            rc = compare(c, i, W_COLD, na->function->cold_probability, na->function->cold_rel_error,
+                         0.0);
         /* throttles per request (analysis) are throttles per attempt (simulation) only
            without retries: a throttled request's retries at once are throttled again */
         if (rc == AC_OK && na->function != NULL && !na->polled &&

@@ -88,11 +88,10 @@ static int fill_row(const acc_results *res, int classes, const char *key, double
             scratch[nrel++] = k->rel;
         else
             row->rel_max = INFINITY;
-        excess[nex++] =
-            k->value != 0.0 ? fmax(0.0, fabs(k->value - k->sim) - k->abs - k->width) /
-                                  fabs(k->value)
-            : fabs(k->sim) > k->width + k->abs ? INFINITY
-                                               : 0.0;
+        excess[nex++] = k->value != 0.0 ? fmax(0.0, fabs(k->value - k->sim) - k->abs - k->width) /
+                                              fabs(k->value)
+                        : fabs(k->sim) > k->width + k->abs ? INFINITY
+                                                           : 0.0;
     }
     if (nrel > 0) {
         double sum = 0.0, max;
@@ -218,8 +217,8 @@ void acc_table_write_csv(FILE *fp, const acc_table *t)
             fprintf(fp, "%s,%s,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%zu,%d\n",
                     level == 0 ? "approximation" : "class", rows[i].key, rows[i].count,
                     rows[i].rel_mean, rows[i].rel_p95, rows[i].rel_max, rows[i].stated_min,
-                    rows[i].stated_max, rows[i].abs_max, rows[i].excess_p95, rows[i].excess_max, rows[i].misses,
-                    rows[i].bound, rows[i].fail);
+                    rows[i].stated_max, rows[i].abs_max, rows[i].excess_p95, rows[i].excess_max,
+                    rows[i].misses, rows[i].bound, rows[i].fail);
     }
 }
 
