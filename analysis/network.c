@@ -46,6 +46,22 @@ static int is_polled(const ac_model *m, size_t i)
     return 0;
 }
 
+/* The most executions of polled function i at once: the sum of its queues' max-consumers. */
+static size_t polled_slots(const ac_model *m, size_t i)
+{
+    size_t total = 0;
+    for (size_t q = 0; q < m->nnodes; q++) {
+        if (m->nodes[q].kind != AC_NODE_QUEUE)
+            continue;
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].from == q && m->routes[k].to == i) {
+                total += m->nodes[q].u.queue.max_consumers;
+                break;
+            }
+    }
+    return total;
+}
+
 /* Messages per execution of polled function i: its queues' greedy batches, weighted by
  * the messages each hands over (1 before the queues are solved). */
 static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, double *err_out)
@@ -59,7 +75,7 @@ static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, do
         if (rt->to != i || m->nodes[rt->from].kind != AC_NODE_QUEUE || q->queue == NULL ||
             !(q->queue->mean_batch >= 1.0))
             continue;
-        flow = q->throughput * rt->p * (double)rt->fanout / (double)rt->fanin;
+        flow = ac_an_node_outflow(a, rt->from) * rt->p * (double)rt->fanout / (double)rt->fanin;
         msgs += flow;
         if (m->nodes[rt->from].u.queue.batch_size > 1) /* the batches are the queue's model */
             *err_out = fmax(*err_out, q->expected_rel_error);
@@ -73,6 +89,12 @@ static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, do
 const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
 {
     return ac_solver_queue_consumer_route(m, i);
+}
+
+double ac_an_node_outflow(const ac_analysis *a, size_t i)
+{
+    const ac_node_analysis *na = &a->nodes[i];
+    return na->queue != NULL && !na->queue->overload ? na->queue->receive_rate : na->throughput;
 }
 
 /* Copy the common numbers of a serverless solution into na. */
@@ -96,6 +118,7 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
                           ac_node_analysis *na, ac_error *err)
 {
     const ac_function *fn = &m->nodes[i].u.function;
+    ac_function polled_fn;
     ac_solver_function_result *r = malloc(sizeof *r);
     ac_solver_fn_mode mode;
     ac_error e2 = {0};
@@ -110,6 +133,15 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
     na->arrival_rate = lambda;
     na->polled = polled;
     batch = polled ? polled_batch(m, a, i, &batch_err) : 1.0; /* an execution runs a batch */
+    if (polled) {
+        /* its queues start at most their max-consumers executions at once: the instances
+           ever busy (and so its cold starts) are bounded by that, not the concurrency */
+        size_t mc = polled_slots(m, i);
+        polled_fn = *fn;
+        if (mc < polled_fn.concurrency)
+            polled_fn.concurrency = mc;
+        fn = &polled_fn;
+    }
     if (ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2) != AC_OK) {
         free(r);
         snprintf(na->why, sizeof na->why, "%.150s", e2.message);
@@ -123,6 +155,10 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
                     lambda > 0.0 ? fmax(0.0, 1.0 - (double)fn->concurrency / r->load) : 0.0,
                     INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID, 0.0);
         return AC_OK;
+    }
+    if (polled && m->nodes[i].u.function.concurrency > 0) { /* per its own concurrency */
+        r->concurrency = m->nodes[i].u.function.concurrency;
+        r->utilization = r->busy / (double)r->concurrency;
     }
     fill_common(na, r->throughput * batch, r->utilization, r->loss_probability, r->busy,
                 r->mean_response_time, r->p50, r->p95, r->p99, r->approximation,
@@ -151,6 +187,8 @@ static int solve_queue(const ac_model *m, size_t i, double lambda, const ac_anal
     cons.delay = 0.0;
     cons.cold_probability =
         a->nodes[rt->to].function != NULL ? a->nodes[rt->to].function->cold_probability : 0.0;
+    cons.cold_rel_error =
+        a->nodes[rt->to].function != NULL ? a->nodes[rt->to].function->cold_rel_error : 0.0;
     r = calloc(1, sizeof *r);
     if (r == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
@@ -390,7 +428,8 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             change = fmax(change, fabs(lambda[i] - prev[i]));
             total += lambda[i];
             if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300) &&
-                !(node->kind == AC_NODE_FUNCTION && is_polled(m, i))) /* batches may change */
+                !(node->kind == AC_NODE_FUNCTION && is_polled(m, i)) && /* batches may change */
+                node->kind != AC_NODE_QUEUE) /* its consumer's cold starts may change */
                 continue; /* unchanged input: keep the solution (or its failure) */
             switch (node->kind) {
             case AC_NODE_POOL: rc = solve_pool(node, lambda[i], opt, na, err); break;
@@ -402,7 +441,7 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
                 goto cleanup;
             if (!na->analysed)
                 na->throughput = lambda[i]; /* passes its inflow on: the finding says so */
-            pass[i] = na->arrival_rate > 0.0 ? na->throughput / na->arrival_rate : 1.0;
+            pass[i] = na->arrival_rate > 0.0 ? ac_an_node_outflow(a, i) / na->arrival_rate : 1.0;
             if (!(pass[i] >= 0.0))
                 pass[i] = 0.0;
         }
@@ -432,7 +471,7 @@ double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, siz
     for (size_t k = 0; k < m->nroutes; k++) {
         const ac_route *rt = &m->routes[k];
         if (rt->from == from && rt->to == to)
-            flow += a->nodes[from].throughput * rt->p * (double)rt->fanout / (double)rt->fanin;
+            flow += ac_an_node_outflow(a, from) * rt->p * (double)rt->fanout / (double)rt->fanin;
     }
     return flow;
 }

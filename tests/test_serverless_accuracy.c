@@ -111,7 +111,7 @@ static void test_queue_capacity_mmck(void **state)
     (void)state;
     ac_queue q;
     ac_function fn;
-    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0, 0.0};
     ac_solver_queue_result r;
     ac_error err = {0};
     double w[6], z = 0.0, a = 1.5, mean = 0.0;
@@ -176,7 +176,7 @@ static void test_queue_bulk_closed_form(void **state)
     (void)state;
     ac_queue q;
     ac_function fn;
-    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0, 0.0};
     ac_solver_queue_result r;
     ac_error err = {0};
     double rr = 0.9, z = (sqrt(1.0 + 4.0 * rr) - 1.0) / 2.0;
@@ -275,7 +275,7 @@ static void test_queue_percentile_at_zero(void **state)
 {
     ac_queue q;
     ac_function fn;
-    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0};
+    ac_solver_queue_consumer cons = {&fn, 1, 0.0, 0.0, 0.0};
     ac_solver_queue_result r;
     ac_error err = {0};
     (void)state;

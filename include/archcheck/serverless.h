@@ -127,6 +127,7 @@ typedef struct ac_solver_queue_consumer {
     size_t fanout;            /* executions per delivered batch */
     double cold_probability;  /* per execution, from the function's own solution (or 0) */
     double delay;             /* s, added to the execution time (a fault) */
+    double cold_rel_error;    /* stated relative error of cold_probability (or 0) */
 } ac_solver_queue_consumer;
 
 typedef struct ac_solver_queue_result {
@@ -141,7 +142,10 @@ typedef struct ac_solver_queue_result {
     double reject_probability;  /* capacity full */
     double dead_letter_probability; /* of an admitted message: R failed deliveries */
     double loss_probability;    /* rejected or dead-lettered */
-    double throughput;          /* deliveries per second passed to the consumer */
+    double throughput;          /* messages delivered successfully (deleted) per second:
+                                   arrival_rate (1 - loss_probability) (output.md) */
+    double receive_rate;        /* messages handed to the consumer per second, redeliveries
+                                   included: the flow along the consumer route */
     double mean_messages;       /* held, waiting (visible) and in flight */
     double wait_probability;    /* a message waits for a slot */
     double mean_wait;           /* s, arrival to the successful delivery's receive */
