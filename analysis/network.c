@@ -163,6 +163,13 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
     fill_common(na, r->throughput * batch, r->utilization, r->loss_probability, r->busy,
                 r->mean_response_time, r->p50, r->p95, r->p99, r->approximation,
                 r->expected_rel_error);
+    if (polled) { /* behind a fan-out: the siblings' failures and the instances' FIFO */
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].to == i && m->nodes[m->routes[k].from].kind == AC_NODE_QUEUE)
+                batch_err = fmax(batch_err, ac_solver_queue_fanout_error(
+                                                &m->nodes[i].u.function, m->routes[k].fanout,
+                                                polled_slots(m, i)));
+    }
     if (batch_err > na->expected_rel_error) {
         na->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
         na->expected_rel_error = batch_err;

@@ -180,6 +180,12 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                           const ac_solver_options *opt, ac_solver_queue_result *out,
                           ac_error *err);
 
+/* The stated relative error of the times of polled function `fn` behind a fan-out of
+ * `fanout` executions per delivery (fanout <= 1: 0): a successful execution counts only
+ * while none of its siblings has failed (shorter ones are kept), and when the concurrency is
+ * below `polled_cap` (its queues' max-consumers) the extra executions wait for instances. */
+double ac_solver_queue_fanout_error(const ac_function *fn, size_t fanout, size_t polled_cap);
+
 /* P(W <= t) for a message's time in the queue (s). */
 double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t);
 
