@@ -62,6 +62,26 @@ static size_t polled_slots(const ac_model *m, size_t i)
     return total;
 }
 
+/* The share of polled function i's executions that a message arriving to a free consumer
+ * starts (the others start on the instance an execution of the same queue frees, warm):
+ * received messages (1 - P(wait)) per execution, flow-weighted over its queues (1 before
+ * they are solved). */
+static double polled_fresh(const ac_model *m, const ac_analysis *a, size_t i)
+{
+    double fresh = 0.0, execs = 0.0;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        const ac_route *rt = &m->routes[k];
+        const ac_solver_queue_result *q = a->nodes[rt->from].queue;
+        if (rt->to != i || m->nodes[rt->from].kind != AC_NODE_QUEUE)
+            continue;
+        if (q == NULL || q->overload || !(q->execution_rate > 0.0) || rt->fanout > 1)
+            return 1.0; /* a fan-out's wait is an upper bound: no share taken off */
+        fresh += q->receive_rate * (double)rt->fanout * (1.0 - q->wait_probability);
+        execs += q->execution_rate;
+    }
+    return execs > 0.0 ? fmin(1.0, fresh / execs) : 1.0;
+}
+
 /* Messages per execution of polled function i: its queues' greedy batches, weighted by
  * the messages each hands over (1 before the queues are solved). */
 static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, double *err_out)
@@ -142,7 +162,8 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
             polled_fn.concurrency = mc;
         fn = &polled_fn;
     }
-    if (ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2) != AC_OK) {
+    if ((polled ? ac_solver_function_solve_polled(fn, lambda / batch, polled_fresh(m, a, i), r, &e2)
+                : ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2)) != AC_OK) {
         free(r);
         snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK; /* not analysed: an AC900 finding says so */

@@ -97,6 +97,14 @@ typedef struct ac_solver_function_result {
 int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
                              double delay, ac_solver_function_result *out, ac_error *err);
 
+/* A polled function (AC_SOLVER_FN_POLLED) offered `executions` per second, of which the share
+ * `fresh` (0..1) starts when a message arrives to a free consumer; the others start as an
+ * execution of the same queue ends, on the instance it frees, and are never cold (an
+ * M/M/c queue: fresh = 1 - P(wait); one consumer: (1 - rho) e^{-lambda tau}, exact for
+ * M/G/1). Returns as ac_solver_function_solve. */
+int ac_solver_function_solve_polled(const ac_function *fn, double executions, double fresh,
+                                    ac_solver_function_result *out, ac_error *err);
+
 /* P(T <= t) for the time a successful request spends at the function (s). */
 double ac_solver_function_cdf(const ac_solver_function_result *r, double t);
 
