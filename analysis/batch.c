@@ -58,7 +58,7 @@ static int size_law(const ac_model *m, const ac_analysis *a, size_t i, double **
         double rate;
         if (r->to != i)
             continue;
-        rate = a->nodes[r->from].throughput * r->p;
+        rate = ac_an_node_outflow(a, r->from) * r->p;
         if (!(rate > 0.0))
             continue;
         pmf[r->fanout] += rate;

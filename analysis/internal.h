@@ -56,6 +56,11 @@ int ac_an_pool_simulate(const ac_pool *pool, double lambda, const ac_analysis_op
  * when the queue has another shape (then it is not analysed). */
 const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i);
 
+/* Jobs per second node `i` sends along its routes: its throughput, except for a queue, which
+ * hands its consumer every receive (redeliveries included; its throughput counts the
+ * messages delivered successfully). */
+double ac_an_node_outflow(const ac_analysis *a, size_t i);
+
 /* Flow on the routes from node `from` to node `to` (jobs/s), at the solved state. */
 double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, size_t to);
 

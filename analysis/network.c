@@ -46,6 +46,42 @@ static int is_polled(const ac_model *m, size_t i)
     return 0;
 }
 
+/* The most executions of polled function i at once: the sum of its queues' max-consumers. */
+static size_t polled_slots(const ac_model *m, size_t i)
+{
+    size_t total = 0;
+    for (size_t q = 0; q < m->nnodes; q++) {
+        if (m->nodes[q].kind != AC_NODE_QUEUE)
+            continue;
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].from == q && m->routes[k].to == i) {
+                total += m->nodes[q].u.queue.max_consumers;
+                break;
+            }
+    }
+    return total;
+}
+
+/* The share of polled function i's executions that a message arriving to a free consumer
+ * starts (the others start on the instance an execution of the same queue frees, warm):
+ * received messages (1 - P(wait)) per execution, flow-weighted over its queues (1 before
+ * they are solved). */
+static double polled_fresh(const ac_model *m, const ac_analysis *a, size_t i)
+{
+    double fresh = 0.0, execs = 0.0;
+    for (size_t k = 0; k < m->nroutes; k++) {
+        const ac_route *rt = &m->routes[k];
+        const ac_solver_queue_result *q = a->nodes[rt->from].queue;
+        if (rt->to != i || m->nodes[rt->from].kind != AC_NODE_QUEUE)
+            continue;
+        if (q == NULL || q->overload || !(q->execution_rate > 0.0) || rt->fanout > 1)
+            return 1.0; /* a fan-out's wait is an upper bound: no share taken off */
+        fresh += q->receive_rate * (double)rt->fanout * (1.0 - q->wait_probability);
+        execs += q->execution_rate;
+    }
+    return execs > 0.0 ? fmin(1.0, fresh / execs) : 1.0;
+}
+
 /* Messages per execution of polled function i: its queues' greedy batches, weighted by
  * the messages each hands over (1 before the queues are solved). */
 static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, double *err_out)
@@ -59,7 +95,7 @@ static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, do
         if (rt->to != i || m->nodes[rt->from].kind != AC_NODE_QUEUE || q->queue == NULL ||
             !(q->queue->mean_batch >= 1.0))
             continue;
-        flow = q->throughput * rt->p * (double)rt->fanout / (double)rt->fanin;
+        flow = ac_an_node_outflow(a, rt->from) * rt->p * (double)rt->fanout / (double)rt->fanin;
         msgs += flow;
         if (m->nodes[rt->from].u.queue.batch_size > 1) /* the batches are the queue's model */
             *err_out = fmax(*err_out, q->expected_rel_error);
@@ -73,6 +109,12 @@ static double polled_batch(const ac_model *m, const ac_analysis *a, size_t i, do
 const ac_route *ac_an_queue_consumer(const ac_model *m, size_t i)
 {
     return ac_solver_queue_consumer_route(m, i);
+}
+
+double ac_an_node_outflow(const ac_analysis *a, size_t i)
+{
+    const ac_node_analysis *na = &a->nodes[i];
+    return na->queue != NULL && !na->queue->overload ? na->queue->receive_rate : na->throughput;
 }
 
 /* Copy the common numbers of a serverless solution into na. */
@@ -96,6 +138,7 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
                           ac_node_analysis *na, ac_error *err)
 {
     const ac_function *fn = &m->nodes[i].u.function;
+    ac_function polled_fn;
     ac_solver_function_result *r = malloc(sizeof *r);
     ac_solver_fn_mode mode;
     ac_error e2 = {0};
@@ -110,7 +153,17 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
     na->arrival_rate = lambda;
     na->polled = polled;
     batch = polled ? polled_batch(m, a, i, &batch_err) : 1.0; /* an execution runs a batch */
-    if (ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2) != AC_OK) {
+    if (polled) {
+        /* its queues start at most their max-consumers executions at once: the instances
+           ever busy (and so its cold starts) are bounded by that, not the concurrency */
+        size_t mc = polled_slots(m, i);
+        polled_fn = *fn;
+        if (mc < polled_fn.concurrency)
+            polled_fn.concurrency = mc;
+        fn = &polled_fn;
+    }
+    if ((polled ? ac_solver_function_solve_polled(fn, lambda / batch, polled_fresh(m, a, i), r, &e2)
+                : ac_solver_function_solve(fn, lambda / batch, mode, 0.0, r, &e2)) != AC_OK) {
         free(r);
         snprintf(na->why, sizeof na->why, "%.150s", e2.message);
         return AC_OK; /* not analysed: an AC900 finding says so */
@@ -124,10 +177,21 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
                     INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, AC_SOLVER_APPROX_FLUID, 0.0);
         return AC_OK;
     }
+    if (polled && m->nodes[i].u.function.concurrency > 0) { /* per its own concurrency */
+        r->concurrency = m->nodes[i].u.function.concurrency;
+        r->utilization = r->busy / (double)r->concurrency;
+    }
     fill_common(na, r->throughput * batch, r->utilization, r->loss_probability, r->busy,
                 r->mean_response_time, r->p50, r->p95, r->p99, r->approximation,
                 r->expected_rel_error);
     na->loss_abs_error = r->throttle_abs_error;
+    if (polled) { /* behind a fan-out: the siblings' failures and the instances' FIFO */
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].to == i && m->nodes[m->routes[k].from].kind == AC_NODE_QUEUE)
+                batch_err = fmax(batch_err, ac_solver_queue_fanout_error(
+                                                &m->nodes[i].u.function, m->routes[k].fanout,
+                                                polled_slots(m, i)));
+    }
     if (batch_err > na->expected_rel_error) {
         na->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
         na->expected_rel_error = batch_err;
@@ -152,6 +216,8 @@ static int solve_queue(const ac_model *m, size_t i, double lambda, const ac_anal
     cons.delay = 0.0;
     cons.cold_probability =
         a->nodes[rt->to].function != NULL ? a->nodes[rt->to].function->cold_probability : 0.0;
+    cons.cold_rel_error =
+        a->nodes[rt->to].function != NULL ? a->nodes[rt->to].function->cold_rel_error : 0.0;
     r = calloc(1, sizeof *r);
     if (r == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
@@ -444,7 +510,8 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
             change = fmax(change, fabs(lambda[i] - prev[i]));
             total += lambda[i];
             if (iter > 0 && fabs(lambda[i] - prev[i]) <= 1e-12 * (lambda[i] + 1e-300) &&
-                !(node->kind == AC_NODE_FUNCTION && is_polled(m, i))) /* batches may change */
+                !(node->kind == AC_NODE_FUNCTION && is_polled(m, i)) && /* batches may change */
+                node->kind != AC_NODE_QUEUE) /* its consumer's cold starts may change */
                 continue; /* unchanged input: keep the solution (or its failure) */
             switch (node->kind) {
             case AC_NODE_POOL: rc = solve_pool(node, lambda[i], opt, na, err); break;
@@ -456,7 +523,7 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
                 goto cleanup;
             if (!na->analysed)
                 na->throughput = lambda[i]; /* passes its inflow on: the finding says so */
-            pass[i] = na->arrival_rate > 0.0 ? na->throughput / na->arrival_rate : 1.0;
+            pass[i] = na->arrival_rate > 0.0 ? ac_an_node_outflow(a, i) / na->arrival_rate : 1.0;
             if (!(pass[i] >= 0.0))
                 pass[i] = 0.0;
         }
@@ -486,7 +553,7 @@ double ac_an_link_flow(const ac_model *m, const ac_analysis *a, size_t from, siz
     for (size_t k = 0; k < m->nroutes; k++) {
         const ac_route *rt = &m->routes[k];
         if (rt->from == from && rt->to == to)
-            flow += a->nodes[from].throughput * rt->p * (double)rt->fanout / (double)rt->fanin;
+            flow += ac_an_node_outflow(a, from) * rt->p * (double)rt->fanout / (double)rt->fanin;
     }
     return flow;
 }

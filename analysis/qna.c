@@ -114,7 +114,7 @@ static int arrival_scvs(const ac_model *m, const ac_analysis *a, double *ca2, ac
             for (size_t e = start[j]; e < start[j + 1]; e++) {
                 const ac_route *rt = &m->routes[order[e]];
                 double ratio = (double)rt->fanout / (double)rt->fanin;
-                double flow = a->nodes[rt->from].throughput * rt->p * ratio;
+                double flow = ac_an_node_outflow(a, rt->from) * rt->p * ratio;
                 double c2 = (rt->p * cd2[rt->from] + 1.0 - rt->p) * ratio;
                 if (!(flow > 0.0))
                     continue;

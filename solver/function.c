@@ -146,12 +146,12 @@ static double cold_with_floor(const ac_function *fn, size_t C, double load, doub
  * into warm ones (async): 100%.
  */
 static double cold_error(const ac_function *fn, const ac_solver_function_result *r, double load,
-                         double up)
+                         double up, double fresh)
 {
     double lo = r->cold_probability, hi, e = 0.5;
     if (!(lo > 0.0))
         return 0.0;
-    hi = cold_with_floor(fn, r->concurrency, load, up, 1) * lo / fmax(r->cold_request, lo);
+    hi = fresh * cold_with_floor(fn, r->concurrency, load, up, 1) * lo / fmax(r->cold_request, lo);
     if (hi > lo)
         e = fmax(e, (hi - lo) / lo);
     if (r->cold_start_rate > 0.5 * fn->scale_rate)
@@ -398,8 +398,26 @@ static void response_mixture(ac_solver_function_result *r, double pf, size_t ret
     r->ntries = n;
 }
 
+static int function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
+                          double delay, double fresh, ac_solver_function_result *out,
+                          ac_error *err);
+
 int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
                              double delay, ac_solver_function_result *out, ac_error *err)
+{
+    return function_solve(fn, arrival_rate, mode, delay, 1.0, out, err);
+}
+
+int ac_solver_function_solve_polled(const ac_function *fn, double executions, double fresh,
+                                    ac_solver_function_result *out, ac_error *err)
+{
+    return function_solve(fn, executions, AC_SOLVER_FN_POLLED, 0.0,
+                          fmin(1.0, fmax(0.0, isfinite(fresh) ? fresh : 1.0)), out, err);
+}
+
+static int function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
+                          double delay, double fresh, ac_solver_function_result *out,
+                          ac_error *err)
 {
     ac_solver_function_result *r = out;
     double d, theta, c0, e, m1, m2, pf, tf, n_exec, hold = 0.0, lambda = arrival_rate;
@@ -485,7 +503,7 @@ int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solv
         for (int it = 0; it < 50; it++) {
             double prev = p_cold;
             A = att * (p_cold * c0 + m1);
-            p_cold = cold_with_floor(fn, C, fmin(A, (double)C), att, 0);
+            p_cold = fresh * cold_with_floor(fn, C, fmin(A, (double)C), att, 0);
             if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
                 break;
         }
@@ -536,7 +554,7 @@ int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solv
     }
     r->cold_rel_error =
         cold_error(fn, r, mode == AC_SOLVER_FN_SYNC ? r->load : fmin(r->load, (double)C),
-                   mode == AC_SOLVER_FN_SYNC ? lambda : r->execution_rate);
+                   mode == AC_SOLVER_FN_SYNC ? lambda : r->execution_rate, fresh);
     if (mode == AC_SOLVER_FN_SYNC) {
         r->throttle_abs_error = sync_throttle_abs(fn, r, m1 * n_exec, r->throttle_probability);
         if (r->throttle_abs_error > 0.0)

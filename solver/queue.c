@@ -176,7 +176,7 @@ static double bulk_h(double z, void *params)
  * b = 1 gives z = a / c: M/M/c. Returns 0 or AC_ENUMERIC (overload: no root).
  */
 static int bulk_solve(size_t c, double a, double b, double *busy, double *p_all,
-                      double *decay_per_cmu)
+                      double *decay_per_cmu, double *zout)
 {
     bulk_ctx ctx = {a / (double)c, b};
     gsl_function F = {bulk_h, &ctx};
@@ -210,9 +210,48 @@ static int bulk_solve(size_t c, double a, double b, double *busy, double *p_all,
     *p_all = inv / (S + inv);
     *busy = (a * S - (double)c + (double)c * inv) / (S + inv);
     *decay_per_cmu = 1.0 - pow(z, b);
+    *zout = z;
 cleanup:
     gsl_root_fsolver_free(s);
     return rc;
+}
+
+/* The mean wait of one receive with c slots, executions of mean occ, lam executions per
+ * second in batches of min(b, visible) (b = 1: Erlang C, C(c, a) occ / (c - a)); INFINITY
+ * when the slots cannot keep up. */
+static double wait_at(size_t c, double lam, double occ, double b)
+{
+    double a = lam * occ, busy, p_all, dec, z;
+    if (!(lam > 0.0))
+        return 0.0;
+    if (b <= 1.0)
+        return a < (double)c ? ac_solver_erlang_c(c, a) * occ / ((double)c - a) : INFINITY;
+    if (bulk_solve(c, a, b, &busy, &p_all, &dec, &z) != AC_OK)
+        return INFINITY;
+    return p_all * occ / ((double)c * dec);
+}
+
+/* E[max of k independent X | X < m], X exponential of mean d (m may be INFINITY: d H_k):
+ * the integral of 1 - F(x)^k over [0, m], F the truncated law, by Simpson's rule. */
+static double max_truncated(size_t k, double d, double m)
+{
+    double hk = 0.0, top, h, s = 0.0, z;
+    if (k <= 1)
+        return isinf(m) ? d : d - m * exp(-m / d) / -expm1(-m / d);
+    if (isinf(m) || m > 40.0 * d) {
+        for (size_t j = 1; j <= k && j <= 1000000; j++)
+            hk += 1.0 / (double)j;
+        return d * hk;
+    }
+    top = m;
+    z = -expm1(-m / d);
+    h = top / 400.0;
+    for (int i = 0; i <= 400; i++) {
+        double x = h * i, f = -expm1(-x / d) / z;
+        double g = 1.0 - pow(fmin(1.0, f), (double)k);
+        s += (i == 0 || i == 400 ? 1.0 : (i % 2 ? 4.0 : 2.0)) * g;
+    }
+    return s * h / 3.0;
 }
 
 /* The p-quantile of the time in queue: exactly 0 when at least p of the messages are
@@ -231,15 +270,143 @@ static void set_overload(ac_solver_queue_result *out, double occ, size_t k, size
 {
     out->overload = 1;
     out->execution_rate = (double)out->slots / occ;
-    out->throughput = out->execution_rate * (double)batch / (double)k;
+    out->receive_rate = out->execution_rate * (double)batch / (double)k;
+    out->throughput = out->receive_rate * (1.0 - out->delivery_failure);
     out->loss_probability =
         out->arrival_rate > 0.0
-            ? fmax(0.0, 1.0 - out->throughput / (out->arrival_rate * out->receives))
+            ? fmax(0.0, 1.0 - out->receive_rate / (out->arrival_rate * out->receives))
             : 0.0;
     out->mean_wait = out->p50 = out->p95 = out->p99 = INFINITY;
     out->mean_messages = INFINITY;
     out->utilization = 1.0;
     out->approximation = AC_SOLVER_APPROX_FLUID;
+}
+
+/* The mean time k exponential executions (mean 1) take on c < k instances, each instance
+ * taking the next as it frees: k - c completions at rate c, then the last c in parallel,
+ * (k - c) / c + H_c. */
+static double fanout_makespan(size_t k, size_t c)
+{
+    double hc = 0.0;
+    for (size_t j = 1; j <= c; j++)
+        hc += 1.0 / (double)j;
+    return (double)(k - c) / (double)c + hc;
+}
+
+/*
+ * A fan-out of k executions per delivery: the sim's poller takes a delivery only when k
+ * consumers are free (or one instance and nothing queued at the function), and the
+ * delivery holds them until its slowest execution ends. Its wait is at most that of
+ * max(1, c / k) super-slots, each serving one delivery at a time in
+ * s_k = c0 p_cold + E[max of k executions] (d H_k; k / c of them in turn when c < k), scv
+ * sum 1/j^2 / H_k^2: an M/G/c' queue with the Lee-Longton scale. The individual executions
+ * of the c slots (M/M/c) are the other side. Headline the upper one (the wait law is the
+ * super-slots' Erlang C), stated error the distance. AC_ENUMERIC when the super-slots cannot
+ * keep up (no upper bound).
+ */
+static int fanout_upper(ac_solver_queue_result *out, double deliveries, size_t k, double cold,
+                        double m1, double *err_io)
+{
+    size_t cs = out->slots >= k ? out->slots / k : 1;
+    double hk = 0.0, s2 = 0.0, sk, a, scale, w_hi;
+    for (size_t j = 1; j <= k && j <= 1000000; j++) {
+        hk += 1.0 / (double)j;
+        s2 += 1.0 / ((double)j * (double)j);
+    }
+    sk = cold + m1 * (out->slots >= k ? hk : fanout_makespan(k, out->slots));
+    a = deliveries * sk;
+    if (!(deliveries > 0.0))
+        return AC_OK;
+    if (!(a < (double)cs))
+        return AC_ENUMERIC;
+    scale = 0.5 * (1.0 + s2 / (hk * hk));
+    w_hi = ac_solver_erlang_c(cs, a) * sk / ((double)cs - a) * scale;
+    if (!(w_hi > out->mean_wait))
+        return AC_OK; /* the individual executions' wait is the longer: keep it */
+    *err_io = fmax(*err_io, (w_hi - out->mean_wait) / w_hi);
+    {
+        /* and the distance of the quantiles, P(W > t) = C e^{-gamma t / scale}:
+           t_p = scale / gamma ln(C / (1 - p)), 0 when C <= 1 - p */
+        static const double ps[] = {0.50, 0.95, 0.99};
+        double c_hi = ac_solver_erlang_c(cs, a), g_hi = (double)cs / sk - deliveries;
+        for (size_t i = 0; i < 3; i++) {
+            double q = 1.0 - ps[i];
+            double t_hi = c_hi > q ? scale / g_hi * log(c_hi / q) : 0.0;
+            double t_lo = out->erlang_c > q && out->wait_decay > 0.0
+                              ? out->wait_scale / out->wait_decay * log(out->erlang_c / q)
+                              : 0.0;
+            if (t_hi > t_lo)
+                *err_io = fmax(*err_io, (t_hi - t_lo) / t_hi);
+        }
+    }
+    out->wait_probability = ac_solver_erlang_c(cs, a);
+    out->erlang_c = out->wait_probability;
+    out->wait_decay = (double)cs / sk - deliveries;
+    out->wait_scale = scale;
+    out->mean_wait = w_hi;
+    return AC_OK;
+}
+
+/* A fan-out's capacity that even fanout_upper's super-slots never reach: their M/M/c'
+ * queue holds n deliveries waiting with probability C rho'^n; below 1e-9 at the capacity. */
+static int fanout_capacity_unreached(size_t slots, size_t k, double deliveries, double occ,
+                                     size_t capacity)
+{
+    size_t cs = slots >= k ? slots / k : 1;
+    double hk = 0.0, sk, a;
+    for (size_t j = 1; j <= k && j <= 1000000; j++)
+        hk += 1.0 / (double)j;
+    sk = occ * (slots >= k ? hk : fanout_makespan(k, slots));
+    a = deliveries * sk;
+    if (!(a < (double)cs) || capacity <= cs)
+        return 0;
+    return ac_solver_erlang_c(cs, a) * pow(a / (double)cs, (double)(capacity - cs)) < 1e-9;
+}
+
+/* The cold starts' share of the error: the function's cold-start probability is stated
+ * with relative error e (a lower value: the simulator is above it), so the occupancy may be
+ * up to (min(1, pc (1 + e)) - pc) c0 longer; the slots' load moves by that share, the wait by
+ * the ratio of the waits at the two occupancies. */
+static double cold_error(const ac_solver_queue_result *out, double lam, double occ, double pc,
+                         double c0, double e, size_t batch, int bulk)
+{
+    double hi, dl, w, w_hi;
+    if (!(pc * c0 > 0.0))
+        return 0.0;
+    hi = fmin(1.0, pc * (1.0 + fmax(0.5, isfinite(e) ? e : 1e9)));
+    dl = (hi - pc) * c0 / occ;
+    if (!(out->wait_probability > 1e-9) || out->slots_model != NULL)
+        return dl;
+    w = wait_at(out->slots, lam, occ, bulk ? (double)batch : 1.0);
+    w_hi = wait_at(out->slots, lam, occ + (hi - pc) * c0, bulk ? (double)batch : 1.0);
+    if (!isfinite(w_hi))
+        return INFINITY;
+    return fmax(dl, w > 0.0 ? w_hi / w - 1.0 : 0.0);
+}
+
+/* The node's approximation and stated error: Lee-Longton's M/G/c scale (5% + |scv - 1| / 4,
+ * 10% more with a fan-out), the cold starts, the batch bracket; 100% in the batching
+ * regime. */
+static void stated_error(ac_solver_queue_result *out, double scv, size_t k, double pw,
+                         double batch_err, double cold_err)
+{
+    if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
+        out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        out->expected_rel_error = fmax(out->expected_rel_error,
+                                       0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0));
+    }
+    if (cold_err > 1e-9) {
+        out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        out->expected_rel_error = fmax(out->expected_rel_error, cold_err);
+    }
+    if (batch_err > 1e-9) {
+        out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        out->expected_rel_error = fmax(out->expected_rel_error, batch_err);
+    }
+    if (out->batching) {
+        out->approximation = AC_SOLVER_APPROX_FLUID;
+        out->expected_rel_error = fmax(out->expected_rel_error, 1.0);
+    }
 }
 
 int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
@@ -248,6 +415,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
 {
     const ac_function *fn = consumer->function;
     double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec, t_inv, busy = 0.0;
+    double cap_tail = 0.0, cap_dec = 0.0, cap_z = 0.0;
     size_t k = consumer->fanout > 0 ? consumer->fanout : 1, R = q->max_receives;
     ac_pool slots;
     ac_error e2 = {0};
@@ -314,11 +482,30 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         double wait = held > (double)out->slots ? held - (double)out->slots : 0.0;
         if (wait <= (double)AC_SOLVER_QUEUE_BUFFER_MAX)
             slots.buffer = (size_t)wait;
+        if (k > 1 && fanout_capacity_unreached(out->slots, k, arrival_rate * out->receives,
+                                               pc * c0 + m1, q->capacity))
+            slots.buffer = AC_UNBOUNDED; /* then fanout_upper bounds the wait */
+    }
+    if (q->batch_size > 1 && k == 1 && slots.buffer != AC_UNBOUNDED && lam_exec > 0.0 &&
+        bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &cap_tail, &cap_dec,
+                   &cap_z) == AC_OK) {
+        /* a capacity the greedy batches never reach: P(visible >= n) = P(all busy) z^n, and
+           the messages held are at most the visible ones, c b in flight and the invisible
+           failed receives (Poisson of mean minv: 2 minv + 10 covers its tail) */
+        double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
+        double n0 = (double)q->capacity - (double)out->slots * (double)q->batch_size -
+                    2.0 * minv - 10.0;
+        cap_tail = n0 > 0.0 ? cap_tail * pow(cap_z, n0) : 1.0;
+        if (cap_tail < 1e-9)
+            slots.buffer = AC_UNBOUNDED; /* the rejection is below cap_tail */
+        else
+            cap_tail = 0.0;
     }
     bulk = q->batch_size > 1 && k == 1 && slots.buffer == AC_UNBOUNDED && lam_exec > 0.0;
     if (bulk) {
-        double p_all = 0.0, dec = 0.0, cm = (double)out->slots / occ;
-        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec);
+        double p_all = 0.0, dec = 0.0, cm = (double)out->slots / occ, z = 0.0;
+        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec,
+                        &z);
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "out of memory (queue)");
         if (rc != AC_OK) { /* even full batches cannot keep up */
@@ -358,15 +545,15 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             return ac_error_set(err, rc, "queue: %s", e2.message);
     }
     {
-        double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : 0.0;
+        double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : cap_tail;
         double pw =
             out->slots_model != NULL ? out->slots_model->kpi.wait_probability : out->erlang_c;
         double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
                                              : out->erlang_c / out->wait_decay;
-        double nf = 0.0, pw_b = 0.0, dec_b = 0.0, batch_err = 0.0;
+        double pw_b = 0.0, dec_b = 0.0, z_b = 0.0, batch_err = 0.0, w_lo = -1.0, nf = 0.0;
         held_law hl;
         if (q->capacity != AC_UNBOUNDED && q->capacity <= AC_SOLVER_QUEUE_BUFFER_MAX && k == 1 &&
-            !out->batching && lam_exec > 0.0) {
+            !out->batching && !bulk && lam_exec > 0.0) {
             /* the failed receives' invisible time counts against the capacity */
             double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
             if (held_law_solve(q->capacity, out->slots, lam_exec * occ, minv, &hl) != AC_OK)
@@ -384,7 +571,6 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         }
         out->execution_rate =
             lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
-        out->throughput = out->execution_rate / (double)k;
         out->mean_batch = 1.0;
         if (bulk) { /* executions of min(b, visible) messages */
             out->load = busy;
@@ -395,11 +581,13 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             out->mean_batch = (double)q->batch_size;
         } else if (q->batch_size > 1 && lam_exec > 0.0 &&
                    bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &pw_b,
-                              &dec_b) == AC_OK &&
+                              &dec_b, &z_b) == AC_OK &&
                    busy > 0.0) {
             /* a bounded queue, a fan-out: the greedy batches of the unbounded queue and the
-               batches of one bracket the busy slots; headline the greedy ones (fanout 1) */
+               batches of one bracket the busy slots and the wait; headline the greedy busy
+               slots (fanout 1) and the wait of batches of one (the longer) */
             batch_err = fabs(out->load - busy) / busy;
+            w_lo = pw_b * occ / ((double)out->slots * dec_b) * out->wait_scale;
             if (k == 1) {
                 double one = out->load;
                 out->load = busy * (1.0 - loss);
@@ -409,49 +597,97 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                 batch_err = fabs(one - out->load) / out->load;
             }
         }
+        out->receive_rate = out->execution_rate * out->mean_batch / (double)k;
         out->wait_probability = pw;
         out->mean_wait = w0 * out->wait_scale;
+        if (w_lo >= 0.0 && out->mean_wait > 0.0)
+            batch_err = fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) /
+                                            out->mean_wait);
+        if (k > 1 && out->slots_model == NULL &&
+            fanout_upper(out, arrival_rate * out->receives * (1.0 - loss), k, pc * c0, m1,
+                         &batch_err) != AC_OK) {
+            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            out->expected_rel_error = INFINITY; /* the deliveries' slots cannot keep up */
+        }
         out->receive_wait = out->mean_wait;
         set_mixture(out);
-        for (size_t i = 0; i < out->ntries; i++)
-            nf += (double)i * out->weight[i]; /* failed receives of a delivered message */
         out->loss_probability = out->reject_probability +
                                 (1.0 - out->reject_probability) * out->dead_letter_probability;
-        /* held from arrival to deletion: the waits, the failed receives' visibility
-           timeouts, and the last delivery, which lasts until the slowest of its `fanout`
-           executions ends (E[max of k exponentials] = d H_k) */
-        {
-            double hk = 0.0;
-            for (size_t j = 1; j <= k && j <= 1000000; j++)
-                hk += 1.0 / (double)j;
-            out->mean_messages = arrival_rate * (1.0 - out->reject_probability) *
-                                 (out->mean_wait * (1.0 + nf) + nf * V + pc * c0 + m1 * hk);
-            if (hl.mean_held >= 0.0)
-                out->mean_messages = hl.mean_held;
-        }
-        if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
-            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-            out->expected_rel_error = 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0);
-        }
-        if (0.5 * pc * c0 / occ > 1e-9) {
-            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-            out->expected_rel_error = fmax(out->expected_rel_error, 0.5 * pc * c0 / occ);
-        }
-        if (batch_err > 1e-9) {
-            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-            out->expected_rel_error = fmax(out->expected_rel_error, batch_err);
-        }
-        if (out->batching) {
-            out->approximation = AC_SOLVER_APPROX_FLUID;
-            out->expected_rel_error = 1.0;
-        }
+        out->throughput = arrival_rate * (1.0 - out->loss_probability);
+        /* held from arrival to deletion: a wait before each receive, V for each failed
+           one (pd receives of them), and the successful delivery, which lasts until the
+           slowest of its `fanout` successful executions ends */
+        out->mean_messages =
+            arrival_rate * (1.0 - out->reject_probability) *
+            (out->receives * out->receive_wait +
+             out->delivery_failure * out->receives * V +
+             (1.0 - out->dead_letter_probability) * (pc * c0 + max_truncated(k, d, fmin(theta, V))));
+        if (hl.mean_held >= 0.0)
+            out->mean_messages = hl.mean_held;
+        stated_error(out, scv, k, pw, batch_err,
+                     cold_error(out, lam_exec * (1.0 - loss), occ, pc, c0, consumer->cold_rel_error,
+                                q->batch_size, bulk));
         if (quantile(out, 0.50, &out->p50, &e2) != AC_OK ||
             quantile(out, 0.95, &out->p95, &e2) != AC_OK ||
             quantile(out, 0.99, &out->p99, &e2) != AC_OK) {
             ac_solver_queue_result_clear(out);
             return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
         }
+        for (size_t i = 0; i < out->ntries; i++)
+            nf += (double)i * out->weight[i]; /* failed receives of a delivered message */
         out->mean_wait = out->mean_wait * (1.0 + nf) + nf * V;
     }
     return AC_OK;
+}
+
+/*
+ * The time of a polled execution behind a fan-out of k (doc/serverless.md): an execution's
+ * result is kept only while its delivery is open, so a successful one is recorded when none
+ * of its k - 1 siblings failed before it ended; with inherent failures f at the end of an
+ * execution, X | X < theta is weighted by (1 - f F(x))^(k-1), F the law of X: shorter. The
+ * relative distance of the weighted mean and quantiles to the unweighted ones (a grid of
+ * 2000 points), plus, when the function's concurrency binds before the queues'
+ * max-consumers, the wait of the extra executions in the function's FIFO: the j-th waits at
+ * most j - 1 completions of C busy instances, (k - 1) / C of an execution on average
+ * (doubled for the quantiles).
+ */
+double ac_solver_queue_fanout_error(const ac_function *fn, size_t fanout, size_t polled_cap)
+{
+    double d = fn->duration, theta = fn->timeout > 0.0 ? fmin(fn->timeout, 40.0 * d) : 40.0 * d;
+    double f = fn->fail_prob, err = 0.0, h, w0 = 0.0, w1 = 0.0, m0 = 0.0, m1 = 0.0;
+    double c0[2001], c1[2001];
+    static const double ps[] = {0.50, 0.95, 0.99};
+    if (fanout <= 1 || !(d > 0.0))
+        return 0.0;
+    if (fn->concurrency < polled_cap)
+        err = (double)(fanout - 1) / (double)(fn->concurrency > 0 ? fn->concurrency : 1);
+    if (!(f > 0.0))
+        return err;
+    h = theta / 2000.0;
+    for (int i = 0; i <= 2000; i++) { /* trapezoid cumulative masses of both laws */
+        double x = h * i, g = exp(-x / d), wt = pow(1.0 - f * (1.0 - g), (double)(fanout - 1));
+        if (i > 0) {
+            double gp = exp(-(x - h) / d),
+                   wp = pow(1.0 - f * (1.0 - gp), (double)(fanout - 1));
+            w0 += 0.5 * h * (g + gp);
+            w1 += 0.5 * h * (g * wt + gp * wp);
+            m0 += 0.5 * h * (x * g + (x - h) * gp);
+            m1 += 0.5 * h * (x * g * wt + (x - h) * gp * wp);
+        }
+        c0[i] = w0;
+        c1[i] = w1;
+    }
+    if (!(w0 > 0.0 && w1 > 0.0))
+        return INFINITY;
+    err = fmax(err, fabs(m0 / w0 - m1 / w1) / (m1 / w1));
+    for (size_t k = 0; k < 3; k++) {
+        int i0 = 0, i1 = 0;
+        while (i0 < 2000 && c0[i0] < ps[k] * w0)
+            i0++;
+        while (i1 < 2000 && c1[i1] < ps[k] * w1)
+            i1++;
+        if (i1 > 0)
+            err = fmax(err, fabs((double)(i0 - i1)) / (double)i1 + 1.0 / (double)i1);
+    }
+    return err;
 }

@@ -100,6 +100,14 @@ typedef struct ac_solver_function_result {
 int ac_solver_function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
                              double delay, ac_solver_function_result *out, ac_error *err);
 
+/* A polled function (AC_SOLVER_FN_POLLED) offered `executions` per second, of which the share
+ * `fresh` (0..1) starts when a message arrives to a free consumer; the others start as an
+ * execution of the same queue ends, on the instance it frees, and are never cold (an
+ * M/M/c queue: fresh = 1 - P(wait); one consumer: (1 - rho) e^{-lambda tau}, exact for
+ * M/G/1). Returns as ac_solver_function_solve. */
+int ac_solver_function_solve_polled(const ac_function *fn, double executions, double fresh,
+                                    ac_solver_function_result *out, ac_error *err);
+
 /* P(T <= t) for the time a successful request spends at the function (s). */
 double ac_solver_function_cdf(const ac_solver_function_result *r, double t);
 
@@ -130,6 +138,7 @@ typedef struct ac_solver_queue_consumer {
     size_t fanout;            /* executions per delivered batch */
     double cold_probability;  /* per execution, from the function's own solution (or 0) */
     double delay;             /* s, added to the execution time (a fault) */
+    double cold_rel_error;    /* stated relative error of cold_probability (or 0) */
 } ac_solver_queue_consumer;
 
 typedef struct ac_solver_queue_result {
@@ -144,7 +153,10 @@ typedef struct ac_solver_queue_result {
     double reject_probability;  /* capacity full */
     double dead_letter_probability; /* of an admitted message: R failed deliveries */
     double loss_probability;    /* rejected or dead-lettered */
-    double throughput;          /* deliveries per second passed to the consumer */
+    double throughput;          /* messages delivered successfully (deleted) per second:
+                                   arrival_rate (1 - loss_probability) (output.md) */
+    double receive_rate;        /* messages handed to the consumer per second, redeliveries
+                                   included: the flow along the consumer route */
     double mean_messages;       /* held, waiting (visible) and in flight */
     double wait_probability;    /* a message waits for a slot */
     double mean_wait;           /* s, arrival to the successful delivery's receive */
@@ -178,6 +190,12 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
                           const ac_solver_queue_consumer *consumer,
                           const ac_solver_options *opt, ac_solver_queue_result *out,
                           ac_error *err);
+
+/* The stated relative error of the times of polled function `fn` behind a fan-out of
+ * `fanout` executions per delivery (fanout <= 1: 0): a successful execution counts only
+ * while none of its siblings has failed (shorter ones are kept), and when the concurrency is
+ * below `polled_cap` (its queues' max-consumers) the extra executions wait for instances. */
+double ac_solver_queue_fanout_error(const ac_function *fn, size_t fanout, size_t polled_cap);
 
 /* P(W <= t) for a message's time in the queue (s). */
 double ac_solver_queue_cdf(const ac_solver_queue_result *r, double t);
