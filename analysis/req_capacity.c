@@ -25,7 +25,8 @@ void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         o.pass = o.value >= o.limit;
         o.rel_error = c->a->headroom_rel_error;
     } else {
-        snprintf(o.note, sizeof o.note, "the headroom could not be computed");
+        snprintf(o.note, sizeof o.note, "the headroom could not be computed%s%.120s",
+                 c->a->headroom_why[0] ? ": " : "", c->a->headroom_why);
     }
     emit(c, r, &o);
 }

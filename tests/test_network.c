@@ -466,6 +466,38 @@ static void test_headroom_unbounded(void **state)
     fx_free(&f);
 }
 
+/* The search's work is counted in probes: past its budget the headroom is not computed and
+ * says why (the check INCONCLUSIVE, never a factor that was not found); within it, the
+ * factor is a load where every requirement held: p95 of an M/M/1 (mu 2, lambda 1) at most
+ * 3 s binds at alpha = 2 - ln(20) / 3, and the search never reports more. */
+static void test_headroom_probe_budget(void **state)
+{
+    static const char *xml = "<architecture name=\"b\" format=\"1\">\n"
+                             "<workload><source id=\"s\" to=\"p\" rate=\"1/s\"/></workload>\n"
+                             "<pool id=\"p\" servers=\"1\" service-rate=\"2/s\"/>\n"
+                             "<requirements><latency percentile=\"95\" max=\"3s\" target=\"p\"/>"
+                             "<headroom min=\"1.001\"/></requirements>\n"
+                             "</architecture>\n";
+    const double exact = 2.0 - log(20.0) / 3.0;
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    o.headroom = 1;
+    o.headroom_probes = 2;
+    analyse_with(&f, xml, &o);
+    assert_false(f.a->has_headroom);
+    assert_non_null(strstr(f.a->headroom_why, "budget of 2 probes"));
+    assert_int_equal(f.a->checks[f.a->nchecks - 1].status, AC_CHECK_INCONCLUSIVE);
+    fx_free(&f);
+    o.headroom_probes = 0; /* the default budget */
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->has_headroom);
+    assert_true(f.a->headroom <= exact);
+    assert_true(f.a->headroom >= exact * (1.0 - f.a->headroom_rel_error));
+    assert_true(f.a->headroom_rel_error <= 2e-4);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_closed_arrival_theorem),
         cmocka_unit_test(test_long_chain_no_recursion),
         cmocka_unit_test(test_headroom_unbounded),
+        cmocka_unit_test(test_headroom_probe_budget),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,6 +45,10 @@ typedef enum ac_validate_mode {
 typedef struct ac_analysis_options {
     ac_solver_options solver;
     int headroom; /* 1: compute the headroom factor (default 1) */
+    size_t headroom_probes; /* the headroom search's work budget, in probes (each a network
+                               solve and an end-to-end lattice within their own budgets);
+                               0: the default, 40. Past it the headroom is not computed
+                               (ac_analysis.headroom_why says so, with the bracket reached) */
     ac_validate_mode validate;
     ac_sim_options sim;          /* for validation: seed, precision (default 1%), event budget
                                     (default 5e8 events: deterministic, no wall-clock limit) */
@@ -193,6 +197,7 @@ typedef struct ac_analysis {
     size_t headroom_node;      /* the node that binds first, AC_NONE if none */
     char headroom_binding[64]; /* what binds: "stability", "utilization", "latency p95", ... */
     double headroom_rel_error; /* the stated relative error of the factor */
+    char headroom_why[160];    /* why there is no factor (has_headroom 0), or "" */
     ac_check *checks;          /* every check, in the file's order (owned) */
     size_t nchecks;
     ac_sim_result *sim;      /* the validating simulation, or NULL (owned) */
