@@ -34,11 +34,13 @@ PKGS       := libxml-2.0 gsl
 # installs pkg-config and the libraries (scripts/deps.sh) before the first compilation.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-# libharu ships no pkg-config file on Debian.
-LIBS        = $(PKG_LIBS) -lhpdf -lm -pthread
+# libharu and SUNDIALS (CVODE, the transient's integrator) ship no pkg-config file on Debian.
+SUNDIALS_LIBS = -lsundials_cvode -lsundials_sunlinsolklu -lsundials_sunmatrixsparse \
+              -lsundials_nvecserial
+LIBS        = $(PKG_LIBS) $(SUNDIALS_LIBS) -lhpdf -lm -pthread
 TEST_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)
 ALL_CFLAGS  = -std=c11 -D_POSIX_C_SOURCE=200809L -DAC_VERSION=\"$(VERSION)\" \
-              -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
+              -Iinclude -I. -I$(BUILD)/gen $(PKG_CFLAGS) -isystem /usr/include/suitesparse $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 
 MODULES    := common parser solver sim analysis search report
 LIB_SRCS   := $(foreach m,$(MODULES),$(sort $(wildcard $(m)/*.c)))

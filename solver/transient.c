@@ -33,6 +33,7 @@ void ac_transient_options_init(ac_transient_options *opt)
     opt->pool_dim_max = 4096;
     opt->scale = 1.0;
     opt->capacity_min = 1.0;
+    opt->max_work = AC_TRANSIENT_MAX_WORK;
 }
 
 double ac_transient_horizon(const ac_model *m, const ac_transient_options *opt)
@@ -427,7 +428,7 @@ struct ac_transient_ws {
     ac_transient *tr;                           /* the result, overwritten by every evaluation */
     char note[sizeof((ac_transient *)0)->note]; /* the notes that hold for every evaluation */
     int dense;
-    tr_driver dr; /* dr.d NULL: nothing to integrate */
+    tr_driver *dr; /* NULL: nothing to integrate */
     double h0;    /* s, the first step of the integration */
     double *tgt;  /* the integration targets (the sources' kinks, the horizon) */
     size_t ntarget;
@@ -452,8 +453,7 @@ void ac_transient_ws_free(ac_transient_ws *ws)
 {
     if (ws == NULL)
         return;
-    if (ws->dr.d != NULL)
-        gsl_odeiv2_driver_free(ws->dr.d);
+    ac_solver_tr_driver_free(ws->dr);
     ac_transient_free(ws->tr);
     ctx_free(&ws->c);
     free(ws->tgt);
@@ -523,7 +523,7 @@ static int ws_vectors(ac_transient_ws *ws, ac_error *err)
         return AC_OK;
     ac_solver_tr_node_times(c, &slow, &fast);
     ws->h0 = isfinite(fast) ? 1e-3 * fast : 1e-3;
-    if (ac_solver_tr_driver_init(&ws->dr, c, ws->dense, ws->h0) != AC_OK)
+    if (ac_solver_tr_driver_new(c, ws->dense, ws->h0, &ws->dr) != AC_OK)
         return ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu states)", c->dim);
     return AC_OK;
 }
@@ -550,7 +550,7 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
                             "the transient needs a horizon: the model has no <profile>");
     }
     if (opt->samples < 2 || !(opt->scale >= 0.0) || !isfinite(opt->scale) || !(opt->rtol > 0.0) ||
-        !(opt->atol > 0.0) || opt->pool_dim_max < 1 ||
+        !(opt->atol > 0.0) || opt->pool_dim_max < 1 || !(opt->max_work >= 1.0) ||
         !(opt->capacity_min > 0.0 && opt->capacity_min <= 1.0)) {
         free(ws);
         return ac_error_set(err, AC_EINVAL, "invalid transient options");
@@ -567,7 +567,7 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
     if (rc == AC_OK) {
         ws->tr->dim = ws->c.dim;
         ws->dense = ws->c.dim <= opt->dense_max;
-        ws->tr->method = ws->dense ? "msbdf" : "rkf45";
+        ws->tr->method = ws->dense ? "cvode-bdf" : "rkf45";
         rc = ctx_scratch(&ws->c, ws->tr, ws->dense, err);
     }
     if (rc == AC_OK)
@@ -580,7 +580,7 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
         char buf[160];
         snprintf(buf, sizeof buf,
                  "%zu states exceed the dense limit %zu: integrated with rkf45 (explicit), "
-                 "not the stiff msbdf",
+                 "not the stiff BDF",
                  ws->c.dim, opt->dense_max);
         note_add(ws->tr, buf);
     }
@@ -623,7 +623,7 @@ static int settle_start(ac_transient_ws *ws, ac_error *err)
     ws->start_settled = 0;
     if (tr->has_burst && c->dim > 0) {
         init_state(c, ws->y_start);
-        rc = ac_solver_tr_settle(c, &ws->dr, tr->burst_end, ws->y_start, &ws->w, &settled, err);
+        rc = ac_solver_tr_settle(c, ws->dr, tr->burst_end, ws->y_start, &ws->w, &settled, err);
         if (rc != AC_OK)
             return rc;
         for (size_t v = 0; v < c->m->nnodes; v++)
@@ -634,7 +634,7 @@ static int settle_start(ac_transient_ws *ws, ac_error *err)
         init_state(c, ws->y_start);
     if (c->opt->start == AC_TRANSIENT_START_STEADY && c->dim > 0) {
         if (!have_ref) {
-            rc = ac_solver_tr_settle(c, &ws->dr, 0.0, ws->y_start, &ws->w, &settled, err);
+            rc = ac_solver_tr_settle(c, ws->dr, 0.0, ws->y_start, &ws->w, &settled, err);
             if (rc != AC_OK)
                 return rc;
         }
@@ -748,7 +748,7 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
     tr_ctx *c = &ws->c;
     ac_transient *tr = ws->tr;
     double t0;
-    size_t s0;
+    size_t s0, nsteps = 0;
     int reuse = ws->narrays > 0 && c->nscaled == 0 && c->nprewarm == 0, rc;
     if (c->dim == 0) { /* no node: nothing to integrate */
         for (size_t s = 0; s < tr->nsamples; s++)
@@ -758,8 +758,8 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
     resume_point(ws, reuse ? c->plan : NULL, &t0, &s0);
     ws->pf.record = reuse && c->plan == NULL && !(ws->pf_valid && ws->pf_scale == c->scale);
     ws->pf.n = ws->pf.record ? 0 : ws->pf.n;
-    rc = ac_solver_tr_integrate(c, tr, &ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, t0, s0, &ws->w,
-                                &ws->pf, err);
+    rc = ac_solver_tr_integrate(c, tr, ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, t0, s0, &ws->w,
+                                &ws->pf, &nsteps, err);
     if (rc != AC_OK) {
         if (ws->pf.record)
             ws->pf_valid = 0;

@@ -157,10 +157,8 @@ typedef struct tr_prop {
     unsigned char *inwork, *seen;
 } tr_prop;
 
-typedef struct tr_driver {
-    gsl_odeiv2_system sys;
-    gsl_odeiv2_driver *d;
-} tr_driver;
+/* The integrator (transient_driver.c: CVODE's BDF with the dense Jacobian, or GSL's rkf45). */
+typedef struct tr_driver tr_driver;
 
 /* Scratch vectors of dim + 1 entries for the settling and the integration. */
 typedef struct tr_scratch {
@@ -395,7 +393,6 @@ void ac_solver_tr_push_out(tr_ctx *c, size_t v);
 void ac_solver_tr_eval_flows(tr_ctx *c, double t, const double *y, const double *yd, int along_t);
 int ac_solver_tr_f(double t, const double y[], double dydt[], void *params);
 int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], void *params);
-int ac_solver_tr_driver_init(tr_driver *dr, tr_ctx *c, int dense, double h0);
 void ac_solver_tr_node_times(const tr_ctx *c, double *slow, double *fast);
 int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scratch *w, int *settled,
                         ac_error *err);
@@ -403,7 +400,21 @@ void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const 
                          double *f);
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
                            size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
-                           tr_prefix *pf, ac_error *err);
+                           tr_prefix *pf, size_t *nsteps, ac_error *err);
+
+/* transient_driver.c: the integrator. _new allocates everything (NULL *out on AC_ENOMEM);
+ * _restart starts a new history at (t, y) with first step h0; _step takes one step, never
+ * past t_stop, (*t, y) updated; _advance integrates to t_end in at most max_steps steps
+ * (AC_ELIMIT past them). They return 0, AC_ENUMERIC or AC_ELIMIT (_why says what failed)
+ * and allocate nothing. */
+int ac_solver_tr_driver_new(tr_ctx *c, int dense, double h0, tr_driver **out);
+void ac_solver_tr_driver_free(tr_driver *dr);
+const char *ac_solver_tr_driver_method(const tr_driver *dr);
+const char *ac_solver_tr_driver_why(const tr_driver *dr);
+int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double h0);
+int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y);
+int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t,
+                                double *y);
 
 /* transient_autoscale.c: the HPA-like scalers of the autoscaled pools. */
 int ac_solver_tr_scalers_init(tr_ctx *c, ac_transient *tr);

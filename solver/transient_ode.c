@@ -20,7 +20,7 @@
  * empty and the rejection is Lambda - r exactly); a stock that a flow passes through hovers
  * at flow x tau (a function's idle-warm instances: TR_RELAX of its busy ones under a steady
  * load); in a transient a stock lags by a few tau. tau must not be too small either: a step
- * of msbdf that leaves a stock's stiff branch (slope -1/tau) starts Newton with that slope,
+ * of BDF that leaves a stock's stiff branch (slope -1/tau) starts Newton with that slope,
  * so its first correction is about (the rates' mismatch) x tau, which must stay well above
  * the tolerance on the stock (rtol x the stock), or the old branch passes for converged (at
  * 1e-4 of the natural time the sample's bucket drained 0.3 s late; at TR_RELAX = 1e-2 the
@@ -36,22 +36,21 @@
  * values select (piecewise-smooth blocks: the derivative of the side the state is on).
  * Finite differences would not do: the later keep-alive stages hover at (kappa tau)^i of the
  * flow, far below any usable difference step, so a difference straddles the kink of their
- * min() and gives msbdf's Newton iteration a wrong slope (steps of tau resulted). The
+ * min() and gives BDF's Newton iteration a wrong slope (steps of tau resulted). The
  * explicit time dependence df/dt is the derivative along the sources' slopes: analytic for
  * pools fed straight by sources, and the same forward mode along gamma'(t) when serverless
  * nodes are present (profiles are piecewise linear; the integration stops at every profile
  * point). The tolerances (rtol, atol) are those of the options, as for the pools.
  *
- * Dense up to opt->dense_max states (msbdf with the Jacobian above, stored dim x dim);
- * above, rkf45 (explicit, adaptive; no Jacobian; slow if the system is stiff, which the
- * relaxations of the serverless stages make it).
+ * Dense up to opt->dense_max states (CVODE's BDF with the Jacobian above, stored dim x dim,
+ * transient_driver.c); above, rkf45 (explicit, adaptive; no Jacobian; slow if the system is
+ * stiff, which the relaxations of the serverless stages make it).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_odeiv2.h>
 
 #include "solver/transient_internal.h"
 
@@ -244,22 +243,7 @@ int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], vo
     return GSL_SUCCESS;
 }
 
-/* ---- driver ------------------------------------------------------------------------------ */
-
-int ac_solver_tr_driver_init(tr_driver *dr, tr_ctx *c, int dense, double h0)
-{
-    dr->sys.function = ac_solver_tr_f;
-    dr->sys.jacobian = dense ? ac_solver_tr_jac : NULL;
-    dr->sys.dimension = c->dim;
-    dr->sys.params = c;
-    dr->d = gsl_odeiv2_driver_alloc_y_new(&dr->sys,
-                                          dense ? gsl_odeiv2_step_msbdf : gsl_odeiv2_step_rkf45, h0,
-                                          c->opt->atol, c->opt->rtol);
-    if (dr->d == NULL)
-        return AC_ENOMEM;
-    gsl_odeiv2_driver_set_nmax(dr->d, 50000000);
-    return AC_OK;
-}
+/* ---- settling ---------------------------------------------------------------------------- */
 
 /* The longest (*slow) and shortest (*fast) natural times of the nodes (s): a pool's 1/mu,
  * a function's hold time, cold start and retry back-off, a queue's processing time, a
@@ -309,18 +293,20 @@ int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scrat
     c->frozen = 1;
     c->t_frozen = t0;
     chunk = 4.0 * slow;
-    gsl_odeiv2_driver_reset_hstart(dr->d, 1e-3 * slow);
-    gsl_odeiv2_driver_set_nmax(dr->d, TR_SETTLE_STEPS);
+    if (ac_solver_tr_driver_restart(dr, 0.0, y, 1e-3 * slow) != AC_OK) {
+        c->frozen = 0;
+        return ac_error_set(err, AC_ENUMERIC, "restarting the ODE integrator to settle");
+    }
     for (int it = 0, stall = 0; it < 40; it++) {
-        int st = gsl_odeiv2_driver_apply(dr->d, &t, t + chunk, y);
+        int st = ac_solver_tr_driver_advance(dr, t + chunk, TR_SETTLE_STEPS, &t, y);
         double res;
-        if (st == GSL_EMAXITER) {
+        if (st == AC_ELIMIT) {
             *settled = best <= TR_SETTLE_FLOOR;
             break;
         }
-        if (st != GSL_SUCCESS) {
+        if (st != AC_OK) {
             rc = ac_error_set(err, AC_ENUMERIC, "settling the start state failed at t = %g s: %s",
-                              t, gsl_strerror(st));
+                              t, ac_solver_tr_driver_why(dr));
             break;
         }
         res = residual(c, y, f);
@@ -365,15 +351,15 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
 }
 
 /*
- * Step freely (gsl_odeiv2_evolve_apply with the driver's stepper and control) up to each
+ * Step freely (one step of the integrator at a time, transient_driver.c) up to each
  * target, and fill the samples by cubic Hermite interpolation between steps. Stopping the
- * integrator at every sample would shorten its steps and, with msbdf, force a refactorised
- * iteration matrix (a dense LU) at nearly every sample.
+ * integrator at every sample would shorten its steps. Every step counts (*nsteps, over the
+ * evaluation): past opt->max_work / dim steps, AC_ELIMIT (a hostile profile, not a hang).
  *
  * With autoscaled pools the integrator also stops at every look of a scaler and every time
  * an order is ready (scaler_next): the scaler reads the state there, and where a serving
- * count changes the state is remapped and the driver restarted (gsl_odeiv2_driver_reset,
- * first step h0): the drift has a jump there. So does a pre-warming ping that creates
+ * count changes the state is remapped and the integrator restarted (a new history, first
+ * step h0): the drift has a jump there. So does a pre-warming ping that creates
  * instances (prewarm_events), and so does every edge of a fault's window (transient_faults.c).
  * Events at the horizon itself are not applied (they belong to
  * the next period of a repeated profile): the scaling counts are over [0, horizon).
@@ -415,13 +401,13 @@ static void prefix_push(const tr_ctx *c, const ac_transient *tr, tr_prefix *pf, 
 
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
                            size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
-                           tr_prefix *pf, ac_error *err)
+                           tr_prefix *pf, size_t *nsteps, ac_error *err)
 {
-    size_t D = c->dim, s = s0, nsteps = 0, it = 0;
-    double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = t0, h = h0;
-    int rc = AC_OK, st = gsl_odeiv2_driver_reset_hstart(dr->d, h0);
-    if (st != GSL_SUCCESS)
-        return ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver: %s", gsl_strerror(st));
+    size_t D = c->dim, s = s0, it = 0;
+    double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = t0;
+    int rc = AC_OK;
+    if (ac_solver_tr_driver_restart(dr, t0, y, h0) != AC_OK)
+        return ac_error_set(err, AC_ENUMERIC, "restarting the ODE integrator at t = %g s", t0);
     if (s == 0)
         ac_solver_tr_record(c, tr, s++, 0.0, y, fr);
     memcpy(y0, y, D * sizeof *y);
@@ -438,13 +424,11 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
                 goto cleanup;
             ac_solver_tr_prewarm_events(c, t, y, &changed);
             if (changed) {
-                st = gsl_odeiv2_driver_reset(dr->d);
-                if (st != GSL_SUCCESS) {
-                    rc = ac_error_set(err, AC_ENUMERIC, "restarting the ODE driver at t = %g s: %s",
-                                      t, gsl_strerror(st));
+                if (ac_solver_tr_driver_restart(dr, t, y, h0) != AC_OK) {
+                    rc = ac_error_set(err, AC_ENUMERIC,
+                                      "restarting the ODE integrator at t = %g s", t);
                     goto cleanup;
                 }
-                h = h0;
                 memcpy(y0, y, D * sizeof *y);
                 ac_solver_tr_f(t, y, f0, c);
             }
@@ -467,13 +451,18 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
         }
         while (t < t_stop) {
             double tp = t;
-            st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, &t, t_stop, &h, y);
-            if (st == GSL_SUCCESS && ++nsteps > 50000000)
-                st = GSL_EMAXITER;
-            if (st != GSL_SUCCESS) {
+            if ((double)(*nsteps + 1) * (double)D > c->opt->max_work) {
+                rc = ac_error_set(err, AC_ELIMIT,
+                                  "the transient (%zu states) used its work budget of %g "
+                                  "(%zu steps) at t = %g s of %g s",
+                                  D, c->opt->max_work, *nsteps, t, tr->horizon);
+                goto cleanup;
+            }
+            ++*nsteps;
+            if (ac_solver_tr_driver_step(dr, t_stop, &t, y) != AC_OK) {
                 rc = ac_error_set(err, AC_ENUMERIC,
                                   "the transient (%s, %zu states) failed at t = %g s: %s",
-                                  tr->method, D, t, gsl_strerror(st));
+                                  tr->method, D, t, ac_solver_tr_driver_why(dr));
                 goto cleanup;
             }
             ac_solver_tr_f(t, y, f1, c);

@@ -155,7 +155,7 @@ static void test_constant_profile_converges(void **state)
     (void)state;
     o.transient_opt.start = AC_TRANSIENT_START_EMPTY;
     analyse(&f, xml, &o);
-    assert_string_equal(transient_of(&f)->method, "msbdf");
+    assert_string_equal(transient_of(&f)->method, "cvode-bdf");
     for (size_t i = 0; i < f.m->nnodes; i++) {
         const ac_transient_node *n = &transient_of(&f)->nodes[i];
         const ac_solver_pool_result *r = f.a->nodes[i].pool;
@@ -398,7 +398,7 @@ static void tandem_check(size_t dense_max, double *final_jobs)
     o.transient_opt.dense_max = dense_max;
     analyse(&f, xml, &o);
     tr = transient_of(&f);
-    assert_string_equal(tr->method, dense_max > 0 ? "msbdf" : "rkf45");
+    assert_string_equal(tr->method, dense_max > 0 ? "cvode-bdf" : "rkf45");
     H = tr->nsamples - 1;
     assert_double_close(tr->nodes[0].cum_arrivals[H], offered, 0.0, 1e-6);
     for (size_t i = 0; i < 2; i++) {
@@ -941,7 +941,7 @@ static void test_fn_sync_steady(void **state)
         n = tnode(&x, "fn");
         H = x.tr->nsamples - 1;
         assert_true(n->modelled);
-        assert_string_equal(x.tr->method, "msbdf");
+        assert_string_equal(x.tr->method, "cvode-bdf");
         assert_int_equal(x.tr->started_steady, !start);
         assert_double_close(n->busy[H], 50.0 * Te, 0.0, 1e-6);
         assert_double_close(n->mean_jobs[H], 50.0 * Te, 0.0, 1e-6);
@@ -1480,7 +1480,7 @@ static void test_serverless_sample(void **state)
     ingest = tnode(&x, "ingest");
     print_message("serverless-pipeline.xml: %zu states (%s), integrated in %.3f s\n", x.tr->dim,
                   x.tr->method, x.seconds);
-    assert_string_equal(x.tr->method, "msbdf");
+    assert_string_equal(x.tr->method, "cvode-bdf");
     assert_true(x.tr->started_steady);
     for (size_t s = 0; s < x.tr->nsamples; s++) {
         if (x.tr->t[s] < t_empty - 0.05) {

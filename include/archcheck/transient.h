@@ -17,9 +17,11 @@
  * last; periodic with the last point's `at` as period when repeat="true"); a source without
  * a profile is constant. The equations and the approximations of each kind are at the top
  * of solver/transient_*.c, one file per kind (and doc/serverless.md gives the semantics).
- * Integrated with GSL msbdf with an exact Jacobian (analytic for the pools, forward-mode
- * differentiation of the flows for the serverless states) up to AC_TRANSIENT_DENSE_MAX states, with
- * rkf45 (explicit, no Jacobian) above (noted).
+ * Integrated with SUNDIALS CVODE's BDF with an exact dense Jacobian (analytic for the pools,
+ * forward-mode differentiation of the flows for the serverless states) up to
+ * AC_TRANSIENT_DENSE_MAX states, with GSL's rkf45 (explicit, no Jacobian) above (noted).
+ * Every integration counts its work (steps x states) against options.max_work (AC_ELIMIT
+ * past it).
  *
  * Autoscaled pools (<autoscale>, format.md): the server count N_j(t) is piecewise constant,
  * changed by an HPA-like scaler that looks every `interval` (t = 0, I, 2I, ...) at the
@@ -62,9 +64,15 @@
 extern "C" {
 #endif
 
-/* The largest total ODE state integrated with msbdf and a dense Jacobian (its LU is
+/* The largest total ODE state integrated with BDF and a dense Jacobian (its LU is
  * O(dim^3) per refactorisation); larger systems use rkf45. */
 #define AC_TRANSIENT_DENSE_MAX 2000
+
+/* The default work budget of one evaluation: integration steps times states (the settling
+ * of the start state is bounded apart). 2e7 is 274,000 steps of a 73-state model (one
+ * evaluation of samples/serverless-pipeline.xml takes about 2,400) and a few seconds of
+ * CPU at most. */
+#define AC_TRANSIENT_MAX_WORK 2e7
 
 /* The Erlang stages of a function's keep-alive: an idle instance is reclaimed after an
  * Erlang(k, k / keep-alive) time (mean keep-alive, coefficient of variation 1/sqrt(k)),
@@ -108,6 +116,9 @@ typedef struct ac_transient_options {
     double capacity_min; /* a workspace: the least share (0, 1] of a pool's capacity N mu a
                             fault plan leaves (servers-down, delay); the truncations are
                             sized for it, and a plan that leaves less is refused; default 1 */
+    double max_work;     /* the work budget of one evaluation: integration steps x states;
+                            past it the evaluation fails with AC_ELIMIT (err says so); default
+                            AC_TRANSIENT_MAX_WORK */
 } ac_transient_options;
 
 /* Fill `opt` with the defaults above. */
@@ -301,7 +312,8 @@ int ac_transient_new(const ac_model *model, const ac_transient_options *opt, ac_
  * AC_EINVAL; the plan is borrowed for the call). *out points to the
  * workspace's result, valid until the next evaluation or ac_transient_ws_free. The settled
  * start state of the last scale is kept, so evaluations at one scale settle once. Returns
- * 0, AC_EINVAL or AC_ENUMERIC (err says at which time); allocates nothing.
+ * 0, AC_EINVAL, AC_ENUMERIC (err says at which time) or AC_ELIMIT (the work budget
+ * options.max_work used up); allocates nothing.
  */
 int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double scale,
                       const ac_transient **out, ac_error *err);

@@ -1,0 +1,331 @@
+/*
+ * The integrator behind the transient (transient_internal.h): SUNDIALS CVODE (variable-order
+ * BDF, Newton with the dense Jacobian of transient_ode.c) up to opt->dense_max states, GSL's
+ * rkf45 (explicit, adaptive, no Jacobian) above. Every SUNDIALS type stays in this file.
+ *
+ * Why CVODE and not GSL's msbdf (measured with callgrind on samples/serverless-pipeline.xml,
+ * 73 states): msbdf re-factorises its iteration matrix I - h gamma J at nearly every step
+ * around the kinks of the fluid mins (1,879 dense LUs and 65% of 1.92e9 instructions per
+ * evaluation); CVODE keeps the matrix over up to 20 steps (and J over up to 51) while
+ * h gamma changes by less than 30% and Newton converges, and re-evaluates J only on a
+ * convergence failure. Everything CVODE needs is allocated by ac_solver_tr_driver_new;
+ * a restart is CVodeReInit (no allocation).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include "solver/transient_internal.h"
+
+/* The error-test and convergence failures CVODE accepts within one step (its defaults, 7
+ * and 10, give up at a kink of a fluid min that a step straddles; each failure shrinks the
+ * step, so this bounds the shrinking, not the work of the evaluation: that is max_steps). */
+#define TR_CV_FAILS 60
+
+struct tr_driver {
+    tr_ctx *c;
+    size_t D;
+    int cv; /* 1: CVODE, 0: GSL rkf45 */
+    /* GSL rkf45 */
+    gsl_odeiv2_system sys;
+    gsl_odeiv2_driver *d;
+    double h; /* the step of the next rkf45 step */
+    /* CVODE */
+    SUNContext sun;
+    void *mem;
+    N_Vector y;
+    SUNMatrix A;
+    SUNLinearSolver ls;
+    double *jrow, *dfdt; /* the Jacobian row-major (D x D), df/dt (D) */
+    unsigned char *mask; /* the sparse pattern (D x D, row-major) */
+    int klu_ready;       /* KLU has analysed the pattern (a restart need not redo it) */
+    size_t nnz;          /* its entries */
+    double tstop;        /* the stop time set, NAN: none */
+    char why[96];        /* the last failure */
+};
+
+static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
+{
+    tr_driver *dr = user;
+    /* positive: recoverable (CVODE retries with a shorter step) */
+    return ac_solver_tr_f(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), dr->c) ==
+                   GSL_SUCCESS
+               ? 0
+               : 1;
+}
+
+/*
+ * The Jacobian of transient_ode.c (row-major, dense) into CVODE's compressed-column matrix
+ * J on the pattern of every entry nonzero so far (the union grows as the fluid mins switch
+ * branches; with the diagonal from the start, so that I - gamma J keeps its pattern). When
+ * it grows, J's storage may grow (SUNSparseMatrix_Reallocate) and KLU is told to analyse
+ * the new pattern at its next factorisation; otherwise KLU refactorises on the pattern it
+ * has analysed (no allocation).
+ */
+static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+                  N_Vector t2, N_Vector t3)
+{
+    tr_driver *dr = user;
+    size_t D = dr->D, p = 0;
+    int grown = 0;
+    sunindextype *ptr, *row;
+    sunrealtype *val;
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    if (ac_solver_tr_jac(t, N_VGetArrayPointer(y), dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
+        return 1;
+    for (size_t k = 0; k < D * D; k++)
+        if (dr->jrow[k] != 0.0 && !dr->mask[k]) {
+            dr->mask[k] = 1;
+            dr->nnz++;
+            grown = 1;
+        }
+    if (grown) {
+        if ((sunindextype)dr->nnz > SUNSparseMatrix_NNZ(J) &&
+            SUNSparseMatrix_Reallocate(J, (sunindextype)(2 * dr->nnz)) != 0)
+            return -1;
+        if (SUNLinSol_KLUReInit(dr->ls, J, SUNSparseMatrix_NNZ(J), SUNKLU_REINIT_PARTIAL) != 0)
+            return -1;
+    }
+    ptr = SUNSparseMatrix_IndexPointers(J);
+    row = SUNSparseMatrix_IndexValues(J);
+    val = SUNSparseMatrix_Data(J);
+    for (size_t col = 0; col < D; col++) {
+        ptr[col] = (sunindextype)p;
+        for (size_t r = 0; r < D; r++)
+            if (dr->mask[r * D + col]) {
+                row[p] = (sunindextype)r;
+                val[p++] = dr->jrow[r * D + col];
+            }
+    }
+    ptr[D] = (sunindextype)p;
+    return 0;
+}
+
+/*
+ * CVODE initialises its linear solver at the first step after every CVodeReInit, and KLU's
+ * initialize forces a new symbolic analysis (klu_analyze, which allocates). The pattern
+ * has not changed (cv_jac tells KLU itself when it grows), so after the first time this
+ * keeps the analysis and the factorisation is redone on the new values (klu_refactor).
+ */
+static int cv_klu_keep(SUNLinearSolver ls)
+{
+    (void)ls;
+    return SUNLS_SUCCESS;
+}
+
+/* After the first integration: keep KLU's analysis over restarts (cv_klu_keep). */
+static void cv_keep_analysis(tr_driver *dr)
+{
+    if (!dr->klu_ready) {
+        dr->ls->ops->initialize = cv_klu_keep;
+        dr->klu_ready = 1;
+    }
+}
+
+/* CVODE's messages are not printed: its return codes are checked and reported. */
+static void cv_silent(int code, const char *module, const char *function, char *msg, void *user)
+{
+    (void)code, (void)module, (void)function, (void)msg, (void)user;
+}
+
+static const char *cv_reason(int flag)
+{
+    switch (flag) {
+    case CV_TOO_MUCH_WORK: return "too many steps to the next output";
+    case CV_TOO_MUCH_ACC: return "the tolerances cannot be met";
+    case CV_ERR_FAILURE: return "repeated error-test failures (the step size went to its minimum)";
+    case CV_CONV_FAILURE: return "repeated Newton convergence failures";
+    case CV_LSETUP_FAIL: return "the iteration matrix is singular";
+    case CV_LSOLVE_FAIL: return "the linear solve failed";
+    case CV_RHSFUNC_FAIL:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+    case CV_FIRST_RHSFUNC_ERR: return "the drift is not finite";
+    default: return "the integrator failed";
+    }
+}
+
+void ac_solver_tr_driver_free(tr_driver *dr)
+{
+    if (dr == NULL)
+        return;
+    if (dr->d != NULL)
+        gsl_odeiv2_driver_free(dr->d);
+    if (dr->mem != NULL)
+        CVodeFree(&dr->mem);
+    if (dr->ls != NULL)
+        SUNLinSolFree(dr->ls);
+    if (dr->A != NULL)
+        SUNMatDestroy(dr->A);
+    if (dr->y != NULL)
+        N_VDestroy(dr->y);
+    if (dr->sun != NULL)
+        SUNContext_Free(&dr->sun);
+    free(dr->jrow);
+    free(dr->dfdt);
+    free(dr->mask);
+    free(dr);
+}
+
+/* CVODE's memory, vector, sparse matrix (room for 8 entries a column to start with) and
+ * KLU for c->dim states. */
+static int cv_new(tr_driver *dr, double h0)
+{
+    const ac_transient_options *opt = dr->c->opt;
+    sunindextype n = (sunindextype)dr->D;
+    dr->jrow = malloc(dr->D * dr->D * sizeof *dr->jrow);
+    dr->dfdt = malloc(dr->D * sizeof *dr->dfdt);
+    dr->mask = calloc(dr->D * dr->D, 1);
+    if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL ||
+        SUNContext_Create(NULL, &dr->sun) != 0)
+        return AC_ENOMEM;
+    for (size_t k = 0; k < dr->D; k++)
+        dr->mask[k * dr->D + k] = 1;
+    dr->nnz = dr->D;
+    dr->y = N_VNew_Serial(n, dr->sun);
+    dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, 8 * n, CSC_MAT, dr->sun) : NULL;
+    dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
+    dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
+    if (dr->mem == NULL)
+        return AC_ENOMEM;
+    memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
+    if (CVodeSetErrHandlerFn(dr->mem, cv_silent, NULL) != CV_SUCCESS ||
+        CVodeInit(dr->mem, cv_f, 0.0, dr->y) != CV_SUCCESS ||
+        CVodeSStolerances(dr->mem, opt->rtol, opt->atol) != CV_SUCCESS ||
+        CVodeSetUserData(dr->mem, dr) != CV_SUCCESS ||
+        CVodeSetLinearSolver(dr->mem, dr->ls, dr->A) != CV_SUCCESS ||
+        CVodeSetJacFn(dr->mem, cv_jac) != CV_SUCCESS ||
+        CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS ||
+        CVodeSetMaxHnilWarns(dr->mem, -1) != CV_SUCCESS ||
+        CVodeSetMaxErrTestFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS ||
+        CVodeSetMaxConvFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS)
+        return AC_ENOMEM;
+    dr->tstop = NAN;
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_new(tr_ctx *c, int dense, double h0, tr_driver **out)
+{
+    tr_driver *dr = calloc(1, sizeof *dr);
+    int rc = AC_ENOMEM;
+    *out = NULL;
+    if (dr == NULL)
+        return AC_ENOMEM;
+    dr->c = c;
+    dr->D = c->dim;
+    dr->cv = dense;
+    dr->h = h0;
+    if (dense) {
+        rc = cv_new(dr, h0);
+    } else {
+        dr->sys.function = ac_solver_tr_f;
+        dr->sys.jacobian = NULL;
+        dr->sys.dimension = c->dim;
+        dr->sys.params = c;
+        dr->d = gsl_odeiv2_driver_alloc_y_new(&dr->sys, gsl_odeiv2_step_rkf45, h0, c->opt->atol,
+                                              c->opt->rtol);
+        rc = dr->d != NULL ? AC_OK : AC_ENOMEM;
+    }
+    if (rc != AC_OK) {
+        ac_solver_tr_driver_free(dr);
+        return rc;
+    }
+    *out = dr;
+    return AC_OK;
+}
+
+const char *ac_solver_tr_driver_method(const tr_driver *dr)
+{
+    return dr == NULL || dr->cv ? "cvode-bdf" : "rkf45";
+}
+
+const char *ac_solver_tr_driver_why(const tr_driver *dr)
+{
+    return dr->why;
+}
+
+int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double h0)
+{
+    if (!dr->cv) {
+        dr->h = h0;
+        return gsl_odeiv2_driver_reset_hstart(dr->d, h0) == GSL_SUCCESS ? AC_OK : AC_ENUMERIC;
+    }
+    memcpy(N_VGetArrayPointer(dr->y), y, dr->D * sizeof *y);
+    dr->tstop = NAN;
+    if (CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS || CVodeReInit(dr->mem, t, dr->y) != CV_SUCCESS)
+        return AC_ENUMERIC;
+    return AC_OK;
+}
+
+/* Stop CVODE exactly at t_stop (set once per stop). */
+static int cv_stop_at(tr_driver *dr, double t_stop)
+{
+    if (dr->tstop == t_stop)
+        return CV_SUCCESS;
+    dr->tstop = t_stop;
+    return CVodeSetStopTime(dr->mem, t_stop);
+}
+
+int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
+{
+    int flag;
+    if (!dr->cv) {
+        int st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, t, t_stop,
+                                         &dr->h, y);
+        if (st == GSL_SUCCESS)
+            return AC_OK;
+        snprintf(dr->why, sizeof dr->why, "%s", gsl_strerror(st));
+        return AC_ENUMERIC;
+    }
+    flag = cv_stop_at(dr, t_stop);
+    if (flag == CV_SUCCESS)
+        flag = CVode(dr->mem, t_stop, dr->y, t, CV_ONE_STEP);
+    if (flag == CV_TSTOP_RETURN)
+        dr->tstop = NAN; /* reached: CVODE has dropped it */
+    if (flag >= 0)
+        cv_keep_analysis(dr);
+    if (flag < 0) {
+        snprintf(dr->why, sizeof dr->why, "%s (CVODE flag %d)", cv_reason(flag), flag);
+        return AC_ENUMERIC;
+    }
+    memcpy(y, N_VGetArrayPointer(dr->y), dr->D * sizeof *y);
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t,
+                                double *y)
+{
+    int flag;
+    if (!dr->cv) {
+        int st;
+        gsl_odeiv2_driver_set_nmax(dr->d, max_steps);
+        st = gsl_odeiv2_driver_apply(dr->d, t, t_end, y);
+        if (st == GSL_SUCCESS)
+            return AC_OK;
+        snprintf(dr->why, sizeof dr->why, "%s", gsl_strerror(st));
+        return st == GSL_EMAXITER ? AC_ELIMIT : AC_ENUMERIC;
+    }
+    flag = CVodeSetMaxNumSteps(dr->mem, (long)max_steps);
+    if (flag == CV_SUCCESS)
+        flag = cv_stop_at(dr, t_end);
+    if (flag == CV_SUCCESS)
+        flag = CVode(dr->mem, t_end, dr->y, t, CV_NORMAL);
+    if (flag == CV_TSTOP_RETURN)
+        dr->tstop = NAN;
+    memcpy(y, N_VGetArrayPointer(dr->y), dr->D * sizeof *y);
+    if (flag >= 0) {
+        cv_keep_analysis(dr);
+        return AC_OK;
+    }
+    snprintf(dr->why, sizeof dr->why, "%s (CVODE flag %d)", cv_reason(flag), flag);
+    return flag == CV_TOO_MUCH_WORK ? AC_ELIMIT : AC_ENUMERIC;
+}
