@@ -108,8 +108,8 @@ static double node_metric(const ac_model *m, const ac_transient *tr, ac_metric m
                    : NAN;
     case AC_METRIC_P95_LATENCY:
     case AC_METRIC_P99_LATENCY:
-        (void)ac_transient_node_quantile(tr, i, metric == AC_METRIC_P95_LATENCY ? 0.95 : 0.99,
-                                         NULL, &q);
+        (void)ac_transient_node_quantile(tr, i, metric == AC_METRIC_P95_LATENCY ? 0.95 : 0.99, NULL,
+                                         &q);
         return q;
     }
     return NAN;

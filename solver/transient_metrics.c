@@ -38,8 +38,8 @@
 #include "solver/transient_internal.h"
 
 #define LAW(l, ns, k, s) ((l)[(size_t)(k) * (ns) + (s)])
-#define BISECT_MAX 200
-#define BISECT_REL 1e-7
+#define BISECT_MAX       200
+#define BISECT_REL       1e-7
 
 /* ---- the law ------------------------------------------------------------------------------ */
 
@@ -68,9 +68,12 @@ static double ws_ccdf(double pw, double g, double sm, double cap, double y)
 double ac_transient_law_ccdf(const double *law, size_t ns, size_t s, double x)
 {
     double a = LAW(law, ns, AC_TRANSIENT_LAW_SHIFT, s);
-    double pc = LAW(law, ns, AC_TRANSIENT_LAW_PCOLD, s), c0 = LAW(law, ns, AC_TRANSIENT_LAW_COLD, s);
-    double pw = LAW(law, ns, AC_TRANSIENT_LAW_PWAIT, s), g = LAW(law, ns, AC_TRANSIENT_LAW_WRATE, s);
-    double sm = LAW(law, ns, AC_TRANSIENT_LAW_SMEAN, s), cap = LAW(law, ns, AC_TRANSIENT_LAW_SCAP, s);
+    double pc = LAW(law, ns, AC_TRANSIENT_LAW_PCOLD, s),
+           c0 = LAW(law, ns, AC_TRANSIENT_LAW_COLD, s);
+    double pw = LAW(law, ns, AC_TRANSIENT_LAW_PWAIT, s),
+           g = LAW(law, ns, AC_TRANSIENT_LAW_WRATE, s);
+    double sm = LAW(law, ns, AC_TRANSIENT_LAW_SMEAN, s),
+           cap = LAW(law, ns, AC_TRANSIENT_LAW_SCAP, s);
     double y = x - a, warm, cold;
     warm = y < 0.0 ? 1.0 : ws_ccdf(pw, g, sm, cap, y);
     if (!(pc > 0.0))
@@ -84,7 +87,8 @@ static double law_upper(const double *law, size_t ns, size_t s, double p)
 {
     double e = -log((1.0 - p) / 4.0);
     double hi = LAW(law, ns, AC_TRANSIENT_LAW_SHIFT, s) + LAW(law, ns, AC_TRANSIENT_LAW_COLD, s);
-    double pw = LAW(law, ns, AC_TRANSIENT_LAW_PWAIT, s), g = LAW(law, ns, AC_TRANSIENT_LAW_WRATE, s);
+    double pw = LAW(law, ns, AC_TRANSIENT_LAW_PWAIT, s),
+           g = LAW(law, ns, AC_TRANSIENT_LAW_WRATE, s);
     double sm = LAW(law, ns, AC_TRANSIENT_LAW_SMEAN, s);
     if (pw > 0.0 && g > 0.0)
         hi += e / g;
@@ -149,7 +153,9 @@ int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p, co
     if (node >= tr->nnodes || !(p > 0.0 && p < 1.0) || tr->nodes[node].law == NULL)
         return AC_EINVAL;
     n = &tr->nodes[node];
-    *out = mixture_quantile(n->law, tr->t, tr->nsamples, weight != NULL ? weight : n->throughput, p);
+    if (weight == NULL) /* the jobs served then: a function's executions (failed ones too) */
+        weight = n->execution_rate != NULL ? n->execution_rate : n->throughput;
+    *out = mixture_quantile(n->law, tr->t, tr->nsamples, weight, p);
     return AC_OK;
 }
 
@@ -606,7 +612,8 @@ static void e2e_summaries(const tr_ctx *c, ac_transient *tr)
     }
     for (size_t v = 0; v < tr->nnodes; v++) {
         const ac_transient_node *n = &tr->nodes[v];
-        int polled = m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED;
+        int polled =
+            m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED;
         if (!polled)
             err += n->errors;
         thr += n->throttled;
@@ -679,8 +686,8 @@ void ac_solver_tr_metrics_finish(const tr_ctx *c, ac_transient *tr)
     }
     for (size_t l = 0; l < tr->nlinks; l++) {
         ac_transient_link *k = &tr->links[l];
-        backlog_stats(tr, k->backlog, thr, 0.0, NULL, t_end, &k->backlog_duration,
-                      &k->backlog_peak, &k->drain_time);
+        backlog_stats(tr, k->backlog, thr, 0.0, NULL, t_end, &k->backlog_duration, &k->backlog_peak,
+                      &k->drain_time);
     }
     e2e_summaries(c, tr);
     if (c->opt->percentiles)

@@ -100,18 +100,18 @@ typedef struct ac_transient_options {
                        when the model has no profile) */
     size_t samples; /* output points, t = 0 and t = horizon included; default 401 */
     ac_transient_start start;
-    double rtol, atol;   /* integration tolerances; default 1e-7, 1e-10 */
-    size_t dense_max;    /* default AC_TRANSIENT_DENSE_MAX */
-    size_t pool_dim_max; /* cap on one pool's levels; default 4096 */
-    double scale;        /* workload factor applied to every source and profile; default 1
-                            (a workspace: the largest it evaluates) */
-    double capacity_min; /* a workspace: the least share (0, 1] of a pool's capacity N mu a
-                            fault plan leaves (servers-down, delay); the truncations are
-                            sized for it, and a plan that leaves less is refused; default 1 */
-    int percentiles;     /* 1 (default): every evaluation fills the percentiles at each sample
-                            and over the horizon (the metrics below); 0: only the laws, the
-                            quantiles on demand (ac_transient_node_quantile,
-                            ac_transient_e2e_quantile: what the search reads) */
+    double rtol, atol;        /* integration tolerances; default 1e-7, 1e-10 */
+    size_t dense_max;         /* default AC_TRANSIENT_DENSE_MAX */
+    size_t pool_dim_max;      /* cap on one pool's levels; default 4096 */
+    double scale;             /* workload factor applied to every source and profile; default 1
+                                 (a workspace: the largest it evaluates) */
+    double capacity_min;      /* a workspace: the least share (0, 1] of a pool's capacity N mu a
+                                 fault plan leaves (servers-down, delay); the truncations are
+                                 sized for it, and a plan that leaves less is refused; default 1 */
+    int percentiles;          /* 1 (default): every evaluation fills the percentiles at each sample
+                                 and over the horizon (the metrics below); 0: only the laws, the
+                                 quantiles on demand (ac_transient_node_quantile,
+                                 ac_transient_e2e_quantile: what the search reads) */
     double backlog_threshold; /* jobs: a backlog above this counts in backlog_duration and
                                  drain_time; default 1 */
 } ac_transient_options;
@@ -217,30 +217,31 @@ typedef struct ac_transient_node {
        p_c (B), a wait W that is 0 with probability 1 - p_w and else exponential (the
        pointwise-stationary Erlang-C / M/M/1 wait at the instantaneous load and servers up,
        or the pool's mean-field state), and the service S = min(Exp(mean), cap). */
-    double *law;              /* AC_TRANSIENT_LAW_NPAR x nsamples: the law's parameters */
+    double *law;               /* AC_TRANSIENT_LAW_NPAR x nsamples: the law's parameters */
     double *p95_response_time; /* s, per sample: the p95 of that law (percentiles = 1) */
     double *p99_response_time; /* s, per sample: the p99 (percentiles = 1) */
-    double p95_horizon;       /* s, the p95 of the response times of the jobs completing over
-                                 [0, horizon]: the mixture of the samples' laws weighted by the
-                                 throughput (percentiles = 1; else NAN) */
-    double p99_horizon;       /* s, likewise */
-    double offered;           /* jobs offered over the horizon (cum_arrivals) */
-    double throttled;         /* jobs refused by a limit: a sync function's throttles
-                                 (concurrency, scale rate), a gateway's 429s */
-    double errors;            /* jobs failed: executions failed or timed out after every retry
-                                 (functions; polled: failed executions, which the queue
-                                 redelivers), a queue's rejections and dead letters, a pool's
-                                 refusals by its buffer (5xx) */
-    double throttle_fraction; /* throttled / offered (NAN: nothing offered) */
-    double error_fraction;    /* errors / offered (NAN: nothing offered) */
-    double backlog_duration;  /* s, the time the backlog (queues: visible messages; async and
-                                 polled functions: waiting attempts; pools: jobs waiting; links:
-                                 the fluid backlog) is above backlog_threshold; NAN: no backlog */
-    double backlog_peak;      /* jobs, the largest backlog */
-    double drain_time;        /* s, from the end of the last fault window (or of the burst,
-                                 without a plan) to the first sample where the backlog is at
-                                 or below the threshold; 0 when it is then; INFINITY when not
-                                 by the horizon; NAN: no fault end and no burst, or no backlog */
+    double p95_horizon;        /* s, the p95 of the response times of the jobs completing over
+                                  [0, horizon]: the mixture of the samples' laws weighted by the
+                                  jobs served (a function's executions, failed ones included;
+                                  else the throughput) (percentiles = 1; else NAN) */
+    double p99_horizon;        /* s, likewise */
+    double offered;            /* jobs offered over the horizon (cum_arrivals) */
+    double throttled;          /* jobs refused by a limit: a sync function's throttles
+                                  (concurrency, scale rate), a gateway's 429s */
+    double errors;             /* jobs failed: executions failed or timed out after every retry
+                                  (functions; polled: failed executions, which the queue
+                                  redelivers), a queue's rejections and dead letters, a pool's
+                                  refusals by its buffer (5xx) */
+    double throttle_fraction;  /* throttled / offered (NAN: nothing offered) */
+    double error_fraction;     /* errors / offered (NAN: nothing offered) */
+    double backlog_duration;   /* s, the time the backlog (queues: visible messages; async and
+                                  polled functions: waiting attempts; pools: jobs waiting; links:
+                                  the fluid backlog) is above backlog_threshold; NAN: no backlog */
+    double backlog_peak;       /* jobs, the largest backlog */
+    double drain_time;         /* s, from the end of the last fault window (or of the burst,
+                                  without a plan) to the first sample where the backlog is at
+                                  or below the threshold; 0 when it is then; INFINITY when not
+                                  by the horizon; NAN: no fault end and no burst, or no backlog */
 } ac_transient_node;
 
 /* The parameters of a law (ac_transient_node.law): a, p_c, c0, p_w, the wait's rate, the
@@ -265,7 +266,7 @@ typedef struct ac_transient_link {
     double *throughput;   /* jobs/s carried (c while backlogged) */
     double *backlog;      /* jobs waiting in the fluid */
     double *law;          /* AC_TRANSIENT_LAW_NPAR x nsamples */
-    double *p95_response_time, *p99_response_time; /* s (percentiles = 1) */
+    double *p95_response_time, *p99_response_time;     /* s (percentiles = 1) */
     double backlog_duration, backlog_peak, drain_time; /* as for nodes */
     int saturated; /* 1: the inflow exceeded the capacity at some sample (the nodes behind it
                       are fed the offered flow, not the carried one: said in `note`) */
@@ -295,22 +296,22 @@ typedef struct ac_transient {
        bounds the copies of a request at v (the fan-outs' product over the fan-ins, at least
        1) and L = the largest sum_v m_v over the paths; at least the largest stage quantile.
        NAN when the routes have a cycle. */
-    double e2e_stages;      /* L */
-    double *e2e_p95, *e2e_p99; /* s, per sample: the bound at the samples' laws */
+    double e2e_stages;                       /* L */
+    double *e2e_p95, *e2e_p99;               /* s, per sample: the bound at the samples' laws */
     double e2e_p95_horizon, e2e_p99_horizon; /* s, over the horizon (requests weighted by the
                                                 sources' rate; percentiles = 1) */
-    double e2e_offered;     /* requests offered by the sources over the horizon */
+    double e2e_offered;                      /* requests offered by the sources over the horizon */
     double e2e_error_fraction;    /* sum over the nodes of errors / e2e_offered (at most 1): an
                                      upper bound of the requests failed (a request with m copies
                                      fails when any does); polled functions' failed executions
                                      are redelivered, not counted (their dead letters are) */
     double e2e_throttle_fraction; /* likewise for the throttled */
-    double *e2e_rate;       /* requests/s offered by the sources, per sample */
-    const ac_model *model;  /* internal: the model (borrowed) */
-    size_t *e2e_order;      /* internal: nodes in topological order (NULL: a cycle) */
-    double *e2e_mult;       /* internal: m_v by node */
-    double *e2e_scratch;    /* internal: nnodes + nlinks + 1 */
-    char note[512];        /* what the model leaves out or approximates, "" if nothing */
+    double *e2e_rate;             /* requests/s offered by the sources, per sample */
+    const ac_model *model;        /* internal: the model (borrowed) */
+    size_t *e2e_order;            /* internal: nodes in topological order (NULL: a cycle) */
+    double *e2e_mult;             /* internal: m_v by node */
+    double *e2e_scratch;          /* internal: nnodes + nlinks + 1 */
+    char note[512];               /* what the model leaves out or approximates, "" if nothing */
 } ac_transient;
 
 /*
@@ -407,11 +408,12 @@ double ac_transient_law_quantile(const double *law, size_t nsamples, size_t s, d
 /*
  * The p-quantile (0 < p < 1) of the response times of node `node` over [0, horizon]: the
  * mixture of its samples' laws weighted by `weight` (nsamples entries, e.g. the node's
- * throughput; NULL: its throughput) times the trapezoids' dt. *out NAN when the weights
+ * throughput; NULL: a function's executions started, failed ones included, else the
+ * throughput) times the trapezoids' dt. *out NAN when the weights
  * are all 0. Returns 0 or AC_EINVAL (node or p out of range). Allocates nothing.
  */
-int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p,
-                               const double *weight, double *out);
+int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p, const double *weight,
+                               double *out);
 
 /*
  * The bound of the end-to-end p-quantile over [0, horizon] (the top of ac_transient):
