@@ -380,6 +380,11 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         print_json(stdout, &f);
     else
         print_text(stdout, &f);
+    if (ac_search_objective_failures(obj) > 0)
+        fprintf(stderr,
+                "archcheck: %s: note: %zu of %zu evaluations failed to integrate and scored 0 "
+                "(a worst case may lie among them)\n",
+                file, ac_search_objective_failures(obj), f.evals);
 cleanup:
     free(f.plan);
     free(f.terms);

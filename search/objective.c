@@ -2,7 +2,19 @@
  * The degradation score of <objective> (doc/format.md) on the fluid transient of a fault
  * plan (include/archcheck/search.h):
  *   S = sum_i w_i min(1, m_i / norm_i) / sum_i w_i,
- * the metrics m_i integrated over the transient's samples by trapezoids.
+ * the metrics m_i over the horizon from the transient's (solver/transient_metrics.c):
+ *   error-rate      a node's failed jobs (executions failed or timed out after every retry,
+ *                   dead letters, a pool's or queue's refusals) / jobs offered; end to end
+ *                   the transient's bound sum_v errors_v / requests (throttles excluded);
+ *   throttle-rate   a sync function's throttled attempts / attempts, a gateway's 429s /
+ *                   requests; end to end the throttled requests / requests;
+ *   loss            a node's jobs lost (both) / offered; end to end the two fractions' sum;
+ *   p95-, p99-latency  a node's: the quantile of its jobs' response times over the horizon
+ *                   (the mixture of the samples' quasi-stationary laws weighted by the
+ *                   throughput); end to end the Bonferroni bound of ac_transient (an upper
+ *                   bound of the requests' quantile, at least the slowest stage's);
+ *   backlog-duration  the time the backlog is above one job (no target: the longest);
+ *   utilization     the time average (no target: the largest).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,7 +26,8 @@ typedef struct term {
     ac_metric metric;
     size_t target; /* AC_NONE: end to end */
     double weight; /* normalised */
-    double norm;   /* 0: the horizon (backlog-duration) */
+    double norm;   /* 0: the horizon (backlog-duration); NAN: against the base */
+    double base;   /* p95-/p99-latency without a norm: the no-fault value at the scale */
 } term;
 
 struct ac_search_objective {
@@ -25,6 +38,9 @@ struct ac_search_objective {
     term *terms;
     ac_transient_ws **ws;
     ac_transient_fault *plans; /* jobs x nfaults */
+    double *scratch;           /* jobs x (nnodes + nlinks + 1): the end-to-end bound's */
+    size_t nscratch;
+    size_t *failed; /* per job: evaluations the transient could not integrate */
 };
 
 /* int_0^T y dt by trapezoids over the samples. */
@@ -38,8 +54,14 @@ static double integral(const ac_transient *tr, const double *y)
     return s;
 }
 
-/* Jobs lost / jobs offered over the horizon; NAN when the node offers nothing. */
-static double node_error_rate(const ac_transient *tr, const ac_transient_node *n)
+/* Jobs failed (not throttled) / jobs offered over the horizon; NAN: nothing offered. */
+static double node_error_rate(const ac_transient_node *n)
+{
+    return n->error_fraction;
+}
+
+/* Jobs lost (failed or throttled) / jobs offered over the horizon; NAN: nothing offered. */
+static double node_loss(const ac_transient *tr, const ac_transient_node *n)
 {
     size_t last = tr->nsamples - 1;
     double offered =
@@ -60,57 +82,66 @@ static double node_throttle_rate(const ac_model *m, const ac_transient *tr, size
         return th + ex > 0.0 ? th / (th + ex) : 0.0;
     }
     if (nd->kind == AC_NODE_GATEWAY)
-        return node_error_rate(tr, n);
+        return n->throttle_fraction;
     return NAN;
 }
 
-/* The time (s) the node's backlog holds one message or more (linear between samples). */
-static double node_backlog_duration(const ac_transient *tr, const ac_transient_node *n)
+/* The time (s) the node's backlog is above one message (the transient's backlog_duration:
+ * above 1 + the stock its fluid relaxation holds at the flow). */
+static double node_backlog_duration(const ac_transient_node *n)
 {
-    double s = 0.0;
-    if (n->backlog == NULL)
-        return NAN;
-    for (size_t k = 1; k < tr->nsamples; k++) {
-        double a = n->backlog[k - 1] - 1.0, b = n->backlog[k] - 1.0, dt = tr->t[k] - tr->t[k - 1];
-        if (a >= 0.0 && b >= 0.0)
-            s += dt;
-        else if (a >= 0.0 || b >= 0.0)
-            s += dt * fmax(a, b) / (fabs(a) + fabs(b));
-    }
-    return s;
+    return n->backlog_duration;
 }
 
 static double node_metric(const ac_model *m, const ac_transient *tr, ac_metric metric, size_t i)
 {
     const ac_transient_node *n = &tr->nodes[i];
+    double q = NAN;
     switch (metric) {
-    case AC_METRIC_ERROR_RATE:
-    case AC_METRIC_LOSS: return node_error_rate(tr, n);
+    case AC_METRIC_ERROR_RATE: return node_error_rate(n);
+    case AC_METRIC_LOSS: return node_loss(tr, n);
     case AC_METRIC_THROTTLE_RATE: return node_throttle_rate(m, tr, i);
-    case AC_METRIC_BACKLOG_DURATION: return node_backlog_duration(tr, n);
+    case AC_METRIC_BACKLOG_DURATION: return node_backlog_duration(n);
     case AC_METRIC_UTILIZATION:
         return n->utilization != NULL && tr->horizon > 0.0
                    ? integral(tr, n->utilization) / tr->horizon
                    : NAN;
     case AC_METRIC_P95_LATENCY:
-    case AC_METRIC_P99_LATENCY: break;
+    case AC_METRIC_P99_LATENCY:
+        (void)ac_transient_node_quantile(tr, i, metric == AC_METRIC_P95_LATENCY ? 0.95 : 0.99, NULL,
+                                         &q);
+        return q;
     }
     return NAN;
 }
 
-/* A term's metric: its node's, or the largest over the nodes (end to end); 0 when no node
- * has it. */
-static double term_metric(const ac_model *m, const ac_transient *tr, const term *t)
+/* A term's metric: its node's, or end to end (the transient's request-level metrics; the
+ * largest over the nodes for backlog-duration and utilization); 0 when not defined. */
+static double term_metric(const ac_model *m, const ac_transient *tr, const term *t, double *scratch)
 {
-    double best = 0.0;
+    double best = 0.0, v = NAN;
     if (t->target != AC_NONE) {
-        double v = node_metric(m, tr, t->metric, t->target);
+        v = node_metric(m, tr, t->metric, t->target);
         return isnan(v) ? 0.0 : v;
     }
+    switch (t->metric) {
+    case AC_METRIC_ERROR_RATE: v = tr->e2e_error_fraction; break;
+    case AC_METRIC_THROTTLE_RATE: v = tr->e2e_throttle_fraction; break;
+    case AC_METRIC_LOSS: v = fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction); break;
+    case AC_METRIC_P95_LATENCY:
+    case AC_METRIC_P99_LATENCY:
+        (void)ac_transient_e2e_quantile(tr, t->metric == AC_METRIC_P95_LATENCY ? 0.95 : 0.99,
+                                        scratch, &v);
+        break;
+    case AC_METRIC_BACKLOG_DURATION:
+    case AC_METRIC_UTILIZATION: v = -1.0; break;
+    }
+    if (v != -1.0)
+        return isnan(v) ? 0.0 : v;
     for (size_t i = 0; i < tr->nnodes; i++) {
-        double v = node_metric(m, tr, t->metric, i);
-        if (!isnan(v) && v > best)
-            best = v;
+        double x = node_metric(m, tr, t->metric, i);
+        if (!isnan(x) && x > best)
+            best = x;
     }
     return best;
 }
@@ -124,17 +155,11 @@ static int build_terms(ac_search_objective *o, ac_error *err)
     if (o->terms == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
     if (!(fs->has_objective && fs->nterms > 0)) {
-        o->terms[0] = (term){AC_METRIC_ERROR_RATE, AC_NONE, 1.0, 1.0};
+        o->terms[0] = (term){AC_METRIC_ERROR_RATE, AC_NONE, 1.0, 1.0, NAN};
         return 0;
     }
     for (size_t i = 0; i < fs->nterms; i++) {
         const ac_term *t = &fs->terms[i];
-        if (t->metric == AC_METRIC_P95_LATENCY || t->metric == AC_METRIC_P99_LATENCY)
-            return ac_error_set_at(err, AC_EINVAL, t->loc,
-                                   "the objective's %s term is not computed: the fluid transient "
-                                   "has the mean response time only, not its percentiles",
-                                   t->metric == AC_METRIC_P95_LATENCY ? "p95-latency"
-                                                                      : "p99-latency");
         wsum += t->weight;
     }
     if (!(wsum > 0.0))
@@ -147,8 +172,46 @@ static int build_terms(ac_search_objective *o, ac_error *err)
         o->terms[i].weight = t->weight / wsum;
         o->terms[i].norm =
             t->norm > 0.0 ? t->norm : (t->metric == AC_METRIC_BACKLOG_DURATION ? 0.0 : 1.0);
+        o->terms[i].base = NAN;
+        if (!(t->norm > 0.0) &&
+            (t->metric == AC_METRIC_P95_LATENCY || t->metric == AC_METRIC_P99_LATENCY))
+            o->terms[i].norm = NAN; /* against the no-fault value (base_values) */
     }
     return 0;
+}
+
+/* The no-fault value of every latency term without a norm, at the objective's scale (one
+ * evaluation of job 0's workspace without faults). */
+static int base_values(ac_search_objective *o, ac_error *err)
+{
+    const ac_transient *tr = NULL;
+    int need = 0, rc;
+    for (size_t i = 0; i < o->nterms; i++)
+        need |= isnan(o->terms[i].norm);
+    if (!need)
+        return 0;
+    rc = ac_transient_eval(o->ws[0], NULL, o->scale, &tr, err);
+    if (rc != 0)
+        return rc;
+    for (size_t i = 0; i < o->nterms; i++)
+        if (isnan(o->terms[i].norm))
+            o->terms[i].base = term_metric(o->model, tr, &o->terms[i], o->scratch);
+    return 0;
+}
+
+/* A term's share of total degradation: min(1, m / norm), or against the no-fault value m0,
+ * min(1, max(0, m / m0 - 1)) (the latency doubled counts as total; without a positive m0,
+ * 1 for any positive m). */
+static double term_share(const term *t, double m, double horizon, double *norm)
+{
+    if (isnan(t->norm)) {
+        *norm = t->base;
+        if (!(t->base > 0.0))
+            return m > 0.0 ? 1.0 : 0.0;
+        return fmin(1.0, fmax(0.0, m / t->base - 1.0));
+    }
+    *norm = t->norm > 0.0 ? t->norm : horizon;
+    return fmin(1.0, fmax(0.0, m / *norm));
 }
 
 int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
@@ -168,6 +231,7 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
         ac_transient_options_init(&opt);
     if (opt.scale < scale)
         opt.scale = scale;
+    opt.percentiles = 0; /* the terms' quantiles on demand */
     o = calloc(1, sizeof *o);
     if (o == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
@@ -181,11 +245,16 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
     if (rc == 0) {
         o->ws = calloc(jobs, sizeof *o->ws);
         o->plans = calloc(jobs * (o->nfaults + 1), sizeof *o->plans);
-        if (o->ws == NULL || o->plans == NULL)
+        o->nscratch = model->nnodes + model->nlinks + 1;
+        o->scratch = calloc(jobs * o->nscratch, sizeof *o->scratch);
+        o->failed = calloc(jobs, sizeof *o->failed);
+        if (o->ws == NULL || o->plans == NULL || o->scratch == NULL || o->failed == NULL)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
     }
     for (size_t j = 0; j < jobs && rc == 0; j++)
         rc = ac_transient_new(model, &opt, &o->ws[j], err);
+    if (rc == 0)
+        rc = base_values(o, err);
     if (rc != 0) {
         ac_search_objective_free(o);
         return rc;
@@ -203,6 +272,8 @@ void ac_search_objective_free(ac_search_objective *obj)
             ac_transient_ws_free(obj->ws[j]);
     free(obj->ws);
     free(obj->plans);
+    free(obj->scratch);
+    free(obj->failed);
     free(obj->terms);
     free(obj);
 }
@@ -218,7 +289,7 @@ int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_err
         return ac_error_set(err, AC_EINVAL, "objective: scale %g is not in (0, %g]", scale,
                             obj->max_scale);
     obj->scale = scale;
-    return 0;
+    return base_values(obj, err);
 }
 
 int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
@@ -236,9 +307,8 @@ int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
         return rc;
     for (size_t i = 0; i < obj->nterms; i++) {
         const term *t = &obj->terms[i];
-        double m = term_metric(obj->model, tr, t);
-        double norm = t->norm > 0.0 ? t->norm : tr->horizon;
-        double s = fmin(1.0, fmax(0.0, m / norm));
+        double m = term_metric(obj->model, tr, t, obj->scratch + job * obj->nscratch), norm;
+        double s = term_share(t, m, tr->horizon, &norm);
         score += t->weight * s;
         if (terms != NULL)
             terms[i] = (ac_search_term_value){m, norm, t->weight, s};
@@ -258,9 +328,32 @@ int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double 
     return ac_search_objective_eval_plan(obj, job, plan, out, terms, err);
 }
 
+/* The search's evaluation: a plan whose transient fails to integrate (AC_ENUMERIC) scores
+ * 0 and is counted (ac_search_objective_failures), so that one plan does not end the search;
+ * the count is reported beside the worst case. */
 static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
 {
-    return ac_search_objective_eval(ctx, job, genes, out, NULL, err);
+    ac_search_objective *obj = ctx;
+    ac_error e2;
+    int rc;
+    memset(&e2, 0, sizeof e2);
+    rc = ac_search_objective_eval(obj, job, genes, out, NULL, &e2);
+    if (rc == AC_ENUMERIC && job < obj->jobs) {
+        obj->failed[job]++;
+        *out = 0.0;
+        return 0;
+    }
+    if (rc != 0)
+        *err = e2;
+    return rc;
+}
+
+size_t ac_search_objective_failures(const ac_search_objective *obj)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < obj->jobs; j++)
+        n += obj->failed[j];
+    return n;
 }
 
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj)

@@ -34,6 +34,8 @@ void ac_transient_options_init(ac_transient_options *opt)
     opt->scale = 1.0;
     opt->capacity_min = 1.0;
     opt->max_work = AC_TRANSIENT_MAX_WORK;
+    opt->percentiles = 1;
+    opt->backlog_threshold = 1.0;
 }
 
 double ac_transient_horizon(const ac_model *m, const ac_transient_options *opt)
@@ -78,6 +80,7 @@ void ac_transient_free(ac_transient *tr)
 {
     if (tr == NULL)
         return;
+    ac_solver_tr_metrics_free(tr);
     for (size_t i = 0; tr->nodes != NULL && i < tr->nnodes; i++)
         node_free(&tr->nodes[i]);
     free(tr->nodes);
@@ -298,7 +301,8 @@ static void notes(const tr_ctx *c, ac_transient *tr)
     if (c->ngws > 0)
         note_add(tr, "gateways reject once the bucket is empty; no 504s (timeouts)");
     if (c->m->nlinks > 0)
-        note_add(tr, "links (capacity, latency) are not in the transient model");
+        note_add(tr, "links are open loop (solver/transient_link.c): their backlog and law, "
+                     "not their throttling of the nodes behind them");
     if (c->m->npopulations > 0)
         note_add(tr, "closed workloads (<population>) are not in the transient model");
 }
@@ -496,7 +500,7 @@ static size_t sample_arrays(ac_transient_ws *ws, double **arrays)
                 n++;
             }
     }
-    return n;
+    return n + ac_solver_tr_metrics_arrays(ws->tr, arrays != NULL ? arrays + n : NULL);
 }
 
 /* The state vectors, the targets and the ODE driver of a workspace whose context is built. */
@@ -564,6 +568,8 @@ int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_tran
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
     }
     rc = ctx_build(&ws->c, ws->tr, err);
+    if (rc == AC_OK && ac_solver_tr_metrics_init(&ws->c, ws->tr) != AC_OK)
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient metrics)");
     if (rc == AC_OK) {
         ws->tr->dim = ws->c.dim;
         ws->dense = ws->c.dim <= opt->dense_max;
@@ -753,6 +759,7 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
     if (c->dim == 0) { /* no node: nothing to integrate */
         for (size_t s = 0; s < tr->nsamples; s++)
             ac_solver_tr_record(c, tr, s, tr->t[s], ws->y, ws->w.f);
+        ac_solver_tr_metrics_finish(c, tr);
         return AC_OK;
     }
     resume_point(ws, reuse ? c->plan : NULL, &t0, &s0);
@@ -773,6 +780,7 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
         ws->pf.record = 0;
     }
     finish(c, tr, ws->y);
+    ac_solver_tr_metrics_finish(c, tr);
     return AC_OK;
 }
 

@@ -98,6 +98,7 @@ void ac_solver_tr_fn_params(tr_fn *F, const ac_function *fn, double delay)
         F->h1 = F->retries > 0 ? 1.0 / geom_sum(F->pf, F->retries - 1) : 1.0;
     }
     F->c0 = fn->cold_start;
+    F->delay = delay;
 }
 
 /* The parameters of function node v (the top of this file). */

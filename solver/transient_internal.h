@@ -101,6 +101,7 @@ typedef struct tr_fn {
     double succ;    /* sync: P(a request admitted succeeds) = 1 - p_f^{r+1} */
     double h, h1;   /* async: the final share of the failures; the first retries' share */
     double c0, kappa, s, G, P, W, I, tau;
+    double delay;     /* s, the injected delay of the current fault (0: none) */
     double next_ping; /* pre-warming: the next ping (INFINITY: none) */
     double prewarmed; /* instances created by the pings */
 } tr_fn;
@@ -433,6 +434,16 @@ int ac_solver_tr_faults_apply(tr_ctx *c, ac_transient *tr, double t, double *y, 
                               ac_error *err);
 double ac_solver_tr_faults_next(const tr_ctx *c);
 void ac_solver_tr_pool_set_mu(tr_pool *tp, double mu);
+
+/* transient_metrics.c: the objective's metrics (the laws at each sample, the summaries). */
+int ac_solver_tr_metrics_init(const tr_ctx *c, ac_transient *tr);
+void ac_solver_tr_metrics_free(ac_transient *tr);
+size_t ac_solver_tr_metrics_arrays(ac_transient *tr, double **arrays);
+void ac_solver_tr_metrics_record(const tr_ctx *c, ac_transient *tr, size_t s, const double *y);
+void ac_solver_tr_metrics_finish(const tr_ctx *c, ac_transient *tr);
+
+/* transient_link.c: the links, open loop behind the nodes' flows. */
+void ac_solver_tr_links_finish(const tr_ctx *c, ac_transient *tr);
 
 /* transient_prewarm.c: the pre-warming pings. */
 void ac_solver_tr_prewarm_events(tr_ctx *c, double t, double *y, int *changed);

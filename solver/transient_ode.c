@@ -338,6 +338,7 @@ void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const 
     ac_solver_tr_f(t, y, f, c); /* sets the rates of every node */
     for (size_t v = 0; v < c->m->nnodes; v++)
         c->kind[v]->record(c, c->unit_of[v], &tr->nodes[v], s, y, f);
+    ac_solver_tr_metrics_record(c, tr, s, y);
 }
 
 /* Cubic Hermite interpolation of y at tau between (t0, y0, f0) and (t1, y1, f1). */

@@ -107,17 +107,20 @@ typedef struct ac_search_objective ac_search_objective;
  * come out positive), one per job (1..AC_SEARCH_JOBS_MAX), evaluated at the workload
  * factor `scale`. The metrics, from the transient's trajectories (trapezoids over the
  * samples, t = 0 to the horizon):
- *   error-rate      node: jobs lost / jobs offered (cum_lost, or the integral of loss_rate,
- *                   over cum_arrivals); end to end: the largest over the nodes;
+ *   error-rate      node: jobs failed (not throttled) / offered (error_fraction of
+ *                   transient.h); end to end: the transient's e2e_error_fraction;
  *   throttle-rate   sync function: throttled attempts / attempts, (r + 1) T / ((r + 1) T + E)
  *                   with T, E the integrals of throttle_rate and execution_rate; gateway:
- *                   rejected / offered; end to end: the largest over those nodes;
- *   loss            as error-rate (the transient does not tell a loss from an error);
+ *                   429s / offered; end to end: e2e_throttle_fraction;
+ *   loss            node: failed or throttled / offered; end to end: the two fractions' sum;
+ *   p95-, p99-latency  node: the quantile over the horizon of its quasi-stationary laws
+ *                   (ac_transient_node_quantile); end to end: the transient's upper bound
+ *                   (ac_transient_e2e_quantile); without a norm, against the no-fault value
+ *                   m0 at the scale (one evaluation, again at each set_scale): the share is
+ *                   min(1, max(0, m / m0 - 1)), the latency doubled counting as total;
  *   backlog-duration  queue or async/polled function: the time its backlog holds one message
  *                   or more; end to end: the longest; default norm the horizon;
  *   utilization     node: the time mean of utilization; end to end: the largest.
- * p95-latency and p99-latency are not computed by the fluid transient (it has the mean
- * response time only): an objective with them is AC_EINVAL, said in err.
  * Returns 0, AC_EINVAL, AC_EINPUT, AC_ENOMEM, AC_ELIMIT (as ac_transient_new) ; on success
  * *out is the new objective (free with ac_search_objective_free).
  */
@@ -156,7 +159,12 @@ typedef struct ac_search_problem {
     void *ctx;
 } ac_search_problem;
 
-/* The problem of an objective (its space's genes, ac_search_objective_eval). */
+/* The evaluations of the objective's problem whose transient failed to integrate
+ * (AC_ENUMERIC): each scored 0 rather than ending the search. */
+size_t ac_search_objective_failures(const ac_search_objective *obj);
+
+/* The problem of an objective (its space's genes, ac_search_objective_eval; a plan the
+ * transient cannot integrate scores 0 and is counted by ac_search_objective_failures). */
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
 
 /* -------------------------------------------------------------- operators */

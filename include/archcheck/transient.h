@@ -108,17 +108,23 @@ typedef struct ac_transient_options {
                        when the model has no profile) */
     size_t samples; /* output points, t = 0 and t = horizon included; default 401 */
     ac_transient_start start;
-    double rtol, atol;   /* integration tolerances; default 1e-7, 1e-10 */
-    size_t dense_max;    /* default AC_TRANSIENT_DENSE_MAX */
-    size_t pool_dim_max; /* cap on one pool's levels; default 4096 */
-    double scale;        /* workload factor applied to every source and profile; default 1
-                            (a workspace: the largest it evaluates) */
-    double capacity_min; /* a workspace: the least share (0, 1] of a pool's capacity N mu a
-                            fault plan leaves (servers-down, delay); the truncations are
-                            sized for it, and a plan that leaves less is refused; default 1 */
+    double rtol, atol;        /* integration tolerances; default 1e-7, 1e-10 */
+    size_t dense_max;         /* default AC_TRANSIENT_DENSE_MAX */
+    size_t pool_dim_max;      /* cap on one pool's levels; default 4096 */
+    double scale;             /* workload factor applied to every source and profile; default 1
+                                 (a workspace: the largest it evaluates) */
+    double capacity_min;      /* a workspace: the least share (0, 1] of a pool's capacity N mu a
+                                 fault plan leaves (servers-down, delay); the truncations are
+                                 sized for it, and a plan that leaves less is refused; default 1 */
     double max_work;     /* the work budget of one evaluation: integration steps x states;
                             past it the evaluation fails with AC_ELIMIT (err says so); default
                             AC_TRANSIENT_MAX_WORK */
+    int percentiles;          /* 1 (default): every evaluation fills the percentiles at each sample
+                                 and over the horizon (the metrics below); 0: only the laws, the
+                                 quantiles on demand (ac_transient_node_quantile,
+                                 ac_transient_e2e_quantile: what the search reads) */
+    double backlog_threshold; /* jobs: a backlog above this counts in backlog_duration and
+                                 drain_time; default 1 */
 } ac_transient_options;
 
 /* Fill `opt` with the defaults above. */
@@ -215,7 +221,67 @@ typedef struct ac_transient_node {
     double *cum_cold_starts;  /* functions: cold starts since t = 0 */
     double prewarm_instances; /* functions: instances created by pre-warming pings over
                               [0, horizon) */
+    /* The objective's metrics (solver/transient_metrics.c). The response law of a job
+       arriving at sample time t is the node's quasi-stationary law at its fluid state then,
+       T = a + c0 B + W + S: a fixed part a (the fluid FIFO wait of the backlog ahead, the
+       injected delay, a link's latency and transmission), a cold start c0 with probability
+       p_c (B), a wait W that is 0 with probability 1 - p_w and else exponential (the
+       pointwise-stationary Erlang-C / M/M/1 wait at the instantaneous load and servers up,
+       or the pool's mean-field state), and the service S = min(Exp(mean), cap). */
+    double *law;               /* AC_TRANSIENT_LAW_NPAR x nsamples: the law's parameters */
+    double *p95_response_time; /* s, per sample: the p95 of that law (percentiles = 1) */
+    double *p99_response_time; /* s, per sample: the p99 (percentiles = 1) */
+    double p95_horizon;        /* s, the p95 of the response times of the jobs completing over
+                                  [0, horizon]: the mixture of the samples' laws weighted by the
+                                  jobs served (a function's executions, failed ones included;
+                                  else the throughput) (percentiles = 1; else NAN) */
+    double p99_horizon;        /* s, likewise */
+    double offered;            /* jobs offered over the horizon (cum_arrivals) */
+    double throttled;          /* jobs refused by a limit: a sync function's throttles
+                                  (concurrency, scale rate), a gateway's 429s */
+    double errors;             /* jobs failed: executions failed or timed out after every retry
+                                  (functions; polled: failed executions, which the queue
+                                  redelivers), a queue's rejections and dead letters, a pool's
+                                  refusals by its buffer (5xx) */
+    double throttle_fraction;  /* throttled / offered (NAN: nothing offered) */
+    double error_fraction;     /* errors / offered (NAN: nothing offered) */
+    double backlog_duration;   /* s, the time the backlog (queues: visible messages; async and
+                                  polled functions: waiting attempts; pools: jobs waiting; links:
+                                  the fluid backlog) is above backlog_threshold; NAN: no backlog */
+    double backlog_peak;       /* jobs, the largest backlog */
+    double drain_time;         /* s, from the end of the last fault window (or of the burst,
+                                  without a plan) to the first sample where the backlog is at
+                                  or below the threshold; 0 when it is then; INFINITY when not
+                                  by the horizon; NAN: no fault end and no burst, or no backlog */
 } ac_transient_node;
+
+/* The parameters of a law (ac_transient_node.law): a, p_c, c0, p_w, the wait's rate, the
+ * service's mean (0: no service part), its cap (INFINITY: none). */
+enum {
+    AC_TRANSIENT_LAW_SHIFT = 0,
+    AC_TRANSIENT_LAW_PCOLD,
+    AC_TRANSIENT_LAW_COLD,
+    AC_TRANSIENT_LAW_PWAIT,
+    AC_TRANSIENT_LAW_WRATE,
+    AC_TRANSIENT_LAW_SMEAN,
+    AC_TRANSIENT_LAW_SCAP,
+    AC_TRANSIENT_LAW_NPAR
+};
+
+/* A link in the transient (solver/transient_link.c): an open-loop fluid of capacity
+ * c (1 - capacity-loss) fed by the flow of its routes, its backlog x' = inflow - c while
+ * x > 0 or inflow > c, and the M/D/1 law at the instantaneous load (the steady state's,
+ * solver/link.c) behind it. */
+typedef struct ac_transient_link {
+    double *arrival_rate; /* jobs/s offered to the link (its routes' flow) */
+    double *throughput;   /* jobs/s carried (c while backlogged) */
+    double *backlog;      /* jobs waiting in the fluid */
+    double *law;          /* AC_TRANSIENT_LAW_NPAR x nsamples */
+    double *p95_response_time, *p99_response_time;     /* s (percentiles = 1) */
+    double backlog_duration, backlog_peak, drain_time; /* as for nodes */
+    int saturated; /* 1: the inflow exceeded the capacity at some sample (the nodes behind it
+                      are fed the offered flow, not the carried one: said in `note`) */
+} ac_transient_link;
 
 typedef struct ac_transient {
     double horizon; /* s */
@@ -232,7 +298,31 @@ typedef struct ac_transient {
     size_t nautoscaled;    /* pools whose scaler runs */
     size_t scaling_events; /* total over the pools */
     double server_hours;   /* total over every pool, autoscaled or not */
-    char note[512];        /* what the model leaves out or approximates, "" if nothing */
+    size_t nlinks;         /* = model->nlinks */
+    ac_transient_link *links;
+    /* End to end (solver/transient_metrics.c): a request's time is the sum of its stages'
+       along the path it takes (the max over a fan-out's copies); its p-quantile is at most
+       the largest over the paths of sum_v q_v(1 - (1 - p) / L), each stage's quantile at
+       that level (Bonferroni: P(T > sum q_v) <= sum_v m_v P(T_v > q_v) <= 1 - p), where m_v
+       bounds the copies of a request at v (the fan-outs' product over the fan-ins, at least
+       1) and L = the largest sum_v m_v over the paths; at least the largest stage quantile.
+       NAN when the routes have a cycle. */
+    double e2e_stages;                       /* L */
+    double *e2e_p95, *e2e_p99;               /* s, per sample: the bound at the samples' laws */
+    double e2e_p95_horizon, e2e_p99_horizon; /* s, over the horizon (requests weighted by the
+                                                sources' rate; percentiles = 1) */
+    double e2e_offered;                      /* requests offered by the sources over the horizon */
+    double e2e_error_fraction;    /* sum over the nodes of errors / e2e_offered (at most 1): an
+                                     upper bound of the requests failed (a request with m copies
+                                     fails when any does); polled functions' failed executions
+                                     are redelivered, not counted (their dead letters are) */
+    double e2e_throttle_fraction; /* likewise for the throttled */
+    double *e2e_rate;             /* requests/s offered by the sources, per sample */
+    const ac_model *model;        /* internal: the model (borrowed) */
+    size_t *e2e_order;            /* internal: nodes in topological order (NULL: a cycle) */
+    double *e2e_mult;             /* internal: m_v by node */
+    double *e2e_scratch;          /* internal: nnodes + nlinks + 1 */
+    char note[512];               /* what the model leaves out or approximates, "" if nothing */
 } ac_transient;
 
 /*
@@ -320,6 +410,30 @@ int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double
 
 /* Free a workspace (and its result). NULL is a no-op. */
 void ac_transient_ws_free(ac_transient_ws *ws);
+
+/* P(T > x) for the law of node n (or a link's law array) at sample s (x in s). */
+double ac_transient_law_ccdf(const double *law, size_t nsamples, size_t s, double x);
+
+/* The p-quantile (0 < p < 1) of the law at sample s (s), by bisection to 1e-7 relative. */
+double ac_transient_law_quantile(const double *law, size_t nsamples, size_t s, double p);
+
+/*
+ * The p-quantile (0 < p < 1) of the response times of node `node` over [0, horizon]: the
+ * mixture of its samples' laws weighted by `weight` (nsamples entries, e.g. the node's
+ * throughput; NULL: a function's executions started, failed ones included, else the
+ * throughput) times the trapezoids' dt. *out NAN when the weights
+ * are all 0. Returns 0 or AC_EINVAL (node or p out of range). Allocates nothing.
+ */
+int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p, const double *weight,
+                               double *out);
+
+/*
+ * The bound of the end-to-end p-quantile over [0, horizon] (the top of ac_transient):
+ * sum along the worst path of every stage's mixture quantile at level 1 - (1 - p) / L,
+ * weighted by the sources' rate. `scratch` holds nnodes + nlinks doubles. *out NAN when
+ * the routes have a cycle or nothing is offered. Returns 0 or AC_EINVAL. Allocates nothing.
+ */
+int ac_transient_e2e_quantile(const ac_transient *tr, double p, double *scratch, double *out);
 
 /* Scaling events of node n in [0, t] (t in s; events at t included). */
 size_t ac_transient_events_until(const ac_transient_node *n, double t);
