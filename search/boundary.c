@@ -65,9 +65,16 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
         rc = ac_search_ga_run(ga, err);
     if (rc == 0) {
         const double *g;
+        size_t pe = 0;
         *out = ac_search_ga_best(ga, &g);
         memcpy(c->best, g, c->pr.ngenes * sizeof *c->best);
         c->evals += ac_search_ga_evaluations(ga);
+        /* the peak near the GA's best (a tenth of the budget more) */
+        rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe,
+                              err);
+        c->evals += pe;
+    }
+    if (rc == 0) {
         c->nwarm = ac_search_ga_population(ga, &pop);
         memcpy(c->warm, pop, c->nwarm * c->pr.ngenes * sizeof *c->warm);
     }

@@ -317,12 +317,55 @@ static void test_command(void **state)
     unlink(fis);
 }
 
+/*
+ * <resilience> in `check`: the worst case at the minimum boundary, confirmed by simulation.
+ * The worst delay (100 ms) makes the function M/G/10/10 at a = lambda 0.2 s, its throttled
+ * share Erlang-B: at 100/s B(10, 20) = 0.53 < tau 0.7 (PASS), at 200/s B(10, 40) = 0.76 >=
+ * tau (FAIL, AC301), with twice the concurrency at 250/s B(20, 50) = 0.61 (PASS). Without the
+ * search: INCONCLUSIVE (AC900, exit 3); an analysis budget too small for one search: the same.
+ */
+static void test_check_resilience(void **state)
+{
+    char path[] = "/tmp/ac_sres_XXXXXX", pass[] = "/tmp/ac_sres_XXXXXX";
+    char xml[4096];
+#define REQ(extra)                                                                                 \
+    "  <requirements>\n"                                                                         \
+    "    <resilience tau='0.7' min-boundary='100/s'/>\n"                                         \
+    "    <resilience tau='0.7' min-boundary='250/s' mitigation='more'/>\n" extra                 \
+    "  </requirements>\n"                                                                        \
+    "</architecture>\n"
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    ac_test_run a;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml,
+             REQ("    <resilience tau='0.7' min-boundary='200/s'/>\n"));
+    write_tmp(path, xml);
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, REQ(""));
+    write_tmp(pass, xml);
+    a = run_ac("check", "--format", "json", path, NULL);
+    assert_int_equal(a.status, 1);
+    assert_non_null(strstr(a.out, "\"rule\": \"AC301\""));
+    assert_non_null(strstr(a.out, "resilience of the design at 200/s"));
+    assert_null(strstr(a.out, "AC900"));
+    ac_test_run_free(&a);
+    a = run_ac("check", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "checks: 3 pass, 0 fail, 0 inconclusive"));
+    ac_test_run_free(&a);
+    a = run_ac("check", "--no-search", pass, NULL);
+    assert_int_equal(a.status, 3);
+    assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
+    ac_test_run_free(&a);
+    unlink(path);
+    unlink(pass);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confirm_erlang_b), cmocka_unit_test(test_confirm_not_computed),
         cmocka_unit_test(test_study),            cmocka_unit_test(test_export),
-        cmocka_unit_test(test_command),
+        cmocka_unit_test(test_command),          cmocka_unit_test(test_check_resilience),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -279,6 +279,17 @@ void ac_search_ga_free(ac_search_ga *ga); /* NULL is a no-op; joins the threads 
 int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
                    double *out_score, size_t *out_evals, ac_error *err);
 
+/*
+ * A local polish of a search's best (a compass search, deterministic, job 0): from `genes`
+ * (ngenes, updated in place) with score *score, each gene is tried at its two bounds, then at
+ * +-step for step = 1/4, 1/8, ... down to 1/1024, a move kept when it scores strictly higher,
+ * until `budget` evaluations are spent (*evals: how many). The GA's best is near a peak but
+ * rarely on it (a worst case at a range's end is approached, not reached); a resilience
+ * verdict wants the peak. Returns 0 or the problem's status.
+ */
+int ac_search_polish(const ac_search_problem *problem, double *genes, double *score,
+                     size_t budget, size_t *evals, ac_error *err);
+
 /* ------------------------------------------------------- the resilience boundary */
 
 typedef enum ac_search_boundary_status {
