@@ -38,9 +38,9 @@ static void plan_words(const ac_model *m, const ac_transient_fault *p, size_t n,
     size_t len = 0;
     buf[0] = '\0';
     for (size_t k = 0; k < n && len + 1 < size; k++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s.%s = %.4g", k > 0 ? ", " : "",
-                                m->nodes[p[k].target].id, ac_search_attr_name(p[k].attr),
-                                p[k].value);
+        len +=
+            (size_t)snprintf(buf + len, size - len, "%s%s.%s = %.4g", k > 0 ? ", " : "",
+                             m->nodes[p[k].target].id, ac_search_attr_name(p[k].attr), p[k].value);
     if (n == 0)
         snprintf(buf, size, "no fault");
 }
@@ -134,8 +134,8 @@ static ac_check check_of(const ac_requirement *r, const char *what)
 static void undecided(ac_an_ctx *c, const ac_requirement *r, const char *what, const char *why)
 {
     ac_check ck = check_of(r, what);
-    ac_an_finding(c, "AC900", r->loc, NULL,
-                  "requirement resilience %s cannot be evaluated: %s", what, why);
+    ac_an_finding(c, "AC900", r->loc, NULL, "requirement resilience %s cannot be evaluated: %s",
+                  what, why);
     ac_an_add_check(c, &ck);
 }
 
@@ -203,7 +203,8 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
         return;
     }
     {
-        size_t per = (m->faults.has_budget ? m->faults.budget : 2000) * 11 / 10 + 2 * AC_SEARCH_GENES_MAX;
+        size_t per =
+            (m->faults.has_budget ? m->faults.budget : 2000) * 11 / 10 + 2 * AC_SEARCH_GENES_MAX;
         if (c->search_evals + per > c->opt->search_budget) {
             snprintf(note, sizeof note,
                      "its search could need %zu evaluations, and %zu of the analysis' budget of "

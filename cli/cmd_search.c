@@ -392,8 +392,8 @@ typedef struct cli_opts {
     ac_search_options so;
     int has_budget, has_seed, json, boundary;
     double horizon;
-    size_t confirm;            /* replications; 0: no confirmation */
-    const char *mitigation;    /* NULL, "all" or an id */
+    size_t confirm;         /* replications; 0: no confirmation */
+    const char *mitigation; /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
 } cli_opts;
@@ -406,8 +406,8 @@ static int parse_more(int c, cli_opts *o, int *status)
     switch (c) {
     case 'C':
         if (ac_cli_ulong_parse(optarg, 1000, &v) != 0 || v == 1)
-            *status = ac_cli_fail("--confirm takes 0 or a whole number from 2 to 1000: got '%s'",
-                                  optarg);
+            *status =
+                ac_cli_fail("--confirm takes 0 or a whole number from 2 to 1000: got '%s'", optarg);
         o->confirm = (size_t)v;
         return 1;
     case 'm': o->mitigation = optarg; return 1;
@@ -581,8 +581,8 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
         co.replications = o->confirm;
         co.seed = o->so.seed;
         f->has_confirm = 1;
-        rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms,
-                               f->score, &co, &f->conf, err);
+        rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms, f->score,
+                               &co, &f->conf, err);
     }
     return rc;
 }

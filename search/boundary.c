@@ -37,8 +37,8 @@ typedef struct probe_ctx {
     size_t nwarm;
     size_t evals, probes;
     const ac_transient_fault *fixed; /* a fixed plan instead of a search (NULL: search) */
-    double *best;     /* ngenes: the worst case of the last probe */
-    double *best_hi;  /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
+    double *best;                    /* ngenes: the worst case of the last probe */
+    double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
 } probe_ctx;
 
 /* W(scale): the worst case searched at `scale` (the fixed plan when the space has no gene). */
@@ -70,8 +70,8 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
         memcpy(c->best, g, c->pr.ngenes * sizeof *c->best);
         c->evals += ac_search_ga_evaluations(ga);
         /* the peak near the GA's best (a tenth of the budget more) */
-        rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe,
-                              err);
+        rc =
+            ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe, err);
         c->evals += pe;
     }
     if (rc == 0) {

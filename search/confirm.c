@@ -80,8 +80,8 @@ static double node_value(const ac_model *m, const ac_sim_result *r, ac_metric me
 
 /* A term's value: its node's, or the largest over the nodes (latencies: the sources); 0 when
  * none has it (as the fluid objective). */
-static double term_value(const ac_model *m, const ac_sim_result *r, ac_metric metric,
-                         size_t target, double window)
+static double term_value(const ac_model *m, const ac_sim_result *r, ac_metric metric, size_t target,
+                         double window)
 {
     double best = 0.0;
     if (target != AC_NONE) {

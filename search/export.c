@@ -72,9 +72,8 @@ static void fis_name(const char *prefix, const char *id, size_t k, char *buf, si
 
 static void fault_line(const ac_model *m, const ac_transient_fault *f, char *buf, size_t size)
 {
-    const char *unit = f->attr == AC_TRANSIENT_FAULT_DELAY || f->attr == AC_TRANSIENT_FAULT_COLD_START
-                           ? " s"
-                           : "";
+    const char *unit =
+        f->attr == AC_TRANSIENT_FAULT_DELAY || f->attr == AC_TRANSIENT_FAULT_COLD_START ? " s" : "";
     if (isinf(f->end))
         snprintf(buf, size, "%s.%s = %.6g%s from %.6g s to the horizon", m->nodes[f->target].id,
                  ac_search_attr_name(f->attr), f->value, unit, f->start);
@@ -120,8 +119,7 @@ static void fis_targets(ac_jsonw *w, const ac_model *m, const ac_transient_fault
 }
 
 /* The parameters of fault f's action (strings, as FIS takes them). */
-static void fis_parameters(ac_jsonw *w, const ac_transient_fault *f, const char *action,
-                           double len)
+static void fis_parameters(ac_jsonw *w, const ac_transient_fault *f, const char *action, double len)
 {
     char buf[256], dur[32];
     iso_duration(len, dur, sizeof dur);

@@ -44,8 +44,8 @@ static size_t max_probes(const ac_search_study_options *o)
 }
 
 /* The space and objective of model m at the study's options. */
-static int open_objective(const ac_model *m, const ac_search_study_options *o,
-                          ac_search_space **sp, ac_search_objective **obj, ac_error *err)
+static int open_objective(const ac_model *m, const ac_search_study_options *o, ac_search_space **sp,
+                          ac_search_objective **obj, ac_error *err)
 {
     ac_transient_options to = o->transient;
     int rc;
@@ -119,11 +119,11 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     if (rc == 0)
         rc = open_objective(mm, o, &sp, &obj, &e);
     if (rc == 0)
-        rc = ac_search_boundary_find_worst(mm, obj, &o->search, st->tau, o->lo, o->hi,
-                                           o->rel_tol, &v->own, NULL, &e);
+        rc = ac_search_boundary_find_worst(mm, obj, &o->search, st->tau, o->lo, o->hi, o->rel_tol,
+                                           &v->own, NULL, &e);
     if (rc == 0)
-        rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi,
-                                     o->rel_tol, &v->against, &e);
+        rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi, o->rel_tol,
+                                     &v->against, &e);
     if (rc == 0) {
         /* the baseline's worst case is a plan of the variant's space too: its own worst case
            is at least as bad, so its boundary is at most that one's */
@@ -163,8 +163,7 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     if (!model->faults.present)
         return ac_error_set(err, AC_EINVAL, "study: the model has no <faults>");
     if (!(o.lo > 0.0) || !(o.hi > o.lo) || !isfinite(o.hi) || !(o.rel_tol > 0.0) ||
-        o.max_evaluations == 0 ||
-        (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations))
+        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations))
         return ac_error_set(err, AC_EINVAL, "study: invalid options");
     st = calloc(1, sizeof *st);
     if (st == NULL)
@@ -179,7 +178,8 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     st->tau = model->faults.tau;
     st->budget = o.max_evaluations;
     for (size_t i = 0; i < nv; i++) {
-        st->variants[i].mitigation = i == 0 ? AC_NONE : (o.mitigation == AC_NONE ? i - 1 : o.mitigation);
+        st->variants[i].mitigation =
+            i == 0 ? AC_NONE : (o.mitigation == AC_NONE ? i - 1 : o.mitigation);
         st->variants[i].gain = st->variants[i].gain_against = NAN;
     }
     rc = run_baseline(model, &o, st, err);

@@ -61,11 +61,12 @@ int ac_sim_faults_check(const ac_model *m, const ac_sim_options *opt, ac_error *
             f->attr == AC_TRANSIENT_FAULT_FAIL_PROB || f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS;
         const char *why;
         if (f->target >= m->nnodes)
-            return ac_error_set(err, AC_EINVAL, "simulation: fault %zu: no node %zu", k,
-                                f->target);
+            return ac_error_set(err, AC_EINVAL, "simulation: fault %zu: no node %zu", k, f->target);
         if (!(f->value >= 0.0) || !isfinite(f->value) || (prob && f->value > 1.0))
-            return ac_error_set(err, AC_EINVAL, "simulation: fault %zu on '%s': value %g out of "
-                                "range", k, m->nodes[f->target].id, f->value);
+            return ac_error_set(err, AC_EINVAL,
+                                "simulation: fault %zu on '%s': value %g out of "
+                                "range",
+                                k, m->nodes[f->target].id, f->value);
         if (!(f->start >= 0.0) || !(f->end > f->start))
             return ac_error_set(err, AC_EINVAL,
                                 "simulation: fault %zu on '%s': the window [%g, %g) is empty", k,
@@ -165,8 +166,8 @@ static void server_down(ac_sim_node *n)
         p->idle[at] = p->idle[--p->nidle];
     } else {
         for (size_t i = n->servers; i-- > 0;)
-            if (!p->down[i] && (best == AC_SIM_NIL || server_load(p, (uint32_t)i) <
-                                                          server_load(p, best)))
+            if (!p->down[i] &&
+                (best == AC_SIM_NIL || server_load(p, (uint32_t)i) < server_load(p, best)))
                 best = (uint32_t)i;
     }
     p->down[best] = 1;

@@ -203,13 +203,12 @@ static void test_study(void **state)
  * FIS has no action for in a tag, and the Chaos Toolkit experiment every fault. */
 static void test_export(void **state)
 {
-    static const char xml[] =
-        "<architecture name='x' format='1'>\n"
-        "  <workload><source id='s' to='fn' rate='5/s'/></workload>\n"
-        "  <function id='fn' concurrency='10' duration='100ms'/>\n"
-        "  <pool id='db' servers='4' service-rate='100/s'/>\n"
-        "  <route from='fn' to='db'/>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='x' format='1'>\n"
+                              "  <workload><source id='s' to='fn' rate='5/s'/></workload>\n"
+                              "  <function id='fn' concurrency='10' duration='100ms'/>\n"
+                              "  <pool id='db' servers='4' service-rate='100/s'/>\n"
+                              "  <route from='fn' to='db'/>\n"
+                              "</architecture>\n";
     ac_transient_fault plan[4] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.25, 10.0, 70.0},
                                   {0, AC_TRANSIENT_FAULT_FAIL_PROB, 0.128, 0.0, INFINITY},
                                   {1, AC_TRANSIENT_FAULT_SERVERS_DOWN, 2.0, 30.0, 45.5},
@@ -226,8 +225,8 @@ static void test_export(void **state)
     fclose(fp);
     assert_non_null(strstr(buf, "\"actionId\": \"aws:lambda:invocation-add-delay\""));
     assert_non_null(strstr(buf, "\"startupDelayMilliseconds\": \"250\""));
-    assert_non_null(strstr(buf, "\"duration\": \"PT60S\""));  /* 10 s .. 70 s */
-    assert_non_null(strstr(buf, "\"duration\": \"PT10S\""));  /* its wait */
+    assert_non_null(strstr(buf, "\"duration\": \"PT60S\"")); /* 10 s .. 70 s */
+    assert_non_null(strstr(buf, "\"duration\": \"PT10S\"")); /* its wait */
     assert_non_null(strstr(buf, "\"actionId\": \"aws:lambda:invocation-error\""));
     assert_non_null(strstr(buf, "\"invocationPercentage\": \"13\""));
     assert_non_null(strstr(buf, "\"duration\": \"PT120S\"")); /* to the horizon */
@@ -329,10 +328,10 @@ static void test_check_resilience(void **state)
     char path[] = "/tmp/ac_sres_XXXXXX", pass[] = "/tmp/ac_sres_XXXXXX";
     char xml[4096];
 #define REQ(extra)                                                                                 \
-    "  <requirements>\n"                                                                         \
-    "    <resilience tau='0.7' min-boundary='100/s'/>\n"                                         \
-    "    <resilience tau='0.7' min-boundary='250/s' mitigation='more'/>\n" extra                 \
-    "  </requirements>\n"                                                                        \
+    "  <requirements>\n"                                                                           \
+    "    <resilience tau='0.7' min-boundary='100/s'/>\n"                                           \
+    "    <resilience tau='0.7' min-boundary='250/s' mitigation='more'/>\n" extra                   \
+    "  </requirements>\n"                                                                          \
     "</architecture>\n"
     size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
     ac_test_run a;
@@ -363,9 +362,12 @@ static void test_check_resilience(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_confirm_erlang_b), cmocka_unit_test(test_confirm_not_computed),
-        cmocka_unit_test(test_study),            cmocka_unit_test(test_export),
-        cmocka_unit_test(test_command),          cmocka_unit_test(test_check_resilience),
+        cmocka_unit_test(test_confirm_erlang_b),
+        cmocka_unit_test(test_confirm_not_computed),
+        cmocka_unit_test(test_study),
+        cmocka_unit_test(test_export),
+        cmocka_unit_test(test_command),
+        cmocka_unit_test(test_check_resilience),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

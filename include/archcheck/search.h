@@ -287,8 +287,8 @@ int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budge
  * rarely on it (a worst case at a range's end is approached, not reached); a resilience
  * verdict wants the peak. Returns 0 or the problem's status.
  */
-int ac_search_polish(const ac_search_problem *problem, double *genes, double *score,
-                     size_t budget, size_t *evals, ac_error *err);
+int ac_search_polish(const ac_search_problem *problem, double *genes, double *score, size_t budget,
+                     size_t *evals, ac_error *err);
 
 /* ------------------------------------------------------- the resilience boundary */
 
@@ -359,10 +359,10 @@ int ac_search_boundary_plan(const ac_model *model, ac_search_objective *obj,
  * The budget is max_events over every replication (its share per replication).
  */
 typedef struct ac_search_confirm_options {
-    size_t replications;          /* >= 2; default 10 */
-    double warmup;                /* s; <= 0: max(60 s, 100 x the model's longest service,
-                                     execution + cold start or visibility timeout) (default) */
-    unsigned long seed;           /* default 1 */
+    size_t replications;           /* >= 2; default 10 */
+    double warmup;                 /* s; <= 0: max(60 s, 100 x the model's longest service,
+                                      execution + cold start or visibility timeout) (default) */
+    unsigned long seed;            /* default 1 */
     unsigned long long max_events; /* over every replication; default 50,000,000 */
 } ac_search_confirm_options;
 
@@ -424,8 +424,8 @@ typedef struct ac_search_variant {
                                    too) */
     int own_is_baseline_worst;  /* 1: `own` is the baseline worst case's boundary */
     ac_search_boundary against; /* B_r against the baseline's worst case (mitigations) */
-    double gain;         /* R_g = own.rate / B_r(none) - 1, when both are FOUND; else NAN */
-    double gain_against; /* against.rate / B_r(none) - 1, the same way */
+    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND; else NAN */
+    double gain_against;        /* against.rate / B_r(none) - 1, the same way */
 } ac_search_variant;
 
 typedef struct ac_search_study {
@@ -482,9 +482,8 @@ int ac_search_export_fis(FILE *fp, const ac_model *model, const ac_transient_fau
  * its rollback stops the experiments so tagged (stop_experiments_by_tags); every fault of
  * the plan is listed in the extension "archcheck". Returns 0 or AC_EIO.
  */
-int ac_search_export_chaostoolkit(FILE *fp, const ac_model *model,
-                                  const ac_transient_fault *faults, size_t nfaults,
-                                  double horizon, double score, ac_error *err);
+int ac_search_export_chaostoolkit(FILE *fp, const ac_model *model, const ac_transient_fault *faults,
+                                  size_t nfaults, double horizon, double score, ac_error *err);
 
 /* The name of a fault attribute as written in the format ("delay", "fail-prob", ...). */
 const char *ac_search_attr_name(ac_transient_fault_attr attr);
