@@ -30,6 +30,9 @@ void ac_analysis_options_init(ac_analysis_options *opt)
     opt->sim.rel_precision = 0.01;
     opt->sim.max_events = 50000000ull; /* about 10 s; the automatic horizon fits it */
     ac_transient_options_init(&opt->transient_opt);
+    opt->search = 1;
+    opt->search_jobs = 1;
+    opt->search_budget = 200000;
 }
 
 void ac_an_finding(ac_an_ctx *c, const char *rule, ac_loc loc, const char *node, const char *fmt,

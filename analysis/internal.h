@@ -134,6 +134,7 @@ typedef struct ac_an_ctx {
     int probe_uncomputed; /* a requirement that tightens with load had no value */
     char probe_binding[64];
     size_t probe_node;
+    size_t search_evals; /* evaluations spent by the resilience searches (req_resilience.c) */
 } ac_an_ctx;
 
 /* Add a finding at `loc` about node `node` (NULL for none). */
@@ -183,6 +184,9 @@ void ac_req_loss(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
 void ac_req_throughput(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
 void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
 void ac_req_deferred(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit);
+/* req_resilience.c: the worst-case search at the minimum boundary, confirmed by simulation,
+ * into a check and its finding. */
+void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r);
 
 /* requirements.c: evaluate every requirement into findings (emit = findings) or into a
  * pass/fail predicate (for the headroom search). */

@@ -218,9 +218,16 @@ static void dispatch(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     case AC_REQ_LOSS: ac_req_loss(c, r, emit); break;
     case AC_REQ_THROUGHPUT: ac_req_throughput(c, r, emit); break;
     case AC_REQ_HEADROOM: ac_req_headroom(c, r, emit); break;
+    case AC_REQ_RESILIENCE:
+        /* the search runs once, for the findings (req_resilience.c); the probes see it
+           undecided, outside the simulation's metrics */
+        if (emit == emit_finding)
+            ac_req_resilience(c, r);
+        else
+            ac_req_deferred(c, r, emit);
+        break;
     case AC_REQ_RECOVERY:
-    case AC_REQ_SCALING:
-    case AC_REQ_RESILIENCE: ac_req_deferred(c, r, emit); break;
+    case AC_REQ_SCALING: ac_req_deferred(c, r, emit); break;
     }
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "archcheck/search.h"
 #include "cli/baseline.h"
 #include "cli/cli.h"
 
@@ -28,9 +29,9 @@ static const char check_usage[] =
     "                       fingerprint of the message, not by line) and accept them\n"
     "      --fail-on SEV    error (default), warning or never: the least severity that fails\n"
     "      --seed N         random seed for search and simulation (default: the file's, else 1)\n"
-    "      --jobs N         worker threads for the search (accepted; this version has no\n"
-    "                       search and analyses on one thread)\n"
-    "      --no-search      skip the worst-case search (this version has none yet)\n"
+    "      --jobs N         worker threads for the worst-case search (at most 64 are used)\n"
+    "      --no-search      skip the worst-case search (<resilience> requirements are then\n"
+    "                       INCONCLUSIVE)\n"
     "      --validate       simulate and compare every approximation (by default the simulator\n"
     "                       runs only where an approximation's error could flip a verdict)\n"
     "      --no-validate    never simulate (undecided checks stay INCONCLUSIVE)\n"
@@ -119,7 +120,7 @@ int ac_cli_check(int argc, char **argv)
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, c, status;
+    int never = 0, no_search = 0, c, status;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
@@ -153,7 +154,7 @@ int ac_cli_check(int argc, char **argv)
             if (ac_cli_ulong_parse(optarg, 256, &jobs) != 0 || jobs == 0)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
-        case 'n': break;
+        case 'n': no_search = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
@@ -163,6 +164,8 @@ int ac_cli_check(int argc, char **argv)
     if (ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on) != 0)
         return AC_EXIT_USAGE;
     ac_cli_run_opts_apply(&ro, &aopt);
+    aopt.search = !no_search;
+    aopt.search_jobs = jobs > AC_SEARCH_JOBS_MAX ? AC_SEARCH_JOBS_MAX : (size_t)jobs;
     if (ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed) != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;

@@ -10,6 +10,7 @@
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
+#include "common/atomic.h"
 #include "common/jsonw.h"
 
 static const char search_usage[] =
@@ -29,6 +30,15 @@ static const char search_usage[] =
     "      --boundary           also the resilience boundary of the design as it is: the\n"
     "                           lowest workload (x1/16 to x16) whose worst case reaches tau,\n"
     "                           as the peak request rate (a search of --budget per probe)\n"
+    "      --confirm N          re-run the worst case in the simulator: N replications\n"
+    "                           (default 10; 0: not), its score with a 95%% interval\n"
+    "                           beside the fluid score\n"
+    "      --mitigation ID|all  the resilience study: B_r of the baseline and of the\n"
+    "                           mitigation (all: every one), each against its own worst\n"
+    "                           case and the baseline's, and the gain R_g\n"
+    "      --study-budget N     evaluations the study may spend (default 200000)\n"
+    "      --export-fis FILE    the worst case as an AWS FIS experiment template (JSON)\n"
+    "      --export-chaostoolkit FILE  the worst case as a Chaos Toolkit experiment\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -38,14 +48,7 @@ static const char search_usage[] =
 
 static const char *attr_name(ac_transient_fault_attr a)
 {
-    switch (a) {
-    case AC_TRANSIENT_FAULT_DELAY: return "delay";
-    case AC_TRANSIENT_FAULT_FAIL_PROB: return "fail-prob";
-    case AC_TRANSIENT_FAULT_SERVERS_DOWN: return "servers-down";
-    case AC_TRANSIENT_FAULT_CAPACITY_LOSS: return "capacity-loss";
-    case AC_TRANSIENT_FAULT_COLD_START: return "cold-start";
-    }
-    return "?";
+    return ac_search_attr_name(a);
 }
 
 typedef struct found {
@@ -53,12 +56,15 @@ typedef struct found {
     const char *file;
     const char *method;
     unsigned long seed;
-    size_t evals, best_at, nfaults, nterms;
+    size_t evals, best_at, nfaults, nterms, polish_evals;
     double score;
     int has_boundary;
     ac_search_boundary b;
     ac_transient_fault *plan;
     ac_search_term_value *terms;
+    int has_confirm;
+    ac_search_confirmation conf;
+    const ac_search_study *study;
 } found;
 
 static const char *term_target(const found *f, size_t i)
@@ -96,11 +102,66 @@ static void print_boundary_text(FILE *fp, const found *f)
                 b->probes, b->evaluations);
 }
 
+static const char *variant_id(const found *f, const ac_search_variant *v)
+{
+    return v->mitigation == AC_NONE ? "(baseline)" : f->m->mitigations[v->mitigation].id;
+}
+
+static void print_confirm_text(FILE *fp, const found *f)
+{
+    const ac_search_confirmation *c = &f->conf;
+    if (!c->computed) {
+        fprintf(fp, "  not confirmed by simulation: %s\n", c->why);
+        return;
+    }
+    fprintf(fp,
+            "  simulated score %.6g +- %.3g (95%%, %zu replications, %llu events, after a "
+            "warm-up of %.6g s); fluid %.6g, difference %+.3g\n",
+            c->score, c->ci95, c->replications, c->events, c->warmup, c->fluid, c->diff);
+}
+
+static void print_bound_text(FILE *fp, const char *what, const ac_search_boundary *b)
+{
+    fprintf(fp, "    %s: %s%.6g/s", what,
+            b->status == AC_SEARCH_BOUNDARY_FOUND
+                ? ""
+                : (b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most " : "above "),
+            b->rate);
+}
+
+static void print_study_text(FILE *fp, const found *f)
+{
+    const ac_search_study *st = f->study;
+    fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations):\n", st->tau,
+            st->evaluations, st->budget);
+    for (size_t i = 0; i < st->nvariants; i++) {
+        const ac_search_variant *v = &st->variants[i];
+        fprintf(fp, "  %s\n", variant_id(f, v));
+        if (!v->computed) {
+            fprintf(fp, "    not computed: %s\n", v->why);
+            continue;
+        }
+        print_bound_text(fp, "B_r against its own worst case", &v->own);
+        if (isnan(v->gain))
+            fputs("\n", fp);
+        else
+            fprintf(fp, ", R_g %+.4g\n", v->gain);
+        if (v->mitigation == AC_NONE)
+            continue;
+        print_bound_text(fp, "B_r against the baseline's worst case", &v->against);
+        if (isnan(v->gain_against))
+            fputs("\n", fp);
+        else
+            fprintf(fp, ", gain %+.4g\n", v->gain_against);
+    }
+}
+
 static void print_text(FILE *fp, const found *f)
 {
     fprintf(fp,
-            "%s: worst case found by %s in %zu evaluations (seed %lu, best at evaluation %zu)\n",
-            f->file, f->method, f->evals, f->seed, f->best_at);
+            "%s: worst case found by %s in %zu evaluations (seed %lu, its best at "
+            "evaluation %zu; then %zu more polishing it)\n",
+            f->file, f->method, f->evals, f->seed, f->best_at, f->polish_evals);
     fprintf(fp, "  score %.6g of 1 (tau %.6g)\n", f->score, f->m->faults.tau);
     for (size_t k = 0; k < f->nfaults; k++) {
         const ac_transient_fault *p = &f->plan[k];
@@ -121,8 +182,12 @@ static void print_text(FILE *fp, const found *f)
                 ac_metric_name(term_metric(f, i)), t != NULL ? t : "(end to end)",
                 f->terms[i].metric, f->terms[i].norm, f->terms[i].score, f->terms[i].weight);
     }
+    if (f->has_confirm)
+        print_confirm_text(fp, f);
     if (f->has_boundary)
         print_boundary_text(fp, f);
+    if (f->study != NULL)
+        print_study_text(fp, f);
 }
 
 /* "NODE.ATTRIBUTE", with "#k" for the k-th repeat of the same pair. */
@@ -136,6 +201,88 @@ static void fault_key(const found *f, size_t k, char *buf, size_t size)
     else
         snprintf(buf, size, "%s.%s#%zu", f->m->nodes[f->plan[k].target].id,
                  attr_name(f->plan[k].attr), rep);
+}
+
+static void json_num_or_null(ac_jsonw *w, const char *key, double v)
+{
+    ac_jsonw_key(w, key);
+    if (isfinite(v))
+        ac_jsonw_double(w, v);
+    else
+        ac_jsonw_null(w);
+}
+
+static void print_confirm_json(ac_jsonw *w, const found *f)
+{
+    const ac_search_confirmation *c = &f->conf;
+    ac_jsonw_key(w, "confirmation");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "computed");
+    ac_jsonw_bool(w, c->computed);
+    if (!c->computed) {
+        ac_jsonw_key(w, "why");
+        ac_jsonw_string(w, c->why);
+    } else {
+        ac_jsonw_key(w, "score");
+        ac_jsonw_double(w, c->score);
+        ac_jsonw_key(w, "score_ci95");
+        ac_jsonw_double(w, c->ci95);
+        ac_jsonw_key(w, "fluid_score");
+        ac_jsonw_double(w, c->fluid);
+        ac_jsonw_key(w, "difference");
+        ac_jsonw_double(w, c->diff);
+        ac_jsonw_key(w, "replications");
+        ac_jsonw_uint(w, c->replications);
+        ac_jsonw_key(w, "events");
+        ac_jsonw_uint(w, c->events);
+        ac_jsonw_key(w, "warmup");
+        ac_jsonw_double(w, c->warmup);
+    }
+    ac_jsonw_object_end(w);
+}
+
+static void print_study_json(ac_jsonw *w, const found *f)
+{
+    const ac_search_study *st = f->study;
+    ac_jsonw_key(w, "resilience");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "tau");
+    ac_jsonw_double(w, st->tau);
+    json_num_or_null(w, "boundary", st->variants[0].own.rate);
+    ac_jsonw_key(w, "boundary_status");
+    ac_jsonw_string(w, boundary_status(st->variants[0].own.status));
+    ac_jsonw_key(w, "approximation");
+    ac_jsonw_string(w, "fluid");
+    ac_jsonw_key(w, "evaluations");
+    ac_jsonw_uint(w, st->evaluations);
+    ac_jsonw_key(w, "budget");
+    ac_jsonw_uint(w, st->budget);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "mitigations");
+    ac_jsonw_array_begin(w);
+    for (size_t i = 1; i < st->nvariants; i++) {
+        const ac_search_variant *v = &st->variants[i];
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "id");
+        ac_jsonw_string(w, variant_id(f, v));
+        ac_jsonw_key(w, "computed");
+        ac_jsonw_bool(w, v->computed);
+        if (!v->computed) {
+            ac_jsonw_key(w, "why");
+            ac_jsonw_string(w, v->why);
+        } else {
+            json_num_or_null(w, "resilience_boundary", v->own.rate);
+            ac_jsonw_key(w, "boundary_status");
+            ac_jsonw_string(w, boundary_status(v->own.status));
+            json_num_or_null(w, "resilience_gain", v->gain);
+            json_num_or_null(w, "boundary_against_baseline_worst_case", v->against.rate);
+            ac_jsonw_key(w, "boundary_against_baseline_worst_case_status");
+            ac_jsonw_string(w, boundary_status(v->against.status));
+            json_num_or_null(w, "gain_against_baseline_worst_case", v->gain_against);
+        }
+        ac_jsonw_object_end(w);
+    }
+    ac_jsonw_array_end(w);
 }
 
 static void print_json(FILE *fp, const found *f)
@@ -158,6 +305,8 @@ static void print_json(FILE *fp, const found *f)
     ac_jsonw_uint(&w, f->evals);
     ac_jsonw_key(&w, "best_at_evaluation");
     ac_jsonw_uint(&w, f->best_at);
+    ac_jsonw_key(&w, "polish_evaluations");
+    ac_jsonw_uint(&w, f->polish_evals);
     ac_jsonw_key(&w, "best_score");
     ac_jsonw_double(&w, f->score);
     ac_jsonw_key(&w, "tau");
@@ -212,8 +361,12 @@ static void print_json(FILE *fp, const found *f)
         ac_jsonw_object_end(&w);
     }
     ac_jsonw_array_end(&w);
+    if (f->has_confirm)
+        print_confirm_json(&w, f);
     ac_jsonw_object_end(&w);
-    if (f->has_boundary) {
+    if (f->study != NULL)
+        print_study_json(&w, f);
+    if (f->has_boundary && f->study == NULL) {
         ac_jsonw_key(&w, "resilience");
         ac_jsonw_object_begin(&w);
         ac_jsonw_key(&w, "tau");
@@ -239,7 +392,37 @@ typedef struct cli_opts {
     ac_search_options so;
     int has_budget, has_seed, json, boundary;
     double horizon;
+    size_t confirm;         /* replications; 0: no confirmation */
+    const char *mitigation; /* NULL, "all" or an id */
+    size_t study_budget;
+    const char *export_fis, *export_ctk;
 } cli_opts;
+
+/* --confirm, --mitigation, --study-budget, --export-*; 1 when c was one of them. */
+static int parse_more(int c, cli_opts *o, int *status)
+{
+    unsigned long v;
+    *status = 0;
+    switch (c) {
+    case 'C':
+        if (ac_cli_ulong_parse(optarg, 1000, &v) != 0 || v == 1)
+            *status =
+                ac_cli_fail("--confirm takes 0 or a whole number from 2 to 1000: got '%s'", optarg);
+        o->confirm = (size_t)v;
+        return 1;
+    case 'm': o->mitigation = optarg; return 1;
+    case 'S':
+        if (ac_cli_ulong_parse(optarg, 1000000000ul, &v) != 0 || v == 0)
+            *status = ac_cli_fail("--study-budget takes a whole number from 1 to 1000000000: "
+                                  "got '%s'",
+                                  optarg);
+        o->study_budget = (size_t)v;
+        return 1;
+    case 'F': o->export_fis = optarg; return 1;
+    case 'T': o->export_ctk = optarg; return 1;
+    default: return 0;
+    }
+}
 
 static int parse_opts(int argc, char **argv, cli_opts *o)
 {
@@ -249,6 +432,11 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"horizon", required_argument, NULL, 'H'},
                                          {"boundary", no_argument, NULL, 'B'},
+                                         {"confirm", required_argument, NULL, 'C'},
+                                         {"mitigation", required_argument, NULL, 'm'},
+                                         {"study-budget", required_argument, NULL, 'S'},
+                                         {"export-fis", required_argument, NULL, 'F'},
+                                         {"export-chaostoolkit", required_argument, NULL, 'T'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -257,6 +445,12 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+        int status;
+        if (parse_more(c, o, &status)) {
+            if (status != 0)
+                return status;
+            continue;
+        }
         switch (c) {
         case 'b':
             if (ac_cli_ulong_parse(optarg, AC_SEARCH_BUDGET_MAX, &v) != 0 || v == 0)
@@ -306,6 +500,93 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
     return 0;
 }
 
+/* Write one export atomically (common/atomic.c); 0 or AC_EXIT_USAGE after saying why. */
+static int export_one(const char *path, const found *f, double horizon, int fis)
+{
+    ac_atomic_file af;
+    ac_error err = {0};
+    int rc = ac_atomic_open(&af, path, &err);
+    if (rc == 0) {
+        rc = fis ? ac_search_export_fis(af.fp, f->m, f->plan, f->nfaults, horizon, f->score, &err)
+                 : ac_search_export_chaostoolkit(af.fp, f->m, f->plan, f->nfaults, horizon,
+                                                 f->score, &err);
+        if (rc == 0)
+            rc = ac_atomic_commit(&af, &err);
+        else
+            ac_atomic_abort(&af);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "archcheck: %s\n", err.message);
+        return AC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The study of --mitigation; 0 or a status (err set). */
+static int run_study(const ac_model *m, const cli_opts *o, const ac_transient_options *to,
+                     ac_search_study **out, ac_error *err)
+{
+    ac_search_study_options st;
+    ac_search_study_options_init(&st);
+    st.search = o->so;
+    st.transient = *to;
+    st.transient.scale = 1.0;
+    if (o->study_budget > 0)
+        st.max_evaluations = o->study_budget;
+    if (strcmp(o->mitigation, "all") != 0) {
+        size_t k;
+        for (k = 0; k < m->nmitigations; k++)
+            if (strcmp(m->mitigations[k].id, o->mitigation) == 0)
+                break;
+        if (k == m->nmitigations)
+            return ac_error_set(err, AC_EINVAL, "no mitigation '%s' in the file", o->mitigation);
+        st.mitigation = k;
+    }
+    return ac_search_study_run(m, &st, out, err);
+}
+
+/* The worst case of the search: its plan, terms and fluid score; confirmed when asked. */
+static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
+                      ac_search_objective *obj, ac_search_ga *ga, double horizon, found *f,
+                      ac_error *err)
+{
+    const double *genes = NULL;
+    int rc = 0;
+    f->nfaults = ac_search_space_nfaults(sp);
+    f->nterms = ac_search_objective_nterms(obj);
+    f->plan = calloc(f->nfaults + 1, sizeof *f->plan);
+    f->terms = calloc(f->nterms, sizeof *f->terms);
+    if (f->plan == NULL || f->terms == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory");
+    {
+        /* the peak near the GA's best: a tenth of the budget more (search.h) */
+        ac_search_problem pr = ac_search_objective_problem(obj);
+        double best = ac_search_ga_best(ga, &genes);
+        size_t n = ac_search_space_ngenes(sp);
+        double *g = calloc(n + 1, sizeof *g);
+        if (g == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory");
+        memcpy(g, genes, n * sizeof *g);
+        rc = ac_search_polish(&pr, g, &best, o->so.budget / 10 + 2 * n, &f->polish_evals, err);
+        ac_search_space_decode(sp, g, f->plan);
+        free(g);
+        if (rc != 0)
+            return rc;
+    }
+    /* the terms of the best plan, re-evaluated (the same numbers: deterministic) */
+    rc = ac_search_objective_eval_plan(obj, 0, f->plan, &f->score, f->terms, err);
+    if (rc == 0 && o->confirm > 0) {
+        ac_search_confirm_options co;
+        ac_search_confirm_options_init(&co);
+        co.replications = o->confirm;
+        co.seed = o->so.seed;
+        f->has_confirm = 1;
+        rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms, f->score,
+                               &co, &f->conf, err);
+    }
+    return rc;
+}
+
 /* Run the search on a valid model; 0, or AC_EXIT_INCONCLUSIVE / AC_EXIT_USAGE after
  * saying why. */
 static int run(const ac_model *m, const char *file, cli_opts *o)
@@ -314,9 +595,10 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     ac_search_space *sp = NULL;
     ac_search_objective *obj = NULL;
     ac_search_ga *ga = NULL;
+    ac_search_study *study = NULL;
     ac_search_problem pr;
     ac_error err = {0};
-    const double *genes = NULL;
+    double horizon;
     found f;
     int rc, status = AC_EXIT_PASS;
     memset(&f, 0, sizeof f);
@@ -326,41 +608,27 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         o->so.budget = m->faults.budget;
     if (!o->has_seed && m->faults.has_seed)
         o->so.seed = m->faults.seed;
-    rc = ac_search_space_new(m, ac_transient_horizon(m, &to), &sp, &err);
+    horizon = ac_transient_horizon(m, &to);
+    /* the workspace is sized for the largest probe of --boundary */
+    to.scale = o->boundary ? 16.0 : 1.0;
+    rc = ac_search_space_new(m, horizon, &sp, &err);
     if (rc == 0)
         rc = ac_search_objective_new(m, sp, &to, 1.0, o->so.jobs, &obj, &err);
-    if (rc == 0 && o->boundary) {
-        /* the workspace is sized for the largest probe */
-        ac_search_objective_free(obj);
-        obj = NULL;
-        to.scale = 16.0;
-        rc = ac_search_objective_new(m, sp, &to, 1.0, o->so.jobs, &obj, &err);
-    }
     if (rc == 0) {
         pr = ac_search_objective_problem(obj);
         rc = ac_search_ga_new(&pr, &o->so, &ga, &err);
     }
     if (rc == 0)
         rc = ac_search_ga_run(ga, &err);
-    if (rc == 0) {
-        f.nfaults = ac_search_space_nfaults(sp);
-        f.nterms = ac_search_objective_nterms(obj);
-        f.plan = calloc(f.nfaults + 1, sizeof *f.plan);
-        f.terms = calloc(f.nterms, sizeof *f.terms);
-        if (f.plan == NULL || f.terms == NULL)
-            rc = ac_error_set(&err, AC_ENOMEM, "out of memory");
-    }
-    if (rc == 0) {
-        (void)ac_search_ga_best(ga, &genes);
-        ac_search_space_decode(sp, genes, f.plan);
-        /* the terms of the best plan, re-evaluated (the same numbers: deterministic) */
-        rc = ac_search_objective_eval_plan(obj, 0, f.plan, &f.score, f.terms, &err);
-    }
-    if (rc == 0 && o->boundary) {
+    if (rc == 0)
+        rc = worst_case(m, o, sp, obj, ga, horizon, &f, &err);
+    if (rc == 0 && o->boundary && o->mitigation == NULL) {
         f.has_boundary = 1;
         rc = ac_search_boundary_find(m, obj, &o->so, m->faults.tau, 1.0 / 16.0, 16.0, 1e-3, &f.b,
                                      &err);
     }
+    if (rc == 0 && o->mitigation != NULL)
+        rc = run_study(m, o, &to, &study, &err);
     if (rc != 0) {
         if (err.line > 0)
             fprintf(stderr, "%s:%u:%u: error: cannot search: %s\n", err.file[0] ? err.file : file,
@@ -376,6 +644,7 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     f.seed = o->so.seed;
     f.evals = ac_search_ga_evaluations(ga);
     f.best_at = ac_search_ga_best_at(ga);
+    f.study = study;
     if (o->json)
         print_json(stdout, &f);
     else
@@ -385,9 +654,14 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
                 "archcheck: %s: note: %zu of %zu evaluations failed to integrate and scored 0 "
                 "(a worst case may lie among them)\n",
                 file, ac_search_objective_failures(obj), f.evals);
+    if (o->export_fis != NULL)
+        status = export_one(o->export_fis, &f, horizon, 1);
+    if (status == 0 && o->export_ctk != NULL)
+        status = export_one(o->export_ctk, &f, horizon, 0);
 cleanup:
     free(f.plan);
     free(f.terms);
+    ac_search_study_free(study);
     ac_search_ga_free(ga);
     ac_search_objective_free(obj);
     ac_search_space_free(sp);
@@ -401,6 +675,7 @@ int ac_cli_search(int argc, char **argv)
     int status;
     memset(&o, 0, sizeof o);
     ac_search_options_init(&o.so);
+    o.confirm = 10;
     status = parse_opts(argc, argv, &o);
     if (status != 0)
         return status < 0 ? AC_EXIT_PASS : status;

@@ -36,6 +36,9 @@ typedef struct probe_ctx {
     double *warm; /* population x ngenes */
     size_t nwarm;
     size_t evals, probes;
+    const ac_transient_fault *fixed; /* a fixed plan instead of a search (NULL: search) */
+    double *best;                    /* ngenes: the worst case of the last probe */
+    double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
 } probe_ctx;
 
 /* W(scale): the worst case searched at `scale` (the fixed plan when the space has no gene). */
@@ -47,6 +50,10 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
     if (rc != 0)
         return rc;
     c->probes++;
+    if (c->fixed != NULL) {
+        c->evals++;
+        return ac_search_objective_eval_plan(c->obj, 0, c->fixed, out, NULL, err);
+    }
     if (c->pr.ngenes == 0) {
         c->evals++;
         return ac_search_objective_eval(c->obj, 0, NULL, out, NULL, err);
@@ -57,8 +64,17 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
     if (rc == 0)
         rc = ac_search_ga_run(ga, err);
     if (rc == 0) {
-        *out = ac_search_ga_best(ga, NULL);
+        const double *g;
+        size_t pe = 0;
+        *out = ac_search_ga_best(ga, &g);
+        memcpy(c->best, g, c->pr.ngenes * sizeof *c->best);
         c->evals += ac_search_ga_evaluations(ga);
+        /* the peak near the GA's best (a tenth of the budget more) */
+        rc =
+            ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe, err);
+        c->evals += pe;
+    }
+    if (rc == 0) {
         c->nwarm = ac_search_ga_population(ga, &pop);
         memcpy(c->warm, pop, c->nwarm * c->pr.ngenes * sizeof *c->warm);
     }
@@ -66,35 +82,84 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
     return rc;
 }
 
+/* Keep the last probe's worst case as the one at hi. */
+static void keep_hi(probe_ctx *c)
+{
+    if (c->best_hi != NULL && c->fixed == NULL)
+        memcpy(c->best_hi, c->best, c->pr.ngenes * sizeof *c->best);
+}
+
+static int bisect(const ac_model *model, probe_ctx *c, double tau, double lo, double hi,
+                  double rel_tol, ac_search_boundary *out, ac_error *err);
+
 int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
                             const ac_search_options *opt, double tau, double lo, double hi,
                             double rel_tol, ac_search_boundary *out, ac_error *err)
 {
+    return ac_search_boundary_find_worst(model, obj, opt, tau, lo, hi, rel_tol, out, NULL, err);
+}
+
+int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *obj,
+                                  const ac_search_options *opt, double tau, double lo, double hi,
+                                  double rel_tol, ac_search_boundary *out, double *worst,
+                                  ac_error *err)
+{
     probe_ctx c;
-    double wlo, whi;
     int rc;
     memset(out, 0, sizeof *out);
-    if (!(lo > 0.0) || !(hi > lo) || !isfinite(hi) || !(rel_tol > 0.0) || !(tau > 0.0))
-        return ac_error_set(err, AC_EINVAL, "boundary: 0 < lo < hi, tau > 0, rel_tol > 0");
     memset(&c, 0, sizeof c);
     c.obj = obj;
     c.pr = ac_search_objective_problem(obj);
+    c.best_hi = worst;
     if (opt != NULL)
         c.opt = *opt;
     else
         ac_search_options_init(&c.opt);
     c.warm = calloc(c.opt.population * (c.pr.ngenes + 1), sizeof *c.warm);
-    if (c.warm == NULL)
-        return ac_error_set(err, AC_ENOMEM, "out of memory (boundary)");
+    c.best = calloc(c.pr.ngenes + 1, sizeof *c.best);
+    if (c.warm == NULL || c.best == NULL)
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (boundary)");
+    else
+        rc = bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+    free(c.warm);
+    free(c.best);
+    return rc;
+}
+
+int ac_search_boundary_plan(const ac_model *model, ac_search_objective *obj,
+                            const ac_transient_fault *faults, double tau, double lo, double hi,
+                            double rel_tol, ac_search_boundary *out, ac_error *err)
+{
+    probe_ctx c;
+    memset(out, 0, sizeof *out);
+    memset(&c, 0, sizeof c);
+    c.obj = obj;
+    c.pr = ac_search_objective_problem(obj);
+    c.fixed = faults;
+    return bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+}
+
+/* The bracket and the bisection of W on [lo, hi] (c set up). */
+static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, double hi,
+                  double rel_tol, ac_search_boundary *out, ac_error *err)
+{
+    probe_ctx c = *pc;
+    double wlo, whi;
+    int rc;
+    if (!(lo > 0.0) || !(hi > lo) || !isfinite(hi) || !(rel_tol > 0.0) || !(tau > 0.0))
+        return ac_error_set(err, AC_EINVAL, "boundary: 0 < lo < hi, tau > 0, rel_tol > 0");
     out->peak_rate = ac_search_peak_rate(model);
     rc = probe(&c, lo, &wlo, err);
     if (rc == 0 && wlo >= tau) {
         out->status = AC_SEARCH_BOUNDARY_BELOW;
         out->lo = out->hi = lo;
+        keep_hi(&c);
         goto cleanup;
     }
     if (rc == 0)
         rc = probe(&c, hi, &whi, err);
+    if (rc == 0)
+        keep_hi(&c);
     if (rc == 0 && whi < tau) {
         out->status = AC_SEARCH_BOUNDARY_ABOVE;
         out->lo = out->hi = hi;
@@ -105,9 +170,10 @@ int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
     while (rc == 0 && hi / lo > 1.0 + rel_tol) {
         double mid = sqrt(lo * hi), w;
         rc = probe(&c, mid, &w, err);
-        if (rc == 0 && w >= tau)
+        if (rc == 0 && w >= tau) {
             hi = mid;
-        else if (rc == 0)
+            keep_hi(&c);
+        } else if (rc == 0)
             lo = mid;
     }
     out->status = AC_SEARCH_BOUNDARY_FOUND;
@@ -118,6 +184,5 @@ cleanup:
     out->evaluations = c.evals;
     out->scale = out->hi;
     out->rate = out->hi * out->peak_rate;
-    free(c.warm);
     return rc;
 }

@@ -877,6 +877,11 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
             return ac_error_set_at(err, AC_EINVAL, p->loc, "population '%s': invalid parameters",
                                    p->id ? p->id : "?");
     }
+    {
+        int rc = ac_sim_faults_check(m, opt, err);
+        if (rc != 0)
+            return rc;
+    }
     for (size_t i = 0; i < opt->ninitial; i++) {
         const ac_sim_initial_state *is = &opt->initial[i];
         if (is->node >= m->nnodes || m->nodes[is->node].kind != AC_NODE_POOL ||
@@ -1016,6 +1021,10 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
             }
         }
     }
+    if ((rc = ac_sim_faults_setup(s)) != 0 || s->status != 0) {
+        rc = rc ? rc : s->status;
+        goto cleanup;
+    }
     *out = s;
     return 0;
 cleanup:
@@ -1029,6 +1038,7 @@ void ac_sim_state_free(ac_sim_state *s)
 {
     if (s == NULL)
         return;
+    ac_sim_faults_cleanup(s);
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
         ac_sim_hist_free(&n->c.hist);
@@ -1107,6 +1117,9 @@ int ac_sim_state_run(ac_sim_state *s)
             break;
         case AC_SIM_EV_TIMEOUT:
             timeout_fire(s, e);
+            break;
+        case AC_SIM_EV_FAULT:
+            ac_sim_faults_edge(s);
             break;
         default:
             ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled");

@@ -201,7 +201,7 @@ static void exec_start(ac_sim_state *s, ac_sim_node *n, uint32_t x)
     }
     n->nbusy++;
     alive_update(n);
-    x_time = ac_sim_exp(s, f->duration);
+    x_time = ac_sim_exp(s, f->duration) + f->delay;
     if (x_time > f->timeout) {
         busy_for = f->timeout;
         f->ex[x].ok = 0;

@@ -72,7 +72,8 @@ typedef enum ac_sim_ev_kind {
     AC_SIM_EV_SOURCE,  /* arg: source index */
     AC_SIM_EV_THINK,   /* arg: population client index */
     AC_SIM_EV_NODE,    /* node: node index; arg, sub: the node's own */
-    AC_SIM_EV_TIMEOUT  /* arg: job index */
+    AC_SIM_EV_TIMEOUT, /* arg: job index */
+    AC_SIM_EV_FAULT    /* an edge of a fault window (faults.c) */
 } ac_sim_ev_kind;
 
 typedef struct ac_sim_event {
@@ -173,6 +174,14 @@ typedef struct ac_sim_pool_state {
     uint32_t *serving; /* job in service per server */
     uint32_t *idle;    /* stack of idle servers */
     size_t nidle;
+    /* faults (faults.c): s added to every service; servers down (they take no new job:
+       per-server dispatch chooses among `up`, a shared-queue server parks when it ends) */
+    double delay;
+    uint8_t *down;     /* per server, NULL until a servers-down fault */
+    uint32_t *downs;   /* the down servers, in the order they went down */
+    size_t ndown;
+    uint32_t *up;      /* the servers not down (nup of them) */
+    size_t nup;
 } ac_sim_pool_state;
 
 typedef struct ac_sim_link_state {
@@ -203,6 +212,7 @@ typedef struct ac_sim_fexec {
 
 typedef struct ac_sim_function_state {
     double duration, cold_start, keep_alive, scale_rate, depth, timeout, fail_prob;
+    double delay; /* s added to every execution (a fault, faults.c) */
     int async;
     /* instances: busy ones are n->nbusy; idle provisioned; idle on-demand in a ring
        ordered by the time they became idle (bottom: oldest, top: most recent) */
@@ -359,6 +369,11 @@ struct ac_sim_state {
     uint32_t *client_ev; /* per population client: its think event */
     uint32_t *client_entry;
     size_t nclients;
+
+    /* the fault plan of opt->faults (faults.c): the window edges in (0, horizon), sorted */
+    double *fault_edges;
+    size_t nfault_edges, next_fault_edge;
+    uint32_t fault_ev;
 };
 
 /* core.c */
@@ -442,6 +457,17 @@ void ac_sim_queue_poll(ac_sim_state *s, ac_sim_node *q);
 /* Scope group g of a gateway completed: the request fails (504) when its downstream work
  * took longer than the gateway's timeout. */
 void ac_sim_gateway_scope_done(ac_sim_state *s, uint32_t g);
+
+/* faults.c: the fault plan of opt->faults (include/archcheck/sim.h) */
+/* Check the plan against the model (the transient's rules); 0 or AC_EINVAL. */
+int ac_sim_faults_check(const ac_model *model, const ac_sim_options *opt, ac_error *err);
+/* After the nodes are set up: the faults active at time 0 applied, the first edge scheduled. */
+int ac_sim_faults_setup(ac_sim_state *s);
+/* The edge event fired: every node the plan touches set to the faults active now. */
+void ac_sim_faults_edge(ac_sim_state *s);
+/* A pool with servers down: the server an arriving job joins, among the `up` ones. */
+uint32_t ac_sim_pool_choose_up(ac_sim_state *s, ac_sim_node *n);
+void ac_sim_faults_cleanup(ac_sim_state *s);
 
 /* stats.c */
 /* KPI slots of one replication; NAN where undefined. */

@@ -76,6 +76,8 @@ static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
 {
     ac_sim_pool_state *p = &n->u.pool;
     size_t N = n->servers;
+    if (p->ndown > 0) /* servers down (a fault, faults.c) */
+        return ac_sim_pool_choose_up(s, n);
     switch (p->dispatch) {
     case AC_DISPATCH_POWER_OF_D:
         if (p->with_replacement) {
@@ -119,7 +121,7 @@ static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
 static void start_service(ac_sim_state *s, ac_sim_node *n, uint32_t srv)
 {
     ac_sim_event_schedule(s, n->u.pool.cev[srv],
-                          s->now + ac_sim_exp(s, n->u.pool.mean_service));
+                          s->now + n->u.pool.delay + ac_sim_exp(s, n->u.pool.mean_service));
 }
 
 /* Append job j to server srv (room checked by the caller). */
@@ -197,7 +199,7 @@ static void pool_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
     n->njobs--;
     if (p->dispatch == AC_DISPATCH_SHARED_QUEUE) {
         j = p->serving[srv];
-        if (p->q_len > 0) {
+        if (p->q_len > 0 && !(p->down != NULL && p->down[srv])) {
             uint32_t nj = p->q_head;
             p->q_head = s->jobs[nj].next;
             p->q_len--;
@@ -206,7 +208,8 @@ static void pool_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
             start_service(s, n, srv);
         } else {
             p->serving[srv] = AC_SIM_NIL;
-            p->idle[p->nidle++] = srv;
+            if (!(p->down != NULL && p->down[srv])) /* a server down parks (faults.c) */
+                p->idle[p->nidle++] = srv;
             n->nbusy--;
         }
     } else {

@@ -401,7 +401,8 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     jobs = opt.jobs < 1 ? 1 : opt.jobs > 256 ? 256 : opt.jobs;
     if (!(opt.load_scale > 0) || !isfinite(opt.load_scale) || !(opt.horizon >= 0) ||
         !isfinite(opt.horizon) || isnan(opt.warmup) || !(opt.rel_precision >= 0) ||
-        (opt.ninitial > 0 && opt.initial == NULL))
+        (opt.ninitial > 0 && opt.initial == NULL) || !(opt.profile_offset >= 0) ||
+        !isfinite(opt.profile_offset))
         return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
     if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
         return rc;

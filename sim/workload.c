@@ -35,7 +35,7 @@ static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
             if (t > s->horizon)
                 return INFINITY;
             if (ac_sim_uniform(s) * e->lambda_max <
-                ac_sim_profile_rate(e->profile, e->scale, t))
+                ac_sim_profile_rate(e->profile, e->scale, fmax(0.0, t - s->opt->profile_offset)))
                 return t;
         }
     }

@@ -54,6 +54,14 @@ typedef struct ac_analysis_options {
                                     (default 5e8 events: deterministic, no wall-clock limit) */
     ac_transient_mode transient; /* default AC_TRANSIENT_AUTO */
     ac_transient_options transient_opt; /* defaults of ac_transient_options_init */
+    int search;           /* 1 (default): a <resilience> requirement runs the worst-case search
+                             at its minimum boundary and confirms the worst case by simulation
+                             (analysis/req_resilience.c); 0: it is INCONCLUSIVE */
+    size_t search_jobs;   /* the search's evaluation threads; default 1 */
+    size_t search_budget; /* evaluations over every resilience search of one analysis (each
+                             the <faults budget>, else 2000, and a tenth more polishing it);
+                             a search that could exceed what is left is not run (INCONCLUSIVE);
+                             default 200000 */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */

@@ -25,6 +25,7 @@
 #define ARCHCHECK_SEARCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -286,6 +287,17 @@ void ac_search_ga_free(ac_search_ga *ga); /* NULL is a no-op; joins the threads 
 int ac_search_grid(const ac_search_problem *problem, size_t points, size_t budget, double *best,
                    double *out_score, size_t *out_evals, ac_error *err);
 
+/*
+ * A local polish of a search's best (a compass search, deterministic, job 0): from `genes`
+ * (ngenes, updated in place) with score *score, each gene is tried at its two bounds, then at
+ * +-step for step = 1/4, 1/8, ... down to 1/1024, a move kept when it scores strictly higher,
+ * until `budget` evaluations are spent (*evals: how many). The GA's best is near a peak but
+ * rarely on it (a worst case at a range's end is approached, not reached); a resilience
+ * verdict wants the peak. Returns 0 or the problem's status.
+ */
+int ac_search_polish(const ac_search_problem *problem, double *genes, double *score, size_t budget,
+                     size_t *evals, ac_error *err);
+
 /* ------------------------------------------------------- the resilience boundary */
 
 typedef enum ac_search_boundary_status {
@@ -319,6 +331,170 @@ double ac_search_peak_rate(const ac_model *model);
 int ac_search_boundary_find(const ac_model *model, ac_search_objective *obj,
                             const ac_search_options *opt, double tau, double lo, double hi,
                             double rel_tol, ac_search_boundary *out, ac_error *err);
+
+/* The same, and `worst` (NULL, or ngenes entries) receives the genes of the worst case found
+ * at the reported factor (hi; at lo when BELOW, at hi when ABOVE). */
+int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *obj,
+                                  const ac_search_options *opt, double tau, double lo, double hi,
+                                  double rel_tol, ac_search_boundary *out, double *worst,
+                                  ac_error *err);
+
+/* The boundary of one fixed plan (faults: the space's nfaults entries, or NULL: no fault):
+ * the same bisection on the objective of that plan, one evaluation per probe (how a
+ * mitigation fares against the baseline's worst case). */
+int ac_search_boundary_plan(const ac_model *model, ac_search_objective *obj,
+                            const ac_transient_fault *faults, double tau, double lo, double hi,
+                            double rel_tol, ac_search_boundary *out, ac_error *err);
+
+/* ---------------------------------------------------- confirmation by simulation */
+
+/*
+ * The worst case re-run in the simulator (sim.h) with the same fault plan: `replications`
+ * independent replications (seeds ac_sim_seed_mix(seed, r)), each settling `warmup` s at the
+ * rate of t = 0 without faults (the fluid transient starts at that fixed point), then the
+ * horizon H with the profiles, the workload factor and the plan shifted by the warm-up. Each
+ * replication gives the objective's score from its own measurements over the horizon, and
+ * the estimate is their mean with the Student t 95% half-width. The terms, from the
+ * simulator's KPIs (sim.h) with the fluid terms' weights and norms:
+ *   error-rate, loss    node: loss_probability (requests failing there after every retry /
+ *                       requests); end to end: the largest over the nodes (as the fluid);
+ *   throttle-rate       sync function, gateway: throttle_fraction; end to end: the largest;
+ *   backlog-duration    queue: backlog_fraction x H; a function's backlog is not measured
+ *                       by the simulator: such a term is not confirmed (said in `why`);
+ *   utilization         utilization; end to end: the largest over the nodes;
+ *   p95/p99-latency     the node's p95/p99_response_time; end to end: the largest over the
+ *                       sources (the successful requests).
+ * The budget is max_events over every replication (its share per replication).
+ */
+typedef struct ac_search_confirm_options {
+    size_t replications;           /* >= 2; default 10 */
+    double warmup;                 /* s; <= 0: max(60 s, 100 x the model's longest service,
+                                      execution + cold start or visibility timeout) (default) */
+    unsigned long seed;            /* default 1 */
+    unsigned long long max_events; /* over every replication; default 50,000,000 */
+} ac_search_confirm_options;
+
+void ac_search_confirm_options_init(ac_search_confirm_options *opt);
+
+typedef struct ac_search_confirmation {
+    int computed;       /* 1: score and ci95 hold the simulator's estimate */
+    char why[200];      /* computed == 0: why not */
+    double fluid;       /* the fluid score of the plan (as given) */
+    double score, ci95; /* the simulated score: mean over the replications, 95% half-width */
+    double diff;        /* score - fluid */
+    size_t replications;
+    unsigned long long events;
+    double warmup, horizon; /* s, as used */
+} ac_search_confirmation;
+
+/*
+ * Confirm the plan `faults` (nfaults entries; NULL: no fault) of `model` at workload factor
+ * `scale` over the transient horizon `horizon` (s), for the objective whose fluid terms are
+ * `terms` (nterms, from ac_search_objective_eval_plan on the same plan: their weights and
+ * norms are used; the metric and target of each come from model->faults, whose term count
+ * must match, else not computed), `fluid` its fluid score. opt NULL: defaults. A simulation
+ * that exceeds its budget, or a term the simulator does not measure, leaves computed = 0 with
+ * the reason (not an error). Returns 0, AC_EINVAL (bad arguments, a plan the simulator
+ * refuses) or AC_ENOMEM.
+ */
+int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, size_t nfaults,
+                      double scale, double horizon, const ac_search_term_value *terms,
+                      size_t nterms, double fluid, const ac_search_confirm_options *opt,
+                      ac_search_confirmation *out, ac_error *err);
+
+/* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
+ * -1 when wholly below, 0 when it straddles tau or was not computed. */
+int ac_search_confirm_side(const ac_search_confirmation *c, double tau);
+
+/* ------------------------------------------------ the resilience of every mitigation */
+
+/* The default budget of a study: evaluations over every variant and probe. */
+#define AC_SEARCH_STUDY_BUDGET 200000
+
+typedef struct ac_search_study_options {
+    ac_search_options search;       /* each probe's search (its budget per probe) */
+    ac_transient_options transient; /* the workspaces' (scale: set to hi) */
+    double lo, hi, rel_tol;         /* the factor's bracket and tolerance; default 1/16, 16,
+                                       1e-3 */
+    size_t max_evaluations;         /* over the study; default AC_SEARCH_STUDY_BUDGET */
+    size_t mitigation;              /* AC_NONE: every mitigation (default); else that one */
+} ac_search_study_options;
+
+void ac_search_study_options_init(ac_search_study_options *opt);
+
+typedef struct ac_search_variant {
+    size_t mitigation; /* index into model->mitigations; AC_NONE: the baseline */
+    int computed;      /* 0: not computed, `why` says why (not applicable, over the budget,
+                          a search that failed) */
+    char why[256];
+    ac_search_boundary own;     /* B_r against its own worst cases: the lower of its own
+                                   search's and the baseline worst case's (a plan of its space
+                                   too) */
+    int own_is_baseline_worst;  /* 1: `own` is the baseline worst case's boundary */
+    ac_search_boundary against; /* B_r against the baseline's worst case (mitigations) */
+    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND; else NAN */
+    double gain_against;        /* against.rate / B_r(none) - 1, the same way */
+} ac_search_variant;
+
+typedef struct ac_search_study {
+    double tau;
+    size_t nvariants; /* the baseline first, then the mitigations in model order */
+    ac_search_variant *variants;
+    size_t evaluations; /* spent over the study */
+    size_t budget;      /* the study's budget */
+    size_t nfaults;
+    ac_transient_fault *baseline_worst; /* the baseline's worst case at its B_r (nfaults) */
+} ac_search_study;
+
+/*
+ * The resilience study (doc/models.md §6) of `model` (valid, with <faults>): for the
+ * baseline and every mitigation (each <mitigation>, combines included, applied to a clone),
+ * B_r against its own worst cases (ac_search_boundary_find_worst) and against the
+ * baseline's worst case at B_r(none) (ac_search_boundary_plan), and the gains R_g. A variant
+ * whose search could exceed what is left of the budget (probes x the per-probe budget) is not
+ * computed (why: the budget). opt NULL: defaults. Returns 0, AC_EINVAL (no <faults>, a bad
+ * option, or the baseline's space or objective refused: err says why), AC_ENOMEM, or the
+ * baseline's search status; *out is the new study (ac_search_study_free).
+ */
+int ac_search_study_run(const ac_model *model, const ac_search_study_options *opt,
+                        ac_search_study **out, ac_error *err);
+void ac_search_study_free(ac_search_study *study); /* NULL is a no-op */
+
+/* ------------------------------------------------------ export to a live drill */
+
+/*
+ * The plan `faults` (nfaults; times in s over the horizon `horizon`) as an AWS Fault
+ * Injection Service experiment template (the JSON of `aws fis create-experiment-template
+ * --cli-input-json`), written to fp (search/export.c):
+ *   function delay      aws:lambda:invocation-add-delay, startupDelayMilliseconds, 100%;
+ *   function fail-prob  aws:lambda:invocation-error, invocationPercentage = 100 p,
+ *                       preventExecution false (the execution runs, then fails);
+ *   pool servers-down   aws:ec2:stop-instances on COUNT(k) instances of the pool,
+ *                       started again after the window;
+ *   pool delay          aws:ssm:send-command of AWSFIS-Run-Network-Latency (the delay as
+ *                       added network latency; its region is the placeholder REGION);
+ * each with its window: an aws:fis:wait of `start` first, an ISO 8601 duration of end -
+ * start (to the horizon without an end), rounded up to whole seconds. Targets are selected by
+ * the tag archcheck:node = the node's id; the role is the placeholder
+ * arn:aws:iam::ACCOUNT_ID:role/archcheck-fis. A fault FIS has no action for (a function's
+ * cold-start, a gateway's capacity-loss) is carried in the tag archcheck:not-exported. Every
+ * fault is in the description. Returns 0 or AC_EIO (a write failed).
+ */
+int ac_search_export_fis(FILE *fp, const ac_model *model, const ac_transient_fault *faults,
+                         size_t nfaults, double horizon, double score, ac_error *err);
+
+/*
+ * The same plan as a Chaos Toolkit experiment (JSON): its method starts the FIS template
+ * above (chaosaws.fis.actions.start_experiment, the template id from the environment
+ * variable ARCHCHECK_FIS_TEMPLATE_ID, tagged archcheck=worst-case) and waits the horizon;
+ * its rollback stops the experiments so tagged (stop_experiments_by_tags); every fault of
+ * the plan is listed in the extension "archcheck". Returns 0 or AC_EIO.
+ */
+int ac_search_export_chaostoolkit(FILE *fp, const ac_model *model, const ac_transient_fault *faults,
+                                  size_t nfaults, double horizon, double score, ac_error *err);
+
+/* The name of a fault attribute as written in the format ("delay", "fail-prob", ...). */
+const char *ac_search_attr_name(ac_transient_fault_attr attr);
 
 #ifdef __cplusplus
 }

@@ -130,8 +130,9 @@
  *    hand-off to a node that is not a function, with no link or a link of
  *    unbounded capacity and no latency) would pass a job around forever at one
  *    instant: such a model is refused (AC_EINVAL).
- *  - A pool's <autoscale> is not simulated (the pool keeps `servers`); faults
- *    and mitigations are the caller's to apply to the model before simulating.
+ *  - A pool's <autoscale> is not simulated (the pool keeps `servers`);
+ *    mitigations are the caller's to apply to the model before simulating; faults in
+ *    time come as a plan (ac_sim_options.faults, sim/faults.c).
  *
  * Statistics
  *  - Each replication runs from time 0 to `horizon`; statistics are collected
@@ -179,6 +180,7 @@
 
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/transient.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -230,6 +232,24 @@ typedef struct ac_sim_options {
                                   same byte for byte for every `jobs` (speculative
                                   replications beyond the stopping point are discarded).
                                   At most 256. */
+    const ac_transient_plan *faults; /* borrowed; NULL: none. Faults in time with the
+                                  transient's semantics (transient.h; sim/faults.c): on a
+                                  function, delay (every execution lasts delay + X, cut by
+                                  the timeout), fail-prob (an execution also fails with this
+                                  probability: 1 - (1 - f)(1 - value)), cold-start (the
+                                  cold-start latency); on a pool, delay (every service lasts
+                                  delay + Exp(mu): the transient approximates it as
+                                  exponential of that mean), servers-down (that many servers
+                                  take no new job: idle ones first, a busy one finishes what
+                                  it holds; they come back as they are); on a gateway,
+                                  capacity-loss (the rate limit is r (1 - value), the bucket
+                                  brought up to date at the edge). Faults on one attribute add
+                                  up (delay, servers-down, at most servers - 1) or combine
+                                  (fail-prob, capacity-loss); the last cold-start wins. The
+                                  windows [start, end) are in simulated time (s). */
+    double profile_offset;     /* s: the profiles are read at t - profile_offset (their
+                                  first point's rate before), so that a replication can
+                                  settle at the rate of t = 0 first; default 0 */
 } ac_sim_options;
 
 /* One estimate: the mean over n replications and the half-width of its 95%

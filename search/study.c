@@ -1,0 +1,197 @@
+/*
+ * The resilience study (include/archcheck/search.h, doc/models.md §6): the boundary B_r of
+ * the baseline and of every mitigation, each against its own worst cases and against the
+ * baseline's, and the gains R_g(m) = B_r(m) / B_r(none) - 1.
+ *
+ * A mitigation is applied to a clone of the model (ac_model_apply_mitigation); its space is
+ * the same <faults> (the mitigations change parameters, not nodes), so the baseline's worst
+ * plan applies to it as it is. Budget: before a variant, the most its two boundaries can
+ * spend, (2 + ceil(log2(ln(hi / lo) / ln(1 + rel_tol)))) probes of the per-probe budget plus
+ * as many single evaluations, must fit in what is left; else it is not computed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archcheck/search.h"
+
+void ac_search_study_options_init(ac_search_study_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    ac_search_options_init(&opt->search);
+    ac_transient_options_init(&opt->transient);
+    opt->lo = 1.0 / 16.0;
+    opt->hi = 16.0;
+    opt->rel_tol = 1e-3;
+    opt->max_evaluations = AC_SEARCH_STUDY_BUDGET;
+    opt->mitigation = AC_NONE;
+}
+
+void ac_search_study_free(ac_search_study *study)
+{
+    if (study == NULL)
+        return;
+    free(study->variants);
+    free(study->baseline_worst);
+    free(study);
+}
+
+/* The most probes of one bisection on [lo, hi] to hi / lo <= 1 + rel_tol. */
+static size_t max_probes(const ac_search_study_options *o)
+{
+    return 2 + (size_t)ceil(log2(log(o->hi / o->lo) / log1p(o->rel_tol)) + 1e-9);
+}
+
+/* The space and objective of model m at the study's options. */
+static int open_objective(const ac_model *m, const ac_search_study_options *o, ac_search_space **sp,
+                          ac_search_objective **obj, ac_error *err)
+{
+    ac_transient_options to = o->transient;
+    int rc;
+    to.scale = o->hi;
+    rc = ac_search_space_new(m, ac_transient_horizon(m, &to), sp, err);
+    if (rc == 0)
+        rc = ac_search_objective_new(m, *sp, &to, o->hi, o->search.jobs, obj, err);
+    return rc;
+}
+
+static double gain(const ac_search_boundary *b, const ac_search_boundary *base)
+{
+    if (b->status != AC_SEARCH_BOUNDARY_FOUND || base->status != AC_SEARCH_BOUNDARY_FOUND)
+        return NAN;
+    return b->rate / base->rate - 1.0;
+}
+
+/* The baseline: its boundary and worst case at it. */
+static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_search_study *st,
+                        ac_error *err)
+{
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_search_variant *v = &st->variants[0];
+    double *worst = NULL;
+    int rc = open_objective(m, o, &sp, &obj, err);
+    if (rc == 0) {
+        st->nfaults = ac_search_space_nfaults(sp);
+        worst = calloc(ac_search_space_ngenes(sp) + 1, sizeof *worst);
+        st->baseline_worst = calloc(st->nfaults + 1, sizeof *st->baseline_worst);
+        if (worst == NULL || st->baseline_worst == NULL)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    }
+    if (rc == 0)
+        rc = ac_search_boundary_find_worst(m, obj, &o->search, st->tau, o->lo, o->hi, o->rel_tol,
+                                           &v->own, worst, err);
+    if (rc == 0) {
+        ac_search_space_decode(sp, worst, st->baseline_worst);
+        v->computed = 1;
+        v->against = v->own;
+        v->gain = v->gain_against = 0.0;
+        st->evaluations += v->own.evaluations;
+    }
+    free(worst);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    return rc;
+}
+
+/* One mitigation: its clone, boundaries and gains; a failure is the variant's `why`. */
+static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_search_study *st,
+                       ac_search_variant *v)
+{
+    ac_model *mm = NULL;
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_error e = {0};
+    char note[256];
+    size_t need = max_probes(o) * (o->search.budget + 1);
+    int rc;
+    if (st->evaluations + need > st->budget) {
+        snprintf(v->why, sizeof v->why,
+                 "not searched: it could need %zu evaluations and %zu of the budget of %zu "
+                 "are left",
+                 need, st->budget - st->evaluations, st->budget);
+        return 0;
+    }
+    rc = ac_model_clone(m, &mm, &e);
+    if (rc == 0)
+        rc = ac_model_apply_mitigation(mm, v->mitigation, note, sizeof note, &e);
+    if (rc == 0)
+        rc = open_objective(mm, o, &sp, &obj, &e);
+    if (rc == 0)
+        rc = ac_search_boundary_find_worst(mm, obj, &o->search, st->tau, o->lo, o->hi, o->rel_tol,
+                                           &v->own, NULL, &e);
+    if (rc == 0)
+        rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi, o->rel_tol,
+                                     &v->against, &e);
+    if (rc == 0) {
+        /* the baseline's worst case is a plan of the variant's space too: its own worst case
+           is at least as bad, so its boundary is at most that one's */
+        if (v->against.status != AC_SEARCH_BOUNDARY_ABOVE &&
+            (v->own.status == AC_SEARCH_BOUNDARY_ABOVE || v->against.rate < v->own.rate)) {
+            size_t probes = v->own.probes, evals = v->own.evaluations;
+            v->own = v->against;
+            v->own.probes = probes;
+            v->own.evaluations = evals;
+            v->own_is_baseline_worst = 1;
+        }
+        v->computed = 1;
+        v->gain = gain(&v->own, &st->variants[0].own);
+        v->gain_against = gain(&v->against, &st->variants[0].own);
+        st->evaluations += v->own.evaluations + v->against.evaluations;
+    } else {
+        snprintf(v->why, sizeof v->why, "%.200s", e.message);
+    }
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    ac_model_free(mm);
+    return rc == AC_ENOMEM ? rc : 0;
+}
+
+int ac_search_study_run(const ac_model *model, const ac_search_study_options *opt,
+                        ac_search_study **out, ac_error *err)
+{
+    ac_search_study_options o;
+    ac_search_study *st;
+    size_t nv = 1;
+    int rc;
+    *out = NULL;
+    if (opt != NULL)
+        o = *opt;
+    else
+        ac_search_study_options_init(&o);
+    if (!model->faults.present)
+        return ac_error_set(err, AC_EINVAL, "study: the model has no <faults>");
+    if (!(o.lo > 0.0) || !(o.hi > o.lo) || !isfinite(o.hi) || !(o.rel_tol > 0.0) ||
+        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations))
+        return ac_error_set(err, AC_EINVAL, "study: invalid options");
+    st = calloc(1, sizeof *st);
+    if (st == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    nv += o.mitigation == AC_NONE ? model->nmitigations : 1;
+    st->variants = calloc(nv, sizeof *st->variants);
+    if (st->variants == NULL) {
+        free(st);
+        return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    }
+    st->nvariants = nv;
+    st->tau = model->faults.tau;
+    st->budget = o.max_evaluations;
+    for (size_t i = 0; i < nv; i++) {
+        st->variants[i].mitigation =
+            i == 0 ? AC_NONE : (o.mitigation == AC_NONE ? i - 1 : o.mitigation);
+        st->variants[i].gain = st->variants[i].gain_against = NAN;
+    }
+    rc = run_baseline(model, &o, st, err);
+    for (size_t i = 1; i < nv && rc == 0; i++) {
+        rc = run_variant(model, &o, st, &st->variants[i]);
+        if (rc != 0)
+            ac_error_set(err, rc, "out of memory (study)");
+    }
+    if (rc != 0) {
+        ac_search_study_free(st);
+        return rc;
+    }
+    *out = st;
+    return 0;
+}

@@ -1,0 +1,373 @@
+/*
+ * The worst case beyond the fluid search: its confirmation by simulation (against Erlang-B),
+ * the resilience study of every mitigation (against the fluid closed form), the exports to a
+ * live drill, and the command end to end.
+ */
+#include "helpers.h"
+
+#include <gsl/gsl_cdf.h>
+
+#include "archcheck/parser.h"
+#include "archcheck/search.h"
+
+typedef struct fx {
+    ac_model *m;
+    ac_diag_list d;
+    ac_error err;
+} fx;
+
+static void fx_parse(fx *f, const char *xml)
+{
+    memset(f, 0, sizeof *f);
+    ac_diag_list_init(&f->d);
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err),
+                     AC_OK);
+}
+
+static void fx_free(fx *f)
+{
+    ac_model_free(f->m);
+    ac_diag_list_clear(&f->d);
+}
+
+static double erlang_b(size_t c, double a)
+{
+    double b = 1;
+    for (size_t k = 1; k <= c; k++)
+        b = a * b / ((double)k + a * b);
+    return b;
+}
+
+/* A sync function (C = 10, 100 ms, no cold start, warm for an hour) whose only term is its
+ * throttle rate, a delay of 0..100 ms in the space, and two mitigations: twice the
+ * concurrency, and SnapStart (a restore of 10 ms where there is no cold start: no gain). */
+static const char thr_xml[] =
+    "<architecture name='thr' format='1'>\n"
+    "  <workload>\n"
+    "    <source id='s' to='fn' rate='50/s'/>\n"
+    "    <profile source='s'><point at='0s' rate='50/s'/><point at='20s' rate='50/s'/></profile>\n"
+    "  </workload>\n"
+    "  <function id='fn' concurrency='10' duration='100ms' timeout='60s' keep-alive='1h'/>\n"
+    "  <mitigation id='more' kind='set' target='fn' attribute='concurrency' value='20'/>\n"
+    "  <mitigation id='snap' kind='snapstart' target='fn' restore='10ms'/>\n"
+    "  <faults budget='40' seed='2'>\n"
+    "    <fault target='fn' delay='0ms..100ms'/>\n"
+    "    <objective tau='0.7'><term metric='throttle-rate' target='fn'/></objective>\n"
+    "  </faults>\n"
+    "</architecture>\n";
+
+/* The fluid terms of `plan` at `scale` (a workspace on a one-gene space). */
+static void fluid_terms(fx *f, const ac_transient_fault *plan, double scale, double *score,
+                        ac_search_term_value *tv)
+{
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    assert_int_equal(ac_search_space_new(f->m, 20.0, &sp, &f->err), AC_OK);
+    assert_int_equal(ac_search_objective_new(f->m, sp, NULL, scale, 1, &obj, &f->err), AC_OK);
+    assert_int_equal(ac_search_objective_eval_plan(obj, 0, plan, score, tv, &f->err), AC_OK);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+}
+
+static double ci999(const ac_search_confirmation *c)
+{
+    return c->ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(c->replications - 1)) /
+           gsl_cdf_tdist_Pinv(0.975, (double)(c->replications - 1));
+}
+
+/*
+ * The worst delay (100 ms) at 40/s: the function is M/G/10/10 at a = 40 x 0.2 = 8, its
+ * throttled share Erlang-B(10, 8) = 0.1217 whatever the law of the execution (insensitive),
+ * where the fluid has 0 below saturation (C / T_e = 50/s). The simulated score holds the
+ * closed form in its 99.9% interval. With the window [0, 10 s) of the 20 s only, the share
+ * is about the mean of B(10, 8) and B(10, 4) = 0.0053 over the two halves (within 5%: the
+ * busy count relaxes in a few execution times).
+ */
+static void test_confirm_erlang_b(void **state)
+{
+    ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
+    ac_search_term_value tv;
+    ac_search_confirm_options co;
+    ac_search_confirmation c;
+    double fluid, b8 = erlang_b(10, 8.0), half = 0.5 * (b8 + erlang_b(10, 4.0));
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    fluid_terms(&f, &plan, 0.8, &fluid, &tv);
+    assert_double_close(fluid, 0.0, 1e-3, 0.0);
+    ac_search_confirm_options_init(&co);
+    co.replications = 30;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+                     AC_OK);
+    print_message("confirmed %.5f +- %.5f vs Erlang-B %.5f (fluid %.5f)\n", c.score, c.ci95, b8,
+                  fluid);
+    assert_true(c.computed);
+    assert_int_equal(c.replications, 30);
+    assert_true(fabs(c.score - b8) <= ci999(&c));
+    assert_true(c.ci95 < 0.1 * b8);
+    assert_double_close(c.diff, c.score - fluid, 1e-15, 0.0);
+    assert_int_equal(ac_search_confirm_side(&c, 0.7), -1);
+    assert_int_equal(ac_search_confirm_side(&c, 0.01), 1);
+    assert_int_equal(ac_search_confirm_side(&c, c.score), 0);
+    plan.end = 10.0;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+                     AC_OK);
+    print_message("window [0, 10 s): %.5f +- %.5f vs %.5f\n", c.score, c.ci95, half);
+    assert_true(fabs(c.score - half) <= ci999(&c) + 0.05 * half);
+    fx_free(&f);
+}
+
+/* What the simulator cannot measure is said, not guessed; bad arguments are refused. */
+static void test_confirm_not_computed(void **state)
+{
+    ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
+    ac_search_term_value tv[2] = {{0.0, 1.0, 1.0, 0.0}, {0.0, 1.0, 0.0, 0.0}};
+    ac_search_confirm_options co;
+    ac_search_confirmation c;
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    ac_search_confirm_options_init(&co);
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 2, 0.0, &co, &c, &f.err),
+                     AC_OK);
+    assert_false(c.computed);
+    assert_non_null(strstr(c.why, "do not match"));
+    assert_int_equal(ac_search_confirm_side(&c, 0.5), 0);
+    co.replications = 1;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+                     AC_EINVAL);
+    ac_error_clear(&f.err);
+    /* a budget too small for one replication: not computed, with the reason */
+    co.replications = 2;
+    co.max_events = 100;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+                     AC_OK);
+    assert_false(c.computed);
+    assert_non_null(strstr(c.why, "budget"));
+    fx_free(&f);
+}
+
+/*
+ * The study against the fluid closed form: the fluid function admits C / T_e, its throttled
+ * share 1 - C / (lambda T_e) reaches tau = 0.7 at lambda = C / (0.3 T_e): at the worst delay
+ * (T_e = 0.2 s) 166.7/s for C = 10 and 333.3/s for C = 20 (R_g = 1); SnapStart changes no
+ * throttle (R_g within the search's 2%). Against the baseline's worst case the same. A budget
+ * that holds the baseline only leaves the mitigations not computed, saying so.
+ */
+static void test_study(void **state)
+{
+    ac_search_study_options o;
+    ac_search_study *st = NULL;
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    ac_search_study_options_init(&o);
+    o.search.budget = 40;
+    o.search.population = 10;
+    assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
+    assert_int_equal(st->nvariants, 3);
+    assert_int_equal(st->variants[0].mitigation, AC_NONE);
+    for (size_t i = 0; i < 3; i++) {
+        const ac_search_variant *v = &st->variants[i];
+        print_message("variant %zu: B_r %.4f/s, against %.4f/s, R_g %.4f\n", i, v->own.rate,
+                      v->against.rate, v->gain);
+        assert_true(v->computed);
+        assert_int_equal(v->own.status, AC_SEARCH_BOUNDARY_FOUND);
+    }
+    assert_double_close(st->variants[0].own.rate, 10.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(st->variants[1].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(st->variants[1].against.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(st->variants[1].gain, 1.0, 0.03, 0.0);
+    assert_double_close(st->variants[2].gain, 0.0, 0.02, 0.0);
+    assert_true(st->variants[1].own.rate <= st->variants[1].against.rate);
+    assert_true(st->evaluations <= st->budget);
+    assert_int_equal(st->nfaults, 1);
+    assert_double_close(st->baseline_worst[0].value, 0.1, 0.0, 0.02);
+    ac_search_study_free(st);
+    o.max_evaluations = 700; /* the baseline spends ~600 of them */
+    o.mitigation = 1;
+    assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
+    assert_int_equal(st->nvariants, 2);
+    assert_int_equal(st->variants[1].mitigation, 1);
+    assert_false(st->variants[1].computed);
+    assert_non_null(strstr(st->variants[1].why, "budget"));
+    assert_true(isnan(st->variants[1].gain));
+    ac_search_study_free(st);
+    ac_search_study_free(NULL);
+    o.mitigation = 7;
+    assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_EINVAL);
+    fx_free(&f);
+}
+
+/* The exports carry every fault: the FIS actions with their parameters and windows, the ones
+ * FIS has no action for in a tag, and the Chaos Toolkit experiment every fault. */
+static void test_export(void **state)
+{
+    static const char xml[] = "<architecture name='x' format='1'>\n"
+                              "  <workload><source id='s' to='fn' rate='5/s'/></workload>\n"
+                              "  <function id='fn' concurrency='10' duration='100ms'/>\n"
+                              "  <pool id='db' servers='4' service-rate='100/s'/>\n"
+                              "  <route from='fn' to='db'/>\n"
+                              "</architecture>\n";
+    ac_transient_fault plan[4] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.25, 10.0, 70.0},
+                                  {0, AC_TRANSIENT_FAULT_FAIL_PROB, 0.128, 0.0, INFINITY},
+                                  {1, AC_TRANSIENT_FAULT_SERVERS_DOWN, 2.0, 30.0, 45.5},
+                                  {0, AC_TRANSIENT_FAULT_COLD_START, 1.5, 0.0, INFINITY}};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp;
+    fx f;
+    (void)state;
+    fx_parse(&f, xml);
+    fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    assert_int_equal(ac_search_export_fis(fp, f.m, plan, 4, 120.0, 0.83, &f.err), AC_OK);
+    fclose(fp);
+    assert_non_null(strstr(buf, "\"actionId\": \"aws:lambda:invocation-add-delay\""));
+    assert_non_null(strstr(buf, "\"startupDelayMilliseconds\": \"250\""));
+    assert_non_null(strstr(buf, "\"duration\": \"PT60S\"")); /* 10 s .. 70 s */
+    assert_non_null(strstr(buf, "\"duration\": \"PT10S\"")); /* its wait */
+    assert_non_null(strstr(buf, "\"actionId\": \"aws:lambda:invocation-error\""));
+    assert_non_null(strstr(buf, "\"invocationPercentage\": \"13\""));
+    assert_non_null(strstr(buf, "\"duration\": \"PT120S\"")); /* to the horizon */
+    assert_non_null(strstr(buf, "\"selectionMode\": \"COUNT(2)\""));
+    assert_non_null(strstr(buf, "\"startInstancesAfterDuration\": \"PT16S\""));
+    assert_non_null(strstr(buf, "\"archcheck:not-exported\": \"fn.cold-start = 1.5 s"));
+    assert_non_null(strstr(buf, "\"startAfter\": [\n"));
+    assert_non_null(strstr(buf, "\"wait-db-3\"\n"));
+    free(buf);
+    fp = open_memstream(&buf, &len);
+    assert_non_null(fp);
+    assert_int_equal(ac_search_export_chaostoolkit(fp, f.m, plan, 4, 120.0, 0.83, &f.err), AC_OK);
+    fclose(fp);
+    assert_non_null(strstr(buf, "\"func\": \"start_experiment\""));
+    assert_non_null(strstr(buf, "\"func\": \"stop_experiments_by_tags\""));
+    assert_non_null(strstr(buf, "\"attribute\": \"cold-start\""));
+    assert_non_null(strstr(buf, "\"attribute\": \"servers-down\""));
+    assert_non_null(strstr(buf, "\"after\": 120"));
+    free(buf);
+    fx_free(&f);
+}
+
+static void write_tmp(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *fp;
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *buf;
+    long n;
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    buf = calloc((size_t)n + 1, 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    fclose(fp);
+    return buf;
+}
+
+/* End to end: the confirmation, the study and the exports of `search`, the same output for
+ * --jobs 1 and 2, and bad options refused. */
+static void test_command(void **state)
+{
+    char path[] = "/tmp/ac_sres_XXXXXX", fis[] = "/tmp/ac_sres_fis_XXXXXX";
+    ac_test_run a, b;
+    char *text;
+    (void)state;
+    write_tmp(path, thr_xml);
+    write_tmp(fis, "");
+    a = run_ac("search", "--format", "json", "--mitigation", "all", "--export-fis", fis, path,
+               NULL);
+    b = run_ac("search", "--format", "json", "--mitigation", "all", "--jobs", "2", path, NULL);
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_string_equal(a.out, b.out);
+    assert_non_null(strstr(a.out, "\"confirmation\": {\n      \"computed\": true"));
+    assert_non_null(strstr(a.out, "\"id\": \"more\""));
+    assert_non_null(strstr(a.out, "\"resilience_gain\": "));
+    assert_non_null(strstr(a.out, "\"boundary_against_baseline_worst_case\": "));
+    text = slurp(fis);
+    assert_non_null(strstr(text, "aws:lambda:invocation-add-delay"));
+    free(text);
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+    a = run_ac("search", "--mitigation", "nope", path, NULL);
+    assert_int_equal(a.status, 3);
+    assert_non_null(strstr(a.err, "no mitigation 'nope'"));
+    ac_test_run_free(&a);
+    a = run_ac("search", "--confirm", "1", path, NULL);
+    assert_int_equal(a.status, 2);
+    ac_test_run_free(&a);
+    a = run_ac("search", "--export-fis", "/nonexistent-dir/x.json", "--confirm", "0", path, NULL);
+    assert_int_equal(a.status, 2);
+    assert_non_null(strstr(a.err, "x.json"));
+    ac_test_run_free(&a);
+    unlink(path);
+    unlink(fis);
+}
+
+/*
+ * <resilience> in `check`: the worst case at the minimum boundary, confirmed by simulation.
+ * The worst delay (100 ms) makes the function M/G/10/10 at a = lambda 0.2 s, its throttled
+ * share Erlang-B: at 100/s B(10, 20) = 0.53 < tau 0.7 (PASS), at 200/s B(10, 40) = 0.76 >=
+ * tau (FAIL, AC301), with twice the concurrency at 250/s B(20, 50) = 0.61 (PASS). Without the
+ * search: INCONCLUSIVE (AC900, exit 3); an analysis budget too small for one search: the same.
+ */
+static void test_check_resilience(void **state)
+{
+    char path[] = "/tmp/ac_sres_XXXXXX", pass[] = "/tmp/ac_sres_XXXXXX";
+    char xml[4096];
+#define REQ(extra)                                                                                 \
+    "  <requirements>\n"                                                                           \
+    "    <resilience tau='0.7' min-boundary='100/s'/>\n"                                           \
+    "    <resilience tau='0.7' min-boundary='250/s' mitigation='more'/>\n" extra                   \
+    "  </requirements>\n"                                                                          \
+    "</architecture>\n"
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    ac_test_run a;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml,
+             REQ("    <resilience tau='0.7' min-boundary='200/s'/>\n"));
+    write_tmp(path, xml);
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, REQ(""));
+    write_tmp(pass, xml);
+    a = run_ac("check", "--format", "json", path, NULL);
+    assert_int_equal(a.status, 1);
+    assert_non_null(strstr(a.out, "\"rule\": \"AC301\""));
+    assert_non_null(strstr(a.out, "resilience of the design at 200/s"));
+    assert_null(strstr(a.out, "AC900"));
+    ac_test_run_free(&a);
+    a = run_ac("check", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "checks: 3 pass, 0 fail, 0 inconclusive"));
+    ac_test_run_free(&a);
+    a = run_ac("check", "--no-search", pass, NULL);
+    assert_int_equal(a.status, 3);
+    assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
+    ac_test_run_free(&a);
+    unlink(path);
+    unlink(pass);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_confirm_erlang_b),
+        cmocka_unit_test(test_confirm_not_computed),
+        cmocka_unit_test(test_study),
+        cmocka_unit_test(test_export),
+        cmocka_unit_test(test_command),
+        cmocka_unit_test(test_check_resilience),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
