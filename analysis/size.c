@@ -130,21 +130,68 @@ static int probe_at(sizer *s, double scale, char *binding, size_t size, size_t *
     return ac_an_requirements_hold(m, &s->scratch, binding, size, node);
 }
 
-/* After a probe: does some requirement sit within its stated error of its limit? */
-static int straddles_now(sizer *s)
-{
+/* The judgement of one probe, outcome by outcome (the requirement families' own outcomes,
+ * with the straddle rule of requirements.c: a value within its stated relative error of its
+ * limit cannot support a verdict). The ctx must stay the first member (emit_judge casts). */
+typedef struct judge {
     ac_an_ctx c;
-    memset(&c, 0, sizeof c);
-    c.model = s->w;
-    c.opt = &s->probe;
-    c.a = &s->scratch;
-    c.probe_node = AC_NONE;
-    return ac_an_requirements_straddle(&c);
+    int fail_sure; /* an outcome fails by more than its stated error */
+    int unsure;    /* an outcome straddles its limit, or has no value */
+} judge;
+
+static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+{
+    judge *j = (judge *)(void *)c;
+    double margin;
+    (void)r;
+    if (!o->evaluated || isnan(o->value)) {
+        if (o->metric != AC_OUT_OTHER)
+            j->unsure = 1;
+        return;
+    }
+    if (isinf(o->value)) { /* unbounded: an overload */
+        j->fail_sure |= o->value > o->limit;
+        return;
+    }
+    margin = isnan(o->rel_error) ? INFINITY : o->rel_error * fabs(o->value);
+    if (o->value - margin > o->limit)
+        j->fail_sure = 1;
+    else if (o->value + margin > o->limit)
+        j->unsure = 1;
 }
 
-/* Probe node k at count c and report whether a requirement straddles there: 1 yes, 0 no,
- * negative: the probe's failure. */
-static int straddle_at(sizer *s, size_t k, size_t c, double scale)
+/* Judge the scratch analysis after a probe that returned `held`: 1 every load-sensitive
+ * requirement and stability hold beyond the stated errors, 0 one fails beyond them (or
+ * stability fails), -1 undecided by the stated errors. */
+static int judge_now(sizer *s, int held)
+{
+    const ac_model *m = s->w;
+    judge j;
+    memset(&j, 0, sizeof j);
+    j.c.model = m;
+    j.c.opt = &s->probe;
+    j.c.a = &s->scratch;
+    j.c.probe_node = AC_NONE;
+    for (size_t i = 0; i < m->nrequirements; i++) {
+        const ac_requirement *r = &m->requirements[i];
+        switch (r->kind) {
+        case AC_REQ_LATENCY: ac_req_latency(&j.c, r, emit_judge); break;
+        case AC_REQ_UTILIZATION: ac_req_utilization(&j.c, r, emit_judge); break;
+        case AC_REQ_LOSS: ac_req_loss(&j.c, r, emit_judge); break;
+        default: break;
+        }
+    }
+    if (j.fail_sure)
+        return 0;
+    if (j.unsure)
+        return -1;
+    /* no requirement fails: a failed probe failed on stability (exact: load >= 1, or the
+       equilibria of the solver) */
+    return held == 1 ? 1 : 0;
+}
+
+/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR. */
+static int judge_at(sizer *s, size_t k, size_t c, double scale)
 {
     char b[64];
     size_t nd = AC_NONE;
@@ -153,7 +200,7 @@ static int straddle_at(sizer *s, size_t k, size_t c, double scale)
     held = probe_at(s, scale, b, sizeof b, &nd);
     if (held < -1)
         return held;
-    return straddles_now(s);
+    return judge_now(s, held);
 }
 
 /* Multiply every source rate (and profile point) of `m` by `f`. */
@@ -221,49 +268,49 @@ static int confirm_at(sizer *s, size_t k, size_t c, double scale)
     return verdict;
 }
 
-/* The lowest count of the run of counts from `from` downwards whose outcomes straddle a limit
- * (at most AC_SIZE_SCAN_MAX probes); from + 1 when `from` itself does not straddle. */
+/* The lowest count of the run of undecided counts from `from` downwards (at most
+ * AC_SIZE_SCAN_MAX probes); from + 1 when `from` itself fails beyond the stated errors. */
 static size_t scan_down(sizer *s, size_t k, size_t from, size_t cmin, double scale)
 {
     size_t c = from + 1;
     for (size_t steps = 0; steps < AC_SIZE_SCAN_MAX && c > cmin; steps++) {
-        int st = straddle_at(s, k, c - 1, scale);
-        if (st != 1)
+        if (judge_at(s, k, c - 1, scale) != -1)
             break;
         c--;
     }
     return c;
 }
 
-/* The first count from `from` upwards whose outcomes do not straddle a limit (at most
- * AC_SIZE_SCAN_MAX probes: beyond, the last count probed). */
+/* The first count from `from` upwards that holds beyond the stated errors, or AC_UNBOUNDED
+ * when none does within AC_SIZE_SCAN_MAX probes (the undecided outcome may not depend on this
+ * node's count at all: nothing bounds the range then). */
 static size_t scan_up(sizer *s, size_t k, size_t from, double scale)
 {
     size_t c = from;
-    for (size_t steps = 0; steps < AC_SIZE_SCAN_MAX && c < s->opt->max_count; steps++) {
-        int st = straddle_at(s, k, c, scale);
-        if (st != 1)
-            break;
+    for (size_t steps = 0; steps < AC_SIZE_SCAN_MAX && c <= s->opt->max_count; steps++) {
+        if (judge_at(s, k, c, scale) == 1)
+            return c;
         c++;
     }
-    return c;
+    return AC_UNBOUNDED;
 }
 
 /*
- * The probes' answer n (holds at n, fails at n - 1) is settled unless a requirement straddles
- * its limit at n or n - 1. Then the full analysis with simulation decides n - 1 and n where it
- * can; what it cannot leaves the range of counts the stated errors allow. Returns the count
- * the following nodes are sized with (>= n: the probes hold there), or 0 on error (s->rc).
+ * The probes' answer n (holds at n, fails at n - 1) is settled when n holds and n - 1 fails
+ * beyond the stated errors. Otherwise the full analysis with simulation decides n - 1 and n
+ * where it can; what it cannot leaves the range of counts the stated errors allow. Returns
+ * the count the following nodes are sized with (>= n: the probes hold there), or 0 on error
+ * (s->rc) or when the budget ran out.
  */
 static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac_size_answer *ans)
 {
-    int sn = straddle_at(s, k, n, scale);
-    int sn1 = n > cmin ? straddle_at(s, k, n - 1, scale) : 0;
+    int jn = judge_at(s, k, n, scale);
+    int jn1 = n > cmin ? judge_at(s, k, n - 1, scale) : 0;
     size_t lo = n, hi = n, best = n;
 
-    if (sn < -1 || sn1 < -1) /* an error (s->rc) or the budget */
+    if (jn < -1 || jn1 < -1) /* an error (s->rc) or the budget */
         return 0;
-    if (sn1 == 1) {
+    if (jn1 == -1) {
         int v = confirm_at(s, k, n - 1, scale);
         if (v == PROBE_ERROR)
             return 0;
@@ -271,14 +318,14 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac
             best = hi = n - 1;
             lo = n - 1 > cmin ? scan_down(s, k, n - 2, cmin, scale) : n - 1;
             ans->simulated = 1;
-            sn = 0;
+            jn = 1;
         } else if (v == 0) {
             ans->simulated = 1;
         } else {
             lo = scan_down(s, k, n - 1, cmin, scale);
         }
     }
-    if (sn == 1) {
+    if (jn != 1) {
         int v = confirm_at(s, k, n, scale);
         if (v == PROBE_ERROR)
             return 0;
@@ -287,7 +334,8 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac
         } else if (v == 0) { /* the simulation fails n: more are needed */
             ans->simulated = 1;
             lo = n + 1;
-            best = hi = scan_up(s, k, n + 1, scale);
+            hi = scan_up(s, k, n + 1, scale);
+            best = hi != AC_UNBOUNDED ? hi : n + 1;
         } else {
             hi = scan_up(s, k, n, scale);
         }
@@ -296,7 +344,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac
         return 0;
     ans->needed = best;
     ans->needed_lo = lo < best ? lo : best;
-    ans->needed_hi = hi > best ? hi : best;
+    ans->needed_hi = hi > best ? hi : best; /* AC_UNBOUNDED: no count is sure */
     ans->status = ans->needed_lo == ans->needed_hi ? AC_SIZE_OK : AC_SIZE_UNCERTAIN;
     return best > n ? best : n;
 }
@@ -542,7 +590,8 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
         z->complete = 1;
         for (size_t j = 0; j < z->nnodes; j++) {
             const ac_size_answer *h = &z->nodes[j].at_headroom;
-            if (h->status == AC_SIZE_OK || h->status == AC_SIZE_UNCERTAIN)
+            if (h->status == AC_SIZE_OK ||
+                (h->status == AC_SIZE_UNCERTAIN && h->needed_hi != AC_UNBOUNDED))
                 z->saved += (long long)z->nodes[j].designed - (long long)h->needed_hi;
             if (h->status != AC_SIZE_OK || z->nodes[j].at_load.status != AC_SIZE_OK)
                 z->complete = 0;

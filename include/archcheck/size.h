@@ -62,7 +62,10 @@ const char *ac_size_status_name(ac_size_status s);
 typedef struct ac_size_answer {
     ac_size_status status;
     size_t needed;              /* the count (status OK or UNCERTAIN) */
-    size_t needed_lo, needed_hi;/* the range the stated errors allow (== needed when OK) */
+    size_t needed_lo, needed_hi;/* the range the stated errors allow (== needed when OK);
+                                   needed_hi AC_UNBOUNDED: no count above needed_lo was sure
+                                   within the scan (an undecided requirement that this count
+                                   does not move) */
     char binding[64];           /* what fails at needed - 1 ("latency p95", "stability",
                                    "nothing" when needed is 1) */
     size_t binding_node;        /* the node of that requirement, AC_NONE: end to end */
@@ -84,7 +87,8 @@ typedef struct ac_sizing {
     ac_size_node *nodes;    /* owned */
     size_t nnodes;
     long long saved;        /* sum of designed - needed_with_headroom over nodes sized OK or
-                               UNCERTAIN (needed_hi); negative: servers missing */
+                               UNCERTAIN with a bounded needed_hi (that one); negative:
+                               servers missing */
     int complete;           /* every node sized with status OK */
     size_t probes, simulations; /* the work spent */
     char note[160];         /* why nothing was sized, or "" */
