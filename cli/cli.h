@@ -25,6 +25,7 @@ int ac_cli_solve(int argc, char **argv);
 int ac_cli_simulate(int argc, char **argv);
 int ac_cli_compare(int argc, char **argv);
 int ac_cli_search(int argc, char **argv);
+int ac_cli_size(int argc, char **argv);
 
 /* Print "archcheck: " and the message to stderr; returns AC_EXIT_USAGE. */
 int ac_cli_fail(const char *fmt, ...)
@@ -121,6 +122,12 @@ int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *
 int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on,
                          int has_seed);
 void ac_cli_input_free(ac_cli_input *in);
+
+/* `check --size` and `size` (cli/cmd_size.c): size every analysed input (out[i] one per
+ * input, NULL where not analysed; the caller frees each with ac_sizing_free) and point
+ * in->files[i].sizing at it. Returns 0 or AC_EXIT_USAGE after printing why. */
+int ac_cli_size_attach(ac_cli_input *in, const ac_analysis_options *aopt, size_t max_probes,
+                       size_t max_sims, ac_sizing **out);
 
 /* Exit status for a run's verdicts: 2 if any input is invalid, else 1 if any
  * fails, else 3 if any is inconclusive, else 0. */

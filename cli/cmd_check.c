@@ -3,6 +3,7 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "archcheck/search.h"
@@ -35,6 +36,8 @@ static const char check_usage[] =
     "      --validate       simulate and compare every approximation (by default the simulator\n"
     "                       runs only where an approximation's error could flip a verdict)\n"
     "      --no-validate    never simulate (undecided checks stay INCONCLUSIVE)\n"
+    "      --size           add the sizing (as `archcheck size`): the smallest counts meeting\n"
+    "                       the requirements, in the text, the JSON (\"sizing\") and the PDF\n"
     "      --color WHEN     auto (default), always or never\n"
     "  -h, --help           this help\n"
     "\n"
@@ -114,13 +117,15 @@ int ac_cli_check(int argc, char **argv)
                                          {"write-baseline", required_argument, NULL, 'B'},
                                          {"validate", no_argument, NULL, 'v'},
                                          {"no-validate", no_argument, NULL, 'V'},
+                                         {"size", no_argument, NULL, 'Z'},
                                          {"color", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, no_search = 0, c, status;
+    int never = 0, no_search = 0, c, status, size = 0;
+    ac_sizing **sizings = NULL;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
@@ -155,6 +160,7 @@ int ac_cli_check(int argc, char **argv)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
         case 'n': no_search = 1; break;
+        case 'Z': size = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
@@ -174,6 +180,16 @@ int ac_cli_check(int argc, char **argv)
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
+    if (size) {
+        int oom = (sizings = calloc(in.n > 0 ? in.n : 1, sizeof *sizings)) == NULL;
+        if (oom || ac_cli_size_attach(&in, &aopt, 4000, 8, sizings) != 0) {
+            for (size_t i = 0; !oom && i < in.n; i++)
+                ac_sizing_free(sizings[i]);
+            free(sizings);
+            ac_cli_input_free(&in);
+            return oom ? ac_cli_fail("out of memory") : AC_EXIT_USAGE;
+        }
+    }
     memset(&run, 0, sizeof run);
     run.command = "check";
     run.files = in.files;
@@ -189,6 +205,9 @@ int ac_cli_check(int argc, char **argv)
         status = AC_EXIT_USAGE;
     if (ro.report != NULL && write_report(&run, &ro) != 0)
         status = AC_EXIT_USAGE;
+    for (size_t i = 0; sizings != NULL && i < in.n; i++)
+        ac_sizing_free(sizings[i]);
+    free(sizings);
     ac_cli_input_free(&in);
     return status;
 }

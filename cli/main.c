@@ -22,6 +22,7 @@ static const char usage[] =
     "  simulate FILE     discrete-event simulation: every KPI with its 95% confidence interval\n"
     "  compare  FILE [FILE2]  the baseline and every mitigation (or two files) side by side\n"
     "  search   FILE     the worst case of the <faults> space: a genetic search on the transient\n"
+    "  size     FILE     the smallest servers/concurrency/consumers meeting the requirements\n"
     "  rules             list every rule: id, severity, description\n"
     "  schema            print the XSD of the input format\n"
     "\n"
@@ -86,6 +87,8 @@ static int dispatch(int argc, char **argv)
         return ac_cli_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "search") == 0)
         return ac_cli_search(argc - 1, argv + 1);
+    if (strcmp(cmd, "size") == 0)
+        return ac_cli_size(argc - 1, argv + 1);
     if (strcmp(cmd, "rules") == 0)
         return ac_cli_rules(argc - 1, argv + 1);
     if (strcmp(cmd, "schema") == 0)

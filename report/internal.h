@@ -32,4 +32,11 @@ void ac_report_checks_count(const ac_analysis *a, size_t *pass, size_t *fail, si
  * workload must shrink (report/headroom.c). */
 void ac_report_headroom_sentence(char *buf, size_t n, const ac_model *m, const ac_analysis *a);
 
+/* The "sizing" and "dispatch" keys of a file's JSON object when file->sizing is set
+ * (report/size.c). */
+void ac_report_sizing_json(ac_jsonw *w, const ac_report_file *file);
+
+/* A value in seconds as "12.3 ms", "1.25 s" (report/size.c). */
+void ac_report_seconds_format(char *buf, size_t n, double s);
+
 #endif

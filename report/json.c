@@ -368,6 +368,8 @@ static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_fi
     write_findings(w, rf);
     if (rf->analysis != NULL && rf->model != NULL)
         write_analysis(w, rf->model, rf->analysis);
+    if (rf->sizing != NULL && rf->model != NULL)
+        ac_report_sizing_json(w, rf);
     ac_jsonw_object_end(w);
 }
 

@@ -1155,6 +1155,7 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     for (size_t i = 0; i < m->nnodes; i++)
         write_node_page(d, rf, i);
     write_end_to_end(d, rf);
+    ac_report_pdf_size_page(d, rf);
     write_method(d, rf);
 }
 

@@ -104,6 +104,9 @@ void ac_pdf_doc_cjk_note(ac_pdf_doc *d, double size, const char *what, const cha
 void ac_pdf_doc_bars_draw(ac_pdf_doc *d, ac_plot *p, const double *x, const double *y, size_t n,
                           double limit, double box_h);
 
+/* The sizing page (report/pdf_size.c): nothing when file->sizing is NULL. */
+void ac_report_pdf_size_page(ac_pdf_doc *d, const ac_report_file *rf);
+
 /* ---------------------------------------------------------------- table rows */
 
 /* One cell of a table row. The text is drawn black (gray) unless `color` is set; `restore`

@@ -100,5 +100,10 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
     else
         fprintf(fp, "; %zu invalid, %zu fail, %zu inconclusive, %zu pass\n", invalid, failed, inc,
                 run->nfiles - invalid - failed - inc);
+    for (size_t f = 0; f < run->nfiles; f++) /* `size`, `check --size` */
+        if (run->files[f].sizing != NULL) {
+            fputc('\n', fp);
+            ac_report_sizing_text(fp, &run->files[f]);
+        }
     return ferror(fp) ? AC_EIO : AC_OK;
 }

@@ -14,6 +14,7 @@
 #include "archcheck/analysis.h"
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/size.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,11 @@ typedef struct ac_report_file {
     const ac_diag_list *diags; /* this file's findings, sorted */
     const ac_model *model;   /* NULL when the input was invalid */
     const ac_analysis *analysis; /* NULL when not analysed (lint, invalid input) */
+    /* `size` and `check --size` (NULL otherwise): the sizing, and with --dispatch the
+       comparison rows of pool dispatch_node (ndispatch of them) */
+    const ac_sizing *sizing;
+    const ac_dispatch_row *dispatch;
+    size_t ndispatch, dispatch_node;
 } ac_report_file;
 
 typedef struct ac_report_run {
@@ -70,6 +76,11 @@ int ac_report_csv(FILE *fp, const ac_report_file *file);
  * a text table. */
 int ac_report_simulation_json(FILE *fp, const ac_report_file *file, const ac_sim_result *result);
 int ac_report_simulation_text(FILE *fp, const ac_report_file *file, const ac_sim_result *result);
+
+/* `archcheck size` as text: per node the count as written, needed at the load and with the
+ * required headroom, the binding requirement, the total saved or missing; with --dispatch the
+ * comparison table (report/size.c). Nothing when file->sizing is NULL. */
+int ac_report_sizing_text(FILE *fp, const ac_report_file *file);
 
 /* A human-readable table of the solution: nodes, equilibria, end to end, headroom. */
 int ac_report_solution_text(FILE *fp, const ac_report_file *file);

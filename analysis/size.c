@@ -1,0 +1,724 @@
+/*
+ * Capacity planning (include/archcheck/size.h): the smallest server count, concurrency or
+ * consumer count per node meeting every load-sensitive requirement, by bisection on the
+ * integer count with the analysis' own probes (network solve, end-to-end lattice, the
+ * requirements' predicate of the headroom search), confirmed by the full analysis with its
+ * validating simulation where the answer is within the stated error of a limit.
+ *
+ * Monotonicity: more servers (concurrency, consumers) never raise a node's wait, loss or
+ * utilisation; the bisection relies on it, as the headroom's does on the load.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+#include "archcheck/size.h"
+
+/* How far the uncertain range is scanned on either side of the answer (probes). */
+#define AC_SIZE_SCAN_MAX 16
+
+/* Probe outcomes (besides 1 hold, 0 fail, -1 uncomputed). */
+#define PROBE_BUDGET (-2)
+#define PROBE_ERROR (-3)
+
+typedef struct sizer {
+    ac_model *w; /* the working clone: counts mutated */
+    const ac_size_options *opt;
+    ac_analysis_options probe;
+    ac_analysis scratch;
+    size_t probes, sims;
+    ac_error *err;
+    int rc;
+} sizer;
+
+const char *ac_size_status_name(ac_size_status s)
+{
+    switch (s) {
+    case AC_SIZE_OK: return "ok";
+    case AC_SIZE_UNCERTAIN: return "uncertain";
+    case AC_SIZE_UNATTAINABLE: return "unattainable";
+    case AC_SIZE_UNCOMPUTED: return "uncomputed";
+    case AC_SIZE_BUDGET: return "budget";
+    }
+    return "uncomputed";
+}
+
+void ac_size_options_init(ac_size_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    ac_analysis_options_init(&opt->analysis);
+    opt->max_probes = 4000;
+    opt->max_simulations = 8;
+    opt->max_count = (size_t)1 << 20;
+}
+
+/* The count a node's sizing varies: servers (an autoscaled pool: its maximum), concurrency,
+ * max-consumers. */
+static size_t count_get(const ac_node *nd)
+{
+    switch (nd->kind) {
+    case AC_NODE_POOL:
+        return nd->u.pool.has_autoscale ? nd->u.pool.autoscale.max : nd->u.pool.servers;
+    case AC_NODE_FUNCTION: return nd->u.function.concurrency;
+    case AC_NODE_QUEUE: return nd->u.queue.max_consumers;
+    case AC_NODE_GATEWAY: return 0;
+    }
+    return 0;
+}
+
+static void count_set(ac_node *nd, size_t c)
+{
+    switch (nd->kind) {
+    case AC_NODE_POOL:
+        if (nd->u.pool.has_autoscale) {
+            ac_autoscale *as = &nd->u.pool.autoscale;
+            as->max = c;
+            if (as->min > c)
+                as->min = c;
+            if (nd->u.pool.servers > c)
+                nd->u.pool.servers = c;
+        } else {
+            nd->u.pool.servers = c;
+        }
+        break;
+    case AC_NODE_FUNCTION:
+        nd->u.function.concurrency = c;
+        if (nd->u.function.provisioned > c)
+            nd->u.function.provisioned = c;
+        if (nd->u.function.prewarm > c)
+            nd->u.function.prewarm = c;
+        break;
+    case AC_NODE_QUEUE: nd->u.queue.max_consumers = c; break;
+    case AC_NODE_GATEWAY: break;
+    }
+}
+
+/* The least count the model allows: power-of-d samples d distinct servers. */
+static size_t count_min(const ac_node *nd)
+{
+    if (nd->kind == AC_NODE_POOL && nd->u.pool.dispatch == AC_DISPATCH_POWER_OF_D &&
+        nd->u.pool.sampling == AC_SAMPLING_DISTINCT)
+        return nd->u.pool.d;
+    return 1;
+}
+
+/* Solve the working model at `scale` into the scratch analysis and judge it as the headroom's
+ * probes do: 1 hold, 0 fail (binding set), -1 a requirement has no value, PROBE_BUDGET,
+ * PROBE_ERROR (s->rc set). */
+static int probe_at(sizer *s, double scale, char *binding, size_t size, size_t *node)
+{
+    const ac_model *m = s->w;
+    int rc;
+    if (s->probes >= s->opt->max_probes)
+        return PROBE_BUDGET;
+    s->probes++;
+    rc = ac_an_network_solve(m, &s->probe, scale, &s->scratch, s->err);
+    if (rc == AC_OK && m->nrequirements > 0)
+        rc = ac_an_e2e_solve_points(m, &s->scratch, 2048, s->err);
+    if (rc != AC_OK) {
+        s->rc = rc;
+        return PROBE_ERROR;
+    }
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (ac_an_node_saturated(&s->scratch.nodes[i])) {
+            snprintf(binding, size, "stability");
+            *node = i;
+            return 0;
+        }
+    return ac_an_requirements_hold(m, &s->scratch, binding, size, node);
+}
+
+/* The judgement of one probe, outcome by outcome (the requirement families' own outcomes,
+ * with the straddle rule of requirements.c: a value within its stated relative error of its
+ * limit cannot support a verdict). The ctx must stay the first member (emit_judge casts). */
+typedef struct judge {
+    ac_an_ctx c;
+    int fail_sure; /* an outcome fails by more than its stated error */
+    int unsure;    /* an outcome straddles its limit, or has no value */
+} judge;
+
+static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
+{
+    judge *j = (judge *)(void *)c;
+    double margin;
+    (void)r;
+    if (!o->evaluated || isnan(o->value)) {
+        if (o->metric != AC_OUT_OTHER)
+            j->unsure = 1;
+        return;
+    }
+    if (isinf(o->value)) { /* unbounded: an overload */
+        j->fail_sure |= o->value > o->limit;
+        return;
+    }
+    margin = isnan(o->rel_error) ? INFINITY : o->rel_error * fabs(o->value);
+    if (o->value - margin > o->limit)
+        j->fail_sure = 1;
+    else if (o->value + margin > o->limit)
+        j->unsure = 1;
+}
+
+/* Judge the scratch analysis after a probe that returned `held`: 1 every load-sensitive
+ * requirement and stability hold beyond the stated errors, 0 one fails beyond them (or
+ * stability fails), -1 undecided by the stated errors. */
+static int judge_now(sizer *s, int held)
+{
+    const ac_model *m = s->w;
+    judge j;
+    memset(&j, 0, sizeof j);
+    j.c.model = m;
+    j.c.opt = &s->probe;
+    j.c.a = &s->scratch;
+    j.c.probe_node = AC_NONE;
+    for (size_t i = 0; i < m->nrequirements; i++) {
+        const ac_requirement *r = &m->requirements[i];
+        switch (r->kind) {
+        case AC_REQ_LATENCY: ac_req_latency(&j.c, r, emit_judge); break;
+        case AC_REQ_UTILIZATION: ac_req_utilization(&j.c, r, emit_judge); break;
+        case AC_REQ_LOSS: ac_req_loss(&j.c, r, emit_judge); break;
+        default: break;
+        }
+    }
+    if (j.fail_sure)
+        return 0;
+    if (j.unsure)
+        return -1;
+    /* no requirement fails: a failed probe failed on stability (exact: load >= 1, or the
+       equilibria of the solver) */
+    return held == 1 ? 1 : 0;
+}
+
+/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR. */
+static int judge_at(sizer *s, size_t k, size_t c, double scale)
+{
+    char b[64];
+    size_t nd = AC_NONE;
+    int held;
+    count_set(&s->w->nodes[k], c);
+    held = probe_at(s, scale, b, sizeof b, &nd);
+    if (held < -1)
+        return held;
+    return judge_now(s, held);
+}
+
+/* Multiply every source rate (and profile point) of `m` by `f`. */
+static void scale_sources(ac_model *m, double f)
+{
+    for (size_t i = 0; i < m->nsources; i++)
+        m->sources[i].rate *= f;
+    for (size_t p = 0; p < m->nprofiles; p++)
+        for (size_t j = 0; j < m->profiles[p].npoints; j++)
+            m->profiles[p].points[j].rate *= f;
+}
+
+/* Is a check one of those sizing must meet (load-sensitive requirements and stability)? */
+static int sizing_check(const ac_check *ck)
+{
+    static const char *const prefix[] = {"latency", "mean latency", "utilization", "loss",
+                                         "stability"};
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(ck->name, prefix[i], strlen(prefix[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* The full analysis (with its validating simulation where a check straddles) of the working
+ * model with node k at count c and the sources times `scale`: 1 every sizing check passes,
+ * 0 one fails, -1 one is inconclusive, PROBE_BUDGET, PROBE_ERROR. */
+static int confirm_at(sizer *s, size_t k, size_t c, double scale)
+{
+    ac_model *clone = NULL;
+    ac_analysis *a = NULL;
+    ac_diag_list d;
+    ac_analysis_options o = s->opt->analysis;
+    int rc, verdict = 1;
+
+    if (s->sims >= s->opt->max_simulations)
+        return PROBE_BUDGET;
+    s->sims++;
+    count_set(&s->w->nodes[k], c);
+    ac_diag_list_init(&d);
+    rc = ac_model_clone(s->w, &clone, s->err);
+    if (rc == AC_OK) {
+        scale_sources(clone, scale);
+        o.headroom = 0;
+        o.transient = AC_TRANSIENT_NEVER;
+        if (o.validate == AC_VALIDATE_NEVER)
+            o.validate = AC_VALIDATE_AUTO;
+        rc = ac_analysis_run(clone, &o, &a, &d, s->err);
+    }
+    if (rc != AC_OK) {
+        s->rc = rc;
+        verdict = PROBE_ERROR;
+    } else {
+        for (size_t i = 0; i < a->nchecks && verdict != 0; i++) {
+            if (!sizing_check(&a->checks[i]))
+                continue;
+            if (a->checks[i].status == AC_CHECK_FAIL)
+                verdict = 0;
+            else if (a->checks[i].status == AC_CHECK_INCONCLUSIVE)
+                verdict = -1;
+        }
+    }
+    ac_analysis_free(a);
+    ac_model_free(clone);
+    ac_diag_list_clear(&d);
+    return verdict;
+}
+
+/* The lowest count of the run of undecided counts from `from` downwards (at most
+ * AC_SIZE_SCAN_MAX probes); from + 1 when `from` itself fails beyond the stated errors. */
+static size_t scan_down(sizer *s, size_t k, size_t from, size_t cmin, double scale)
+{
+    size_t c = from + 1;
+    for (size_t steps = 0; steps < AC_SIZE_SCAN_MAX && c > cmin; steps++) {
+        if (judge_at(s, k, c - 1, scale) != -1)
+            break;
+        c--;
+    }
+    return c;
+}
+
+/* The first count from `from` upwards that holds beyond the stated errors, or AC_UNBOUNDED
+ * when none does within AC_SIZE_SCAN_MAX probes (the undecided outcome may not depend on this
+ * node's count at all: nothing bounds the range then). */
+static size_t scan_up(sizer *s, size_t k, size_t from, double scale)
+{
+    size_t c = from;
+    for (size_t steps = 0; steps < AC_SIZE_SCAN_MAX && c <= s->opt->max_count; steps++) {
+        if (judge_at(s, k, c, scale) == 1)
+            return c;
+        c++;
+    }
+    return AC_UNBOUNDED;
+}
+
+/*
+ * The probes' answer n (holds at n, fails at n - 1) is settled when n holds and n - 1 fails
+ * beyond the stated errors. Otherwise the full analysis with simulation decides n - 1 and n
+ * where it can; what it cannot leaves the range of counts the stated errors allow. Returns
+ * the count the following nodes are sized with (>= n: the probes hold there), or 0 on error
+ * (s->rc) or when the budget ran out.
+ */
+static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac_size_answer *ans)
+{
+    int jn = judge_at(s, k, n, scale);
+    int jn1 = n > cmin ? judge_at(s, k, n - 1, scale) : 0;
+    size_t lo = n, hi = n, best = n;
+
+    if (jn < -1 || jn1 < -1) /* an error (s->rc) or the budget */
+        return 0;
+    if (jn1 == -1) {
+        int v = confirm_at(s, k, n - 1, scale);
+        if (v == PROBE_ERROR)
+            return 0;
+        if (v == 1) { /* the simulation passes n - 1: the answer is lower than the probes' */
+            best = hi = n - 1;
+            lo = n - 1 > cmin ? scan_down(s, k, n - 2, cmin, scale) : n - 1;
+            ans->simulated = 1;
+            jn = 1;
+        } else if (v == 0) {
+            ans->simulated = 1;
+        } else {
+            lo = scan_down(s, k, n - 1, cmin, scale);
+        }
+    }
+    if (jn != 1) {
+        int v = confirm_at(s, k, n, scale);
+        if (v == PROBE_ERROR)
+            return 0;
+        if (v == 1) {
+            ans->simulated = 1;
+        } else if (v == 0) { /* the simulation fails n: more are needed */
+            ans->simulated = 1;
+            lo = n + 1;
+            hi = scan_up(s, k, n + 1, scale);
+            best = hi != AC_UNBOUNDED ? hi : n + 1;
+        } else {
+            hi = scan_up(s, k, n, scale);
+        }
+    }
+    if (s->rc != AC_OK)
+        return 0;
+    ans->needed = best;
+    ans->needed_lo = lo < best ? lo : best;
+    ans->needed_hi = hi > best ? hi : best; /* AC_UNBOUNDED: no count is sure */
+    ans->status = ans->needed_lo == ans->needed_hi ? AC_SIZE_OK : AC_SIZE_UNCERTAIN;
+    return best > n ? best : n;
+}
+
+static ac_size_answer *answer_of(ac_size_node *row, int headroom)
+{
+    return headroom ? &row->at_headroom : &row->at_load;
+}
+
+static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom,
+                     ac_size_status st, const char *binding, size_t node)
+{
+    for (size_t j = from; j < nrows; j++) {
+        ac_size_answer *ans = answer_of(&rows[j], headroom);
+        ans->status = st;
+        ans->binding_node = node;
+        snprintf(ans->binding, sizeof ans->binding, "%s", binding);
+    }
+}
+
+/* A feasible start: every count doubled together until the probes hold. Returns 1 found,
+ * 0 not (rows marked), PROBE_ERROR. */
+static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
+{
+    char b[64] = "";
+    size_t nd = AC_NONE;
+    for (;;) {
+        int held = probe_at(s, scale, b, sizeof b, &nd);
+        int can_grow = 0;
+        if (held == 1)
+            return 1;
+        if (held == PROBE_ERROR)
+            return PROBE_ERROR;
+        if (held == PROBE_BUDGET || held == -1) {
+            mark_all(rows, nrows, 0, headroom,
+                     held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
+                     held == -1 ? "a requirement has no value" : "", AC_NONE);
+            return 0;
+        }
+        for (size_t j = 0; j < nrows; j++) {
+            ac_node *n = &s->w->nodes[rows[j].node];
+            size_t c = count_get(n);
+            if (c <= s->opt->max_count / 2) {
+                count_set(n, 2 * c);
+                can_grow = 1;
+            }
+        }
+        if (!can_grow) {
+            mark_all(rows, nrows, 0, headroom, AC_SIZE_UNATTAINABLE, b, nd);
+            return 0;
+        }
+    }
+}
+
+/* Bisect row j's count down from its current (feasible) one. Returns the probes' answer n, 0
+ * when the budget ran out (row marked), or (size_t)-1 on error. */
+static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
+{
+    ac_node *nd = &s->w->nodes[row->node];
+    ac_size_answer *ans = answer_of(row, headroom);
+    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1;
+    char binding[64] = "nothing";
+    size_t bnode = AC_NONE;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        char b[64] = "";
+        size_t bn = AC_NONE;
+        int held;
+        count_set(nd, mid);
+        held = probe_at(s, scale, b, sizeof b, &bn);
+        if (held == PROBE_ERROR)
+            return (size_t)-1;
+        if (held == PROBE_BUDGET) {
+            count_set(nd, hi);
+            return 0;
+        }
+        if (held == 1) {
+            hi = mid;
+        } else {
+            /* a requirement without a value is not taken as met */
+            lo = mid;
+            bnode = bn;
+            snprintf(binding, sizeof binding, "%s", held == 0 ? b : "a requirement has no value");
+        }
+    }
+    count_set(nd, hi);
+    snprintf(ans->binding, sizeof ans->binding, "%s", binding);
+    ans->binding_node = bnode;
+    return hi;
+}
+
+/* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
+ * negative status. */
+static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
+{
+    int f;
+    for (size_t j = 0; j < nrows; j++)
+        count_set(&s->w->nodes[rows[j].node], rows[j].designed);
+    f = feasible_start(s, rows, nrows, scale, headroom);
+    if (f == PROBE_ERROR)
+        return s->rc;
+    if (f == 0)
+        return AC_OK;
+    for (size_t j = 0; j < nrows; j++) {
+        ac_size_answer *ans = answer_of(&rows[j], headroom);
+        size_t n = bisect(s, &rows[j], scale, headroom), keep;
+        if (n == (size_t)-1)
+            return s->rc;
+        if (n == 0) {
+            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+            return AC_OK;
+        }
+        keep = settle(s, rows[j].node, n, count_min(&s->w->nodes[rows[j].node]), scale, ans);
+        if (keep == 0) {
+            if (s->rc != AC_OK)
+                return s->rc;
+            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+            return AC_OK;
+        }
+        count_set(&s->w->nodes[rows[j].node], keep);
+    }
+    return AC_OK;
+}
+
+static int sizer_init(sizer *s, const ac_model *m, const ac_size_options *opt, ac_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->opt = opt;
+    s->err = err;
+    s->probe = opt->analysis;
+    s->probe.solver.kpi_only = 1;
+    s->probe.solver.burst_search = 0;
+    s->rc = ac_model_clone(m, &s->w, err);
+    if (s->rc != AC_OK)
+        return s->rc;
+    s->scratch.model = s->w;
+    s->scratch.nnodes = m->nnodes;
+    s->scratch.nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *s->scratch.nodes);
+    if (s->scratch.nodes == NULL)
+        return s->rc = ac_error_set(err, AC_ENOMEM, "out of memory (size)");
+    return AC_OK;
+}
+
+static void sizer_free(sizer *s)
+{
+    for (size_t i = 0; i < s->scratch.nnodes && s->scratch.nodes != NULL; i++)
+        ac_an_node_clear(&s->scratch.nodes[i]);
+    free(s->scratch.nodes);
+    ac_an_e2e_clear(&s->scratch.e2e);
+    ac_model_free(s->w);
+}
+
+static void row_init(ac_size_node *row, const ac_node *nd, size_t i)
+{
+    memset(row, 0, sizeof *row);
+    row->node = i;
+    row->designed = count_get(nd);
+    row->at_load.binding_node = row->at_headroom.binding_node = AC_NONE;
+    switch (nd->kind) {
+    case AC_NODE_POOL:
+        row->kind = "pool";
+        row->what = nd->u.pool.has_autoscale ? "max servers" : "servers";
+        break;
+    case AC_NODE_FUNCTION:
+        row->kind = "function";
+        row->what = "concurrency";
+        break;
+    default:
+        row->kind = "queue";
+        row->what = "max-consumers";
+        break;
+    }
+}
+
+/* The required headroom: the largest <headroom min> (1 without one). */
+static double required_headroom(const ac_model *m)
+{
+    double f = 1.0;
+    for (size_t i = 0; i < m->nrequirements; i++)
+        if (m->requirements[i].kind == AC_REQ_HEADROOM && m->requirements[i].min > f)
+            f = m->requirements[i].min;
+    return f;
+}
+
+/* Size `rows` at the load and at the headroom factor. */
+static int size_rows(sizer *s, ac_size_node *rows, size_t nrows, double factor)
+{
+    int rc = size_at(s, rows, nrows, 1.0, 0);
+    if (rc != AC_OK)
+        return rc;
+    if (factor > 1.0)
+        return size_at(s, rows, nrows, factor, 1);
+    for (size_t j = 0; j < nrows; j++)
+        rows[j].at_headroom = rows[j].at_load;
+    return AC_OK;
+}
+
+int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **out,
+                ac_error *err)
+{
+    ac_size_options defaults;
+    const ac_size_options *opt = opt_in;
+    ac_sizing *z;
+    sizer s;
+    char b[64];
+    size_t nd = AC_NONE;
+    int rc;
+
+    if (opt == NULL) {
+        ac_size_options_init(&defaults);
+        opt = &defaults;
+    }
+    *out = NULL;
+    z = calloc(1, sizeof *z);
+    if (z == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (size)");
+    z->headroom_factor = required_headroom(m);
+    if (m->npopulations > 0 || m->nsources == 0) {
+        snprintf(z->note, sizeof z->note, "%s", m->nsources == 0
+                 ? "no open workload: nothing to size"
+                 : "closed workloads (<population>) are not sized");
+        *out = z;
+        return AC_OK;
+    }
+    rc = sizer_init(&s, m, opt, err);
+    if (rc == AC_OK && probe_at(&s, 1.0, b, sizeof b, &nd) == PROBE_ERROR)
+        rc = s.rc;
+    if (rc == AC_OK) {
+        z->nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *z->nodes);
+        if (z->nodes == NULL)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (size)");
+    }
+    for (size_t i = 0; rc == AC_OK && i < m->nnodes; i++) {
+        const ac_node *n = &m->nodes[i];
+        if (n->kind == AC_NODE_GATEWAY || !(s.scratch.nodes[i].arrival_rate > 0.0))
+            continue;
+        row_init(&z->nodes[z->nnodes++], n, i);
+    }
+    if (rc == AC_OK)
+        rc = size_rows(&s, z->nodes, z->nnodes, z->headroom_factor);
+    if (rc == AC_OK) {
+        z->complete = 1;
+        for (size_t j = 0; j < z->nnodes; j++) {
+            const ac_size_answer *h = &z->nodes[j].at_headroom;
+            if (h->status == AC_SIZE_OK ||
+                (h->status == AC_SIZE_UNCERTAIN && h->needed_hi != AC_UNBOUNDED))
+                z->saved += (long long)z->nodes[j].designed - (long long)h->needed_hi;
+            if (h->status != AC_SIZE_OK || z->nodes[j].at_load.status != AC_SIZE_OK)
+                z->complete = 0;
+        }
+        z->probes = s.probes;
+        z->simulations = s.sims;
+    }
+    sizer_free(&s);
+    if (rc != AC_OK) {
+        ac_sizing_free(z);
+        return rc;
+    }
+    *out = z;
+    return AC_OK;
+}
+
+void ac_sizing_free(ac_sizing *z)
+{
+    if (z == NULL)
+        return;
+    free(z->nodes);
+    free(z);
+}
+
+/* ---- dispatch comparison ---- */
+
+static const struct {
+    const char *name;
+    ac_dispatch dispatch;
+    size_t d;
+    ac_sampling sampling;
+} dispatchers[] = {
+    {"random", AC_DISPATCH_RANDOM, 2, AC_SAMPLING_DISTINCT},
+    {"power-of-2 (distinct)", AC_DISPATCH_POWER_OF_D, 2, AC_SAMPLING_DISTINCT},
+    {"power-of-2 (replace)", AC_DISPATCH_POWER_OF_D, 2, AC_SAMPLING_WITH_REPLACEMENT},
+    {"power-of-3 (distinct)", AC_DISPATCH_POWER_OF_D, 3, AC_SAMPLING_DISTINCT},
+    {"power-of-3 (replace)", AC_DISPATCH_POWER_OF_D, 3, AC_SAMPLING_WITH_REPLACEMENT},
+    {"jsq", AC_DISPATCH_JSQ, 2, AC_SAMPLING_DISTINCT},
+    {"jiq", AC_DISPATCH_JIQ, 2, AC_SAMPLING_DISTINCT},
+    {"shared-queue", AC_DISPATCH_SHARED_QUEUE, 2, AC_SAMPLING_DISTINCT},
+};
+
+#define NDISPATCHERS (sizeof dispatchers / sizeof dispatchers[0])
+
+/* One dispatcher: the pool's numbers at the design load, then its servers needed. */
+static int dispatch_row(const ac_model *m, size_t k, const ac_size_options *opt, size_t v,
+                        ac_dispatch_row *row, ac_error *err)
+{
+    sizer s;
+    ac_size_node one;
+    char b[64];
+    size_t nd = AC_NONE;
+    int rc = sizer_init(&s, m, opt, err);
+    ac_pool *p;
+
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", dispatchers[v].name);
+    row->dispatch = dispatchers[v].dispatch;
+    row->d = dispatchers[v].d;
+    row->sampling = dispatchers[v].sampling;
+    row->mean = row->p95 = row->p99 = NAN;
+    row->approximation = "none";
+    if (rc != AC_OK)
+        goto cleanup;
+    p = &s.w->nodes[k].u.pool;
+    p->dispatch = row->dispatch;
+    p->d = row->d;
+    p->sampling = row->sampling;
+    if (p->dispatch == AC_DISPATCH_POWER_OF_D && p->sampling == AC_SAMPLING_DISTINCT &&
+        p->servers < p->d) {
+        snprintf(row->note, sizeof row->note, "fewer servers than d");
+        goto cleanup;
+    }
+    if (probe_at(&s, 1.0, b, sizeof b, &nd) == PROBE_ERROR) {
+        rc = s.rc;
+        goto cleanup;
+    }
+    {
+        const ac_node_analysis *na = &s.scratch.nodes[k];
+        row->analysed = na->analysed && !na->overload;
+        if (row->analysed) {
+            row->mean = na->mean_response_time;
+            row->p95 = na->p95;
+            row->p99 = na->p99;
+            row->rel_error = fmax(na->expected_rel_error, na->percentile_rel_error);
+            row->approximation = ac_node_analysis_approximation(na);
+        } else {
+            snprintf(row->note, sizeof row->note, "%s",
+                     na->overload ? "overloaded" : (na->why[0] ? na->why : "not analysed"));
+        }
+    }
+    row_init(&one, &s.w->nodes[k], k);
+    rc = size_at(&s, &one, 1, 1.0, 0);
+    row->needed = one.at_load;
+cleanup:
+    sizer_free(&s);
+    return rc;
+}
+
+int ac_size_dispatch_compare(const ac_model *m, size_t k, const ac_size_options *opt_in,
+                             ac_dispatch_row **out, size_t *n, ac_error *err)
+{
+    ac_size_options defaults;
+    const ac_size_options *opt = opt_in;
+    ac_dispatch_row *rows;
+    int rc = AC_OK;
+
+    *out = NULL;
+    *n = 0;
+    if (k >= m->nnodes || m->nodes[k].kind != AC_NODE_POOL)
+        return ac_error_set(err, AC_EINVAL, "--dispatch needs a pool");
+    if (m->npopulations > 0 || m->nsources == 0)
+        return ac_error_set(err, AC_EINVAL, "--dispatch needs an open workload (<source>)");
+    if (opt == NULL) {
+        ac_size_options_init(&defaults);
+        opt = &defaults;
+    }
+    rows = calloc(NDISPATCHERS, sizeof *rows);
+    if (rows == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (size)");
+    for (size_t v = 0; v < NDISPATCHERS && rc == AC_OK; v++)
+        rc = dispatch_row(m, k, opt, v, &rows[v], err);
+    if (rc != AC_OK) {
+        free(rows);
+        return rc;
+    }
+    *out = rows;
+    *n = NDISPATCHERS;
+    return AC_OK;
+}

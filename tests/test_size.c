@@ -1,0 +1,356 @@
+/*
+ * Tests of analysis/size.c (include/archcheck/size.h): right-sizing against closed forms
+ * computed here by hand (Erlang C for a shared-queue pool's mean and p95, Erlang B for a sync
+ * function's throttling), a power-of-two pool against the simulator at the returned count and
+ * one below, and the dispatch comparison against the M/M/1 and power-of-d mean-field closed
+ * forms.
+ *
+ * Tolerances: the exact solvers' answers must equal the hand-computed count (integers); the
+ * simulator's 95% interval is widened by the stated error of the count's binding value.
+ */
+#include "helpers.h"
+
+#include "archcheck/analysis.h"
+#include "archcheck/parser.h"
+#include "archcheck/sim.h"
+#include "archcheck/size.h"
+
+typedef struct fx {
+    ac_model *m;
+    ac_diag_list d;
+    ac_error err;
+} fx;
+
+static void parse(fx *f, const char *xml)
+{
+    int rc;
+    memset(f, 0, sizeof *f);
+    ac_diag_list_init(&f->d);
+    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
+    if (rc != AC_OK)
+        print_error("parse failed: %d %s\n", rc, f->err.message);
+    assert_int_equal(rc, AC_OK);
+}
+
+static void fx_free(fx *f)
+{
+    ac_model_free(f->m);
+    ac_diag_list_clear(&f->d);
+}
+
+static ac_sizing *size_ok(fx *f, int simulate)
+{
+    ac_size_options o;
+    ac_sizing *z = NULL;
+    int rc;
+    ac_size_options_init(&o);
+    if (!simulate) {
+        o.analysis.validate = AC_VALIDATE_NEVER;
+        o.max_simulations = 0;
+    }
+    rc = ac_size_run(f->m, &o, &z, &f->err);
+    if (rc != AC_OK)
+        print_error("size failed: %d %s\n", rc, f->err.message);
+    assert_int_equal(rc, AC_OK);
+    assert_non_null(z);
+    return z;
+}
+
+/* ---- closed forms, by hand ---- */
+
+/* Erlang B by the recurrence B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)). */
+static double erlang_b(size_t c, double a)
+{
+    double b = 1.0;
+    for (size_t k = 1; k <= c; k++)
+        b = a * b / ((double)k + a * b);
+    return b;
+}
+
+/* Erlang C from B: C = c B / (c - a (1 - B)). */
+static double erlang_c(size_t c, double a)
+{
+    double b = erlang_b(c, a);
+    return (double)c * b / ((double)c - a * (1.0 - b));
+}
+
+/* M/M/c mean response time: C / (c mu - lambda) + 1 / mu (infinite when c mu <= lambda). */
+static double mmc_mean(size_t c, double lambda, double mu)
+{
+    if ((double)c * mu <= lambda)
+        return INFINITY;
+    return erlang_c(c, lambda / mu) / ((double)c * mu - lambda) + 1.0 / mu;
+}
+
+/* M/M/c response-time CCDF: T = W + S, W = 0 w.p. 1 - C else Exp(theta = c mu - lambda):
+ * P(T > t) = (1 - C) e^{-mu t} + C (theta e^{-mu t} - mu e^{-theta t}) / (theta - mu). */
+static double mmc_ccdf(size_t c, double lambda, double mu, double t)
+{
+    double C = erlang_c(c, lambda / mu), th = (double)c * mu - lambda;
+    double conv = fabs(th - mu) < 1e-12 ? (1.0 + mu * t) * exp(-mu * t)
+                                        : (th * exp(-mu * t) - mu * exp(-th * t)) / (th - mu);
+    return (1.0 - C) * exp(-mu * t) + C * conv;
+}
+
+/* Its p-quantile by bisection on t. */
+static double mmc_quantile(size_t c, double lambda, double mu, double p)
+{
+    double lo = 0.0, hi = 1.0;
+    if ((double)c * mu <= lambda)
+        return INFINITY;
+    while (mmc_ccdf(c, lambda, mu, hi) > 1.0 - p)
+        hi *= 2.0;
+    for (int i = 0; i < 200; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mmc_ccdf(c, lambda, mu, mid) > 1.0 - p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static const ac_size_node *row_of(const fx *f, const ac_sizing *z, const char *id)
+{
+    size_t i = ac_model_find_node(f->m, id);
+    for (size_t j = 0; j < z->nnodes; j++)
+        if (z->nodes[j].node == i)
+            return &z->nodes[j];
+    fail_msg("no sizing row for %s", id);
+    return NULL;
+}
+
+/* ---- tests ---- */
+
+/* A shared-queue pool: lambda = 45/s, mu = 10/s, mean response <= 120 ms; with the required
+ * headroom 1.5 the load is 67.5/s. The smallest c by Erlang C at both. */
+static void test_shared_queue_mean(void **state)
+{
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *r;
+    size_t c1 = 1, c2 = 1;
+    (void)state;
+    while (mmc_mean(c1, 45.0, 10.0) > 0.12)
+        c1++;
+    while (mmc_mean(c2, 67.5, 10.0) > 0.12)
+        c2++;
+    /* not within 0.1% of the limit: the answer is well defined */
+    assert_true(fabs(mmc_mean(c1 - 1, 45.0, 10.0) - 0.12) > 1e-4);
+    parse(&f, "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"web\" rate=\"45/s\"/></workload>\n"
+              "<pool id=\"web\" servers=\"20\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
+              "<requirements><latency max=\"120ms\" target=\"web\"/><headroom min=\"1.5\"/>"
+              "</requirements>\n"
+              "</architecture>\n");
+    z = size_ok(&f, 0);
+    r = row_of(&f, z, "web");
+    assert_int_equal(r->designed, 20);
+    assert_int_equal(r->at_load.status, AC_SIZE_OK);
+    assert_int_equal(r->at_load.needed, c1);
+    assert_int_equal(r->at_headroom.status, AC_SIZE_OK);
+    assert_int_equal(r->at_headroom.needed, c2);
+    assert_string_equal(r->at_load.binding, "mean latency");
+    assert_double_close(z->headroom_factor, 1.5, 0, 0);
+    assert_int_equal(z->saved, 20 - (long long)c2);
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
+/* The same pool with a p95 limit of 150 ms at 80/s (rho near 1 at the answer). */
+static void test_shared_queue_p95(void **state)
+{
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *r;
+    size_t c = 1;
+    (void)state;
+    while (mmc_quantile(c, 80.0, 10.0, 0.95) > 0.35)
+        c++;
+    assert_true(fabs(mmc_quantile(c - 1, 80.0, 10.0, 0.95) - 0.35) > 1e-3);
+    assert_true(fabs(mmc_quantile(c, 80.0, 10.0, 0.95) - 0.35) > 1e-3);
+    parse(&f, "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
+              "<pool id=\"web\" servers=\"64\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
+              "<requirements><latency percentile=\"95\" max=\"350ms\" target=\"web\"/>"
+              "</requirements>\n"
+              "</architecture>\n");
+    z = size_ok(&f, 0);
+    r = row_of(&f, z, "web");
+    assert_int_equal(r->at_load.status, AC_SIZE_OK);
+    assert_int_equal(r->at_load.needed, c);
+    assert_int_equal(r->at_headroom.needed, c);
+    assert_string_equal(r->at_load.binding, "latency p95");
+    assert_int_equal(z->saved, 64 - (long long)c);
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
+/* A sync function: 200 requests/s of 100 ms (a = 20 Erlangs), throttling <= 0.1%: the
+ * smallest concurrency C with B(C, 20) <= 1e-3. */
+static void test_function_erlang_b(void **state)
+{
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *r;
+    size_t c = 1;
+    (void)state;
+    while (erlang_b(c, 20.0) > 1e-3)
+        c++;
+    parse(&f, "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"fn\" rate=\"200/s\"/></workload>\n"
+              "<function id=\"fn\" duration=\"100ms\" concurrency=\"100\" keep-alive=\"1000h\" "
+              "timeout=\"900s\"/>\n"
+              "<requirements><loss max=\"1e-3\" target=\"fn\"/></requirements>\n"
+              "</architecture>\n");
+    z = size_ok(&f, 0);
+    r = row_of(&f, z, "fn");
+    assert_string_equal(r->kind, "function");
+    assert_int_equal(r->designed, 100);
+    assert_int_equal(r->at_load.status, AC_SIZE_OK);
+    assert_int_equal(r->at_load.needed, c);
+    assert_string_equal(r->at_load.binding, "loss");
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
+/* Simulate the pool of `f` with `servers` servers: the mean response time of node 0. */
+static ac_sim_estimate sim_mean(fx *f, size_t servers)
+{
+    ac_sim_options o;
+    ac_sim_result *res = NULL;
+    ac_sim_estimate e;
+    size_t before = f->m->nodes[0].u.pool.servers;
+    int rc;
+    ac_sim_options_init(&o);
+    o.seed = 7;
+    o.rel_precision = 0.005;
+    f->m->nodes[0].u.pool.servers = servers;
+    rc = ac_sim_run(f->m, &o, &res, &f->err);
+    f->m->nodes[0].u.pool.servers = before;
+    assert_int_equal(rc, AC_OK);
+    e = res->nodes[0].mean_response_time;
+    ac_sim_result_free(res);
+    return e;
+}
+
+/* A power-of-two pool, 300/s at mu = 10/s, mean response <= 140 ms: the simulator at the
+ * returned count meets the limit, one below it does not (each within its interval plus the
+ * count's stated error). */
+static void test_power_of_two_against_sim(void **state)
+{
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *r;
+    ac_sim_estimate at, below;
+    (void)state;
+    parse(&f, "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"web\" rate=\"300/s\"/></workload>\n"
+              "<pool id=\"web\" servers=\"60\" service-rate=\"10/s\" dispatch=\"power-of-d\"/>\n"
+              "<requirements><latency max=\"140ms\" target=\"web\"/></requirements>\n"
+              "</architecture>\n");
+    z = size_ok(&f, 1);
+    r = row_of(&f, z, "web");
+    assert_true(r->at_load.status == AC_SIZE_OK || r->at_load.status == AC_SIZE_UNCERTAIN);
+    print_message("power-of-two: needed %zu [%zu, %zu] (%s)%s\n", r->at_load.needed,
+                  r->at_load.needed_lo, r->at_load.needed_hi,
+                  ac_size_status_name(r->at_load.status), r->at_load.simulated ? " simulated" : "");
+    /* the count is at least the stability bound lambda / mu = 30 */
+    assert_true(r->at_load.needed > 30);
+    at = sim_mean(&f, r->at_load.needed_hi);
+    below = sim_mean(&f, r->at_load.needed_lo - 1);
+    print_message("sim mean at %zu: %.5f +- %.5f; at %zu: %.5f +- %.5f\n", r->at_load.needed_hi,
+                  at.mean, at.ci95, r->at_load.needed_lo - 1, below.mean, below.ci95);
+    /* the simulator's interval, widened by 0.5% (its precision target), on the right side of
+       the limit at both counts */
+    assert_true(at.mean + at.ci95 <= 0.140 * 1.005);
+    assert_true(below.mean - below.ci95 >= 0.140 * 0.995);
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
+/* Power-of-d mean field at load rho (N -> infinity): E[T] mu = sum_{i>=1} rho^((d^i-d)/(d-1)). */
+static double pod_mean(double rho, double d, double mu)
+{
+    double s = 0.0;
+    for (int i = 1; i < 40; i++) {
+        double e = (pow(d, i) - d) / (d - 1.0);
+        if (e > 2000.0)
+            break;
+        s += pow(rho, e);
+    }
+    return s / mu;
+}
+
+/* The dispatch comparison at rho = 0.8: random is M/M/1 per server (1 / (mu - lambda/N)),
+ * power-of-2 is below it by the mean-field margin, and needs no more servers. */
+static void test_dispatch_direction(void **state)
+{
+    fx f;
+    ac_size_options o;
+    ac_dispatch_row *rows = NULL;
+    size_t n = 0;
+    const ac_dispatch_row *rnd, *p2, *sq;
+    size_t ir = 99, ip = 99, is = 99;
+    int rc;
+    (void)state;
+    parse(&f, "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"web\" rate=\"800/s\"/></workload>\n"
+              "<pool id=\"web\" servers=\"100\" service-rate=\"10/s\" dispatch=\"random\"/>\n"
+              "<requirements><latency max=\"250ms\" target=\"web\"/></requirements>\n"
+              "</architecture>\n");
+    ac_size_options_init(&o);
+    o.analysis.validate = AC_VALIDATE_NEVER;
+    o.max_simulations = 0;
+    rc = ac_size_dispatch_compare(f.m, 0, &o, &rows, &n, &f.err);
+    assert_int_equal(rc, AC_OK);
+    assert_int_equal(n, 8);
+    for (size_t i = 0; i < n; i++) {
+        print_message("%-22s mean %.4f p95 %.4f p99 %.4f (%s, err %.3g) needs %zu (%s)\n",
+                      rows[i].name, rows[i].mean, rows[i].p95, rows[i].p99,
+                      rows[i].approximation, rows[i].rel_error, rows[i].needed.needed,
+                      ac_size_status_name(rows[i].needed.status));
+        if (strcmp(rows[i].name, "random") == 0)
+            ir = i;
+        if (strcmp(rows[i].name, "power-of-2 (distinct)") == 0)
+            ip = i;
+        if (strcmp(rows[i].name, "shared-queue") == 0)
+            is = i;
+    }
+    assert_true(ir < n && ip < n && is < n);
+    rnd = &rows[ir];
+    p2 = &rows[ip];
+    sq = &rows[is];
+    assert_int_equal(rnd->analysed, 1);
+    assert_int_equal(p2->analysed, 1);
+    /* random: M/M/1 per server at rho = 0.8: 1 / (10 - 8) = 0.5 s */
+    assert_double_close(rnd->mean, 0.5, 0, 1e-6);
+    /* power-of-2: the mean field 0.1947 s within its stated error plus the finite-N (N = 100)
+       correction the refined solver adds (bounded here by 5%) */
+    assert_double_close(p2->mean, pod_mean(0.8, 2.0, 10.0), 0, 0.05 + p2->rel_error);
+    /* the direction, by the closed forms' margin: at least 50% lower */
+    assert_true(p2->mean < 0.5 * rnd->mean);
+    /* the smallest random pool for 250 ms: 1 / (mu - 800 / N) <= 0.25 -> N >= 800 / 6 = 133.3:
+       134 */
+    assert_int_equal(rnd->needed.status, AC_SIZE_OK);
+    assert_int_equal(rnd->needed.needed, 134);
+    assert_true(p2->needed.needed < rnd->needed.needed);
+    /* shared-queue: Erlang C at the returned count and one below */
+    assert_int_equal(sq->needed.status, AC_SIZE_OK);
+    assert_true(mmc_mean(sq->needed.needed, 800.0, 10.0) <= 0.25);
+    assert_true(mmc_mean(sq->needed.needed - 1, 800.0, 10.0) > 0.25);
+    free(rows);
+    fx_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_queue_mean),
+        cmocka_unit_test(test_shared_queue_p95),
+        cmocka_unit_test(test_function_erlang_b),
+        cmocka_unit_test(test_power_of_two_against_sim),
+        cmocka_unit_test(test_dispatch_direction),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
