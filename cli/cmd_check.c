@@ -35,6 +35,11 @@ static const char check_usage[] =
     "                       runs only where an approximation's error could flip a verdict)\n"
     "      --no-validate    never simulate (undecided checks stay INCONCLUSIVE)\n"
     "      --color WHEN     auto (default), always or never\n"
+    "      --verbose        text: list every check (its value with the stated error, the\n"
+    "                       limit, the status, the simulation's estimate), as json and the\n"
+    "                       PDF do\n"
+    "  -q, --quiet          no progress bar (it is drawn on stderr only when stderr is a\n"
+    "                       terminal, and never changes the output)\n"
     "  -h, --help           this help\n"
     "\n"
     "exit status: 0 pass, 1 fail, 2 invalid input or command line, 3 inconclusive\n";
@@ -114,12 +119,15 @@ int ac_cli_check(int argc, char **argv)
                                          {"validate", no_argument, NULL, 'v'},
                                          {"no-validate", no_argument, NULL, 'V'},
                                          {"color", required_argument, NULL, 'c'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"verbose", no_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, c, status;
+    int never = 0, quiet = 0, verbose = 0, c, status, rc;
+    ac_cli_progress bar;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
@@ -130,7 +138,7 @@ int ac_cli_check(int argc, char **argv)
     ac_cli_run_opts_init(&ro);
     ac_cli_out_opts_init(&oo, formats);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "f:o:j:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:j:qh", opts, NULL)) != -1) {
         int taken = ac_cli_run_opts_parse(&ro, c, optarg);
         if (taken == 0)
             taken = ac_cli_out_opts_parse(&oo, c, optarg);
@@ -154,6 +162,8 @@ int ac_cli_check(int argc, char **argv)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
         case 'n': break;
+        case 'q': quiet = 1; break;
+        case 'L': verbose = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
@@ -163,7 +173,14 @@ int ac_cli_check(int argc, char **argv)
     if (ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on) != 0)
         return AC_EXIT_USAGE;
     ac_cli_run_opts_apply(&ro, &aopt);
-    if (ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed) != 0) {
+    ac_cli_progress_init(&bar, "check", quiet, stderr);
+    if (bar.on) {
+        aopt.sim.progress = ac_cli_progress_update;
+        aopt.sim.progress_ctx = &bar;
+    }
+    rc = ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed);
+    ac_cli_progress_end(&bar);
+    if (rc != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
@@ -182,6 +199,10 @@ int ac_cli_check(int argc, char **argv)
     status = ac_cli_exit_status(&run);
     if (never && status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS;
+    run.fail_never = never;
+    run.verbose = verbose;
+    run.has_exit_status = 1;
+    run.exit_status = status;
     if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
         status = AC_EXIT_USAGE;
     if (ro.report != NULL && write_report(&run, &ro) != 0)

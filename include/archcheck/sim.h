@@ -230,6 +230,12 @@ typedef struct ac_sim_options {
                                   same byte for byte for every `jobs` (speculative
                                   replications beyond the stopping point are discarded).
                                   At most 256. */
+    /* Optional progress report (borrowed; NULL: none), called on the calling thread every
+       65,536 events of its replications and after each replication, with the work done
+       as a fraction in [0, 1] of the most the run may do: counted events of max_events,
+       or replications of a fixed count (never the clock). It cannot change the result. */
+    void (*progress)(void *ctx, double done);
+    void *progress_ctx;
 } ac_sim_options;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
