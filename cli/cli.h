@@ -128,6 +128,24 @@ void ac_cli_input_free(ac_cli_input *in);
  * in->files[i].sizing at it. Returns 0 or AC_EXIT_USAGE after printing why. */
 int ac_cli_size_attach(ac_cli_input *in, const ac_analysis_options *aopt, size_t max_probes,
                        size_t max_sims, ac_sizing **out);
+/* The progress bar of long work: drawn on `stream` (stderr) only when it is a terminal and
+ * not `quiet`; ac_cli_progress_update (an ac_sim_options.progress callback, ctx the bar)
+ * takes the work done in [0, 1] (a fall by more than a quarter starts a new piece of work);
+ * ac_cli_progress_end erases the bar and starts over. Nothing is written
+ * to any other stream. */
+typedef struct ac_cli_progress {
+    FILE *fp;
+    const char *what;
+    int on, drawn;
+    size_t part; /* pieces of work after the first (the work done fell back) */
+    double t0, last_draw, done;
+} ac_cli_progress;
+
+void ac_cli_progress_init(ac_cli_progress *p, const char *what, int quiet, FILE *stream);
+void ac_cli_progress_update(void *ctx, double done);
+void ac_cli_progress_end(ac_cli_progress *p);
+/* ac_cli_progress_end, then a bar at 0% for the work named `what` (borrowed). */
+void ac_cli_progress_start(void *ctx, const char *what);
 
 /* Exit status for a run's verdicts: 2 if any input is invalid, else 1 if any
  * fails, else 3 if any is inconclusive, else 0. */

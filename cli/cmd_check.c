@@ -39,6 +39,11 @@ static const char check_usage[] =
     "      --size           add the sizing (as `archcheck size`): the smallest counts meeting\n"
     "                       the requirements, in the text, the JSON (\"sizing\") and the PDF\n"
     "      --color WHEN     auto (default), always or never\n"
+    "      --verbose        text: list every check (its value with the stated error, the\n"
+    "                       limit, the status, the simulation's estimate), as json and the\n"
+    "                       PDF do\n"
+    "  -q, --quiet          no progress bar (it is drawn on stderr only when stderr is a\n"
+    "                       terminal, and never changes the output)\n"
     "  -h, --help           this help\n"
     "\n"
     "exit status: 0 pass, 1 fail, 2 invalid input or command line, 3 inconclusive\n";
@@ -119,13 +124,16 @@ int ac_cli_check(int argc, char **argv)
                                          {"no-validate", no_argument, NULL, 'V'},
                                          {"size", no_argument, NULL, 'Z'},
                                          {"color", required_argument, NULL, 'c'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"verbose", no_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, no_search = 0, c, status, size = 0;
+    int never = 0, no_search = 0, quiet = 0, verbose = 0, c, status, rc, size = 0;
     ac_sizing **sizings = NULL;
+    ac_cli_progress bar;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
@@ -136,7 +144,7 @@ int ac_cli_check(int argc, char **argv)
     ac_cli_run_opts_init(&ro);
     ac_cli_out_opts_init(&oo, formats);
     optind = 0;
-    while ((c = getopt_long(argc, argv, "f:o:j:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:j:qh", opts, NULL)) != -1) {
         int taken = ac_cli_run_opts_parse(&ro, c, optarg);
         if (taken == 0)
             taken = ac_cli_out_opts_parse(&oo, c, optarg);
@@ -161,6 +169,8 @@ int ac_cli_check(int argc, char **argv)
             break;
         case 'n': no_search = 1; break;
         case 'Z': size = 1; break;
+        case 'q': quiet = 1; break;
+        case 'L': verbose = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
@@ -172,7 +182,14 @@ int ac_cli_check(int argc, char **argv)
     ac_cli_run_opts_apply(&ro, &aopt);
     aopt.search = !no_search;
     aopt.search_jobs = jobs > AC_SEARCH_JOBS_MAX ? AC_SEARCH_JOBS_MAX : (size_t)jobs;
-    if (ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed) != 0) {
+    ac_cli_progress_init(&bar, "check", quiet, stderr);
+    if (bar.on) {
+        aopt.sim.progress = ac_cli_progress_update;
+        aopt.sim.progress_ctx = &bar;
+    }
+    rc = ac_cli_input_analyse(&in, &aopt, fail_on, ro.has_seed);
+    ac_cli_progress_end(&bar);
+    if (rc != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
     }
@@ -201,6 +218,10 @@ int ac_cli_check(int argc, char **argv)
     status = ac_cli_exit_status(&run);
     if (never && status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS;
+    run.fail_never = never;
+    run.verbose = verbose;
+    run.has_exit_status = 1;
+    run.exit_status = status;
     if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
         status = AC_EXIT_USAGE;
     if (ro.report != NULL && write_report(&run, &ro) != 0)

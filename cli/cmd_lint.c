@@ -12,7 +12,8 @@ static const char lint_usage[] =
     "\n"
     "Parse and validate architecture files: XML syntax, the schema, units, ranges,\n"
     "references, route probabilities, reachability. Every problem is reported as\n"
-    "FILE:LINE:COLUMN: error: MESSAGE [RULE] on stderr (text) or on stdout (json, sarif).\n"
+    "FILE:LINE:COLUMN: error: MESSAGE [RULE] on stdout, like check's findings (stderr\n"
+    "only says what is wrong with the command line or the output).\n"
     "\n"
     "options:\n"
     "  -f, --format FMT   text (default), json or sarif\n"
@@ -70,11 +71,13 @@ int ac_cli_lint(int argc, char **argv)
     run.files = in.files;
     run.nfiles = in.n;
     run.fail_on = AC_SEV_ERROR;
-    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stderr);
+    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
     status = ac_cli_exit_status(&run);
     if (status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS; /* lint judges validity only */
-    if (ac_cli_write(&run, oo.format, oo.out, oo.format == AC_FORMAT_TEXT ? stderr : stdout) != 0)
+    run.has_exit_status = 1;
+    run.exit_status = status;
+    if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
         status = AC_EXIT_USAGE;
     ac_cli_input_free(&in);
     return status;

@@ -31,6 +31,9 @@ static const char simulate_usage[] =
     "                           for every N)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -o, --output FILE        write to FILE (atomically) instead of stdout\n"
+    "  -q, --quiet              no progress bar (drawn on stderr only when stderr is a\n"
+    "                           terminal: the work done of the event budget or of the\n"
+    "                           replications, and the time left; never changes the output)\n"
     "  -h, --help               this help\n"
     "\n"
     "exit status: 0 simulated, 2 invalid input or command line, 3 the model cannot be\n"
@@ -49,6 +52,46 @@ static int parse_count(const char *s, unsigned long long max, unsigned long long
     return 0;
 }
 
+/*
+ * An overloaded model has no steady state to estimate: a node offered at least its capacity
+ * with an unbounded buffer (a pool, a queue, an async function, a link) grows without end,
+ * and a simulation over any horizon would print finite intervals of a transient. The
+ * analysis' stability findings decide (the traffic equations, exact); the loss systems it
+ * also calls overloaded (a sync function's throttling, a gateway's rejections) have a
+ * steady state and are simulated. Returns 1 (the AC101 findings printed on stderr), 0 not
+ * overloaded, or -1 when the analysis itself failed (then the simulator decides).
+ */
+static int overloaded(const ac_model *m, const char *file)
+{
+    ac_analysis_options ao;
+    ac_analysis *a = NULL;
+    ac_diag_list d = {0};
+    ac_error err = {0};
+    int over = 0;
+    ac_analysis_options_init(&ao);
+    ao.headroom = 0;
+    ao.validate = AC_VALIDATE_NEVER;
+    ao.transient = AC_TRANSIENT_NEVER;
+    if (ac_analysis_run(m, &ao, &a, &d, &err) != AC_OK || a == NULL) {
+        ac_diag_list_clear(&d);
+        return -1;
+    }
+    for (size_t i = 0; i < d.count; i++) {
+        const ac_diag *g = &d.items[i];
+        size_t k;
+        if (strcmp(g->rule, "AC101") != 0 || g->node == NULL)
+            continue;
+        k = ac_model_find_node(m, g->node);
+        if (k != AC_NONE && !a->nodes[k].overload)
+            continue; /* a loss system: it has a steady state */
+        fprintf(stderr, "%s:%u:%u: error: %s [AC101]\n", file, g->line, g->column, g->message);
+        over = 1;
+    }
+    ac_analysis_free(a);
+    ac_diag_list_clear(&d);
+    return over;
+}
+
 int ac_cli_simulate(int argc, char **argv)
 {
     static const struct option opts[] = {{"replications", required_argument, NULL, 'r'},
@@ -61,11 +104,13 @@ int ac_cli_simulate(int argc, char **argv)
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     ac_sim_options so;
     const char *format = "text", *out = NULL;
-    int c, has_seed = 0, status = AC_EXIT_PASS, rc;
+    int c, has_seed = 0, quiet = 0, status = AC_EXIT_PASS, rc;
+    ac_cli_progress bar;
     unsigned long long v;
     char msg[256];
     ac_cli_input in;
@@ -76,7 +121,7 @@ int ac_cli_simulate(int argc, char **argv)
     so.rel_precision = 0.01;
     so.max_events = 50000000ull;
     optind = 0;
-    while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (parse_count(optarg, 1000000, &v) != 0 || v < 2)
@@ -128,6 +173,7 @@ int ac_cli_simulate(int argc, char **argv)
             format = optarg;
             break;
         case 'o': out = optarg; break;
+        case 'q': quiet = 1; break;
         case 'h': fputs(simulate_usage, stdout); return AC_EXIT_PASS;
         default: fputs(simulate_usage, stderr); return AC_EXIT_USAGE;
         }
@@ -154,7 +200,22 @@ int ac_cli_simulate(int argc, char **argv)
     }
     if (!has_seed && in.models[0]->faults.has_seed)
         so.seed = in.models[0]->faults.seed;
+    if (overloaded(in.models[0], in.files[0].file) == 1) {
+        fprintf(stderr,
+                "archcheck: %s: cannot simulate: the model is overloaded (no steady state: "
+                "its backlog grows without end over any horizon)\n",
+                in.files[0].file);
+        ac_cli_input_free(&in);
+        return AC_EXIT_INCONCLUSIVE;
+    }
+    ac_cli_progress_init(&bar, in.files[0].file, quiet, stderr);
+    if (bar.on) {
+        so.progress = ac_cli_progress_update;
+        so.progress_ctx = &bar;
+        ac_cli_progress_update(&bar, 0.0);
+    }
     rc = ac_sim_run(in.models[0], &so, &res, &err);
+    ac_cli_progress_end(&bar);
     if (rc != AC_OK) {
         if (rc == AC_ENOMEM)
             status = ac_cli_fail("%s", err.message);

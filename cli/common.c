@@ -228,6 +228,8 @@ int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_se
         if (!has_seed && in->models[i]->faults.has_seed)
             o.sim.seed = in->models[i]->faults.seed;
         size_t errors = ac_diag_list_count(&in->diags[i], AC_SEV_ERROR);
+        if (o.sim.progress == ac_cli_progress_update) /* the bar names the file */
+            ac_cli_progress_start(o.sim.progress_ctx, in->files[i].file);
         rc = ac_analysis_run(in->models[i], &o, &in->analyses[i], &in->diags[i], &err);
         if (rc == AC_EINPUT && ac_diag_list_count(&in->diags[i], AC_SEV_ERROR) > errors) {
             /* a located finding (AC032) says why the input cannot be analysed */

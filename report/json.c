@@ -344,9 +344,9 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
     }
 }
 
-static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_file *rf)
+/* A file's members (in the object being written). */
+static void write_file_members(ac_jsonw *w, const ac_report_run *run, const ac_report_file *rf)
 {
-    ac_jsonw_object_begin(w);
     ac_jsonw_key(w, "archcheck");
     ac_jsonw_string(w, AC_VERSION);
     ac_jsonw_key(w, "file");
@@ -359,10 +359,9 @@ static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_fi
         ac_jsonw_key(w, "seed");
         ac_jsonw_uint(w, run->seed);
     }
-    /* invalid input is a failed verdict (exit status 2) with input_valid false */
+    /* invalid input: "invalid" (exit status 2), input_valid false */
     ac_jsonw_key(w, "verdict");
-    ac_jsonw_string(w, ac_verdict_name(rf->verdict == AC_VERDICT_INVALID ? AC_VERDICT_FAIL
-                                                                         : rf->verdict));
+    ac_jsonw_string(w, ac_verdict_name(rf->verdict));
     ac_jsonw_key(w, "input_valid");
     ac_jsonw_bool(w, rf->verdict != AC_VERDICT_INVALID);
     write_findings(w, rf);
@@ -370,21 +369,46 @@ static void write_file(ac_jsonw *w, const ac_report_run *run, const ac_report_fi
         write_analysis(w, rf->model, rf->analysis);
     if (rf->sizing != NULL && rf->model != NULL)
         ac_report_sizing_json(w, rf);
-    ac_jsonw_object_end(w);
+}
+
+/* The worst verdict of the run: invalid, then fail, then inconclusive, then pass. */
+static ac_verdict worst_verdict(const ac_report_run *run)
+{
+    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
+                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
+    ac_verdict v = AC_VERDICT_PASS;
+    for (size_t f = 0; f < run->nfiles; f++)
+        if (rank[run->files[f].verdict] > rank[v])
+            v = run->files[f].verdict;
+    return v;
 }
 
 int ac_report_json(FILE *fp, const ac_report_run *run)
 {
     ac_jsonw w;
     ac_jsonw_init(&w, fp);
+    ac_jsonw_object_begin(&w);
     if (run->nfiles == 1) {
-        write_file(&w, run, &run->files[0]);
+        write_file_members(&w, run, &run->files[0]);
     } else {
-        ac_jsonw_array_begin(&w);
-        for (size_t f = 0; f < run->nfiles; f++)
-            write_file(&w, run, &run->files[f]);
-        ac_jsonw_array_end(&w);
+        ac_jsonw_key(&w, "archcheck");
+        ac_jsonw_string(&w, AC_VERSION);
+        ac_jsonw_key(&w, "verdict");
+        ac_jsonw_string(&w, ac_verdict_name(worst_verdict(run)));
     }
+    if (run->has_exit_status) {
+        ac_jsonw_key(&w, "exit_status");
+        ac_jsonw_uint(&w, (unsigned long long)run->exit_status);
+    }
+    ac_jsonw_key(&w, "files");
+    ac_jsonw_array_begin(&w);
+    for (size_t f = 0; f < run->nfiles; f++) {
+        ac_jsonw_object_begin(&w);
+        write_file_members(&w, run, &run->files[f]);
+        ac_jsonw_object_end(&w);
+    }
+    ac_jsonw_array_end(&w);
+    ac_jsonw_object_end(&w);
     ac_jsonw_end(&w);
     return ferror(fp) ? AC_EIO : AC_OK;
 }

@@ -3,6 +3,7 @@
  */
 #include "archcheck/report.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "report/internal.h"
@@ -53,6 +54,49 @@ static void write_diag(FILE *fp, const ac_diag *d, int color)
     }
 }
 
+/* One check as a line of the list: status (and rule), name, value against limit with the
+ * stated error, the simulation's estimate when simulated, the line of the file. */
+static void write_check(FILE *fp, const ac_check *c)
+{
+    char status[32], v[48], l[48], e[32] = "";
+    snprintf(status, sizeof status, "%s%s%s", ac_report_check_status_label(c->status),
+             c->status != AC_CHECK_PASS && c->rule[0] != '\0' ? " " : "",
+             c->status != AC_CHECK_PASS ? c->rule : "");
+    fprintf(fp, "    %-19s %s", status, c->name);
+    if (c->has_value) {
+        ac_report_compare_value_format(v, sizeof v, c->value, c->unit, 0);
+        ac_report_compare_value_format(l, sizeof l, c->limit, c->unit, 0);
+        if (c->rel_error > 0.0 && isfinite(c->rel_error))
+            snprintf(e, sizeof e, " (stated error %.3g%%)", 100.0 * c->rel_error);
+        fprintf(fp, ": %s%s, limit %s %s", v, e, c->upper ? "<=" : ">=", l);
+    }
+    if (c->has_sim) {
+        ac_report_compare_value_format(v, sizeof v, c->sim_value, c->unit, 0);
+        ac_report_compare_value_format(l, sizeof l, c->sim_ci95, c->unit, 0);
+        fprintf(fp, "; simulated %s +- %s%s", v, l,
+                c->settled_by_simulation ? " (settled the check)" : "");
+    }
+    if (c->suppressed)
+        fputs(" (suppressed)", fp);
+    if (c->loc.line > 0)
+        fprintf(fp, " [line %u]", c->loc.line);
+    fputc('\n', fp);
+}
+
+/* --verbose: every check of every analysed file, as the JSON and the PDF list them. */
+static void write_check_list(FILE *fp, const ac_report_run *run)
+{
+    for (size_t f = 0; f < run->nfiles; f++) {
+        const ac_analysis *a = run->files[f].analysis;
+        if (a == NULL)
+            continue;
+        fprintf(fp, "%s: %zu check%s\n", run->files[f].file, a->nchecks,
+                a->nchecks == 1 ? "" : "s");
+        for (size_t k = 0; k < a->nchecks; k++)
+            write_check(fp, &a->checks[k]);
+    }
+}
+
 int ac_report_text(FILE *fp, const ac_report_run *run)
 {
     size_t errors = 0, warnings = 0, notes = 0, suppressed = 0, invalid = 0, failed = 0, inc = 0;
@@ -79,6 +123,8 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
         else if (rf->verdict == AC_VERDICT_INCONCLUSIVE)
             inc++;
     }
+    if (run->verbose)
+        write_check_list(fp, run);
     fprintf(fp, "%zu file%s: %zu error%s, %zu warning%s, %zu note%s", run->nfiles,
             run->nfiles == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
             warnings == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
@@ -94,12 +140,16 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
             fprintf(fp, "; checks: %zu pass, %zu fail, %zu inconclusive", pass, fail, undecided);
     }
     if (run->nfiles == 1)
-        fprintf(fp, "; verdict: %s\n",
+        fprintf(fp, "; verdict: %s",
                 run->files[0].verdict == AC_VERDICT_INVALID ? "invalid input"
                                                             : ac_verdict_name(run->files[0].verdict));
     else
-        fprintf(fp, "; %zu invalid, %zu fail, %zu inconclusive, %zu pass\n", invalid, failed, inc,
+        fprintf(fp, "; %zu invalid, %zu fail, %zu inconclusive, %zu pass", invalid, failed, inc,
                 run->nfiles - invalid - failed - inc);
+    /* what the exit status says when --fail-on never keeps it 0 for a fail or inconclusive */
+    if (run->fail_never && run->has_exit_status && invalid == 0 && failed + inc > 0)
+        fprintf(fp, "; exit status %d (--fail-on never)", run->exit_status);
+    fputc('\n', fp);
     for (size_t f = 0; f < run->nfiles; f++) /* `size`, `check --size` */
         if (run->files[f].sizing != NULL) {
             fputc('\n', fp);

@@ -1135,6 +1135,8 @@ int ac_sim_state_run(ac_sim_state *s)
             ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
             return s->status;
         }
+        if (s->tick != NULL && (s->events & 0xffffu) == 0)
+            s->tick(s, s->tick_ctx);
     }
     if (!s->measuring)
         begin_measure(s);

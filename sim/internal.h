@@ -340,6 +340,9 @@ struct ac_sim_state {
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
     int budget_hit;     /* 1: the run stopped at event_cap */
+    /* every 65,536 events (run.c's progress; NULL: none) */
+    void (*tick)(const struct ac_sim_state *s, void *ctx);
+    void *tick_ctx;
 
     ac_sim_heap_item *heap; /* 4-ary min-heap (core.c) */
     size_t nheap;

@@ -262,7 +262,46 @@ typedef struct rep_task {
     ac_sim_state *s;
     int rc;
     ac_error err;
+    void (*tick)(const ac_sim_state *s, void *ctx); /* task 0 only: progress */
+    void *tick_ctx;
 } rep_task;
+
+/* What the progress report needs: the replications taken (r, their events) and the batch
+ * running (nb replications, seen through its first one). */
+typedef struct run_progress {
+    const ac_sim_options *opt;
+    unsigned long long events;
+    size_t r, nb;
+    double horizon;
+} run_progress;
+
+/*
+ * The work done, in [0, 1]: with a fixed count, replications of it (the running batch as
+ * nb x its first replication's simulated time / horizon); else the larger of events of the
+ * budget (the batch as nb x its first replication's events) and replications of
+ * max_replications. Counted work only, no clock.
+ */
+static double progress_done(const run_progress *p, const ac_sim_state *s)
+{
+    double f = 0.0;
+    if (p->opt->replications > 0) {
+        double within = s != NULL && p->horizon > 0 ? fmin(s->now / p->horizon, 1.0) : 0.0;
+        f = ((double)p->r + (double)p->nb * within) / (double)p->opt->replications;
+    } else {
+        double ev = (double)p->events + (s != NULL ? (double)p->nb * (double)s->events : 0.0);
+        if (p->opt->max_events > 0)
+            f = ev / (double)p->opt->max_events;
+        if (p->opt->max_replications > 0)
+            f = fmax(f, (double)p->r / (double)p->opt->max_replications);
+    }
+    return fmin(fmax(f, 0.0), 1.0);
+}
+
+static void progress_tick(const ac_sim_state *s, void *ctx)
+{
+    const run_progress *p = ctx;
+    p->opt->progress(p->opt->progress_ctx, progress_done(p, s));
+}
 
 static void *rep_run(void *arg)
 {
@@ -273,6 +312,8 @@ static void *rep_run(void *arg)
                               &tk->err);
     if (tk->rc == 0) {
         tk->s->event_cap = tk->cap;
+        tk->s->tick = tk->tick;
+        tk->s->tick_ctx = tk->tick_ctx;
         tk->rc = ac_sim_state_run(tk->s);
     }
     return NULL;
@@ -388,6 +429,7 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     double horizon, warmup, t_start = wall_now();
     unsigned long long events = 0;
     int rc = 0, limited = 0, stop = 0;
+    run_progress prog;
 
     if (out == NULL || model == NULL)
         return ac_error_set(err, AC_EINVAL, "ac_sim_run: NULL argument");
@@ -455,6 +497,8 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
         goto cleanup;
     }
+    prog.opt = &opt;
+    prog.horizon = horizon;
     for (r = 0; !stop;) {
         size_t nb = jobs, k;
         if (replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
@@ -472,7 +516,12 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             tk->cap = opt.max_events == 0 ? 0
                       : opt.max_events > events ? opt.max_events - events
                                                 : 1;
+            tk->tick = k == 0 && opt.progress != NULL ? progress_tick : NULL;
+            tk->tick_ctx = &prog;
         }
+        prog.events = events;
+        prog.r = r;
+        prog.nb = nb;
         run_batch(tasks, nb);
         for (k = 0; k < nb && !stop; k++) {
             if (k > 0 && replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
@@ -488,6 +537,12 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             r++;
         }
         tasks_free(tasks, nb);
+        if (opt.progress != NULL) {
+            prog.events = events;
+            prog.r = r;
+            prog.nb = 0;
+            opt.progress(opt.progress_ctx, progress_done(&prog, NULL));
+        }
     }
 
     for (size_t i = 0; i < model->nnodes; i++)

@@ -414,17 +414,17 @@ static void test_bad_samples_match_expected(void **state)
         char *exp_rel = expected_path(rel);
         char *expected = read_source_file(exp_rel);
         ac_test_run r = run_ac("lint", rel, NULL);
-        size_t n = strlen(r.err) + 32;
+        size_t n = strlen(r.out) + 32;
         char *actual = malloc(n);
         assert_non_null(actual);
-        snprintf(actual, n, "# exit %d\n%s", r.status, r.err);
+        snprintf(actual, n, "# exit %d\n%s", r.status, r.out);
         if (strcmp(actual, expected) != 0) {
             print_message("MISMATCH %s\n--- expected (%s)\n%s--- actual\n%s---\n", rel, exp_rel,
                           expected, actual);
             mismatches++;
         }
-        if (r.out[0] != '\0') {
-            print_message("%s: lint printed on stdout:\n%s\n", rel, r.out);
+        if (r.err[0] != '\0') {
+            print_message("%s: lint printed on stderr:\n%s\n", rel, r.err);
             mismatches++;
         }
         free(actual);
@@ -584,17 +584,17 @@ static void test_good_samples_lint_text(void **state)
         char *rel = path_join(GOOD_DIR, l.names[i]);
         ac_test_run r = run_ac("lint", rel, NULL);
         const char *last;
-        size_t n = strlen(r.err);
-        if (r.status != 0 || strstr(r.err, ": error: ") != NULL)
-            fail_msg("lint %s exits %d:\n%s", rel, r.status, r.err);
+        size_t n = strlen(r.out);
+        if (r.status != 0 || strstr(r.out, ": error: ") != NULL)
+            fail_msg("lint %s exits %d:\n%s", rel, r.status, r.out);
         /* the summary is the last line */
-        assert_true(n > 0 && r.err[n - 1] == '\n');
-        last = r.err + n - 1;
-        while (last > r.err && last[-1] != '\n')
+        assert_true(n > 0 && r.out[n - 1] == '\n');
+        last = r.out + n - 1;
+        while (last > r.out && last[-1] != '\n')
             last--;
         if (!starts_with(last, "1 file: 0 errors, ") || strstr(last, "verdict: pass\n") == NULL)
-            fail_msg("lint %s: no summary line of a valid file:\n%s", rel, r.err);
-        assert_string_equal(r.out, "");
+            fail_msg("lint %s: no summary line of a valid file:\n%s", rel, r.out);
+        assert_string_equal(r.err, "");
         ac_test_run_free(&r);
         free(rel);
     }
@@ -671,9 +671,9 @@ static void test_lint_several_files(void **state)
                            NULL);
     (void)state;
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "samples/bad/AC012-duration-unit.xml:9:30: error: "));
-    assert_non_null(strstr(r.err, "2 files: 1 error"));
-    assert_null(strstr(r.err, "samples/tandem.xml:"));
+    assert_non_null(strstr(r.out, "samples/bad/AC012-duration-unit.xml:9:30: error: "));
+    assert_non_null(strstr(r.out, "2 files: 1 error"));
+    assert_null(strstr(r.out, "samples/tandem.xml:"));
     ac_test_run_free(&r);
 }
 
@@ -767,13 +767,13 @@ static void test_lint_missing_file(void **state)
     ac_test_run r = run_ac("lint", "samples/no-such-file.xml", NULL);
     (void)state;
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "samples/no-such-file.xml"));
-    assert_non_null(strstr(r.err, "[AC001]"));
+    assert_non_null(strstr(r.out, "samples/no-such-file.xml"));
+    assert_non_null(strstr(r.out, "[AC001]"));
     ac_test_run_free(&r);
     /* a directory is not a file */
     r = run_ac("lint", "samples", NULL);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "[AC001]"));
+    assert_non_null(strstr(r.out, "[AC001]"));
     ac_test_run_free(&r);
 }
 
@@ -1044,8 +1044,8 @@ static double expect_rejected(const char *path, const char *rule)
     ac_test_run r = run_ac("lint", path, NULL);
     dt = now_seconds() - t0;
     snprintf(tag, sizeof tag, "[%s]", rule);
-    if (r.status != 2 || strstr(r.err, tag) == NULL)
-        fail_msg("lint %s: expected exit 2 and %s, got exit %d:\n%s", path, rule, r.status, r.err);
+    if (r.status != 2 || strstr(r.out, tag) == NULL)
+        fail_msg("lint %s: expected exit 2 and %s, got exit %d:\n%s", path, rule, r.status, r.out);
     ac_test_run_free(&r);
     /* and check agrees */
     r = run_ac("check", "--format", "json", path, NULL);
@@ -1084,7 +1084,7 @@ static void test_hostile_too_large(void **state)
     free(pad);
     (void)expect_rejected(path, "AC005");
     r = run_ac("lint", path, NULL);
-    assert_non_null(strstr(r.err, "16 MiB"));
+    assert_non_null(strstr(r.out, "16 MiB"));
     ac_test_run_free(&r);
     free(path);
     remove_tmpdir(dir);
@@ -1112,7 +1112,7 @@ static void test_hostile_nul_byte(void **state)
     (void)state;
     (void)expect_rejected(p, "AC002");
     r = run_ac("lint", p, NULL);
-    assert_non_null(strstr(r.err, "nul.xml:2:14: error: "));
+    assert_non_null(strstr(r.out, "nul.xml:2:14: error: "));
     ac_test_run_free(&r);
     free(p);
     remove_tmpdir(dir);
@@ -1155,7 +1155,7 @@ static void test_hostile_utf16(void **state)
         (void)expect_rejected(p, "AC002");
         if (variant < 2) {
             r = run_ac("lint", p, NULL);
-            assert_non_null(strstr(r.err, "UTF-16"));
+            assert_non_null(strstr(r.out, "UTF-16"));
             ac_test_run_free(&r);
         }
         free(p);
@@ -1216,7 +1216,7 @@ static void test_hostile_gzip(void **state)
     ac_test_run_free(&r);
     (void)expect_rejected(p, "AC002");
     r = run_ac("lint", p, NULL);
-    assert_null(strstr(r.err, "verdict: pass"));
+    assert_null(strstr(r.out, "verdict: pass"));
     ac_test_run_free(&r);
     free(p);
     free(gz);
@@ -1351,8 +1351,8 @@ static void expect_value_rejected(const char *pool_attrs, const char *source_rat
     (void)expect_rejected(p, rule);
     r = run_ac("lint", p, NULL);
     snprintf(want, sizeof want, "%s:%s: error: ", p, where);
-    if (strstr(r.err, want) == NULL)
-        fail_msg("expected a diagnostic at %s:\n%s", where, r.err);
+    if (strstr(r.out, want) == NULL)
+        fail_msg("expected a diagnostic at %s:\n%s", where, r.out);
     ac_test_run_free(&r);
     free(p);
     remove_tmpdir(dir);
@@ -1392,7 +1392,7 @@ static void test_clean_valid_file_in_tmp(void **state)
     p = write_tmp_str(dir, "ok.xml", doc);
     r = run_ac("lint", p, NULL);
     if (r.status != 0)
-        fail_msg("the scaffold document is invalid:\n%s", r.err);
+        fail_msg("the scaffold document is invalid:\n%s", r.out);
     ac_test_run_free(&r);
     free(p);
     p = path_join(dir, "ok2.xml");

@@ -296,7 +296,7 @@ static void test_limit_elements(void **state)
     hrun_free(&r);
     r = RUN("lint", past);
     assert_invalid(&r, past, "AC005");
-    assert_non_null(strstr(r.err, "more than 100000 elements"));
+    assert_non_null(strstr(r.out, "more than 100000 elements"));
     hrun_free(&r);
     free(at);
     free(past);
@@ -369,11 +369,11 @@ static void test_limit_depth(void **state)
     (void)state;
     r = RUN("lint", at);
     assert_invalid(&r, at, "AC004");
-    assert_null(strstr(r.err, "AC005"));
+    assert_null(strstr(r.out, "AC005"));
     hrun_free(&r);
     r = RUN("lint", past);
     assert_invalid(&r, past, "AC005");
-    assert_non_null(strstr(r.err, "nested more than 256 levels"));
+    assert_non_null(strstr(r.out, "nested more than 256 levels"));
     hrun_free(&r);
     r = RUN("lint", deep);
     assert_invalid(&r, deep, "AC005");
@@ -430,7 +430,7 @@ static void test_limit_numbers(void **state)
         r = RUN("lint", p);
         if (c->rule == NULL) {
             if (r.status != 0)
-                fail_msg("%s: exit %d\n%s", c->attrs, r.status, r.err);
+                fail_msg("%s: exit %d\n%s", c->attrs, r.status, r.out);
         } else {
             assert_invalid(&r, p, c->rule);
         }
@@ -487,7 +487,7 @@ static void test_limit_ids(void **state)
     p = write_file(dir, "c0.xml", g.s, g.len);
     r = RUN("lint", p);
     assert_invalid(&r, p, "AC002");
-    assert_null(strchr(strchr(r.err, ']'), '\x01'));
+    assert_null(strchr(strchr(r.out, ']'), '\x01'));
     hrun_free(&r);
     free(p);
     /* a 1 MB id */
@@ -499,9 +499,9 @@ static void test_limit_ids(void **state)
     p = write_file(dir, "long.xml", g.s, g.len);
     r = RUN("lint", p);
     assert_invalid(&r, p, "AC024");
-    assert_true(strlen(r.err) < 400);
+    assert_true(strlen(r.out) < 400);
     assert_non_null(
-        strstr(r.err, "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxabcdefghijklm...' is"));
+        strstr(r.out, "'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxabcdefghijklm...' is"));
     hrun_free(&r);
     free(p);
     free(g.s);
@@ -554,11 +554,11 @@ static void test_deep_combines(void **state)
     hrun_free(&r);
     r = RUN("lint", cycle);
     assert_invalid(&r, cycle, "AC026");
-    assert_non_null(strstr(r.err, "combines itself"));
+    assert_non_null(strstr(r.out, "combines itself"));
     hrun_free(&r);
     r = RUN("lint", diamonds);
     assert_invalid(&r, diamonds, "AC026");
-    assert_non_null(strstr(r.err, "mitigation 'd0' combines 'x' and 'y'"));
+    assert_non_null(strstr(r.out, "mitigation 'd0' combines 'x' and 'y'"));
     hrun_free(&r);
     assert_no_tmp(dir);
     free(chain);
@@ -621,7 +621,7 @@ static void test_lint_and_check_agree(void **state)
         lint = RUN("lint", rel);
         check = RUN("check", "--no-validate", rel);
         if ((lint.status == 2) != (check.status == 2))
-            fail_msg("%s: lint exits %d, check %d\n%s%s", rel, lint.status, check.status, lint.err,
+            fail_msg("%s: lint exits %d, check %d\n%s%s", rel, lint.status, check.status, lint.out,
                      check.out);
         hrun_free(&lint);
         hrun_free(&check);
@@ -781,13 +781,13 @@ static void test_encodings(void **state)
         hrun r = RUN("lint", p);
         if (c->line == 0) {
             if (r.status != 0)
-                fail_msg("%s: exit %d\n%s", c->name, r.status, r.err);
+                fail_msg("%s: exit %d\n%s", c->name, r.status, r.out);
         } else {
             char want[600];
             assert_invalid(&r, p, "AC002");
             snprintf(want, sizeof want, "%s:%u:%u: error: ", p, c->line, c->col);
-            if (strstr(r.err, want) == NULL)
-                fail_msg("%s: expected %s\n%s", c->name, want, r.err);
+            if (strstr(r.out, want) == NULL)
+                fail_msg("%s: expected %s\n%s", c->name, want, r.out);
         }
         hrun_free(&r);
         free(p);
@@ -807,14 +807,14 @@ static void test_input_special_files(void **state)
     assert_int_equal(mkfifo(fifo, 0600), 0);
     r = RUN("lint", fifo);
     assert_invalid(&r, fifo, "AC001");
-    assert_non_null(strstr(r.err, "a FIFO, not a regular file"));
+    assert_non_null(strstr(r.out, "a FIFO, not a regular file"));
     hrun_free(&r);
     r = RUN("check", fifo);
     assert_invalid(&r, fifo, "AC001");
     hrun_free(&r);
     r = RUN("lint", dir);
     assert_invalid(&r, dir, "AC001");
-    assert_non_null(strstr(r.err, "a directory"));
+    assert_non_null(strstr(r.out, "a directory"));
     hrun_free(&r);
     r = RUN("solve", "/dev/null");
     assert_invalid(&r, "/dev/null", "AC001");

@@ -678,6 +678,11 @@ static void test_every_sample_machine_formats(void **state)
         snprintf(verdict, sizeof verdict, "\"verdict\": \"%s\"", every_sample[i].json);
         if (!json_valid(j.out))
             fail_msg("%s: the JSON does not parse:\n%s", f, j.out);
+        { /* one file: its keys at the top level, then again in "files" (counted once) */
+            char *files = strstr(j.out, "\n  \"files\": [");
+            assert_non_null(files);
+            *files = '\0';
+        }
         if (!json_valid(s.out))
             fail_msg("%s: the SARIF does not parse:\n%s", f, s.out);
         assert_int_equal(j.status, every_sample[i].status);

@@ -52,14 +52,21 @@ typedef struct ac_report_run {
     unsigned long seed;
     int has_seed;
     int color;               /* text only: ANSI colours */
+    int verbose;             /* text only: list every check (value, limit, status) */
     ac_severity fail_on;     /* findings at or above this severity fail the verdict */
+    int fail_never;          /* --fail-on never: the exit status is 0 whatever the verdict */
+    int has_exit_status;     /* exit_status is the command's (check, lint) */
+    int exit_status;
 } ac_report_run;
 
 /* gcc-style diagnostics, `FILE:LINE:COL: SEVERITY: MESSAGE [RULE]`, detail lines
  * indented, then one summary line. Suppressed findings are not printed. */
 int ac_report_text(FILE *fp, const ac_report_run *run);
 
-/* JSON per doc/archcheck.1: one object for one file, an array of objects for several. */
+/* JSON per doc/archcheck.1, one shape for any number of files: an object with "files" (an
+ * object per file); with one file its keys are also at the top level (the output.md
+ * contract), with several the top level has "archcheck", the worst "verdict" and
+ * "exit_status". */
 int ac_report_json(FILE *fp, const ac_report_run *run);
 
 /* SARIF 2.1.0: one run, the rules that fired, one result per finding. */

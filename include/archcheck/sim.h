@@ -250,6 +250,12 @@ typedef struct ac_sim_options {
     double profile_offset;     /* s: the profiles are read at t - profile_offset (their
                                   first point's rate before), so that a replication can
                                   settle at the rate of t = 0 first; default 0 */
+    /* Optional progress report (borrowed; NULL: none), called on the calling thread every
+       65,536 events of its replications and after each replication, with the work done
+       as a fraction in [0, 1] of the most the run may do: counted events of max_events,
+       or replications of a fixed count (never the clock). It cannot change the result. */
+    void (*progress)(void *ctx, double done);
+    void *progress_ctx;
 } ac_sim_options;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
