@@ -266,6 +266,11 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     return AC_OK;
 }
 
+int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)
+{
+    return dr->cv ? ac_solver_tr_driver_restart(dr, t, y, h0) : AC_OK;
+}
+
 /* Stop CVODE exactly at t_stop (set once per stop). */
 static int cv_stop_at(tr_driver *dr, double t_stop)
 {
