@@ -357,8 +357,8 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
  * sources' slopes jump there) a multistep integrator starts a new history
  * (ac_solver_tr_driver_kink): its interpolating polynomial would otherwise straddle the
  * kink, which its error test (a root mean square over the components) lets through on a
- * small component (a gateway's bucket drained 2.7e-5 tokens late). Every step counts (*nsteps, over the
- * evaluation): past opt->max_work / dim steps, AC_ELIMIT (a hostile profile, not a hang).
+ * small component (a gateway's bucket drained 2.7e-5 tokens late). Every step counts (*nsteps, over
+ * the evaluation): past opt->max_work / dim steps, AC_ELIMIT (a hostile profile, not a hang).
  *
  * With autoscaled pools the integrator also stops at every look of a scaler and every time
  * an order is ready (scaler_next): the scaler reads the state there, and where a serving
@@ -429,8 +429,8 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
             ac_solver_tr_prewarm_events(c, t, y, &changed);
             if (changed) {
                 if (ac_solver_tr_driver_restart(dr, t, y, h0) != AC_OK) {
-                    rc = ac_error_set(err, AC_ENUMERIC,
-                                      "restarting the ODE integrator at t = %g s", t);
+                    rc = ac_error_set(err, AC_ENUMERIC, "restarting the ODE integrator at t = %g s",
+                                      t);
                     goto cleanup;
                 }
                 memcpy(y0, y, D * sizeof *y);
