@@ -2,7 +2,11 @@
 # Install what archcheck needs to build and test, when it is missing (Debian/Ubuntu).
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -u
+# libsundials-dev: CVODE, the transient's integrator (doc/libraries.md; it pulls in MPI,
+# PETSc and hypre as Debian dependencies: about 140 packages on a bare machine);
+# libsuitesparse-dev: KLU's header (klu.h), which sunlinsol_klu.h includes.
 pkgs="build-essential pkg-config libxml2-dev libgsl-dev libcmocka-dev libhpdf-dev \
+libsundials-dev libsuitesparse-dev \
 fonts-dejavu-core fonts-nanum poppler-utils libxml2-utils valgrind"
 missing=""
 for p in $pkgs; do

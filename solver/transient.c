@@ -433,8 +433,8 @@ struct ac_transient_ws {
     char note[sizeof((ac_transient *)0)->note]; /* the notes that hold for every evaluation */
     int dense;
     tr_driver *dr; /* NULL: nothing to integrate */
-    double h0;    /* s, the first step of the integration */
-    double *tgt;  /* the integration targets (the sources' kinks, the horizon) */
+    double h0;     /* s, the first step of the integration */
+    double *tgt;   /* the integration targets (the sources' kinks, the horizon) */
     size_t ntarget;
     double *y;    /* the state */
     tr_scratch w; /* scratch of dim + 1 each */

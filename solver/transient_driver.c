@@ -57,8 +57,7 @@ static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     tr_driver *dr = user;
     /* positive: recoverable (CVODE retries with a shorter step) */
-    return ac_solver_tr_f(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), dr->c) ==
-                   GSL_SUCCESS
+    return ac_solver_tr_f(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), dr->c) == GSL_SUCCESS
                ? 0
                : 1;
 }
@@ -266,6 +265,11 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     return AC_OK;
 }
 
+int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)
+{
+    return dr->cv ? ac_solver_tr_driver_restart(dr, t, y, h0) : AC_OK;
+}
+
 /* Stop CVODE exactly at t_stop (set once per stop). */
 static int cv_stop_at(tr_driver *dr, double t_stop)
 {
@@ -279,8 +283,8 @@ int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
 {
     int flag;
     if (!dr->cv) {
-        int st = gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, t, t_stop,
-                                         &dr->h, y);
+        int st =
+            gsl_odeiv2_evolve_apply(dr->d->e, dr->d->c, dr->d->s, &dr->sys, t, t_stop, &dr->h, y);
         if (st == GSL_SUCCESS)
             return AC_OK;
         snprintf(dr->why, sizeof dr->why, "%s", gsl_strerror(st));
@@ -301,8 +305,7 @@ int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
     return AC_OK;
 }
 
-int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t,
-                                double *y)
+int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t, double *y)
 {
     int flag;
     if (!dr->cv) {

@@ -413,6 +413,8 @@ void ac_solver_tr_driver_free(tr_driver *dr);
 const char *ac_solver_tr_driver_method(const tr_driver *dr);
 const char *ac_solver_tr_driver_why(const tr_driver *dr);
 int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double h0);
+/* a kink of the drift at t: a multistep integrator restarts (_restart), rkf45 goes on */
+int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0);
 int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y);
 int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t,
                                 double *y);

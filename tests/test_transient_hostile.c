@@ -1,10 +1,10 @@
 /*
  * Hostile inputs of the fluid transient (issue #13 item 3): every integration counts its
- * work (steps x states) against options.max_work, so an extreme profile ends in a bounded time, either
- * with numbers that agree with a closed form or with AC_ELIMIT and the reason, and the
- * check that reads the transient is then INCONCLUSIVE with that reason (never a hang,
- * never a verdict on numbers that were not computed). Also a fault plan that the former
- * integrator (GSL msbdf) could not finish.
+ * work (steps x states) against options.max_work, so an extreme profile ends in a bounded time,
+ * either with numbers that agree with a closed form or with AC_ELIMIT and the reason, and the check
+ * that reads the transient is then INCONCLUSIVE with that reason (never a hang, never a verdict on
+ * numbers that were not computed). Also a fault plan that the former integrator (GSL msbdf) could
+ * not finish.
  */
 #include "helpers.h"
 
@@ -275,12 +275,9 @@ static void test_plan_delay_window_end(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_budget),
-        cmocka_unit_test(test_budget_inconclusive),
-        cmocka_unit_test(test_profile_point_far),
-        cmocka_unit_test(test_step_to_1e9),
-        cmocka_unit_test(test_burst_on_big_buffer),
-        cmocka_unit_test(test_plan_delay_window_end),
+        cmocka_unit_test(test_step_budget),         cmocka_unit_test(test_budget_inconclusive),
+        cmocka_unit_test(test_profile_point_far),   cmocka_unit_test(test_step_to_1e9),
+        cmocka_unit_test(test_burst_on_big_buffer), cmocka_unit_test(test_plan_delay_window_end),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);
