@@ -45,9 +45,10 @@
  * pings (<mitigation kind="pre-warming">) are events too: at t = 0, I, 2I, ... the
  * function's instances are topped up to the amount.
  *
- * Faults in time: a plan of ac_transient_eval (below). Not in the model (each noted in
- * `note` when present): links (no capacity, no latency), closed workloads (<population>), a
- * gateway's timeout (504).
+ * Faults in time: a plan of ac_transient_eval (below). Links are open loop (their backlog
+ * and law behind the nodes' flows, ac_transient_link; a saturated link does not throttle the
+ * node behind it in the ODE) and take no fault yet. Not in the model (each noted in `note`
+ * when present): closed workloads (<population>), a gateway's timeout (504).
  *
  * Units: seconds, jobs per second; mean jobs per server for pools, instances or messages for
  * the serverless stages.
