@@ -196,10 +196,11 @@ void acc_table_write_md(FILE *fp, const acc_table *t, const acc_results *res)
             res->models, res->skipped, res->errors, res->n, res->unevaluated, res->unsimulated,
             res->events);
     fprintf(fp, "Measured error |analysis - simulation| / |simulation|; a miss is "
-                "|a - s| > stated |a| + the simulation's 95%% half-width; needed p95: the 95th "
-                "percentile of max(0, |a - s| - half-width) / |a|, the least stated error that "
-                "would miss at most 5%%; bound: the most misses a 5%% rate gives with "
-                "probability 1e-3.\n\n");
+                "|a - s| > stated |a| + abs + the simulation's 95%% half-width (abs: the stated "
+                "absolute error, \"+ abs <= x\" its largest); needed p95: the 95th "
+                "percentile of max(0, |a - s| - abs - half-width) / |a|, the least stated "
+                "relative error that would miss at most 5%%; bound: the most misses a 5%% rate "
+                "gives with probability 1e-3.\n\n");
     md_rows(fp, t->groups, t->ngroups);
     fprintf(fp, "\nBy class (approximation / node kind / KPI; bound at 1e-3 / %zu):\n\n",
             t->nclasses);
