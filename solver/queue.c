@@ -329,6 +329,9 @@ static int fanout_upper(ac_solver_queue_result *out, double deliveries, size_t k
     w_hi = ac_solver_erlang_c(cs, a) * sk / ((double)cs - a) * scale;
     if (!(w_hi > out->mean_wait))
         return AC_OK; /* the individual executions' wait is the longer: keep it */
+    /* a capacity only turns messages away: the admitted ones wait less than unbounded */
+    ac_solver_pool_result_free(out->slots_model);
+    out->slots_model = NULL;
     *err_io = fmax(*err_io, (w_hi - out->mean_wait) / w_hi);
     {
         /* and the distance of the quantiles, P(W > t) = C e^{-gamma t / scale}:
@@ -608,7 +611,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         if (w_lo >= 0.0 && out->mean_wait > 0.0)
             batch_err =
                 fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) / out->mean_wait);
-        if (k > 1 && out->slots_model == NULL &&
+        if (k > 1 &&
             fanout_upper(out, arrival_rate * out->receives * (1.0 - loss), k, pc * c0, m1,
                          &batch_err) != AC_OK) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
