@@ -188,9 +188,9 @@ static int solve_function(const ac_model *m, const ac_analysis *a, size_t i, dou
     if (polled) { /* behind a fan-out: the siblings' failures and the instances' FIFO */
         for (size_t k = 0; k < m->nroutes; k++)
             if (m->routes[k].to == i && m->nodes[m->routes[k].from].kind == AC_NODE_QUEUE)
-                batch_err = fmax(batch_err, ac_solver_queue_fanout_error(
-                                                &m->nodes[i].u.function, m->routes[k].fanout,
-                                                polled_slots(m, i)));
+                batch_err = fmax(batch_err, ac_solver_queue_fanout_error(&m->nodes[i].u.function,
+                                                                         m->routes[k].fanout,
+                                                                         polled_slots(m, i)));
     }
     if (batch_err > na->expected_rel_error) {
         na->approximation = AC_SOLVER_APPROX_MEAN_FIELD;

@@ -80,7 +80,8 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
             break;
         case AC_OUT_THROUGHPUT:
             /* pools: jobs passed downstream; functions: successful requests; queues:
-               deliveries; gateways: admitted (the simulator's definitions are the solver's) */
+               messages delivered successfully; gateways: admitted (the simulator's
+               definitions are the solver's) */
             e = &r->throughput;
             break;
         case AC_OUT_OTHER: return 0;

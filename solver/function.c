@@ -416,8 +416,7 @@ int ac_solver_function_solve_polled(const ac_function *fn, double executions, do
 }
 
 static int function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
-                          double delay, double fresh, ac_solver_function_result *out,
-                          ac_error *err)
+                          double delay, double fresh, ac_solver_function_result *out, ac_error *err)
 {
     ac_solver_function_result *r = out;
     double d, theta, c0, e, m1, m2, pf, tf, n_exec, hold = 0.0, lambda = arrival_rate;

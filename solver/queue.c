@@ -16,7 +16,13 @@
  * of the slots and the invisible failed receives (held_law_solve); a batch size > 1 there
  * states the distance to the bulk law. The wait is scaled by (1 + scv) / 2 (Lee and Longton).
  * When batches of one cannot keep up but full batches of b can (a bounded queue, a fan-out),
- * the slots are solved at the rate of full batches with a stated error of 100%.
+ * the slots are solved at the rate of full batches with a stated error of 100%. A capacity
+ * the greedy batches never reach keeps the bulk law; a fan-out's wait is bounded above by
+ * super-slots (fanout_upper), the headline, with the distance to the M/M/c of the
+ * executions as its error.
+ *
+ * Throughput (output.md): messages delivered successfully, lambda (1 - loss); the consumer
+ * route carries receive_rate, every receive (redeliveries included).
  *
  * A message's time in the queue: i failed receives before the successful one (weights
  * p_del^i (1 - p_del), i < R), each costing V plus a wait, then the wait of the successful
@@ -323,6 +329,9 @@ static int fanout_upper(ac_solver_queue_result *out, double deliveries, size_t k
     w_hi = ac_solver_erlang_c(cs, a) * sk / ((double)cs - a) * scale;
     if (!(w_hi > out->mean_wait))
         return AC_OK; /* the individual executions' wait is the longer: keep it */
+    /* a capacity only turns messages away: the admitted ones wait less than unbounded */
+    ac_solver_pool_result_free(out->slots_model);
+    out->slots_model = NULL;
     *err_io = fmax(*err_io, (w_hi - out->mean_wait) / w_hi);
     {
         /* and the distance of the quantiles, P(W > t) = C e^{-gamma t / scale}:
@@ -392,8 +401,8 @@ static void stated_error(ac_solver_queue_result *out, double scv, size_t k, doub
 {
     if (pw > 1e-9 && (fabs(scv - 1.0) > 1e-3 || k > 1)) {
         out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-        out->expected_rel_error = fmax(out->expected_rel_error,
-                                       0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0));
+        out->expected_rel_error =
+            fmax(out->expected_rel_error, 0.05 + 0.25 * fabs(scv - 1.0) + (k > 1 ? 0.1 : 0.0));
     }
     if (cold_err > 1e-9) {
         out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
@@ -493,8 +502,8 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
            the messages held are at most the visible ones, c b in flight and the invisible
            failed receives (Poisson of mean minv: 2 minv + 10 covers its tail) */
         double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
-        double n0 = (double)q->capacity - (double)out->slots * (double)q->batch_size -
-                    2.0 * minv - 10.0;
+        double n0 =
+            (double)q->capacity - (double)out->slots * (double)q->batch_size - 2.0 * minv - 10.0;
         cap_tail = n0 > 0.0 ? cap_tail * pow(cap_z, n0) : 1.0;
         if (cap_tail < 1e-9)
             slots.buffer = AC_UNBOUNDED; /* the rejection is below cap_tail */
@@ -504,8 +513,7 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
     bulk = q->batch_size > 1 && k == 1 && slots.buffer == AC_UNBOUNDED && lam_exec > 0.0;
     if (bulk) {
         double p_all = 0.0, dec = 0.0, cm = (double)out->slots / occ, z = 0.0;
-        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec,
-                        &z);
+        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec, &z);
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "out of memory (queue)");
         if (rc != AC_OK) { /* even full batches cannot keep up */
@@ -601,9 +609,9 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
         out->wait_probability = pw;
         out->mean_wait = w0 * out->wait_scale;
         if (w_lo >= 0.0 && out->mean_wait > 0.0)
-            batch_err = fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) /
-                                            out->mean_wait);
-        if (k > 1 && out->slots_model == NULL &&
+            batch_err =
+                fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) / out->mean_wait);
+        if (k > 1 &&
             fanout_upper(out, arrival_rate * out->receives * (1.0 - loss), k, pc * c0, m1,
                          &batch_err) != AC_OK) {
             out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
@@ -619,9 +627,9 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
            slowest of its `fanout` successful executions ends */
         out->mean_messages =
             arrival_rate * (1.0 - out->reject_probability) *
-            (out->receives * out->receive_wait +
-             out->delivery_failure * out->receives * V +
-             (1.0 - out->dead_letter_probability) * (pc * c0 + max_truncated(k, d, fmin(theta, V))));
+            (out->receives * out->receive_wait + out->delivery_failure * out->receives * V +
+             (1.0 - out->dead_letter_probability) *
+                 (pc * c0 + max_truncated(k, d, fmin(theta, V))));
         if (hl.mean_held >= 0.0)
             out->mean_messages = hl.mean_held;
         stated_error(out, scv, k, pw, batch_err,
@@ -667,8 +675,7 @@ double ac_solver_queue_fanout_error(const ac_function *fn, size_t fanout, size_t
     for (int i = 0; i <= 2000; i++) { /* trapezoid cumulative masses of both laws */
         double x = h * i, g = exp(-x / d), wt = pow(1.0 - f * (1.0 - g), (double)(fanout - 1));
         if (i > 0) {
-            double gp = exp(-(x - h) / d),
-                   wp = pow(1.0 - f * (1.0 - gp), (double)(fanout - 1));
+            double gp = exp(-(x - h) / d), wp = pow(1.0 - f * (1.0 - gp), (double)(fanout - 1));
             w0 += 0.5 * h * (g + gp);
             w1 += 0.5 * h * (g * wt + gp * wp);
             m0 += 0.5 * h * (x * g + (x - h) * gp);

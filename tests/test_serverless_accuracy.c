@@ -429,8 +429,7 @@ static void test_queue_bulk_capacity_unreached(void **state)
     const ac_node_analysis *q = &r.a->nodes[qi];
     const ac_sim_node_result *s = &r.sim->nodes[qi];
     assert_true(q->mean_response_time < 0.3);
-    assert_within(q->mean_response_time, q->expected_rel_error, s->mean_response_time, 0.0,
-                  "wait");
+    assert_within(q->mean_response_time, q->expected_rel_error, s->mean_response_time, 0.0, "wait");
     assert_within(q->p95, q->expected_rel_error, s->p95_response_time, 0.0, "p95");
     assert_within(q->mean_jobs, q->expected_rel_error, s->mean_jobs, 0.0, "held");
     run_free(&r);
@@ -460,10 +459,10 @@ static void test_queue_fanout_upper(void **state)
     const ac_sim_node_result *s = &r.sim->nodes[qi];
     double a = 6.0 * 2.0 * 0.2, mmc = ac_solver_erlang_c(4, a) * 0.2 / (4.0 - a);
     assert_true(q->expected_rel_error <= 1.0);
-    assert_true(q->mean_response_time >= s->mean_response_time.mean - 2.0 * s->mean_response_time.ci95);
+    assert_true(q->mean_response_time >=
+                s->mean_response_time.mean - 2.0 * s->mean_response_time.ci95);
     assert_true(s->mean_response_time.mean > mmc); /* the M/M/c of executions is too low */
-    assert_within(q->mean_response_time, q->expected_rel_error, s->mean_response_time, 0.0,
-                  "wait");
+    assert_within(q->mean_response_time, q->expected_rel_error, s->mean_response_time, 0.0, "wait");
     assert_within(q->p95, q->expected_rel_error, s->p95_response_time, 0.0, "p95");
     assert_within(q->p99, q->expected_rel_error, s->p99_response_time, 0.0, "p99");
     run_free(&r);
