@@ -82,8 +82,16 @@ static void write_counts(ac_pdf_doc *d, const ac_report_file *rf)
         answer_cell(head, sizeof head, &r->at_headroom);
         if (b->binding_node != AC_NONE && b->binding_node < m->nnodes)
             snprintf(bind, sizeof bind, "%s at '%s'", b->binding, m->nodes[b->binding_node].id);
+        else if (b->binding[0] && strcmp(b->binding, "nothing") != 0 &&
+                 strcmp(b->binding, "stability") != 0)
+            snprintf(bind, sizeof bind, "%s end to end", b->binding);
         else
             snprintf(bind, sizeof bind, "%s", b->binding[0] ? b->binding : "\xE2\x80\x94");
+        if (b->assumes[0] != '\0') {
+            size_t l = strlen(bind);
+            snprintf(bind + l, sizeof bind - l, " (as if %s held: undecided at every count)",
+                     b->assumes);
+        }
         t[0] = m->nodes[r->node].id;
         t[1] = r->what;
         t[2] = des;

@@ -96,6 +96,14 @@ int ac_report_sizing_text(FILE *fp, const ac_report_file *rf)
         fprintf(fp, "  %-16s %-9s %-13s %9zu %18s %18s  %s\n", m->nodes[r->node].id, r->kind,
                 r->what, r->designed, load, head, bind);
     }
+    for (size_t j = 0; j < z->nnodes; j++) {
+        const ac_size_node *r = &z->nodes[j];
+        const char *as = r->at_headroom.assumes[0] ? r->at_headroom.assumes : r->at_load.assumes;
+        if (as[0] != '\0')
+            fprintf(fp, "  note: '%s' is sized as if %s held: it is undecided by its stated "
+                        "error at every count of this node\n",
+                    m->nodes[r->node].id, as);
+    }
     if (z->nnodes > 0) {
         if (z->saved >= 0)
             fprintf(fp, "  total: %lld fewer than designed (with headroom)%s\n", z->saved,
@@ -151,6 +159,11 @@ static void sizing_row_json(ac_jsonw *w, const ac_model *m, const ac_size_node *
     ac_jsonw_string(w, ac_size_status_name(r->at_headroom.status));
     ac_jsonw_key(w, "simulated");
     ac_jsonw_bool(w, r->at_load.simulated || r->at_headroom.simulated);
+    if (r->at_load.assumes[0] != '\0' || r->at_headroom.assumes[0] != '\0') {
+        ac_jsonw_key(w, "assumes");
+        ac_jsonw_string(w, r->at_headroom.assumes[0] ? r->at_headroom.assumes
+                                                      : r->at_load.assumes);
+    }
     if (b->binding[0] != '\0') {
         ac_jsonw_key(w, "binding");
         ac_jsonw_string(w, b->binding);

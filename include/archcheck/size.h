@@ -70,6 +70,10 @@ typedef struct ac_size_answer {
                                    "nothing" when needed is 1) */
     size_t binding_node;        /* the node of that requirement, AC_NONE: end to end */
     int simulated;              /* the simulation settled or bracketed the count */
+    char assumes[64];           /* an outcome undecided by its stated error at every count of
+                                   this node (a generous one too): the count does not move it,
+                                   so the count is found as if it held; the check's verdict
+                                   stays INCONCLUSIVE on it. "" when none */
 } ac_size_answer;
 
 typedef struct ac_size_node {
