@@ -24,7 +24,7 @@
 
 /* Probe outcomes (besides 1 hold, 0 fail, -1 uncomputed). */
 #define PROBE_BUDGET (-2)
-#define PROBE_ERROR (-3)
+#define PROBE_ERROR  (-3)
 
 typedef struct sizer {
     ac_model *w; /* the working clone: counts mutated */
@@ -408,8 +408,8 @@ static ac_size_answer *answer_of(ac_size_node *row, int headroom)
     return headroom ? &row->at_headroom : &row->at_load;
 }
 
-static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom,
-                     ac_size_status st, const char *binding, size_t node)
+static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom, ac_size_status st,
+                     const char *binding, size_t node)
 {
     for (size_t j = from; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
@@ -433,8 +433,7 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
         if (held == PROBE_ERROR)
             return PROBE_ERROR;
         if (held == PROBE_BUDGET || held == -1) {
-            mark_all(rows, nrows, 0, headroom,
-                     held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
+            mark_all(rows, nrows, 0, headroom, held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
                      held == -1 ? "a requirement has no value" : "", AC_NONE);
             return 0;
         }
@@ -513,8 +512,7 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
             return AC_OK;
         }
-        keep = settle(s, rows[j].node, n, start, count_min(&s->w->nodes[rows[j].node]), scale,
-                      ans);
+        keep = settle(s, rows[j].node, n, start, count_min(&s->w->nodes[rows[j].node]), scale, ans);
         if (keep == 0) {
             if (s->rc != AC_OK)
                 return s->rc;
@@ -599,8 +597,7 @@ static int size_rows(sizer *s, ac_size_node *rows, size_t nrows, double factor)
     return AC_OK;
 }
 
-int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **out,
-                ac_error *err)
+int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **out, ac_error *err)
 {
     ac_size_options defaults;
     const ac_size_options *opt = opt_in;
@@ -620,9 +617,9 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
         return ac_error_set(err, AC_ENOMEM, "out of memory (size)");
     z->headroom_factor = required_headroom(m);
     if (m->npopulations > 0 || m->nsources == 0) {
-        snprintf(z->note, sizeof z->note, "%s", m->nsources == 0
-                 ? "no open workload: nothing to size"
-                 : "closed workloads (<population>) are not sized");
+        snprintf(z->note, sizeof z->note, "%s",
+                 m->nsources == 0 ? "no open workload: nothing to size"
+                                  : "closed workloads (<population>) are not sized");
         *out = z;
         return AC_OK;
     }

@@ -12,7 +12,7 @@
 #include "report/pdf_doc.h"
 
 #define SIZE_COLS 6
-#define MAX_BARS 16
+#define MAX_BARS  16
 
 typedef struct scol {
     const char *title;
@@ -118,10 +118,12 @@ static void write_counts(ac_pdf_doc *d, const ac_report_file *rf)
 
 static void write_dispatch(ac_pdf_doc *d, const ac_report_file *rf)
 {
-    static const scol cols[SIZE_COLS] = {
-        {"dispatch", 110.0, AC_PLOT_LEFT}, {"mean", 60.0, AC_PLOT_RIGHT},
-        {"p95", 60.0, AC_PLOT_RIGHT},      {"p99", 60.0, AC_PLOT_RIGHT},
-        {"approximation", 80.0, AC_PLOT_LEFT}, {"servers needed", CONTENT_W - 370.0, AC_PLOT_RIGHT}};
+    static const scol cols[SIZE_COLS] = {{"dispatch", 110.0, AC_PLOT_LEFT},
+                                         {"mean", 60.0, AC_PLOT_RIGHT},
+                                         {"p95", 60.0, AC_PLOT_RIGHT},
+                                         {"p99", 60.0, AC_PLOT_RIGHT},
+                                         {"approximation", 80.0, AC_PLOT_LEFT},
+                                         {"servers needed", CONTENT_W - 370.0, AC_PLOT_RIGHT}};
     const char *names[MAX_BARS];
     double x[MAX_BARS], h[MAX_BARS], top = 0.0;
     size_t nb = 0;
