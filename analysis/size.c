@@ -19,9 +19,12 @@
 /* How far the uncertain range is scanned on either side of the answer (probes). */
 #define AC_SIZE_SCAN_MAX 16
 
+/* The undecided outcomes remembered at the generous count. */
+#define AC_SIZE_BG_MAX 32
+
 /* Probe outcomes (besides 1 hold, 0 fail, -1 uncomputed). */
 #define PROBE_BUDGET (-2)
-#define PROBE_ERROR (-3)
+#define PROBE_ERROR  (-3)
 
 typedef struct sizer {
     ac_model *w; /* the working clone: counts mutated */
@@ -31,6 +34,14 @@ typedef struct sizer {
     size_t probes, sims;
     ac_error *err;
     int rc;
+    /* the outcomes undecided at a generous count of the node being settled: they do not
+       depend on its count, so they do not make its count uncertain (the answer says it
+       assumes them) */
+    const ac_requirement *bg_req[AC_SIZE_BG_MAX];
+    size_t bg_node[AC_SIZE_BG_MAX];
+    size_t nbg;
+    int bg_collect, bg_ignored;
+    char bg_what[64];
 } sizer;
 
 const char *ac_size_status_name(ac_size_status s)
@@ -135,18 +146,48 @@ static int probe_at(sizer *s, double scale, char *binding, size_t size, size_t *
  * limit cannot support a verdict). The ctx must stay the first member (emit_judge casts). */
 typedef struct judge {
     ac_an_ctx c;
+    sizer *s;
     int fail_sure; /* an outcome fails by more than its stated error */
     int unsure;    /* an outcome straddles its limit, or has no value */
+    int ignored;   /* an undecided outcome that was undecided at the generous count too */
 } judge;
+
+/* An undecided outcome: remembered (collecting at the generous count), ignored (undecided
+ * there too), or undecided. */
+static void judge_undecided(judge *j, const ac_requirement *r, const ac_req_outcome *o)
+{
+    sizer *s = j->s;
+    if (s->bg_collect) {
+        if (s->nbg < AC_SIZE_BG_MAX) {
+            s->bg_req[s->nbg] = r;
+            s->bg_node[s->nbg++] = o->node;
+        }
+        j->unsure = 1;
+        return;
+    }
+    for (size_t i = 0; i < s->nbg; i++)
+        if (s->bg_req[i] == r && s->bg_node[i] == o->node) {
+            j->ignored = 1;
+            if (!s->bg_ignored) {
+                s->bg_ignored = 1;
+                if (o->node != AC_NONE && o->node < s->w->nnodes)
+                    snprintf(s->bg_what, sizeof s->bg_what, "%.30s at '%.24s'", o->what,
+                             s->w->nodes[o->node].id);
+                else
+                    snprintf(s->bg_what, sizeof s->bg_what, "%.40s end to end", o->what);
+            }
+            return;
+        }
+    j->unsure = 1;
+}
 
 static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *o)
 {
     judge *j = (judge *)(void *)c;
     double margin;
-    (void)r;
     if (!o->evaluated || isnan(o->value)) {
         if (o->metric != AC_OUT_OTHER)
-            j->unsure = 1;
+            judge_undecided(j, r, o);
         return;
     }
     if (isinf(o->value)) { /* unbounded: an overload */
@@ -157,7 +198,7 @@ static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
     if (o->value - margin > o->limit)
         j->fail_sure = 1;
     else if (o->value + margin > o->limit)
-        j->unsure = 1;
+        judge_undecided(j, r, o);
 }
 
 /* Judge the scratch analysis after a probe that returned `held`: 1 every load-sensitive
@@ -168,6 +209,7 @@ static int judge_now(sizer *s, int held)
     const ac_model *m = s->w;
     judge j;
     memset(&j, 0, sizeof j);
+    j.s = s;
     j.c.model = m;
     j.c.opt = &s->probe;
     j.c.a = &s->scratch;
@@ -183,7 +225,8 @@ static int judge_now(sizer *s, int held)
     }
     if (j.fail_sure)
         return 0;
-    if (j.unsure)
+    /* a failed probe whose only failing candidates are ignored outcomes is undecided too */
+    if (j.unsure || (j.ignored && held != 1))
         return -1;
     /* no requirement fails: a failed probe failed on stability (exact: load >= 1, or the
        equilibria of the solver) */
@@ -302,13 +345,21 @@ static size_t scan_up(sizer *s, size_t k, size_t from, double scale)
  * the count the following nodes are sized with (>= n: the probes hold there), or 0 on error
  * (s->rc) or when the budget ran out.
  */
-static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac_size_answer *ans)
+static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, double scale,
+                     ac_size_answer *ans)
 {
-    int jn = judge_at(s, k, n, scale);
-    int jn1 = n > cmin ? judge_at(s, k, n - 1, scale) : 0;
-    size_t lo = n, hi = n, best = n;
+    size_t lo = n, hi = n, best = n, generous = 2 * n > start ? 2 * n : start;
+    int jg, jn, jn1;
 
-    if (jn < -1 || jn1 < -1) /* an error (s->rc) or the budget */
+    /* what is undecided at a generous count does not depend on this count */
+    s->nbg = 0;
+    s->bg_collect = 1;
+    jg = judge_at(s, k, generous, scale);
+    s->bg_collect = 0;
+    s->bg_ignored = 0;
+    jn = judge_at(s, k, n, scale);
+    jn1 = n > cmin ? judge_at(s, k, n - 1, scale) : 0;
+    if (jg < -1 || jn < -1 || jn1 < -1) /* an error (s->rc) or the budget */
         return 0;
     if (jn1 == -1) {
         int v = confirm_at(s, k, n - 1, scale);
@@ -340,8 +391,11 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t cmin, double scale, ac
             hi = scan_up(s, k, n, scale);
         }
     }
+    s->nbg = 0;
     if (s->rc != AC_OK)
         return 0;
+    if (s->bg_ignored)
+        snprintf(ans->assumes, sizeof ans->assumes, "%s", s->bg_what);
     ans->needed = best;
     ans->needed_lo = lo < best ? lo : best;
     ans->needed_hi = hi > best ? hi : best; /* AC_UNBOUNDED: no count is sure */
@@ -354,8 +408,8 @@ static ac_size_answer *answer_of(ac_size_node *row, int headroom)
     return headroom ? &row->at_headroom : &row->at_load;
 }
 
-static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom,
-                     ac_size_status st, const char *binding, size_t node)
+static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom, ac_size_status st,
+                     const char *binding, size_t node)
 {
     for (size_t j = from; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
@@ -379,8 +433,7 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
         if (held == PROBE_ERROR)
             return PROBE_ERROR;
         if (held == PROBE_BUDGET || held == -1) {
-            mark_all(rows, nrows, 0, headroom,
-                     held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
+            mark_all(rows, nrows, 0, headroom, held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
                      held == -1 ? "a requirement has no value" : "", AC_NONE);
             return 0;
         }
@@ -451,6 +504,7 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         return AC_OK;
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
+        size_t start = count_get(&s->w->nodes[rows[j].node]);
         size_t n = bisect(s, &rows[j], scale, headroom), keep;
         if (n == (size_t)-1)
             return s->rc;
@@ -458,7 +512,7 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
             return AC_OK;
         }
-        keep = settle(s, rows[j].node, n, count_min(&s->w->nodes[rows[j].node]), scale, ans);
+        keep = settle(s, rows[j].node, n, start, count_min(&s->w->nodes[rows[j].node]), scale, ans);
         if (keep == 0) {
             if (s->rc != AC_OK)
                 return s->rc;
@@ -543,8 +597,7 @@ static int size_rows(sizer *s, ac_size_node *rows, size_t nrows, double factor)
     return AC_OK;
 }
 
-int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **out,
-                ac_error *err)
+int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **out, ac_error *err)
 {
     ac_size_options defaults;
     const ac_size_options *opt = opt_in;
@@ -564,9 +617,9 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
         return ac_error_set(err, AC_ENOMEM, "out of memory (size)");
     z->headroom_factor = required_headroom(m);
     if (m->npopulations > 0 || m->nsources == 0) {
-        snprintf(z->note, sizeof z->note, "%s", m->nsources == 0
-                 ? "no open workload: nothing to size"
-                 : "closed workloads (<population>) are not sized");
+        snprintf(z->note, sizeof z->note, "%s",
+                 m->nsources == 0 ? "no open workload: nothing to size"
+                                  : "closed workloads (<population>) are not sized");
         *out = z;
         return AC_OK;
     }

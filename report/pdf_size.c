@@ -12,7 +12,7 @@
 #include "report/pdf_doc.h"
 
 #define SIZE_COLS 6
-#define MAX_BARS 16
+#define MAX_BARS  16
 
 typedef struct scol {
     const char *title;
@@ -82,8 +82,16 @@ static void write_counts(ac_pdf_doc *d, const ac_report_file *rf)
         answer_cell(head, sizeof head, &r->at_headroom);
         if (b->binding_node != AC_NONE && b->binding_node < m->nnodes)
             snprintf(bind, sizeof bind, "%s at '%s'", b->binding, m->nodes[b->binding_node].id);
+        else if (b->binding[0] && strcmp(b->binding, "nothing") != 0 &&
+                 strcmp(b->binding, "stability") != 0)
+            snprintf(bind, sizeof bind, "%s end to end", b->binding);
         else
             snprintf(bind, sizeof bind, "%s", b->binding[0] ? b->binding : "\xE2\x80\x94");
+        if (b->assumes[0] != '\0') {
+            size_t l = strlen(bind);
+            snprintf(bind + l, sizeof bind - l, " (as if %s held: undecided at every count)",
+                     b->assumes);
+        }
         t[0] = m->nodes[r->node].id;
         t[1] = r->what;
         t[2] = des;
@@ -110,10 +118,12 @@ static void write_counts(ac_pdf_doc *d, const ac_report_file *rf)
 
 static void write_dispatch(ac_pdf_doc *d, const ac_report_file *rf)
 {
-    static const scol cols[SIZE_COLS] = {
-        {"dispatch", 110.0, AC_PLOT_LEFT}, {"mean", 60.0, AC_PLOT_RIGHT},
-        {"p95", 60.0, AC_PLOT_RIGHT},      {"p99", 60.0, AC_PLOT_RIGHT},
-        {"approximation", 80.0, AC_PLOT_LEFT}, {"servers needed", CONTENT_W - 370.0, AC_PLOT_RIGHT}};
+    static const scol cols[SIZE_COLS] = {{"dispatch", 110.0, AC_PLOT_LEFT},
+                                         {"mean", 60.0, AC_PLOT_RIGHT},
+                                         {"p95", 60.0, AC_PLOT_RIGHT},
+                                         {"p99", 60.0, AC_PLOT_RIGHT},
+                                         {"approximation", 80.0, AC_PLOT_LEFT},
+                                         {"servers needed", CONTENT_W - 370.0, AC_PLOT_RIGHT}};
     const char *names[MAX_BARS];
     double x[MAX_BARS], h[MAX_BARS], top = 0.0;
     size_t nb = 0;

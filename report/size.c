@@ -25,9 +25,7 @@ void ac_report_seconds_format(char *buf, size_t n, double s)
 static void answer_format(char *buf, size_t n, const ac_size_answer *a)
 {
     switch (a->status) {
-    case AC_SIZE_OK:
-        snprintf(buf, n, "%zu%s", a->needed, a->simulated ? " (sim)" : "");
-        return;
+    case AC_SIZE_OK: snprintf(buf, n, "%zu%s", a->needed, a->simulated ? " (sim)" : ""); return;
     case AC_SIZE_UNCERTAIN:
         if (a->needed_hi == AC_UNBOUNDED)
             snprintf(buf, n, "%zu (%zu..?)", a->needed, a->needed_lo);
@@ -75,20 +73,21 @@ int ac_report_sizing_text(FILE *fp, const ac_report_file *rf)
     const ac_model *m = rf->model;
     if (z == NULL || m == NULL)
         return AC_OK;
-    fprintf(fp, "%s: sizing at the workload as written and at %.4g times it (required "
-                "headroom)\n",
+    fprintf(fp,
+            "%s: sizing at the workload as written and at %.4g times it (required "
+            "headroom)\n",
             rf->file, z->headroom_factor);
     if (z->note[0] != '\0')
         fprintf(fp, "  %s\n", z->note);
     if (z->nnodes > 0)
-        fprintf(fp, "  %-16s %-9s %-13s %9s %18s %18s  %s\n", "node", "kind", "count",
-                "designed", "needed", "with headroom", "binding");
+        fprintf(fp, "  %-16s %-9s %-13s %9s %18s %18s  %s\n", "node", "kind", "count", "designed",
+                "needed", "with headroom", "binding");
     for (size_t j = 0; j < z->nnodes; j++) {
         const ac_size_node *r = &z->nodes[j];
-        const ac_size_answer *b = r->at_headroom.status == AC_SIZE_OK ||
-                                          r->at_headroom.status == AC_SIZE_UNCERTAIN
-                                      ? &r->at_headroom
-                                      : &r->at_load;
+        const ac_size_answer *b =
+            r->at_headroom.status == AC_SIZE_OK || r->at_headroom.status == AC_SIZE_UNCERTAIN
+                ? &r->at_headroom
+                : &r->at_load;
         char load[64], head[64], bind[160];
         answer_format(load, sizeof load, &r->at_load);
         answer_format(head, sizeof head, &r->at_headroom);
@@ -96,13 +95,21 @@ int ac_report_sizing_text(FILE *fp, const ac_report_file *rf)
         fprintf(fp, "  %-16s %-9s %-13s %9zu %18s %18s  %s\n", m->nodes[r->node].id, r->kind,
                 r->what, r->designed, load, head, bind);
     }
+    for (size_t j = 0; j < z->nnodes; j++) {
+        const ac_size_node *r = &z->nodes[j];
+        const char *as = r->at_headroom.assumes[0] ? r->at_headroom.assumes : r->at_load.assumes;
+        if (as[0] != '\0')
+            fprintf(fp,
+                    "  note: '%s' is sized as if %s held: it is undecided by its stated "
+                    "error at every count of this node\n",
+                    m->nodes[r->node].id, as);
+    }
     if (z->nnodes > 0) {
         if (z->saved >= 0)
             fprintf(fp, "  total: %lld fewer than designed (with headroom)%s\n", z->saved,
                     z->complete ? "" : "; some counts are uncertain or not found (see above)");
         else
-            fprintf(fp, "  total: %lld missing against the design (with headroom)%s\n",
-                    -z->saved,
+            fprintf(fp, "  total: %lld missing against the design (with headroom)%s\n", -z->saved,
                     z->complete ? "" : "; some counts are uncertain or not found (see above)");
         fprintf(fp, "  work: %zu solves, %zu simulated analyses\n", z->probes, z->simulations);
     }
@@ -151,6 +158,10 @@ static void sizing_row_json(ac_jsonw *w, const ac_model *m, const ac_size_node *
     ac_jsonw_string(w, ac_size_status_name(r->at_headroom.status));
     ac_jsonw_key(w, "simulated");
     ac_jsonw_bool(w, r->at_load.simulated || r->at_headroom.simulated);
+    if (r->at_load.assumes[0] != '\0' || r->at_headroom.assumes[0] != '\0') {
+        ac_jsonw_key(w, "assumes");
+        ac_jsonw_string(w, r->at_headroom.assumes[0] ? r->at_headroom.assumes : r->at_load.assumes);
+    }
     if (b->binding[0] != '\0') {
         ac_jsonw_key(w, "binding");
         ac_jsonw_string(w, b->binding);

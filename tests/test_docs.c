@@ -120,8 +120,8 @@ static void scan_code_spans(const char *s, size_t len, name_set *out)
     }
 }
 
-static const char *const commands[] = {"lint",    "check", "solve",  "simulate",
-                                       "compare", "rules", "schema", "search"};
+static const char *const commands[] = {"lint",  "check",  "solve",  "simulate", "compare",
+                                       "rules", "schema", "search", "size"};
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static int is_help(const char *opt)

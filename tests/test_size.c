@@ -307,8 +307,8 @@ static void test_dispatch_direction(void **state)
     assert_int_equal(n, 8);
     for (size_t i = 0; i < n; i++) {
         print_message("%-22s mean %.4f p95 %.4f p99 %.4f (%s, err %.3g) needs %zu (%s)\n",
-                      rows[i].name, rows[i].mean, rows[i].p95, rows[i].p99,
-                      rows[i].approximation, rows[i].rel_error, rows[i].needed.needed,
+                      rows[i].name, rows[i].mean, rows[i].p95, rows[i].p99, rows[i].approximation,
+                      rows[i].rel_error, rows[i].needed.needed,
                       ac_size_status_name(rows[i].needed.status));
         if (strcmp(rows[i].name, "random") == 0)
             ir = i;
@@ -346,10 +346,8 @@ static void test_dispatch_direction(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shared_queue_mean),
-        cmocka_unit_test(test_shared_queue_p95),
-        cmocka_unit_test(test_function_erlang_b),
-        cmocka_unit_test(test_power_of_two_against_sim),
+        cmocka_unit_test(test_shared_queue_mean),  cmocka_unit_test(test_shared_queue_p95),
+        cmocka_unit_test(test_function_erlang_b),  cmocka_unit_test(test_power_of_two_against_sim),
         cmocka_unit_test(test_dispatch_direction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -48,11 +48,11 @@ typedef struct ac_size_options {
 void ac_size_options_init(ac_size_options *opt);
 
 typedef enum ac_size_status {
-    AC_SIZE_OK = 0,      /* needed is the smallest count (settled) */
-    AC_SIZE_UNCERTAIN,   /* the stated errors allow any count in [needed_lo, needed_hi] */
-    AC_SIZE_UNATTAINABLE,/* no count up to max_count meets the requirements */
-    AC_SIZE_UNCOMPUTED,  /* a requirement had no value (why in note) */
-    AC_SIZE_BUDGET       /* the work budget ran out before this node */
+    AC_SIZE_OK = 0,       /* needed is the smallest count (settled) */
+    AC_SIZE_UNCERTAIN,    /* the stated errors allow any count in [needed_lo, needed_hi] */
+    AC_SIZE_UNATTAINABLE, /* no count up to max_count meets the requirements */
+    AC_SIZE_UNCOMPUTED,   /* a requirement had no value (why in note) */
+    AC_SIZE_BUDGET        /* the work budget ran out before this node */
 } ac_size_status;
 
 /* "ok", "uncertain", "unattainable", "uncomputed", "budget". */
@@ -61,22 +61,26 @@ const char *ac_size_status_name(ac_size_status s);
 /* One sizing at one workload factor. */
 typedef struct ac_size_answer {
     ac_size_status status;
-    size_t needed;              /* the count (status OK or UNCERTAIN) */
-    size_t needed_lo, needed_hi;/* the range the stated errors allow (== needed when OK);
-                                   needed_hi AC_UNBOUNDED: no count above needed_lo was sure
-                                   within the scan (an undecided requirement that this count
-                                   does not move) */
-    char binding[64];           /* what fails at needed - 1 ("latency p95", "stability",
-                                   "nothing" when needed is 1) */
-    size_t binding_node;        /* the node of that requirement, AC_NONE: end to end */
-    int simulated;              /* the simulation settled or bracketed the count */
+    size_t needed;               /* the count (status OK or UNCERTAIN) */
+    size_t needed_lo, needed_hi; /* the range the stated errors allow (== needed when OK);
+                                    needed_hi AC_UNBOUNDED: no count above needed_lo was sure
+                                    within the scan (an undecided requirement that this count
+                                    does not move) */
+    char binding[64];            /* what fails at needed - 1 ("latency p95", "stability",
+                                    "nothing" when needed is 1) */
+    size_t binding_node;         /* the node of that requirement, AC_NONE: end to end */
+    int simulated;               /* the simulation settled or bracketed the count */
+    char assumes[64];            /* an outcome undecided by its stated error at every count of
+                                    this node (a generous one too): the count does not move it,
+                                    so the count is found as if it held; the check's verdict
+                                    stays INCONCLUSIVE on it. "" when none */
 } ac_size_answer;
 
 typedef struct ac_size_node {
-    size_t node;         /* model node index */
-    const char *kind;    /* "pool", "function", "queue" (static) */
-    const char *what;    /* "servers", "max servers", "concurrency", "max-consumers" */
-    size_t designed;     /* the count as written */
+    size_t node;                /* model node index */
+    const char *kind;           /* "pool", "function", "queue" (static) */
+    const char *what;           /* "servers", "max servers", "concurrency", "max-consumers" */
+    size_t designed;            /* the count as written */
     ac_size_answer at_load;     /* at the workload as written */
     ac_size_answer at_headroom; /* at the workload times the required headroom */
     char note[160];
@@ -86,12 +90,12 @@ typedef struct ac_sizing {
     double headroom_factor; /* the required headroom (1 when the file has none) */
     ac_size_node *nodes;    /* owned */
     size_t nnodes;
-    long long saved;        /* sum of designed - needed_with_headroom over nodes sized OK or
-                               UNCERTAIN with a bounded needed_hi (that one); negative:
-                               servers missing */
-    int complete;           /* every node sized with status OK */
+    long long saved;            /* sum of designed - needed_with_headroom over nodes sized OK or
+                                   UNCERTAIN with a bounded needed_hi (that one); negative:
+                                   servers missing */
+    int complete;               /* every node sized with status OK */
     size_t probes, simulations; /* the work spent */
-    char note[160];         /* why nothing was sized, or "" */
+    char note[160];             /* why nothing was sized, or "" */
 } ac_sizing;
 
 /*
@@ -99,21 +103,20 @@ typedef struct ac_sizing {
  * with ac_sizing_free). Returns 0, AC_ENOMEM, AC_EINPUT (a routing cycle) or AC_ENUMERIC (err
  * set). Closed workloads (<population>) are not sized (note says so; nnodes 0).
  */
-int ac_size_run(const ac_model *model, const ac_size_options *opt, ac_sizing **out,
-                ac_error *err);
+int ac_size_run(const ac_model *model, const ac_size_options *opt, ac_sizing **out, ac_error *err);
 
 void ac_sizing_free(ac_sizing *sizing);
 
 /* ---- dispatch comparison (`size --dispatch POOL`) ---- */
 
 typedef struct ac_dispatch_row {
-    char name[32];       /* "random", "power-of-2 (distinct)", ..., "shared-queue" */
+    char name[32]; /* "random", "power-of-2 (distinct)", ..., "shared-queue" */
     ac_dispatch dispatch;
     size_t d;
     ac_sampling sampling;
-    int analysed;        /* 0: the pool could not be solved under it (why in note) */
+    int analysed;          /* 0: the pool could not be solved under it (why in note) */
     double mean, p95, p99; /* s, response time of a job at the design load */
-    double rel_error;    /* their stated relative error */
+    double rel_error;      /* their stated relative error */
     const char *approximation;
     ac_size_answer needed; /* servers for the file's requirements at the design load */
     char note[160];
