@@ -180,6 +180,36 @@ static void judge(ac_an_ctx *c, const ac_requirement *r, const char *what, const
     ac_an_add_check(c, &ck);
 }
 
+/* 1 (with the reason in `note`) when the simulation that must confirm the worst case at
+ * workload factor s needs more events than its budget allows, whatever the search finds:
+ * the search is then not run (it could not settle the requirement). */
+static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, size_t size)
+{
+    const ac_model *m = c->model;
+    ac_transient_options to = c->opt->transient_opt;
+    ac_search_confirm_options co;
+    double *rates, need;
+    if (c->a == NULL || c->a->nodes == NULL || c->a->nnodes != m->nnodes)
+        return 0;
+    rates = calloc(m->nnodes + 1, sizeof *rates);
+    if (rates == NULL)
+        return 0; /* the search reports the shortage itself */
+    for (size_t i = 0; i < m->nnodes; i++)
+        rates[i] = c->a->nodes[i].arrival_rate;
+    to.scale = s;
+    ac_search_confirm_options_init(&co);
+    need = ac_search_confirm_events_min(m, rates, s, ac_transient_horizon(m, &to), &co);
+    free(rates);
+    if (!(need > (double)co.max_events))
+        return 0;
+    snprintf(note, size,
+             "its worst case could not be confirmed: the simulation would need at least %.3g "
+             "events (%zu replications over the warm-up and the horizon), over its budget of "
+             "%.3g, and the fluid model alone cannot pass (the search was not run)",
+             need, co.replications, (double)co.max_events);
+    return 1;
+}
+
 void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
 {
     const ac_model *m = c->model;
@@ -213,6 +243,10 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
             undecided(c, r, what, note);
             return;
         }
+    }
+    if (confirmation_cannot_fit(c, r->min / peak, note, sizeof note)) {
+        undecided(c, r, what, note);
+        return;
     }
     if (r->mitigation != AC_NONE) {
         rc = ac_model_clone(m, &variant, &err);

@@ -55,6 +55,25 @@ static double default_warmup(const ac_model *m)
     return fmax(60.0, 100.0 * tau);
 }
 
+double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
+                                    double scale, double horizon,
+                                    const ac_search_confirm_options *opt)
+{
+    ac_search_confirm_options o;
+    double rate = 0.0, warmup;
+    if (opt != NULL)
+        o = *opt;
+    else
+        ac_search_confirm_options_init(&o);
+    if (model == NULL || node_rates == NULL)
+        return 0.0;
+    warmup = o.warmup > 0.0 ? o.warmup : default_warmup(model);
+    for (size_t i = 0; i < model->nnodes; i++)
+        if (node_rates[i] > 0.0 && isfinite(node_rates[i]))
+            rate += node_rates[i];
+    return rate * scale * (warmup + horizon) * (double)o.replications;
+}
+
 /* A node's value of one metric from a one-replication result; NAN where undefined. */
 static double node_value(const ac_model *m, const ac_sim_result *r, ac_metric metric, size_t i,
                          double window)

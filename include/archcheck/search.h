@@ -402,6 +402,16 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
                       size_t nterms, double fluid, const ac_search_confirm_options *opt,
                       ac_search_confirmation *out, ac_error *err);
 
+/* The least number of events the confirmation of `model` at workload factor `scale` over
+ * `horizon` (s) can need: every job that reaches a node costs the simulator at least one
+ * event, so it is sum_i visits_i x scale x (warm-up + horizon) x replications, with
+ * `node_rates` the model's offered rates (jobs/s at scale 1, one per node; NaN or negative
+ * counts 0). Above opt->max_events the confirmation cannot succeed (a search whose worst case
+ * cannot be confirmed cannot settle a requirement). opt NULL: defaults. */
+double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
+                                    double scale, double horizon,
+                                    const ac_search_confirm_options *opt);
+
 /* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
  * -1 when wholly below, 0 when it straddles tau or was not computed. */
 int ac_search_confirm_side(const ac_search_confirmation *c, double tau);
