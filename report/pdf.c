@@ -188,6 +188,23 @@ static void table_end(pdf_doc *d)
 
 /* ---------------------------------------------------------------- page 1: the verdict */
 
+/* Does a check carry a simulated value, or a finding quote a simulation (the basins of a
+ * metastable pool, a simulated jsq/jiq pool)? */
+static int quotes_simulation(const ac_report_file *rf)
+{
+    const ac_analysis *a = rf->analysis;
+    for (size_t k = 0; a != NULL && k < a->nchecks; k++)
+        if (a->checks[k].has_sim)
+            return 1;
+    for (size_t i = 0; i < rf->diags->count; i++) {
+        const ac_diag *dg = &rf->diags->items[i];
+        if (strstr(dg->message, "simulat") != NULL ||
+            (dg->detail != NULL && strstr(dg->detail, "simulat") != NULL))
+            return 1;
+    }
+    return 0;
+}
+
 static void write_meta(pdf_doc *d, const ac_report_run *run, const ac_report_file *rf,
                        const ac_report_pdf_options *opt)
 {
@@ -222,6 +239,10 @@ static void write_meta(pdf_doc *d, const ac_report_run *run, const ac_report_fil
                      100.0 * a->sim->rel_halfwidth, a->sim->converged ? "" : " (not converged)");
         else if (a->sim_note[0] != '\0')
             snprintf(sim, sizeof sim, "not simulated: %s", a->sim_note);
+        else if (quotes_simulation(rf))
+            snprintf(sim, sizeof sim,
+                     "no simulation of the whole model; the findings quote the simulations "
+                     "that decided them");
         else
             snprintf(sim, sizeof sim, "not needed (no check was undecided by its approximation)");
         rows[n][0] = "Validation";
@@ -1153,10 +1174,86 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     write_method(d, rf);
 }
 
+/* The worst verdict of the run: invalid, then fail, then inconclusive, then pass. */
+static ac_verdict run_verdict(const ac_report_run *run)
+{
+    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
+                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
+    ac_verdict v = AC_VERDICT_PASS;
+    for (size_t f = 0; f < run->nfiles; f++)
+        if (rank[run->files[f].verdict] > rank[v])
+            v = run->files[f].verdict;
+    return v;
+}
+
+/* A report of several files opens with a summary: the run's verdict (the worst), then a row
+ * per file with its verdict, checks and findings, so that a FAIL on page 7 is on page 1. */
+static void write_summary(pdf_doc *d, const ac_report_run *run)
+{
+    static const pdf_col cols[] = {{"File", CONTENT_W - 250.0, AC_PLOT_LEFT},
+                                   {"Verdict", 80.0, AC_PLOT_LEFT},
+                                   {"Checks (pass / fail / inconclusive)", 110.0, AC_PLOT_LEFT},
+                                   {"Findings", 60.0, AC_PLOT_RIGHT}};
+    ac_verdict worst = run_verdict(run);
+    const char *v = verdict_label(worst);
+    rgb col = verdict_color(worst);
+    double size = 40.0, w, box_h = 58.0;
+    char line[200];
+    size_t counts[4] = {0};
+    d->footer = "summary";
+    ac_pdf_doc_page_new(d);
+    ac_plot_set_gray(&d->cv, 0.0, 0.4);
+    ac_plot_text(&d->cv, d->cv.regular, 9.0, MARGIN_X, d->y - 9.0, AC_PLOT_LEFT,
+                 "archcheck design check");
+    d->y -= 14.0;
+    ac_plot_set_gray(&d->cv, 0.0, 0.0);
+    snprintf(line, sizeof line, "Summary of %zu files", run->nfiles);
+    ac_pdf_doc_heading_write(d, 17.0, line);
+    for (size_t f = 0; f < run->nfiles; f++)
+        counts[run->files[f].verdict]++;
+    w = ac_plot_text_width(&d->cv, d->cv.bold, size, v);
+    ac_plot_set_rgb_stroke(&d->cv, col.r, col.g, col.b);
+    ac_plot_set_rgb_fill(&d->cv, col.r, col.g, col.b);
+    ac_plot_rect_stroke(&d->cv, MARGIN_X, d->y - box_h, w + 28.0, box_h, 2.5);
+    ac_plot_text(&d->cv, d->cv.bold, size, MARGIN_X + 14.0, d->y - box_h + 16.0, AC_PLOT_LEFT, v);
+    ac_plot_set_gray(&d->cv, 0.0, 0.0);
+    snprintf(line, sizeof line,
+             "The run's verdict is its worst file's. %zu pass, %zu fail, %zu inconclusive, %zu "
+             "invalid input.",
+             counts[AC_VERDICT_PASS], counts[AC_VERDICT_FAIL], counts[AC_VERDICT_INCONCLUSIVE],
+             counts[AC_VERDICT_INVALID]);
+    ac_plot_text_wrapped(&d->cv, d->cv.regular, 9.0, MARGIN_X + w + 44.0, d->y - box_h / 2.0 + 2.0,
+                         MARGIN_X + CONTENT_W - (MARGIN_X + w + 44.0), 11.5, AC_PLOT_LEFT, line);
+    d->y -= box_h + 14.0;
+    table_header(d, cols, 4);
+    for (size_t f = 0; f < run->nfiles; f++) {
+        const ac_report_file *rf = &run->files[f];
+        size_t pass = 0, fail = 0, inc = 0, shown = 0;
+        char checks[64], findings[32];
+        const char *cells[4];
+        ac_report_checks_count(rf->analysis, &pass, &fail, &inc);
+        for (size_t i = 0; i < rf->diags->count; i++)
+            shown += !rf->diags->items[i].suppressed;
+        if (rf->analysis != NULL)
+            snprintf(checks, sizeof checks, "%zu / %zu / %zu", pass, fail, inc);
+        else
+            snprintf(checks, sizeof checks, "not analysed");
+        snprintf(findings, sizeof findings, "%zu", shown);
+        cells[0] = rf->file;
+        cells[1] = verdict_label(rf->verdict);
+        cells[2] = checks;
+        cells[3] = findings;
+        table_row(d, cols, 4, cells, f, 1, verdict_color(rf->verdict));
+    }
+    table_end(d);
+}
+
 /* Draw every file's pages (the draw callback of ac_pdf_doc_write). */
 static void draw_run(pdf_doc *d, const void *ctx)
 {
     const ac_report_run *run = ctx;
+    if (run->nfiles > 1)
+        write_summary(d, run);
     for (size_t f = 0; f < run->nfiles; f++) {
         snprintf(d->doing, sizeof d->doing, "drawing the report of '%.250s'", run->files[f].file);
         write_file(d, run, &run->files[f], &d->opt);
