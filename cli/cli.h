@@ -61,9 +61,9 @@ int ac_cli_color_parse(const char *value, const char **mode);
  * NULL-terminated list), --output, --color and --sarif-root (getopt codes 'f', 'o', 'c', 'R'). */
 typedef struct ac_cli_out_opts {
     const char *const *formats;
-    ac_cli_format format; /* text unless --format */
-    const char *out;      /* NULL: the standard stream */
-    const char *color;    /* "auto" unless --color */
+    ac_cli_format format;   /* text unless --format */
+    const char *out;        /* NULL: the standard stream */
+    const char *color;      /* "auto" unless --color */
     const char *sarif_root; /* --sarif-root (getopt code 'R'), or NULL */
 } ac_cli_out_opts;
 
@@ -114,8 +114,7 @@ void ac_cli_paths_free(ac_cli_paths *l);
 /* 1 when the file's root element is <architecture> (what precedes it: BOM, comments, PIs). */
 int ac_cli_is_architecture(const char *path);
 /* Parse the standard input as "<stdin>" (at most the parser's 16 MiB). */
-int ac_cli_parse_stdin(char sha256_hex[65], ac_model **model, ac_diag_list *diags,
-                       ac_error *err);
+int ac_cli_parse_stdin(char sha256_hex[65], ac_model **model, ac_diag_list *diags, ac_error *err);
 
 /* The shared engine of lint and check: parse and validate each file, fill
  * files[] (diags owned by the caller's lists). Returns 0, or AC_EXIT_USAGE on a
@@ -203,8 +202,8 @@ int ac_cli_bad_option(char **argv, const struct option *opts, const char *shorto
  * (and *owned set: free with ac_cli_config_free(owned, new argc, old argc)). Nothing when
  * there is none or the command line has --no-config. Returns 0 or AC_EXIT_USAGE after printing
  * FILE:LINE: error: ... (an unknown key gets the nearest one). */
-int ac_cli_config_args(const char *command, const struct option *opts, int *argc,
-                       char ***argv, char ***owned);
+int ac_cli_config_args(const char *command, const struct option *opts, int *argc, char ***argv,
+                       char ***owned);
 void ac_cli_config_free(char **owned, int argc, int original_argc);
 
 /* Exit status for a run's verdicts: 2 if any input is invalid, else 1 if any

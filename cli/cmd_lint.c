@@ -34,15 +34,15 @@ static const char lint_usage[] =
     "exit status: 0 every file is valid, 2 a file is invalid or the command line is wrong\n";
 
 static const struct option lint_opts[] = {{"format", required_argument, NULL, 'f'},
-                                     {"output", required_argument, NULL, 'o'},
-                                     {"color", required_argument, NULL, 'c'},
-                                     {"sarif-root", required_argument, NULL, 'R'},
-                                     {"architectures-only", no_argument, NULL, 'A'},
-                                     {"no-config", no_argument, NULL, 'N'},
-                                     {"select", required_argument, NULL, 'S'},
-                                     {"exclude", required_argument, NULL, 'X'},
-                                     {"help", no_argument, NULL, 'h'},
-                                     {NULL, 0, NULL, 0}};
+                                          {"output", required_argument, NULL, 'o'},
+                                          {"color", required_argument, NULL, 'c'},
+                                          {"sarif-root", required_argument, NULL, 'R'},
+                                          {"architectures-only", no_argument, NULL, 'A'},
+                                          {"no-config", no_argument, NULL, 'N'},
+                                          {"select", required_argument, NULL, 'S'},
+                                          {"exclude", required_argument, NULL, 'X'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
 
 static int lint_main(int argc, char **argv)
 {

@@ -58,8 +58,7 @@ int ac_cli_color(const char *mode, FILE *stream)
 
 int ac_cli_color_parse(const char *value, const char **mode)
 {
-    if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 &&
-        strcmp(value, "never") != 0)
+    if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 && strcmp(value, "never") != 0)
         return ac_cli_fail("--color takes auto, always or never");
     *mode = value;
     return 0;
@@ -159,8 +158,7 @@ static int write_format(FILE *fp, const ac_report_run *run, ac_cli_format format
     return AC_EINVAL;
 }
 
-int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path,
-                 FILE *stream)
+int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path, FILE *stream)
 {
     ac_error err = {0};
     ac_atomic_file f;
@@ -196,17 +194,16 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
     for (size_t i = 0; i < n; i++) {
         ac_error err = {0};
         int rc = strcmp(paths[i], "-") == 0
-                     ? ac_cli_parse_stdin(in->files[i].sha256, &in->models[i], &in->diags[i],
-                                          &err)
-                     : ac_parser_parse_file_digest(paths[i], in->files[i].sha256,
-                                                   &in->models[i], &in->diags[i], &err);
+                     ? ac_cli_parse_stdin(in->files[i].sha256, &in->models[i], &in->diags[i], &err)
+                     : ac_parser_parse_file_digest(paths[i], in->files[i].sha256, &in->models[i],
+                                                   &in->diags[i], &err);
         if (rc != AC_OK && rc != AC_EINPUT)
             return ac_cli_fail("%s: %s", paths[i], err.message);
         in->files[i].file = strcmp(paths[i], "-") == 0 ? "<stdin>" : paths[i];
         in->files[i].diags = &in->diags[i];
         in->files[i].model = in->models[i];
-        in->files[i].verdict = rc == AC_EINPUT ? AC_VERDICT_INVALID
-                                               : ac_report_verdict(&in->diags[i], fail_on);
+        in->files[i].verdict =
+            rc == AC_EINPUT ? AC_VERDICT_INVALID : ac_report_verdict(&in->diags[i], fail_on);
     }
     return 0;
 }

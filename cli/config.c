@@ -20,14 +20,14 @@
 
 #include "cli/cli.h"
 
-#define CONFIG_NAME ".archcheck.toml"
+#define CONFIG_NAME     ".archcheck.toml"
 #define CONFIG_MAX_ARGS 256
 
 /* The keys a project file may set: the options of check and lint that make sense for a
  * whole project (not the input files, not -o). */
 static const char *const config_keys[] = {
-    "format",   "fail-on",  "select",   "exclude",  "baseline",           "sarif-root",
-    "color",    "seed",     "validate", "no-validate", "architectures-only", "quiet",
+    "format", "fail-on", "select",   "exclude",     "baseline",           "sarif-root",
+    "color",  "seed",    "validate", "no-validate", "architectures-only", "quiet",
     "verbose"};
 
 #define NKEYS (sizeof config_keys / sizeof config_keys[0])
@@ -194,8 +194,9 @@ static int cfg_line(cfg *c, const char *command, const struct option *opts, char
         *hash = '\0';
     val = trim(val);
     if (!ac_cli_known_word(key, config_keys, NKEYS, &near))
-        return near != NULL ? (fprintf(stderr, "%s:%u: error: unknown key '%s'; did you mean "
-                                               "'%s'?\n",
+        return near != NULL ? (fprintf(stderr,
+                                       "%s:%u: error: unknown key '%s'; did you mean "
+                                       "'%s'?\n",
                                        c->path, c->line, key, near),
                                AC_EXIT_USAGE)
                             : cfg_error(c, "unknown key ", key);
@@ -206,8 +207,8 @@ static int cfg_line(cfg *c, const char *command, const struct option *opts, char
     return cfg_value(c, key, has_arg, val);
 }
 
-int ac_cli_config_args(const char *command, const struct option *opts, int *argc,
-                       char ***argv, char ***owned)
+int ac_cli_config_args(const char *command, const struct option *opts, int *argc, char ***argv,
+                       char ***owned)
 {
     char path[PATH_MAX + 32], line[4096];
     const char *section = NULL;

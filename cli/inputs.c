@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "common/sha256.h"
 
-#define MAX_FILES 100000u
+#define MAX_FILES   100000u
 #define SNIFF_BYTES 65536u
 
 static int ends_with(const char *s, const char *suffix)
@@ -154,8 +154,9 @@ int ac_cli_paths_expand(char **args, size_t n, int arch_only, ac_cli_paths *out)
             size_t before = out->n;
             rc = search_dir(args[i], out);
             if (rc == 0 && out->n == before) {
-                fprintf(stderr, "archcheck: %s: no architecture file (an .xml file whose root "
-                                "element is <architecture>) in this directory\n",
+                fprintf(stderr,
+                        "archcheck: %s: no architecture file (an .xml file whose root "
+                        "element is <architecture>) in this directory\n",
                         args[i]);
                 out->empty_dir = 1;
             }
@@ -185,8 +186,7 @@ void ac_cli_paths_free(ac_cli_paths *l)
 
 /* Read the standard input (at most AC_PARSER_MAX_BYTES + 1 bytes: the parser says when it is
  * too large) and parse it as "<stdin>". */
-int ac_cli_parse_stdin(char sha256_hex[65], ac_model **model, ac_diag_list *diags,
-                       ac_error *err)
+int ac_cli_parse_stdin(char sha256_hex[65], ac_model **model, ac_diag_list *diags, ac_error *err)
 {
     size_t cap = 65536, len = 0, k;
     char *buf = malloc(cap);

@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "common/suggest.h"
 
-#define SELECT_REASON "not selected (--select)"
+#define SELECT_REASON  "not selected (--select)"
 #define EXCLUDE_REASON "excluded (--exclude)"
 
 size_t ac_cli_edit_distance(const char *a, const char *b)
@@ -78,8 +78,8 @@ int ac_cli_rule_filter_add(ac_cli_rule_filter *f, int select, const char *list)
 static int kept(const ac_cli_rule_filter *f, const ac_diag *d, const char **why)
 {
     int any_select = 0, selected = 0;
-    if (strcmp(d->rule, "AC900") == 0 || (strncmp(d->rule, "AC0", 3) == 0 &&
-                                           d->severity == AC_SEV_ERROR))
+    if (strcmp(d->rule, "AC900") == 0 ||
+        (strncmp(d->rule, "AC0", 3) == 0 && d->severity == AC_SEV_ERROR))
         return 1;
     for (size_t i = 0; i < f->n; i++) {
         if (f->select[i]) {

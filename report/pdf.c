@@ -635,8 +635,17 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
                  "P(T > t)");
     tp.yaxis.min = 1e-4;
     tp.yaxis.max = 1.0;
-    qp.empty_note = "no distribution: the pool has no equilibrium";
-    tp.empty_note = "no distribution: the pool has no equilibrium";
+    qp.xaxis.integer = 1;
+    if (r != NULL) {
+        qp.empty_note = na->overload ? "no distribution: the pool is overloaded (no steady state)"
+                                     : "no distribution: the pool has no equilibrium";
+        tp.empty_note = qp.empty_note;
+    } else {
+        qp.empty_note = na->gateway != NULL ? "a gateway admits or rejects at once: no queue"
+                                            : "no distribution for this node";
+        tp.empty_note = na->gateway != NULL ? "admission takes no time: no response-time law"
+                                            : "no response-time law for this node";
+    }
     if (r != NULL && !na->overload) {
         /* the operating equilibrium first, then the other stable ones */
         eqs[neq++] = r->operating;
@@ -648,8 +657,8 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
             const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
             /* the time axis follows the operating equilibrium; the others are far slower
                (a metastable pool's bad state) and are named with their p99 */
-            if (j == 0 && isfinite(k->p99))
-                tmax = k->p99;
+            if (isfinite(k->p99)) /* the axis fits every curve drawn */
+                tmax = fmax(tmax, k->p99);
             snprintf(qlabels[j], sizeof qlabels[j], "%s equilibrium %zu",
                      eqs[j] == r->operating ? "operating"
                      : r->bistable && eqs[j] == r->bad ? "bad"
@@ -664,7 +673,7 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         }
         if (isfinite(na->p99))
             tmax = fmax(tmax, na->p99);
-        if (!(tmax > 0.0))
+        if (!(tmax > 1e-9)) /* a quantile at an atom (0): the service time sets the scale */
             tmax = 1.0 / r->service_rate;
         tmax *= 1.3;
         for (size_t s = 0; s < CCDF_POINTS; s++)
@@ -710,14 +719,20 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         const ac_solver_function_result *f = na->function;
         tp.title = na->queue != NULL ? "Time in the queue: P(W > t)" : "Time at the function: P(T > t)";
         tp.empty_note = NULL;
-        tmax = (isfinite(na->p99) && na->p99 > 0.0 ? na->p99 : na->mean_response_time) * 1.3;
-        if (!(tmax > 0.0))
-            tmax = 1.0;
+        tmax = (isfinite(na->p99) && na->p99 > 1e-9 ? na->p99 : na->mean_response_time) * 1.3;
+        if (!(tmax > 1e-9)) /* the time is 0 with probability near 1 (an atom): 1 ms shows it */
+            tmax = 1e-3;
+        double top = 0.0;
         for (size_t s = 0; s < CCDF_POINTS; s++) {
             tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
             ty[0][s] = ac_node_analysis_ccdf(na, tx[s]);
+            if (s > 0 && isfinite(ty[0][s]))
+                top = fmax(top, ty[0][s]);
         }
-        ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
+        if (top >= tp.yaxis.min) /* else the curve lies under the axis: nothing to see */
+            ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
+        else
+            tp.empty_note = "the time is 0 but with a probability under 0.0001";
         if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0) {
             /* the busy count of a loss system: Poisson(load) truncated at C, its tail
                P(busy >= k) by a suffix sum, drawn at up to QLEN_POINTS values of k */
@@ -754,6 +769,13 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         fmt_qty(v, sizeof v, na->p99, "s");
         snprintf(m99, sizeof m99, "p99 %s", v);
         ac_plot_add_marker(&tp, na->p99, m99);
+    }
+    if (qp.nseries == 0 && tp.nseries == 0) { /* no empty axes: say why in a line */
+        char why[300];
+        snprintf(why, sizeof why, "No plots: %s; %s.", qp.empty_note != NULL ? qp.empty_note : "",
+                 tp.empty_note != NULL ? tp.empty_note : "");
+        paragraph(d, why);
+        return;
     }
     ac_pdf_doc_room_ensure(d, box_h + 6.0);
     ac_plot_draw(&d->cv, &qp, MARGIN_X, d->y - box_h, box_w, box_h);

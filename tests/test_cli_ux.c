@@ -125,8 +125,8 @@ static void test_progress_bar(void **state)
     assert_non_null(strstr(tty, "\r\033[K")); /* erased at the end */
     free(tty);
     ac_test_run_free(&t);
-    t = run_on_tty(&tty, "simulate", "--quiet", "--max-events", "3000000",
-                   "samples/web-tier.xml", NULL);
+    t = run_on_tty(&tty, "simulate", "--quiet", "--max-events", "3000000", "samples/web-tier.xml",
+                   NULL);
     assert_int_equal(t.status, 0);
     assert_string_equal(t.out, plain.out);
     assert_string_equal(tty, ""); /* --quiet: nothing */
@@ -144,7 +144,6 @@ static void test_progress_bar(void **state)
     ac_test_run_free(&t);
     ac_test_run_free(&plain);
 }
-
 
 /* ---- small files ---- */
 
@@ -301,8 +300,8 @@ static void test_lint_stdout_and_json_shape(void **state)
  * (checkout: p95 326.5 ms > 200 ms, web at 0.9 > 0.85, db 0.3375, headroom 0.639 < 1.2). */
 static void test_check_verbose(void **state)
 {
-    ac_test_run r = run_ac("check", "-q", "--verbose", "--color", "never",
-                           "samples/checkout.xml", NULL);
+    ac_test_run r =
+        run_ac("check", "-q", "--verbose", "--color", "never", "samples/checkout.xml", NULL);
     (void)state;
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "samples/checkout.xml: 6 checks\n"));
@@ -641,8 +640,7 @@ static void test_rule_selection_and_project_file(void **state)
     assert_non_null(strstr(r.out, "[AC202]"));
     assert_null(strstr(r.out, "[AC201]"));
     ac_test_run_free(&r);
-    r = run_ac("check", "-q", "--exclude", "AC201,AC202,AC205,AC033", "samples/checkout.xml",
-               NULL);
+    r = run_ac("check", "-q", "--exclude", "AC201,AC202,AC205,AC033", "samples/checkout.xml", NULL);
     assert_int_equal(r.status, 0);
     ac_test_run_free(&r);
     r = run_ac("check", "--exclude", "AC900", "samples/checkout.xml", NULL);
@@ -705,13 +703,12 @@ static void test_rule_selection_and_project_file(void **state)
  * one diagnostic for one mistake (no unreachable nodes, no missing service time after). */
 static void test_did_you_mean(void **state)
 {
-    static const char ok[] =
-        "<architecture name=\"t\" format=\"1\">\n"
-        "  <workload><source id=\"in\" to=\"web\" rate=\"10/s\"/></workload>\n"
-        "  <pool id=\"web\" servers=\"2\" service-time=\"10ms\"/>\n"
-        "  <pool id=\"db\" servers=\"2\" service-time=\"10ms\"/>\n"
-        "  <route from=\"web\" to=\"db\"/>\n"
-        "</architecture>\n";
+    static const char ok[] = "<architecture name=\"t\" format=\"1\">\n"
+                             "  <workload><source id=\"in\" to=\"web\" rate=\"10/s\"/></workload>\n"
+                             "  <pool id=\"web\" servers=\"2\" service-time=\"10ms\"/>\n"
+                             "  <pool id=\"db\" servers=\"2\" service-time=\"10ms\"/>\n"
+                             "  <route from=\"web\" to=\"db\"/>\n"
+                             "</architecture>\n";
     static const struct {
         const char *from, *to, *want;
     } cases[] = {
@@ -761,8 +758,7 @@ static char *pdf_text(const char *pdf, int first, int last)
     if (fd < 0)
         return NULL;
     close(fd);
-    snprintf(cmd, sizeof cmd, "pdftotext -f %d -l %d '%s' '%s' 2>/dev/null", first, last, pdf,
-             out);
+    snprintf(cmd, sizeof cmd, "pdftotext -f %d -l %d '%s' '%s' 2>/dev/null", first, last, pdf, out);
     if (system(cmd) != 0) {
         unlink(out);
         return NULL;
@@ -826,6 +822,34 @@ static void test_pdf_summary_page(void **state)
     tmp_remove(dir, xml);
 }
 
+/* Item 12: the serverless sample's PDF: the gateway's page does not speak of a pool without
+ * equilibrium, no time axis in 1e-64 s (the queue's wait is 0 with probability near 1), no
+ * plot frame without a curve for the gateway. */
+static void test_pdf_page_defects(void **state)
+{
+    char *dir, *xml = tmp_file(&dir, "s.xml", sarif_xml), pdf[600], *text;
+    ac_test_run r;
+    (void)state;
+    snprintf(pdf, sizeof pdf, "%s/sl.pdf", dir);
+    r = run_ac("check", "-q", "--no-validate", "--report", pdf, "samples/serverless-pipeline.xml",
+               NULL);
+    assert_int_equal(r.status, 1);
+    ac_test_run_free(&r);
+    text = pdf_text(pdf, 1, 99);
+    if (text == NULL) {
+        unlink(pdf);
+        tmp_remove(dir, xml);
+        skip();
+    }
+    assert_null(strstr(text, "the pool has no equilibrium"));
+    assert_non_null(strstr(text, "No plots: a gateway admits or rejects at once"));
+    assert_null(strstr(text, "e-64"));
+    assert_null(strstr(text, "e-6\n"));
+    free(text);
+    unlink(pdf);
+    tmp_remove(dir, xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -841,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_rule_selection_and_project_file),
         cmocka_unit_test(test_did_you_mean),
         cmocka_unit_test(test_pdf_summary_page),
+        cmocka_unit_test(test_pdf_page_defects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
