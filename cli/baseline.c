@@ -1,45 +1,28 @@
 /*
  * Baselines for CI: see cli/baseline.h.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/baseline.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "archcheck/report.h"
 #include "common/atomic.h"
 #include "common/jsonw.h"
 #include "common/sha256.h"
 #include "common/strbuf.h"
 
 #define BASELINE_MAX_BYTES (64u << 20)
-#define IN_BASELINE "in baseline"
+#define IN_BASELINE AC_REPORT_IN_BASELINE
 
 void ac_baseline_fingerprint(const char *message, char out[17])
 {
-    ac_strbuf sb = {0};
-    char hex[65];
-    const char *p = message;
-    while (*p != '\0') {
-        if (isdigit((unsigned char)*p) ||
-            ((*p == '.' || *p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
-            /* a number: digits, a point, an exponent */
-            while (isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' ||
-                   ((*p == 'e' || *p == 'E') &&
-                    (isdigit((unsigned char)p[1]) || p[1] == '-' || p[1] == '+')))
-                p++;
-            ac_strbuf_append(&sb, "#");
-        } else {
-            ac_strbuf_appendn(&sb, p, 1);
-            p++;
-        }
-    }
-    ac_sha256_hex(sb.data != NULL ? sb.data : "", sb.len, hex);
-    ac_strbuf_free(&sb);
-    memcpy(out, hex, 16);
-    out[16] = '\0';
+    ac_report_fingerprint(message, out);
 }
 
 /* The path as compared: a leading "./" does not matter. */
@@ -58,6 +41,52 @@ static int baselinable(const ac_diag *d)
            (d->suppress_reason != NULL && strcmp(d->suppress_reason, IN_BASELINE) == 0);
 }
 
+/* The key of `file` in the baseline `b`: its path relative to the baseline's directory when
+ * both resolve, so that the baseline matches from any working directory ("../x.xml" from a
+ * subdirectory is the same file as "x.xml" beside the baseline); else the path as given
+ * (without leading "./"). Caller frees; NULL when memory runs out. */
+static char *file_key(const ac_baseline *b, const char *file)
+{
+    char abs[PATH_MAX];
+    const char *d = b->dir, *f = abs;
+    size_t common = 0;
+    ac_strbuf sb = {0};
+    if (d == NULL || realpath(file, abs) == NULL)
+        return ac_strdup(norm_path(file));
+    /* the longest common prefix that ends at a component boundary */
+    for (size_t i = 0;; i++) {
+        if ((d[i] == '\0' || d[i] == '/') && (f[i] == '\0' || f[i] == '/'))
+            common = i;
+        if (d[i] == '\0' || f[i] == '\0' || d[i] != f[i])
+            break;
+    }
+    for (const char *p = d + common; *p != '\0'; p++) /* up from the baseline's directory */
+        if (*p == '/' && p[1] != '\0')
+            ac_strbuf_append(&sb, "../");
+    f += common;
+    if (*f == '/')
+        f++;
+    ac_strbuf_append(&sb, f);
+    return sb.data != NULL ? sb.data : ac_strdup("");
+}
+
+int ac_baseline_init(ac_baseline *b, const char *path)
+{
+    char dir[PATH_MAX], abs[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    memset(b, 0, sizeof *b);
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (realpath(dir, abs) == NULL)
+        return AC_OK; /* the paths as given */
+    b->dir = ac_strdup(abs);
+    return b->dir != NULL ? AC_OK : AC_ENOMEM;
+}
+
 static int push(ac_baseline *b, const char *file, const char *rule, const char *node,
                 const char *fp, const char *severity, const char *message)
 {
@@ -71,7 +100,7 @@ static int push(ac_baseline *b, const char *file, const char *rule, const char *
         b->capacity = cap;
     }
     e = &b->items[b->count];
-    e->file = ac_strdup(norm_path(file));
+    e->file = ac_strdup(file);
     e->rule = ac_strdup(rule);
     e->node = ac_strdup(node != NULL ? node : "");
     e->fingerprint = ac_strdup(fp);
@@ -95,21 +124,24 @@ void ac_baseline_free(ac_baseline *b)
         free(b->items[i].message);
     }
     free(b->items);
+    free(b->dir);
     memset(b, 0, sizeof *b);
 }
 
 int ac_baseline_add(ac_baseline *b, const char *file, const ac_diag_list *diags)
 {
-    for (size_t i = 0; i < diags->count; i++) {
+    char *key = file_key(b, file);
+    int rc = key != NULL ? AC_OK : AC_ENOMEM;
+    for (size_t i = 0; rc == AC_OK && i < diags->count; i++) {
         const ac_diag *d = &diags->items[i];
         char fp[17];
         if (!baselinable(d))
             continue;
         ac_baseline_fingerprint(d->message, fp);
-        if (push(b, file, d->rule, d->node, fp, ac_severity_name(d->severity), d->message) != AC_OK)
-            return AC_ENOMEM;
+        rc = push(b, key, d->rule, d->node, fp, ac_severity_name(d->severity), d->message);
     }
-    return AC_OK;
+    free(key);
+    return rc;
 }
 
 int ac_baseline_write(const ac_baseline *b, const char *path, ac_error *err)
@@ -487,8 +519,12 @@ int ac_baseline_load(ac_baseline *b, const char *path, ac_error *err)
     char *buf = NULL;
     long size;
     jreader r;
-    int rc;
-    memset(b, 0, sizeof *b);
+    int rc = ac_baseline_init(b, path);
+    if (rc != AC_OK) {
+        if (fp != NULL)
+            fclose(fp);
+        return ac_error_set(err, AC_ENOMEM, "out of memory");
+    }
     if (fp == NULL)
         return ac_error_set(err, AC_EIO, "cannot read the baseline '%s': %s", path,
                             strerror(errno));
@@ -536,7 +572,9 @@ int ac_baseline_apply(const ac_baseline *b, const char *file, ac_diag_list *diag
                       ac_analysis *analysis)
 {
     int matched = 0;
-    const char *f = norm_path(file);
+    char *f = file_key(b, file);
+    if (f == NULL)
+        return AC_ENOMEM;
     for (size_t i = 0; i < diags->count; i++) {
         ac_diag *d = &diags->items[i];
         char fp[17];
@@ -551,8 +589,10 @@ int ac_baseline_apply(const ac_baseline *b, const char *file, ac_diag_list *diag
                 continue;
             free(d->suppress_reason);
             d->suppress_reason = ac_strdup(IN_BASELINE);
-            if (d->suppress_reason == NULL)
+            if (d->suppress_reason == NULL) {
+                free(f);
                 return AC_ENOMEM;
+            }
             d->suppressed = 1;
             matched++;
             if (analysis != NULL)
@@ -568,5 +608,6 @@ int ac_baseline_apply(const ac_baseline *b, const char *file, ac_diag_list *diag
             break;
         }
     }
+    free(f);
     return matched;
 }

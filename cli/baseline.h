@@ -3,7 +3,7 @@
  * findings; `check --baseline FILE` reports the findings recorded there as suppressed
  * ("in baseline") so that they do not fail the verdict, and fails only on new ones.
  *
- * A finding is identified by its file (as given), rule, node and a fingerprint of its message
+ * A finding is identified by its file (relative to the baseline's directory), rule, node and a fingerprint of its message
  * (SHA-256 of the message with every number replaced by '#', first 16 hex digits), never by
  * its line: edits elsewhere in the file do not invalidate the baseline, and a number that
  * drifts (a p99 of 1.21 s instead of 1.2 s) is still the same finding. Input errors (AC0xx
@@ -31,7 +31,13 @@ typedef struct ac_baseline_entry {
 typedef struct ac_baseline {
     ac_baseline_entry *items;
     size_t count, capacity;
+    char *dir; /* the baseline file's directory (absolute), or NULL: paths as given */
 } ac_baseline;
+
+/* An empty baseline for the file `path`: the findings' files are recorded and matched by
+ * their path relative to the directory of `path` (when it resolves), so that a baseline
+ * matches whatever the working directory. Returns 0 or AC_ENOMEM. */
+int ac_baseline_init(ac_baseline *b, const char *path);
 
 /* The fingerprint of a message: 16 lower-case hex digits and a NUL. */
 void ac_baseline_fingerprint(const char *message, char out[17]);

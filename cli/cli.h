@@ -5,6 +5,7 @@
 #ifndef AC_CLI_H
 #define AC_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "archcheck/report.h"
@@ -38,7 +39,8 @@ typedef enum ac_cli_format {
     AC_FORMAT_TEXT = 0,
     AC_FORMAT_JSON,
     AC_FORMAT_SARIF,
-    AC_FORMAT_JUNIT
+    AC_FORMAT_JUNIT,
+    AC_FORMAT_GITLAB
 } ac_cli_format;
 
 /* Parse a --format value among those allowed (a NULL-terminated list of names). */
@@ -57,12 +59,13 @@ int ac_cli_color(const char *mode, FILE *stream);
 int ac_cli_color_parse(const char *value, const char **mode);
 
 /* The output options of check, lint and compare: --format (among `formats`, a
- * NULL-terminated list), --output and --color (getopt codes 'f', 'o' and 'c'). */
+ * NULL-terminated list), --output, --color and --sarif-root (getopt codes 'f', 'o', 'c', 'R'). */
 typedef struct ac_cli_out_opts {
     const char *const *formats;
-    ac_cli_format format; /* text unless --format */
-    const char *out;      /* NULL: the standard stream */
-    const char *color;    /* "auto" unless --color */
+    ac_cli_format format;   /* text unless --format */
+    const char *out;        /* NULL: the standard stream */
+    const char *color;      /* "auto" unless --color */
+    const char *sarif_root; /* --sarif-root (getopt code 'R'), or NULL */
 } ac_cli_out_opts;
 
 void ac_cli_out_opts_init(ac_cli_out_opts *o, const char *const *formats);
@@ -97,10 +100,28 @@ void ac_cli_run_opts_apply(const ac_cli_run_opts *o, ac_analysis_options *aopt);
  * ($SOURCE_DATE_EPOCH if set, for reproducible builds, else now). */
 void ac_cli_pdf_options_init(ac_report_pdf_options *opt, const ac_cli_run_opts *o);
 
+/* Input paths as linters take them (cli/inputs.c): `-` is the standard input, a directory is
+ * searched for architecture files (.xml, root element <architecture>), sorted; with
+ * arch_only, a named file whose root is not <architecture> (a pom.xml) is skipped. */
+typedef struct ac_cli_paths {
+    char **v;
+    size_t n, cap;
+    size_t skipped; /* named files skipped by arch_only */
+    int empty_dir;  /* a directory held no architecture file */
+} ac_cli_paths;
+
+int ac_cli_paths_expand(char **args, size_t n, int arch_only, ac_cli_paths *out);
+void ac_cli_paths_free(ac_cli_paths *l);
+/* 1 when the file's root element is <architecture> (what precedes it: BOM, comments, PIs). */
+int ac_cli_is_architecture(const char *path);
+/* Parse the standard input as "<stdin>" (at most the parser's 16 MiB). */
+int ac_cli_parse_stdin(char sha256_hex[65], ac_model **model, ac_diag_list *diags, ac_error *err);
+
 /* The shared engine of lint and check: parse and validate each file, fill
  * files[] (diags owned by the caller's lists). Returns 0, or AC_EXIT_USAGE on a
  * fatal error (out of memory). */
 typedef struct ac_cli_input {
+    ac_cli_paths paths; /* the expanded paths (ac_cli_input_load_args), owned */
     ac_report_file *files;
     ac_diag_list *diags;
     ac_model **models;
@@ -110,11 +131,14 @@ typedef struct ac_cli_input {
 
 int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on);
 
-/* ac_cli_input_load of the files after the options (argv[optind..]); without any, print
- * `usage` and "COMMAND: no input file" to stderr. Returns 0, or AC_EXIT_USAGE with nothing
- * left to free. */
+/* ac_cli_input_load of the files after the options (argv[optind..], expanded by
+ * ac_cli_paths_expand); without any, print `usage` and "COMMAND: no input file" to stderr.
+ * Returns 0, AC_CLI_NOTHING when every named file was skipped (arch_only: nothing to check,
+ * not an error), or AC_EXIT_USAGE (also for a directory without architecture files), with
+ * nothing left to free. */
+#define AC_CLI_NOTHING (-1)
 int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *command,
-                           const char *usage, ac_severity fail_on);
+                           const char *usage, ac_severity fail_on, int arch_only);
 
 /* Analyse every valid input (findings join the file's diagnostics; verdicts are
  * recomputed). Without has_seed, a file's <faults seed> seeds its simulation.
@@ -146,6 +170,47 @@ void ac_cli_progress_update(void *ctx, double done);
 void ac_cli_progress_end(ac_cli_progress *p);
 /* ac_cli_progress_end, then a bar at 0% for the work named `what` (borrowed). */
 void ac_cli_progress_start(void *ctx, const char *what);
+
+/* Rule selection (cli/select.c): --select LIST keeps only those rules' findings, --exclude
+ * LIST drops those; a dropped finding is marked suppressed (with the option as its reason),
+ * and so are the failed checks of its rule. Input errors and AC900 are never dropped. */
+typedef struct ac_cli_rule_filter {
+    char ids[64][16];
+    int select[64]; /* 1: from --select, 0: from --exclude */
+    size_t n;
+} ac_cli_rule_filter;
+
+/* Add a comma-separated list of rule ids (each checked, with the nearest id suggested).
+ * Returns 0 or AC_EXIT_USAGE after printing why. */
+int ac_cli_rule_filter_add(ac_cli_rule_filter *f, int select, const char *list);
+/* Apply the filter to a file's findings (and its analysis' checks; may be NULL). Returns 0 or
+ * -1 out of memory. */
+int ac_cli_rule_filter_apply(const ac_cli_rule_filter *f, ac_diag_list *diags, ac_analysis *a);
+/* An AC033 warning for each <suppress> of `m` that silenced no finding of `diags`. Returns 0
+ * or -1 out of memory. */
+int ac_cli_unused_suppressions(const ac_model *m, const char *file, ac_diag_list *diags);
+
+/* Levenshtein distance (ASCII case-insensitive; (size_t)-1 for words over 63 characters). */
+size_t ac_cli_edit_distance(const char *a, const char *b);
+/* The candidate nearest to `word` if within a third of its length (+1), else NULL. */
+const char *ac_cli_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* 1 when `word` is one of words[0..n); else 0 and *near the nearest (or NULL). */
+int ac_cli_known_word(const char *word, const char *const *words, size_t n, const char **near);
+
+/* After getopt_long returned '?' (with opterr = 0): print `usage` and why, with the nearest
+ * long option for an unknown one ("did you mean '--format'?"). Returns AC_EXIT_USAGE. */
+int ac_cli_bad_option(char **argv, const struct option *opts, const char *shortopts,
+                      const char *usage);
+
+/* The project file (cli/config.c): the nearest .archcheck.toml from the working directory up
+ * puts its options (those of `opts`) before the command line's: *argc and *argv are replaced
+ * (and *owned set: free with ac_cli_config_free(owned, new argc, old argc)). Nothing when
+ * there is none or the command line has --no-config. Returns 0 or AC_EXIT_USAGE after printing
+ * FILE:LINE: error: ... (an unknown key gets the nearest one). */
+int ac_cli_config_args(const char *command, const struct option *opts, int *argc, char ***argv,
+                       char ***owned);
+void ac_cli_config_free(char **owned, int argc, int original_argc);
 
 /* Exit status for a run's verdicts: 2 if any input is invalid, else 1 if any
  * fails, else 3 if any is inconclusive, else 0. */

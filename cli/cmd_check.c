@@ -16,8 +16,12 @@ static const char check_usage[] =
     "Check architecture files: validation, then every analysis the file asks for,\n"
     "and a verdict per file: PASS, FAIL or INCONCLUSIVE.\n"
     "\n"
+    "FILE may be - (the standard input) or a directory (searched for .xml files whose\n"
+    "root element is <architecture>).\n"
+    "\n"
     "options:\n"
-    "  -f, --format FMT     text (default), json, sarif or junit\n"
+    "  -f, --format FMT     text (default), json, sarif, junit or gitlab (GitLab Code\n"
+    "                       Quality JSON)\n"
     "  -o, --output FILE    write the output to FILE (atomically) instead of stdout\n"
     "      --report OUT.pdf also write the PDF report (verdict, checks, findings, a page per\n"
     "                       node, end to end, how the numbers were obtained); byte-identical\n"
@@ -39,6 +43,15 @@ static const char check_usage[] =
     "      --size           add the sizing (as `archcheck size`): the smallest counts meeting\n"
     "                       the requirements, in the text, the JSON (\"sizing\") and the PDF\n"
     "      --color WHEN     auto (default), always or never\n"
+    "      --no-config      do not read the project file (.archcheck.toml, the\n"
+    "                       nearest from the working directory up)\n"
+    "      --select RULES   report only these rules (ids, comma-separated, repeatable)\n"
+    "      --exclude RULES  do not report these rules (as a <suppress> would); input\n"
+    "                       errors and AC900 are always reported\n"
+    "      --architectures-only  skip a named file whose root element is not\n"
+    "                       <architecture> (a pom.xml in a pre-commit run)\n"
+    "      --sarif-root DIR sarif: artifact URIs relative to DIR (default: the working\n"
+    "                       directory), named by originalUriBaseIds ROOT\n"
     "      --verbose        text: list every check (its value with the stated error, the\n"
     "                       limit, the status, the simulation's estimate), as json and the\n"
     "                       PDF do\n"
@@ -66,7 +79,8 @@ static int apply_baselines(ac_cli_input *in, const char *path, const char *write
     ac_error err = {0};
     int rc;
     if (write_path != NULL) {
-        memset(&b, 0, sizeof b);
+        if (ac_baseline_init(&b, write_path) != AC_OK)
+            return ac_cli_fail("out of memory");
         for (size_t i = 0; i < in->n; i++)
             if (in->files[i].verdict != AC_VERDICT_INVALID &&
                 ac_baseline_add(&b, in->files[i].file, &in->diags[i]) != AC_OK) {
@@ -108,35 +122,43 @@ static int write_report(const ac_report_run *run, const ac_cli_run_opts *ro)
     return 0;
 }
 
-int ac_cli_check(int argc, char **argv)
+static const struct option check_opts[] = {{"format", required_argument, NULL, 'f'},
+                                           {"output", required_argument, NULL, 'o'},
+                                           {"fail-on", required_argument, NULL, 'F'},
+                                           {"seed", required_argument, NULL, 's'},
+                                           {"jobs", required_argument, NULL, 'j'},
+                                           {"no-search", no_argument, NULL, 'n'},
+                                           {"report", required_argument, NULL, 'r'},
+                                           {"timestamp", no_argument, NULL, 'T'},
+                                           {"baseline", required_argument, NULL, 'b'},
+                                           {"write-baseline", required_argument, NULL, 'B'},
+                                           {"validate", no_argument, NULL, 'v'},
+                                           {"no-validate", no_argument, NULL, 'V'},
+                                           {"size", no_argument, NULL, 'Z'},
+                                           {"color", required_argument, NULL, 'c'},
+                                           {"sarif-root", required_argument, NULL, 'R'},
+                                           {"architectures-only", no_argument, NULL, 'A'},
+                                           {"no-config", no_argument, NULL, 'N'},
+                                           {"select", required_argument, NULL, 'S'},
+                                           {"exclude", required_argument, NULL, 'X'},
+                                           {"quiet", no_argument, NULL, 'q'},
+                                           {"verbose", no_argument, NULL, 'L'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+
+static int check_main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"fail-on", required_argument, NULL, 'F'},
-                                         {"seed", required_argument, NULL, 's'},
-                                         {"jobs", required_argument, NULL, 'j'},
-                                         {"no-search", no_argument, NULL, 'n'},
-                                         {"report", required_argument, NULL, 'r'},
-                                         {"timestamp", no_argument, NULL, 'T'},
-                                         {"baseline", required_argument, NULL, 'b'},
-                                         {"write-baseline", required_argument, NULL, 'B'},
-                                         {"validate", no_argument, NULL, 'v'},
-                                         {"no-validate", no_argument, NULL, 'V'},
-                                         {"size", no_argument, NULL, 'Z'},
-                                         {"color", required_argument, NULL, 'c'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"verbose", no_argument, NULL, 'L'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    static const char *const formats[] = {"text", "json", "sarif", "junit", NULL};
+    const struct option *opts = check_opts;
+    static const char *const formats[] = {"text", "json", "sarif", "junit", "gitlab", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, no_search = 0, quiet = 0, verbose = 0, c, status, rc, size = 0;
+    int never = 0, no_search = 0, quiet = 0, verbose = 0, arch_only = 0, c, status, rc, size = 0;
     ac_sizing **sizings = NULL;
     ac_cli_progress bar;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
+    ac_cli_rule_filter filter = {0};
     ac_cli_input in;
     ac_report_run run;
     ac_analysis_options aopt;
@@ -144,6 +166,7 @@ int ac_cli_check(int argc, char **argv)
     ac_cli_run_opts_init(&ro);
     ac_cli_out_opts_init(&oo, formats);
     optind = 0;
+    opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:j:qh", opts, NULL)) != -1) {
         int taken = ac_cli_run_opts_parse(&ro, c, optarg);
         if (taken == 0)
@@ -173,11 +196,21 @@ int ac_cli_check(int argc, char **argv)
         case 'L': verbose = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
+        case 'A': arch_only = 1; break;
+        case 'N': break; /* --no-config: read by ac_cli_config_args */
+        case 'S':
+        case 'X':
+            if (ac_cli_rule_filter_add(&filter, c == 'S', optarg) != 0)
+                return AC_EXIT_USAGE;
+            break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
-        default: fputs(check_usage, stderr); return AC_EXIT_USAGE;
+        default: return ac_cli_bad_option(argv, opts, "f:o:j:qh", check_usage);
         }
     }
-    if (ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on) != 0)
+    rc = ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on, arch_only);
+    if (rc == AC_CLI_NOTHING)
+        return AC_EXIT_PASS; /* --architectures-only skipped every file */
+    if (rc != 0)
         return AC_EXIT_USAGE;
     ac_cli_run_opts_apply(&ro, &aopt);
     aopt.search = !no_search;
@@ -192,6 +225,16 @@ int ac_cli_check(int argc, char **argv)
     if (rc != 0) {
         ac_cli_input_free(&in);
         return AC_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < in.n; i++) {
+        if (in.files[i].verdict == AC_VERDICT_INVALID)
+            continue;
+        if (ac_cli_unused_suppressions(in.models[i], in.files[i].file, &in.diags[i]) != 0 ||
+            ac_cli_rule_filter_apply(&filter, &in.diags[i], in.analyses[i]) != 0) {
+            ac_cli_input_free(&in);
+            return ac_cli_fail("out of memory");
+        }
+        in.files[i].verdict = ac_report_verdict(&in.diags[i], fail_on);
     }
     if (apply_baselines(&in, baseline, write_baseline, fail_on) != 0) {
         ac_cli_input_free(&in);
@@ -211,6 +254,7 @@ int ac_cli_check(int argc, char **argv)
     run.command = "check";
     run.files = in.files;
     run.nfiles = in.n;
+    run.sarif_root = oo.sarif_root;
     run.fail_on = fail_on;
     run.seed = ro.seed;
     run.has_seed = ro.has_seed;
@@ -230,5 +274,16 @@ int ac_cli_check(int argc, char **argv)
         ac_sizing_free(sizings[i]);
     free(sizings);
     ac_cli_input_free(&in);
+    return status;
+}
+
+int ac_cli_check(int argc, char **argv)
+{
+    char **owned = NULL;
+    int n = argc, status;
+    if (ac_cli_config_args("check", check_opts, &n, &argv, &owned) != 0)
+        return AC_EXIT_USAGE;
+    status = check_main(n, argv);
+    ac_cli_config_free(owned, n, argc);
     return status;
 }

@@ -121,6 +121,7 @@ int ac_cli_simulate(int argc, char **argv)
     so.rel_precision = 0.01;
     so.max_events = 50000000ull;
     optind = 0;
+    opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
@@ -175,7 +176,7 @@ int ac_cli_simulate(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': fputs(simulate_usage, stdout); return AC_EXIT_PASS;
-        default: fputs(simulate_usage, stderr); return AC_EXIT_USAGE;
+        default: return ac_cli_bad_option(argv, opts, "f:o:qh", simulate_usage);
         }
     }
     if (optind + 1 != argc) {

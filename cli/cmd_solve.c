@@ -269,6 +269,7 @@ int ac_cli_solve(int argc, char **argv)
     ac_analysis_options_init(&aopt);
     aopt.validate = AC_VALIDATE_NEVER;
     optind = 0;
+    opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
@@ -298,7 +299,7 @@ int ac_cli_solve(int argc, char **argv)
             break;
         }
         case 'h': fputs(solve_usage, stdout); return AC_EXIT_PASS;
-        default: fputs(solve_usage, stderr); return AC_EXIT_USAGE;
+        default: return ac_cli_bad_option(argv, opts, "f:o:h", solve_usage);
         }
     }
     if (optind + 1 != argc) {

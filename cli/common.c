@@ -25,7 +25,7 @@ int ac_cli_fail(const char *fmt, ...)
 
 int ac_cli_parse_format(const char *value, const char *const *allowed, ac_cli_format *out)
 {
-    static const char *const names[] = {"text", "json", "sarif", "junit"};
+    static const char *const names[] = {"text", "json", "sarif", "junit", "gitlab"};
     for (size_t i = 0; allowed[i] != NULL; i++) {
         if (strcmp(value, allowed[i]) != 0)
             continue;
@@ -48,13 +48,17 @@ int ac_cli_color(const char *mode, FILE *stream)
         return 1;
     if (strcmp(mode, "never") == 0)
         return 0;
+    { /* https://no-color.org: set and not empty, no colour unless --color always */
+        const char *no = getenv("NO_COLOR");
+        if (no != NULL && no[0] != '\0')
+            return 0;
+    }
     return isatty(fileno(stream));
 }
 
 int ac_cli_color_parse(const char *value, const char **mode)
 {
-    if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 &&
-        strcmp(value, "never") != 0)
+    if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0 && strcmp(value, "never") != 0)
         return ac_cli_fail("--color takes auto, always or never");
     *mode = value;
     return 0;
@@ -76,6 +80,7 @@ int ac_cli_out_opts_parse(ac_cli_out_opts *o, int c, const char *arg)
             return AC_EXIT_USAGE;
         return 1;
     case 'o': o->out = arg; return 1;
+    case 'R': o->sarif_root = arg; return 1;
     case 'c': return ac_cli_color_parse(arg, &o->color) != 0 ? AC_EXIT_USAGE : 1;
     default: return 0;
     }
@@ -148,12 +153,12 @@ static int write_format(FILE *fp, const ac_report_run *run, ac_cli_format format
     case AC_FORMAT_JSON: return ac_report_json(fp, run);
     case AC_FORMAT_SARIF: return ac_report_sarif(fp, run);
     case AC_FORMAT_JUNIT: return ac_report_junit(fp, run);
+    case AC_FORMAT_GITLAB: return ac_report_gitlab(fp, run);
     }
     return AC_EINVAL;
 }
 
-int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path,
-                 FILE *stream)
+int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path, FILE *stream)
 {
     ac_error err = {0};
     ac_atomic_file f;
@@ -188,31 +193,45 @@ int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail
         return ac_cli_fail("out of memory");
     for (size_t i = 0; i < n; i++) {
         ac_error err = {0};
-        int rc = ac_parser_parse_file_digest(paths[i], in->files[i].sha256, &in->models[i],
-                                             &in->diags[i], &err);
+        int rc = strcmp(paths[i], "-") == 0
+                     ? ac_cli_parse_stdin(in->files[i].sha256, &in->models[i], &in->diags[i], &err)
+                     : ac_parser_parse_file_digest(paths[i], in->files[i].sha256, &in->models[i],
+                                                   &in->diags[i], &err);
         if (rc != AC_OK && rc != AC_EINPUT)
             return ac_cli_fail("%s: %s", paths[i], err.message);
-        in->files[i].file = paths[i];
+        in->files[i].file = strcmp(paths[i], "-") == 0 ? "<stdin>" : paths[i];
         in->files[i].diags = &in->diags[i];
         in->files[i].model = in->models[i];
-        in->files[i].verdict = rc == AC_EINPUT ? AC_VERDICT_INVALID
-                                               : ac_report_verdict(&in->diags[i], fail_on);
+        in->files[i].verdict =
+            rc == AC_EINPUT ? AC_VERDICT_INVALID : ac_report_verdict(&in->diags[i], fail_on);
     }
     return 0;
 }
 
 int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *command,
-                           const char *usage, ac_severity fail_on)
+                           const char *usage, ac_severity fail_on, int arch_only)
 {
+    ac_cli_paths paths;
     memset(in, 0, sizeof *in);
     if (optind >= argc) {
         fputs(usage, stderr);
         return ac_cli_fail("%s: no input file", command);
     }
-    if (ac_cli_input_load(in, argv + optind, (size_t)(argc - optind), fail_on) != 0) {
+    if (ac_cli_paths_expand(argv + optind, (size_t)(argc - optind), arch_only, &paths) != 0)
+        return AC_EXIT_USAGE;
+    if (paths.n == 0 || paths.empty_dir) {
+        int nothing = !paths.empty_dir; /* only files that are not architectures: skipped */
+        ac_cli_paths_free(&paths);
+        if (nothing)
+            fprintf(stderr, "archcheck: %s: no architecture file to check\n", command);
+        return nothing ? AC_CLI_NOTHING : AC_EXIT_USAGE;
+    }
+    if (ac_cli_input_load(in, paths.v, paths.n, fail_on) != 0) {
+        in->paths = paths;
         ac_cli_input_free(in);
         return AC_EXIT_USAGE;
     }
+    in->paths = paths;
     return 0;
 }
 
@@ -261,6 +280,7 @@ void ac_cli_input_free(ac_cli_input *in)
     free(in->diags);
     free(in->analyses);
     free(in->models);
+    ac_cli_paths_free(&in->paths);
     memset(in, 0, sizeof *in);
 }
 

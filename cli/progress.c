@@ -73,11 +73,10 @@ void ac_cli_progress_update(void *ctx, double done)
     else
         snprintf(left, sizeof left, "--");
     if (p->part > 0)
-        fprintf(p->fp, "\r%s (part %zu) [%s] %3.0f%%  about %s left\033[K", p->what,
-                p->part + 1, bar, 100.0 * done, left);
+        fprintf(p->fp, "\r%s (part %zu) [%s] %3.0f%%  about %s left\033[K", p->what, p->part + 1,
+                bar, 100.0 * done, left);
     else
-        fprintf(p->fp, "\r%s [%s] %3.0f%%  about %s left\033[K", p->what, bar, 100.0 * done,
-                left);
+        fprintf(p->fp, "\r%s [%s] %3.0f%%  about %s left\033[K", p->what, bar, 100.0 * done, left);
     fflush(p->fp);
     p->drawn = 1;
 }

@@ -88,6 +88,15 @@ static void diag_free(ac_diag *d)
     free(d->suppress_reason);
 }
 
+void ac_diag_list_remove(ac_diag_list *list, size_t i)
+{
+    if (list == NULL || i >= list->count)
+        return;
+    diag_free(&list->items[i]);
+    memmove(&list->items[i], &list->items[i + 1], (list->count - i - 1) * sizeof *list->items);
+    list->count--;
+}
+
 void ac_diag_list_clear(ac_diag_list *list)
 {
     if (list == NULL)

@@ -90,6 +90,10 @@ static const ac_rule rules[] = {
      "The traffic equations have no finite solution: a cycle of routes sends every job back "
      "(probabilities summing to 1 around the loop, or fan-out growing around it). Let some of "
      "the traffic leave the cycle."},
+    {"AC033", AC_SEV_WARNING, "unused-suppression", "a suppression matches no finding",
+     "The rule does not fire on its target (any more): delete the <suppress>, or correct its "
+     "rule or target, so that it does not silence a future finding unnoticed. Reported by "
+     "check, which knows every finding."},
     {"AC101", AC_SEV_ERROR, "overload", "a node receives more work than it can serve",
      "The offered load is at or above capacity (utilisation >= 1): queues grow without bound or "
      "work is lost. Add servers, shorten the service time, or limit the incoming rate."},

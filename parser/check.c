@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/strbuf.h"
+#include "common/suggest.h"
 #include "parser/internal.h"
 
 typedef enum id_kind { ID_NODE, ID_SOURCE, ID_POPULATION, ID_LINK, ID_MITIGATION } id_kind;
@@ -104,6 +105,35 @@ static const char *ref_kind_text(ac_ref_kind kind)
     return "an element";
 }
 
+/* A broken reference (AC021) or a misspelt element (AC004) cuts routes: the unreachable
+ * nodes that follow are knock-ons of that one mistake, not reported. */
+static int has_broken_structure(const ac_pctx *ctx)
+{
+    for (size_t i = 0; i < ctx->diags->count; i++) {
+        const ac_diag *d = &ctx->diags->items[i];
+        if (d->file != NULL && strcmp(d->file, ctx->file) == 0 &&
+            (strcmp(d->rule, "AC021") == 0 ||
+             (strcmp(d->rule, "AC004") == 0 && strstr(d->message, "not expected") != NULL)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Does the source text carry id="ID" (on some element, built or not)? */
+static int defined_in_source(const ac_pctx *ctx, const char *id)
+{
+    char pat[300];
+    size_t n = (size_t)snprintf(pat, sizeof pat, "id=\"%s\"", id);
+    if (n >= sizeof pat || ctx->buf == NULL)
+        return 0;
+    for (size_t i = 0; i + n <= ctx->len; i++)
+        if (memcmp(ctx->buf + i, pat, n) == 0 && (i == 0 || ctx->buf[i - 1] == ' ' ||
+                                                  ctx->buf[i - 1] == '\t' ||
+                                                  ctx->buf[i - 1] == '\n'))
+            return 1;
+    return 0;
+}
+
 static void resolve_refs(ac_pctx *ctx, const id_entry *t, size_t n)
 {
     const ac_model *m = ctx->model;
@@ -111,12 +141,24 @@ static void resolve_refs(ac_pctx *ctx, const id_entry *t, size_t n)
         const ac_pending_ref *r = &ctx->refs[i];
         const id_entry *e = bsearch(r->id, t, n, sizeof *t, key_cmp);
         int ok = 0;
+        if (e == NULL && has_broken_structure(ctx) && defined_in_source(ctx, r->id))
+            continue; /* its element is misspelt or misplaced (AC004): a knock-on */
         if (e == NULL) {
             /* suggest an id that differs only in case */
             const char *near = NULL;
             for (size_t j = 0; j < n && near == NULL; j++)
                 if (strcasecmp(t[j].id, r->id) == 0)
                     near = t[j].id;
+            if (near == NULL) { /* else the nearest id by edit distance */
+                size_t best = (size_t)-1, limit = ac_suggest_limit(r->id);
+                for (size_t j = 0; j < n; j++) {
+                    size_t d = ac_edit_distance(r->id, t[j].id);
+                    if (d < best && d <= limit) {
+                        best = d;
+                        near = t[j].id;
+                    }
+                }
+            }
             if (near != NULL)
                 ac_pdiag(ctx, r->loc, NULL, "AC021",
                          "attribute '%s' of <%s> names '%s', which is not defined (did you mean "
@@ -237,7 +279,7 @@ static void check_reachability(ac_pctx *ctx)
                      "analyse");
         goto cleanup;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !has_broken_structure(ctx); i++) {
         if (!seen[i] && m->nodes[i].id != NULL && !ctx->dup_nodes[i])
             ac_pdiag(ctx, m->nodes[i].loc, m->nodes[i].id, "AC024",
                      "%s '%s' is unreachable: no route from a source or population leads to it",

@@ -47,6 +47,27 @@ static void ctx_free(ac_pctx *ctx)
     free(ctx->dup_nodes);
 }
 
+/* One mistake, one diagnostic: a misspelt attribute (AC004 "not allowed here") also leaves
+ * its element without the attribute it meant (AC018 "needs exactly one of ..."): the
+ * AC018 on the same line is dropped. */
+static void drop_knock_ons(ac_diag_list *diags, const char *file)
+{
+    for (size_t i = 0; i < diags->count;) {
+        const ac_diag *d = &diags->items[i];
+        int knock_on = 0;
+        if (strcmp(d->rule, "AC018") == 0 && d->file != NULL && strcmp(d->file, file) == 0)
+            for (size_t k = 0; k < diags->count && !knock_on; k++) {
+                const ac_diag *e = &diags->items[k];
+                knock_on = strcmp(e->rule, "AC004") == 0 && e->line == d->line &&
+                           strstr(e->message, "is not allowed here") != NULL;
+            }
+        if (knock_on)
+            ac_diag_list_remove(diags, i);
+        else
+            i++;
+    }
+}
+
 int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_model **out,
                            ac_diag_list *diags, ac_error *err)
 {
@@ -89,6 +110,7 @@ int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_mod
         goto cleanup;
     }
     ac_diag_list_sort(diags);
+    drop_knock_ons(diags, ctx.file);
     if (doc == NULL || ac_diag_list_count(diags, AC_SEV_ERROR) > errors_before) {
         rc = AC_EINPUT;
         goto cleanup;

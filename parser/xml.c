@@ -26,6 +26,7 @@
 
 #include "archcheck/parser.h"
 #include "common/strbuf.h"
+#include "common/suggest.h"
 #include "parser/internal.h"
 
 extern const unsigned char ac_parser_schema_xsd[];
@@ -529,6 +530,36 @@ xmlDocPtr ac_xml_read(ac_pctx *ctx)
 
 /* ---- XSD validation ---- */
 
+/* The nearest name declared in the embedded XSD as `<xs:KIND name="...">` (KIND element or
+ * attribute) to `word`, into out (empty when none is near). */
+static void schema_nearest(const char *kind, const char *word, char *out, size_t size)
+{
+    const char *xsd = (const char *)ac_parser_schema_xsd, *end = xsd + ac_parser_schema_xsd_len;
+    char pat[32], best[64] = "";
+    size_t best_d = (size_t)-1, limit = ac_suggest_limit(word), plen;
+    snprintf(pat, sizeof pat, "<xs:%s name=\"", kind);
+    plen = strlen(pat);
+    for (const char *p = xsd; p + plen < end; p++) {
+        const char *q;
+        char name[64];
+        size_t d, n;
+        if (memcmp(p, pat, plen) != 0)
+            continue;
+        q = memchr(p + plen, '"', (size_t)(end - p - (long)plen));
+        n = q != NULL ? (size_t)(q - p - (long)plen) : 0;
+        if (n == 0 || n >= sizeof name)
+            continue;
+        memcpy(name, p + plen, n);
+        name[n] = '\0';
+        d = ac_edit_distance(word, name);
+        if (d > 0 && d < best_d && d <= limit) {
+            best_d = d;
+            memcpy(best, name, n + 1);
+        }
+    }
+    snprintf(out, size, "%s", best);
+}
+
 static void schema_error(void *user, xmlErrorPtr e)
 {
     ac_pctx *ctx = user;
@@ -552,8 +583,17 @@ static void schema_error(void *user, xmlErrorPtr e)
         if (strncmp(rest, "The attribute", 13) != 0)
             return;
         loc = node != NULL ? ac_xml_attr_loc(ctx, node, attr) : ac_xml_elem_loc(ctx, NULL);
-        ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: attribute '%s' is not allowed here", elem,
-                 attr);
+        {
+            char near[64];
+            schema_nearest("attribute", attr, near, sizeof near);
+            if (near[0] != '\0')
+                ac_pdiag(ctx, loc, NULL, "AC004",
+                         "element <%s>: attribute '%s' is not allowed here (did you mean '%s'?)",
+                         elem, attr, near);
+            else
+                ac_pdiag(ctx, loc, NULL, "AC004",
+                         "element <%s>: attribute '%s' is not allowed here", elem, attr);
+        }
         return;
     }
     if (sscanf(msg, "Element '%127[^']':", elem) == 1) {
@@ -564,6 +604,15 @@ static void schema_error(void *user, xmlErrorPtr e)
             (strcmp(elem, "profile") == 0 && strstr(rest, "Missing child") != NULL))
             return; /* reported when the model is built, with a better message */
         loc = ac_xml_elem_loc(ctx, node);
+        if (strncmp(rest, "This element is not expected.", 29) == 0) {
+            char near[64];
+            schema_nearest("element", elem, near, sizeof near);
+            if (near[0] != '\0') {
+                ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s Did you mean <%s>?", elem,
+                         rest, near);
+                return;
+            }
+        }
         ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s", elem, rest);
         return;
     }

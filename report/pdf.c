@@ -188,6 +188,23 @@ static void table_end(pdf_doc *d)
 
 /* ---------------------------------------------------------------- page 1: the verdict */
 
+/* Does a check carry a simulated value, or a finding quote a simulation (the basins of a
+ * metastable pool, a simulated jsq/jiq pool)? */
+static int quotes_simulation(const ac_report_file *rf)
+{
+    const ac_analysis *a = rf->analysis;
+    for (size_t k = 0; a != NULL && k < a->nchecks; k++)
+        if (a->checks[k].has_sim)
+            return 1;
+    for (size_t i = 0; i < rf->diags->count; i++) {
+        const ac_diag *dg = &rf->diags->items[i];
+        if (strstr(dg->message, "simulat") != NULL ||
+            (dg->detail != NULL && strstr(dg->detail, "simulat") != NULL))
+            return 1;
+    }
+    return 0;
+}
+
 static void write_meta(pdf_doc *d, const ac_report_run *run, const ac_report_file *rf,
                        const ac_report_pdf_options *opt)
 {
@@ -222,6 +239,10 @@ static void write_meta(pdf_doc *d, const ac_report_run *run, const ac_report_fil
                      100.0 * a->sim->rel_halfwidth, a->sim->converged ? "" : " (not converged)");
         else if (a->sim_note[0] != '\0')
             snprintf(sim, sizeof sim, "not simulated: %s", a->sim_note);
+        else if (quotes_simulation(rf))
+            snprintf(sim, sizeof sim,
+                     "no simulation of the whole model; the findings quote the simulations "
+                     "that decided them");
         else
             snprintf(sim, sizeof sim, "not needed (no check was undecided by its approximation)");
         rows[n][0] = "Validation";
@@ -619,8 +640,17 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
                  "P(T > t)");
     tp.yaxis.min = 1e-4;
     tp.yaxis.max = 1.0;
-    qp.empty_note = "no distribution: the pool has no equilibrium";
-    tp.empty_note = "no distribution: the pool has no equilibrium";
+    qp.xaxis.integer = 1;
+    if (r != NULL) {
+        qp.empty_note = na->overload ? "no distribution: the pool is overloaded (no steady state)"
+                                     : "no distribution: the pool has no equilibrium";
+        tp.empty_note = qp.empty_note;
+    } else {
+        qp.empty_note = na->gateway != NULL ? "a gateway admits or rejects at once: no queue"
+                                            : "no distribution for this node";
+        tp.empty_note = na->gateway != NULL ? "admission takes no time: no response-time law"
+                                            : "no response-time law for this node";
+    }
     if (r != NULL && !na->overload) {
         /* the operating equilibrium first, then the other stable ones */
         eqs[neq++] = r->operating;
@@ -632,8 +662,8 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
             const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
             /* the time axis follows the operating equilibrium; the others are far slower
                (a metastable pool's bad state) and are named with their p99 */
-            if (j == 0 && isfinite(k->p99))
-                tmax = k->p99;
+            if (isfinite(k->p99)) /* the axis fits every curve drawn */
+                tmax = fmax(tmax, k->p99);
             snprintf(qlabels[j], sizeof qlabels[j], "%s equilibrium %zu",
                      eqs[j] == r->operating ? "operating"
                      : r->bistable && eqs[j] == r->bad ? "bad"
@@ -648,7 +678,7 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         }
         if (isfinite(na->p99))
             tmax = fmax(tmax, na->p99);
-        if (!(tmax > 0.0))
+        if (!(tmax > 1e-9)) /* a quantile at an atom (0): the service time sets the scale */
             tmax = 1.0 / r->service_rate;
         tmax *= 1.3;
         for (size_t s = 0; s < CCDF_POINTS; s++)
@@ -694,14 +724,20 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         const ac_solver_function_result *f = na->function;
         tp.title = na->queue != NULL ? "Time in the queue: P(W > t)" : "Time at the function: P(T > t)";
         tp.empty_note = NULL;
-        tmax = (isfinite(na->p99) && na->p99 > 0.0 ? na->p99 : na->mean_response_time) * 1.3;
-        if (!(tmax > 0.0))
-            tmax = 1.0;
+        tmax = (isfinite(na->p99) && na->p99 > 1e-9 ? na->p99 : na->mean_response_time) * 1.3;
+        if (!(tmax > 1e-9)) /* the time is 0 with probability near 1 (an atom): 1 ms shows it */
+            tmax = 1e-3;
+        double top = 0.0;
         for (size_t s = 0; s < CCDF_POINTS; s++) {
             tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
             ty[0][s] = ac_node_analysis_ccdf(na, tx[s]);
+            if (s > 0 && isfinite(ty[0][s]))
+                top = fmax(top, ty[0][s]);
         }
-        ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
+        if (top >= tp.yaxis.min) /* else the curve lies under the axis: nothing to see */
+            ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
+        else
+            tp.empty_note = "the time is 0 but with a probability under 0.0001";
         if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0) {
             /* the busy count of a loss system: Poisson(load) truncated at C, its tail
                P(busy >= k) by a suffix sum, drawn at up to QLEN_POINTS values of k */
@@ -738,6 +774,13 @@ static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a
         fmt_qty(v, sizeof v, na->p99, "s");
         snprintf(m99, sizeof m99, "p99 %s", v);
         ac_plot_add_marker(&tp, na->p99, m99);
+    }
+    if (qp.nseries == 0 && tp.nseries == 0) { /* no empty axes: say why in a line */
+        char why[300];
+        snprintf(why, sizeof why, "No plots: %s; %s.", qp.empty_note != NULL ? qp.empty_note : "",
+                 tp.empty_note != NULL ? tp.empty_note : "");
+        paragraph(d, why);
+        return;
     }
     ac_pdf_doc_room_ensure(d, box_h + 6.0);
     ac_plot_draw(&d->cv, &qp, MARGIN_X, d->y - box_h, box_w, box_h);
@@ -1159,10 +1202,86 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     write_method(d, rf);
 }
 
+/* The worst verdict of the run: invalid, then fail, then inconclusive, then pass. */
+static ac_verdict run_verdict(const ac_report_run *run)
+{
+    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
+                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
+    ac_verdict v = AC_VERDICT_PASS;
+    for (size_t f = 0; f < run->nfiles; f++)
+        if (rank[run->files[f].verdict] > rank[v])
+            v = run->files[f].verdict;
+    return v;
+}
+
+/* A report of several files opens with a summary: the run's verdict (the worst), then a row
+ * per file with its verdict, checks and findings, so that a FAIL on page 7 is on page 1. */
+static void write_summary(pdf_doc *d, const ac_report_run *run)
+{
+    static const pdf_col cols[] = {{"File", CONTENT_W - 250.0, AC_PLOT_LEFT},
+                                   {"Verdict", 80.0, AC_PLOT_LEFT},
+                                   {"Checks (pass / fail / inconclusive)", 110.0, AC_PLOT_LEFT},
+                                   {"Findings", 60.0, AC_PLOT_RIGHT}};
+    ac_verdict worst = run_verdict(run);
+    const char *v = verdict_label(worst);
+    rgb col = verdict_color(worst);
+    double size = 40.0, w, box_h = 58.0;
+    char line[200];
+    size_t counts[4] = {0};
+    d->footer = "summary";
+    ac_pdf_doc_page_new(d);
+    ac_plot_set_gray(&d->cv, 0.0, 0.4);
+    ac_plot_text(&d->cv, d->cv.regular, 9.0, MARGIN_X, d->y - 9.0, AC_PLOT_LEFT,
+                 "archcheck design check");
+    d->y -= 14.0;
+    ac_plot_set_gray(&d->cv, 0.0, 0.0);
+    snprintf(line, sizeof line, "Summary of %zu files", run->nfiles);
+    ac_pdf_doc_heading_write(d, 17.0, line);
+    for (size_t f = 0; f < run->nfiles; f++)
+        counts[run->files[f].verdict]++;
+    w = ac_plot_text_width(&d->cv, d->cv.bold, size, v);
+    ac_plot_set_rgb_stroke(&d->cv, col.r, col.g, col.b);
+    ac_plot_set_rgb_fill(&d->cv, col.r, col.g, col.b);
+    ac_plot_rect_stroke(&d->cv, MARGIN_X, d->y - box_h, w + 28.0, box_h, 2.5);
+    ac_plot_text(&d->cv, d->cv.bold, size, MARGIN_X + 14.0, d->y - box_h + 16.0, AC_PLOT_LEFT, v);
+    ac_plot_set_gray(&d->cv, 0.0, 0.0);
+    snprintf(line, sizeof line,
+             "The run's verdict is its worst file's. %zu pass, %zu fail, %zu inconclusive, %zu "
+             "invalid input.",
+             counts[AC_VERDICT_PASS], counts[AC_VERDICT_FAIL], counts[AC_VERDICT_INCONCLUSIVE],
+             counts[AC_VERDICT_INVALID]);
+    ac_plot_text_wrapped(&d->cv, d->cv.regular, 9.0, MARGIN_X + w + 44.0, d->y - box_h / 2.0 + 2.0,
+                         MARGIN_X + CONTENT_W - (MARGIN_X + w + 44.0), 11.5, AC_PLOT_LEFT, line);
+    d->y -= box_h + 14.0;
+    table_header(d, cols, 4);
+    for (size_t f = 0; f < run->nfiles; f++) {
+        const ac_report_file *rf = &run->files[f];
+        size_t pass = 0, fail = 0, inc = 0, shown = 0;
+        char checks[64], findings[32];
+        const char *cells[4];
+        ac_report_checks_count(rf->analysis, &pass, &fail, &inc);
+        for (size_t i = 0; i < rf->diags->count; i++)
+            shown += !rf->diags->items[i].suppressed;
+        if (rf->analysis != NULL)
+            snprintf(checks, sizeof checks, "%zu / %zu / %zu", pass, fail, inc);
+        else
+            snprintf(checks, sizeof checks, "not analysed");
+        snprintf(findings, sizeof findings, "%zu", shown);
+        cells[0] = rf->file;
+        cells[1] = verdict_label(rf->verdict);
+        cells[2] = checks;
+        cells[3] = findings;
+        table_row(d, cols, 4, cells, f, 1, verdict_color(rf->verdict));
+    }
+    table_end(d);
+}
+
 /* Draw every file's pages (the draw callback of ac_pdf_doc_write). */
 static void draw_run(pdf_doc *d, const void *ctx)
 {
     const ac_report_run *run = ctx;
+    if (run->nfiles > 1)
+        write_summary(d, run);
     for (size_t f = 0; f < run->nfiles; f++) {
         snprintf(d->doing, sizeof d->doing, "drawing the report of '%.250s'", run->files[f].file);
         write_file(d, run, &run->files[f], &d->opt);

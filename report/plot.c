@@ -645,6 +645,8 @@ static void layout_axis(const ac_plot_canvas *c, const ac_plot *p, const ac_plot
                 b += d;
             }
             step = nice_step((b - a) / (double)target);
+            if (ax->integer && step < 1.0)
+                step = 1.0; /* a count has no tick at 0.5 */
             t0 = floor(a / step + 1e-9) * step;
             L->lo = ax->min < ax->max ? a : t0;
             L->hi = ax->min < ax->max ? b : ceil(b / step - 1e-9) * step;

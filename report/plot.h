@@ -140,6 +140,7 @@ typedef struct ac_plot_axis {
     const char *label;
     const char *const *categories; /* x only: names of the positions 0..n-1 (bar charts) */
     size_t ncategories;
+    int integer; /* linear: whole-number ticks only (counts of jobs, instances) */
 } ac_plot_axis;
 
 typedef struct ac_plot_series {

@@ -10,6 +10,8 @@
 
 #include "archcheck/rules.h"
 #include "common/jsonw.h"
+#include "common/sha256.h"
+#include "common/strbuf.h"
 
 static const char *sarif_level(ac_severity s)
 {
@@ -28,6 +30,35 @@ static size_t rule_index(const ac_rule *all, size_t n, const char *id)
         if (strcmp(all[i].id, id) == 0)
             return i;
     return n;
+}
+
+/* artifactLocation: the URI relative to the root (uriBaseId ROOT), or absolute. */
+static void write_artifact(ac_jsonw *w, const char *file, const char *root)
+{
+    int relative = 1;
+    char *uri = ac_report_artifact_uri(file, root, &relative);
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "uri");
+    ac_jsonw_string(w, uri != NULL ? uri : file);
+    if (uri != NULL && relative) {
+        ac_jsonw_key(w, "uriBaseId");
+        ac_jsonw_string(w, "ROOT");
+    }
+    ac_jsonw_object_end(w);
+    free(uri);
+}
+
+/* partialFingerprints: what code scanning tracks a finding by across commits: the file's
+ * URI, the rule, the node and the message's fingerprint (numbers masked), never the line. */
+static void write_fingerprint(ac_jsonw *w, const ac_diag *d, const char *root)
+{
+    char hex[33];
+    ac_report_finding_fingerprint(d, root, hex);
+    ac_jsonw_key(w, "partialFingerprints");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "archcheckFinding/v1");
+    ac_jsonw_string(w, hex);
+    ac_jsonw_object_end(w);
 }
 
 int ac_report_sarif(FILE *fp, const ac_report_run *run)
@@ -103,6 +134,20 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run)
     ac_jsonw_array_end(&w);
     ac_jsonw_object_end(&w); /* driver */
     ac_jsonw_object_end(&w); /* tool */
+    {
+        char *root = ac_report_root_uri(run->sarif_root);
+        if (root != NULL) {
+            ac_jsonw_key(&w, "originalUriBaseIds");
+            ac_jsonw_object_begin(&w);
+            ac_jsonw_key(&w, "ROOT");
+            ac_jsonw_object_begin(&w);
+            ac_jsonw_key(&w, "uri");
+            ac_jsonw_string(&w, root);
+            ac_jsonw_object_end(&w);
+            ac_jsonw_object_end(&w);
+            free(root);
+        }
+    }
     ac_jsonw_key(&w, "results");
     ac_jsonw_array_begin(&w);
     for (size_t f = 0; f < run->nfiles; f++) {
@@ -130,10 +175,7 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run)
             ac_jsonw_key(&w, "physicalLocation");
             ac_jsonw_object_begin(&w);
             ac_jsonw_key(&w, "artifactLocation");
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "uri");
-            ac_jsonw_string(&w, d->file);
-            ac_jsonw_object_end(&w);
+            write_artifact(&w, d->file, run->sarif_root);
             ac_jsonw_key(&w, "region");
             ac_jsonw_object_begin(&w);
             ac_jsonw_key(&w, "startLine");
@@ -146,12 +188,15 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run)
             ac_jsonw_object_end(&w);
             ac_jsonw_object_end(&w);
             ac_jsonw_array_end(&w);
+            write_fingerprint(&w, d, run->sarif_root);
             if (d->suppressed) {
+                int external = d->suppress_reason != NULL &&
+                               strcmp(d->suppress_reason, AC_REPORT_IN_BASELINE) == 0;
                 ac_jsonw_key(&w, "suppressions");
                 ac_jsonw_array_begin(&w);
                 ac_jsonw_object_begin(&w);
                 ac_jsonw_key(&w, "kind");
-                ac_jsonw_string(&w, "inSource");
+                ac_jsonw_string(&w, external ? "external" : "inSource");
                 ac_jsonw_key(&w, "justification");
                 ac_jsonw_string(&w, d->suppress_reason != NULL ? d->suppress_reason : "");
                 ac_jsonw_object_end(&w);

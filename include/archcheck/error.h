@@ -106,6 +106,9 @@ void ac_diag_list_init(ac_diag_list *list);
  * NULL is a no-op. */
 void ac_diag_list_clear(ac_diag_list *list);
 
+/* Remove (and free) the i-th diagnostic; the later ones move up. Out of range: no-op. */
+void ac_diag_list_remove(ac_diag_list *list, size_t i);
+
 /* Append a diagnostic; the strings are copied. The severity is the rule's
  * default (see rules.h). `node` may be NULL. Returns 0 or AC_ENOMEM. */
 int ac_diag_add(ac_diag_list *list, const char *rule, const char *file, unsigned line,

@@ -55,6 +55,8 @@ typedef struct ac_report_run {
     int verbose;             /* text only: list every check (value, limit, status) */
     ac_severity fail_on;     /* findings at or above this severity fail the verdict */
     int fail_never;          /* --fail-on never: the exit status is 0 whatever the verdict */
+    const char *sarif_root;  /* SARIF: URIs relative to this directory (NULL: the working
+                                directory) */
     int has_exit_status;     /* exit_status is the command's (check, lint) */
     int exit_status;
 } ac_report_run;
@@ -69,7 +71,38 @@ int ac_report_text(FILE *fp, const ac_report_run *run);
  * "exit_status". */
 int ac_report_json(FILE *fp, const ac_report_run *run);
 
-/* SARIF 2.1.0: one run, the rules that fired, one result per finding. */
+/* The suppression reason of a finding matched by a baseline (`check --baseline`). */
+#define AC_REPORT_IN_BASELINE "in baseline"
+
+/* The fingerprint of a finding's message: SHA-256 of the message with every number replaced
+ * by '#', its first 16 hex digits (lower case) and a NUL. A number that drifts is the same
+ * finding. */
+void ac_report_fingerprint(const char *message, char out[17]);
+
+/* "file:///abs/root/" (percent-encoded) of the directory `root` (NULL: the working
+ * directory), or NULL when it cannot be resolved or memory runs out. Caller frees. */
+char *ac_report_root_uri(const char *root);
+
+/* The SARIF URI of `file`: relative to `root` (NULL: the working directory), percent-encoded,
+ * with *relative = 1; a file outside the root is an absolute file:// URI (*relative = 0).
+ * NULL when memory runs out. Caller frees. */
+char *ac_report_artifact_uri(const char *file, const char *root, int *relative);
+
+/* The path of `file` relative to `root` (NULL: the working directory), not encoded; absolute
+ * outside it. Caller frees; NULL when memory runs out. */
+char *ac_report_artifact_path(const char *file, const char *root);
+
+/* A finding's identity across commits: SHA-256 of its file's URI, rule, node and message
+ * fingerprint (never the line), 32 hex digits and a NUL. Returns 0 or AC_ENOMEM. */
+int ac_report_finding_fingerprint(const ac_diag *d, const char *root, char out[33]);
+
+/* GitLab Code Quality JSON: an array, one issue per unsuppressed finding (description,
+ * check_name, fingerprint, severity info/minor/major, location.path and lines.begin). */
+int ac_report_gitlab(FILE *fp, const ac_report_run *run);
+
+/* SARIF 2.1.0: one run, the rules that fired, one result per finding, URIs relative to the
+ * root (originalUriBaseIds ROOT), partialFingerprints, suppressions inSource (<suppress>) or
+ * external (a baseline). */
 int ac_report_sarif(FILE *fp, const ac_report_run *run);
 
 /* JUnit XML: one test suite per file, one test case per check. */
