@@ -149,7 +149,8 @@ static void test_mm1k(void **state)
             assert_int_equal(r->truncation, Ks[j]);
             assert_double_close(e->mean_field.loss_probability, loss, 1e-9, 0.0);
             assert_double_close(e->mean_field.mean_jobs, mean, 1e-9, 0.0);
-            assert_double_close(e->mean_field.throughput, 8.0 * rhos[i] * (1.0 - loss), 1e-9, 0.0);
+            assert_double_close(e->mean_field.throughput, 8.0 * rhos[i] * (1.0 - loss), 1e-9,
+                                0.0);
             assert_true(e->stable);
             ac_solver_pool_result_free(r);
         }
@@ -199,8 +200,7 @@ static void test_shared_queue_erlang_c(void **state)
                 double resp;
                 assert_double_close(ac_solver_pool_wait_ccdf(r, 0, t), C * exp(-alpha * t), 1e-10,
                                     0.0);
-                /* T = W + Exp(mu): (1-C) e^{-mu t} + C (alpha e^{-mu t} - mu e^{-alpha t})/(alpha -
-                 * mu) */
+                /* T = W + Exp(mu): (1-C) e^{-mu t} + C (alpha e^{-mu t} - mu e^{-alpha t})/(alpha - mu) */
                 if (fabs(alpha - mu) > 1e-9)
                     resp = (1.0 - C) * exp(-mu * t) +
                            C * (alpha * exp(-mu * t) - mu * exp(-alpha * t)) / (alpha - mu);
@@ -297,8 +297,8 @@ static void test_refined_distinct(void **state)
  * solution, relaxation time -1/max_re */
 static void test_stability(void **state)
 {
-    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D, AC_DISPATCH_JSQ,
-                                       AC_DISPATCH_JIQ};
+    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D,
+                                       AC_DISPATCH_JSQ, AC_DISPATCH_JIQ};
     static const double rhos[] = {0.3, 0.9, 1.4};
     size_t i, j, k;
     (void)state;
@@ -313,7 +313,8 @@ static void test_stability(void **state)
                 assert_true(e->stable);
                 assert_true(e->max_real_eigenvalue < 0.0);
                 assert_int_equal(e->unstable_eigenvalues, 0);
-                assert_double_close(e->relaxation_time, -1.0 / e->max_real_eigenvalue, 0.0, 1e-12);
+                assert_double_close(e->relaxation_time, -1.0 / e->max_real_eigenvalue, 0.0,
+                                    1e-12);
                 assert_true(e->lyapunov_solved);
                 assert_true(e->lyapunov_pd);
                 assert_true(e->mean_jobs_std > 0.0);
@@ -468,8 +469,9 @@ static void test_jsq_jiq(void **state)
 /* rho >= 1 with an unbounded buffer: overload, no equilibrium, recognised at once */
 static void test_overload(void **state)
 {
-    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D, AC_DISPATCH_JSQ,
-                                       AC_DISPATCH_JIQ, AC_DISPATCH_SHARED_QUEUE};
+    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D,
+                                       AC_DISPATCH_JSQ, AC_DISPATCH_JIQ,
+                                       AC_DISPATCH_SHARED_QUEUE};
     size_t i;
     (void)state;
     for (i = 0; i < 5; i++) {
@@ -836,8 +838,8 @@ static void test_function_cold_starts(void **state)
     assert_double_close(r.cold_probability, exp(-0.6), 2e-3, 0);
     assert_double_close(r.mean_response_time, 0.1 + 0.5 * r.cold_probability, 0, 1e-6);
     /* the law is a mixture: a mass of P(warm) below c0 */
-    assert_double_close(ac_solver_function_cdf(&r, 0.5), (1 - r.cold_probability) * (1 - exp(-5.0)),
-                        1e-6, 0);
+    assert_double_close(ac_solver_function_cdf(&r, 0.5), (1 - r.cold_probability) *
+                                                             (1 - exp(-5.0)), 1e-6, 0);
     f.provisioned = 1;
     assert_int_equal(ac_solver_function_solve(&f, 0.01, AC_SOLVER_FN_SYNC, 0.0, &r, &err), AC_OK);
     assert_true(r.cold_probability < 2e-3);
@@ -952,7 +954,8 @@ static void test_gateway_token_bucket(void **state)
     assert_double_close(r.reject_probability, md1k_direct(5, 0.9), 0, 1e-10);
     /* far above the limit: between the fluid 1 - 1/rho and rho/(1+rho), stated */
     assert_int_equal(ac_solver_gateway_solve(&g, 5000.0, 0.0, &r, &err), AC_OK);
-    assert_true(r.reject_probability >= 1.0 - 1.0 / 50.0 && r.reject_probability <= 50.0 / 51.0);
+    assert_true(r.reject_probability >= 1.0 - 1.0 / 50.0 &&
+                r.reject_probability <= 50.0 / 51.0);
     assert_true(r.expected_abs_error > 0.0);
     /* the sample's gateway: 1000/s against 1500/s and 300 tokens rejects nothing */
     g.rate_limit = 1500.0;
