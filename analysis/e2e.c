@@ -27,6 +27,7 @@
 
 #include "analysis/e2e_internal.h"
 
+/* Is there a fan-out or a parallel route? */
 static int has_fanout(const ac_model *m)
 {
     for (size_t k = 0; k < m->nroutes; k++)
