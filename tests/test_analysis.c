@@ -17,6 +17,7 @@
  * Comments "Was a bug (fixed)" name defects these tests found; they now guard against them.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include <gsl/gsl_errno.h>
 
@@ -27,35 +28,11 @@
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_analysis *a;
-    int rc;
-    ac_error err;
-} fx;
-
-static void dump(const ac_diag_list *d)
-{
-    for (size_t i = 0; i < d->count; i++)
-        print_message("  %u:%u %s [%s]%s %s\n", d->items[i].line, d->items[i].column,
-                      d->items[i].rule, d->items[i].node != NULL ? d->items[i].node : "-",
-                      d->items[i].suppressed ? " (suppressed)" : "", d->items[i].message);
-}
-
-/* Parse `xml` (must be valid) and analyse it with `opt` (NULL: defaults). */
+/* Parse `xml` (must be valid) and analyse it with `opt` (NULL: defaults); the analysis'
+ * status is returned (fixture.h's analyse_with asserts it). */
 static int analyse_opt(fx *f, const char *xml, const ac_analysis_options *opt)
 {
-    int rc;
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
-    if (rc != AC_OK) {
-        dump(&f->d);
-        print_error("parse failed: %d %s\n", rc, f->err.message);
-    }
-    assert_int_equal(rc, AC_OK);
-    assert_non_null(f->m);
+    fx_parse(f, xml);
     f->rc = ac_analysis_run(f->m, opt, &f->a, &f->d, &f->err);
     return f->rc;
 }
@@ -97,14 +74,6 @@ static void analyse_h(fx *f, const char *xml)
     analyse_ok(f, xml, &o);
 }
 
-static void fx_free(fx *f)
-{
-    ac_analysis_free(f->a);
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-    memset(f, 0, sizeof *f);
-}
-
 static size_t node_index(const fx *f, const char *id)
 {
     size_t i = ac_model_find_node(f->m, id);
@@ -115,14 +84,6 @@ static size_t node_index(const fx *f, const char *id)
 static const ac_node_analysis *node(const fx *f, const char *id)
 {
     return &f->a->nodes[node_index(f, id)];
-}
-
-static size_t count_rule(const ac_diag_list *d, const char *rule)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < d->count; i++)
-        n += strcmp(d->items[i].rule, rule) == 0;
-    return n;
 }
 
 /* The finding with this rule about this node (NULL: any node), or NULL. */
