@@ -437,7 +437,7 @@ static void test_headroom_probe_budget(void **state)
     assert_true(f.a->has_headroom);
     assert_true(f.a->headroom <= exact);
     assert_true(f.a->headroom >= exact * (1.0 - f.a->headroom_rel_error));
-    assert_true(f.a->headroom_rel_error <= 2e-4);
+    assert_true(f.a->headroom_rel_error <= 2e-5);
     fx_free(&f);
 }
 
