@@ -89,7 +89,7 @@ int ac_an_batch_apply(const ac_model *m, ac_analysis *a, ac_error *err);
  * populations. Returns 0 or a negative status; adds AC900 findings for what it cannot do. */
 int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings, ac_error *err);
 
-/* ---- e2e.c ---- */
+/* ---- e2e.c, e2e_walk.c ---- */
 
 /* Combine the nodes' response-time laws along the routes from the sources. */
 int ac_an_e2e_solve(const ac_model *m, ac_analysis *a, ac_error *err);

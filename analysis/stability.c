@@ -128,6 +128,10 @@ void ac_an_check_stability(ac_an_ctx *c)
                                  "jobs)",
                                  r->smallest_burst.extra_rate, r->smallest_burst.duration,
                                  r->smallest_burst.jobs);
+            else if (r->burst_searched && r->burst_budget_spent)
+                ac_strbuf_append(&sb, "the burst search ran out of its probe budget before a "
+                                      "burst tipped it; the bad state is reached from a full "
+                                      "start");
             else if (r->burst_searched)
                 ac_strbuf_append(&sb, "no burst tried tipped it; the bad state is reached from a "
                                       "full start");

@@ -6,9 +6,9 @@
  * with R_ij = p * fanout / fanin summed over the routes i -> j (parallel routes
  * included: they add to the others), gamma the source rates and pass_i the
  * fraction of node i's arrivals that it passes downstream (1 without loss).
- * Solved exactly by LU (GSL) up to AC_AN_DENSE_MAX nodes; above, an acyclic network in
- * one sweep in topological order (exact), one with feedback by the sparse iteration
- * Lambda <- gamma + R^T (Lambda .* pass), geometric. A singular system or a negative
+ * An acyclic network is solved in one sweep in topological order (exact, linear time);
+ * one with feedback exactly by LU (GSL) up to AC_AN_DENSE_MAX nodes, above by the sparse
+ * iteration Lambda <- gamma + R^T (Lambda .* pass), geometric. A singular system or a negative
  * or non-finite solution means that jobs circulate forever.
  */
 #include <math.h>
@@ -172,11 +172,6 @@ static int solve_sparse(const ac_model *m, const double *pass, const double *gam
     int rc = AC_ENUMERIC;
     if (next == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
-    switch (solve_acyclic(m, pass, gamma, lambda)) {
-    case 1: free(next); return AC_OK;
-    case -1: free(next); return ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)");
-    default: break; /* a cycle: iterate */
-    }
     for (size_t i = 0; i < n; i++)
         total += gamma[i];
     memcpy(lambda, gamma, n * sizeof *lambda);
@@ -224,8 +219,16 @@ int ac_an_traffic_solve(const ac_model *m, const double *r, const double *pass, 
     source_rates(m, scale, gamma);
     for (size_t i = 0; i < n; i++)
         total += gamma[i];
-    rc = n <= AC_AN_DENSE_MAX ? solve_dense(m, r, pass, gamma, lambda, err)
-                              : solve_sparse(m, pass, gamma, lambda, err);
+    /* an acyclic network in one sweep in topological order (exact, O(nodes + routes)); with
+       feedback LU up to AC_AN_DENSE_MAX nodes, the sparse iteration above */
+    switch (solve_acyclic(m, pass, gamma, lambda)) {
+    case 1: rc = AC_OK; break;
+    case -1: rc = ac_error_set(err, AC_ENOMEM, "out of memory (traffic equations)"); break;
+    default:
+        rc = n <= AC_AN_DENSE_MAX ? solve_dense(m, r, pass, gamma, lambda, err)
+                                  : solve_sparse(m, pass, gamma, lambda, err);
+        break;
+    }
     if (rc == AC_OK) {
         for (size_t i = 0; i < n; i++) {
             if (!isfinite(lambda[i]) || lambda[i] < -1e-9 * (total + 1.0)) {

@@ -35,8 +35,10 @@ void ac_report_headroom_sentence(char *buf, size_t n, const ac_model *m, const a
     char what[256];
     double f = a->headroom;
     if (isinf(f)) {
-        snprintf(buf, n, "Nothing bounds the workload's growth: no requirement binds and no node "
-                         "overloads up to 2^20 times the current load.");
+        snprintf(buf, n,
+                 "Nothing bounds the workload's growth: no requirement that tightens with "
+                 "load binds and no node overloads (none can, or none did up to 2^20 "
+                 "times the current load).");
         return;
     }
     binding_text(what, sizeof what, m, a);

@@ -270,9 +270,8 @@ typedef struct solve_ctx {
 } solve_ctx;
 
 /* KPIs from an arrival law a (joining level k+1 = k ahead) and the level means q. */
-static int kpi_fill(const solve_ctx *x, const double *q, const double *a, double lost,
-                    double p_to, double lambda_eff, ac_solver_kpi *k, ac_solver_rtd **rtd_out,
-                    ac_error *err)
+static int kpi_fill(const solve_ctx *x, const double *q, const double *a, double lost, double p_to,
+                    double lambda_eff, ac_solver_kpi *k, ac_solver_rtd **rtd_out, ac_error *err)
 {
     const ac_solver_pool_model *m = x->m;
     size_t n = m->n, i;
@@ -333,7 +332,8 @@ static int refine(const solve_ctx *x, const double *q, const double *J, const do
     size_t n = m->n, i, j;
     double *da = calloc(n * n, sizeof *da), *h = malloc(n * sizeof *h), *b = calloc(n, sizeof *b);
     double *gp = calloc(n, sizeof *gp), *wg = malloc(n * sizeof *wg), *V = malloc(n * sizeof *V);
-    double *A = malloc(n * n * sizeof *A), *qr = malloc(n * sizeof *qr), *ar = malloc(n * sizeof *ar);
+    double *A = malloc(n * n * sizeof *A), *qr = malloc(n * sizeof *qr),
+           *ar = malloc(n * sizeof *ar);
     double *a = malloc(n * sizeof *a);
     double N = m->servers, lf = m->lambda + m->extra, lost, p, s, s1, s2, hp = 0.0, gwg = 0.0;
     double cb = 0.0, lost_r, p_r, leff_r, mf;
@@ -580,12 +580,20 @@ static double dist_max(size_t n, const double *a, const double *b)
     return r;
 }
 
+/* The burst search's default probe budget: 4 sizes x (15 doublings + 9 halvings). */
+#define AC_SOLVER_BURST_PROBES 96
+
 /* 1 when `extra` per-server arrivals for tau seconds, from the good equilibrium, leave the pool
- * settling at the bad one once released. */
+ * settling at the bad one once released. Counts the probe in *left; 1 (*out unset) when the
+ * budget is spent. */
 static int tips(ac_solver_pool_model *m, const ac_solver_options *opt, const double *good,
-                const double *bad, double extra, double tau, double *q, int *out, ac_error *err)
+                const double *bad, double extra, double tau, double *q, size_t *left, int *out,
+                ac_error *err)
 {
     int rc;
+    if (*left == 0)
+        return 1;
+    (*left)--;
     memcpy(q, good, m->n * sizeof *q);
     m->extra = extra;
     rc = ac_solver_integrate(m, q, tau, opt, err);
@@ -602,7 +610,10 @@ static int tips(ac_solver_pool_model *m, const ac_solver_options *opt, const dou
 /*
  * For a few burst sizes (extra arrival rate), the shortest duration that tips the pool,
  * by bisection: the ODE is cooperative and the burst raises the state monotonically, so a
- * longer burst leaves a higher state and tipping is monotone in the duration.
+ * longer burst leaves a higher state and tipping is monotone in the duration. The probes
+ * are counted (opt->burst_probes); past the budget the search stops with what it found
+ * (r->burst_budget_spent): a duration found still tips the pool, within 1e-3 when its
+ * bisection finished.
  */
 static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
                         ac_solver_pool_result *r, ac_error *err)
@@ -612,8 +623,8 @@ static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
     const double *good = r->equilibria[r->good].q, *bad = r->equilibria[r->bad].q;
     double *q = malloc(m->n * sizeof *q), base = m->lambda > 0.0 ? m->lambda : m->mu;
     double cap = 1e4 / m->mu;
-    size_t i;
-    int rc = 0, tipped;
+    size_t i, left = opt->burst_probes > 0 ? opt->burst_probes : AC_SOLVER_BURST_PROBES;
+    int rc = 0, tipped = 0;
     r->bursts = calloc(nsizes, sizeof *r->bursts);
     if (q == NULL || r->bursts == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (bursts)");
@@ -622,6 +633,11 @@ static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
     r->nbursts = nsizes;
     r->smallest_burst.duration = INFINITY;
     r->smallest_burst.jobs = INFINITY;
+    for (i = 0; i < nsizes; i++) { /* sizes the budget does not reach stay untried */
+        r->bursts[i].extra_rate = sizes[i] * base * m->servers;
+        r->bursts[i].duration = INFINITY;
+        r->bursts[i].jobs = INFINITY;
+    }
     for (i = 0; i < nsizes; i++) {
         double extra = sizes[i] * base, lo = 0.0, hi = 1.0 / m->mu;
         ac_solver_burst *b = &r->bursts[i];
@@ -629,8 +645,8 @@ static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
         b->duration = INFINITY;
         b->jobs = INFINITY;
         for (;;) {
-            rc = tips(m, opt, good, bad, extra, hi, q, &tipped, err);
-            if (rc < 0)
+            rc = tips(m, opt, good, bad, extra, hi, q, &left, &tipped, err);
+            if (rc != 0)
                 goto cleanup;
             if (tipped || hi > cap)
                 break;
@@ -641,10 +657,13 @@ static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
             continue;
         while (hi - lo > 1e-3 * hi) {
             double mid = 0.5 * (lo + hi);
-            rc = tips(m, opt, good, bad, extra, mid, q, &tipped, err);
+            int t = 0;
+            rc = tips(m, opt, good, bad, extra, mid, q, &left, &t, err);
             if (rc < 0)
                 goto cleanup;
-            if (tipped)
+            if (rc > 0)
+                break; /* out of budget: hi still tips (a burst that tips, if not the least) */
+            if (t)
                 hi = mid;
             else
                 lo = mid;
@@ -653,8 +672,14 @@ static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
         b->jobs = b->extra_rate * hi;
         if (b->jobs < r->smallest_burst.jobs)
             r->smallest_burst = *b;
+        if (rc > 0)
+            break;
     }
 cleanup:
+    if (rc > 0) {
+        r->burst_budget_spent = 1;
+        rc = 0;
+    }
     free(q);
     return rc;
 }
@@ -757,8 +782,8 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
     if (rc < 0)
         goto cleanup;
     if (cands.count == 0) {
-        rc = ac_error_set(err, AC_ENUMERIC, "no equilibrium found for the %s pool",
-                          m->policy->name);
+        rc =
+            ac_error_set(err, AC_ENUMERIC, "no equilibrium found for the %s pool", m->policy->name);
         goto cleanup;
     }
 

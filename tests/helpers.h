@@ -10,11 +10,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,71 +72,133 @@ static inline char *ac_test_slurp_fd(int fd)
     return buf;
 }
 
-/* Run argv (argv[0] a path) with the working directory `dir` (NULL: unchanged), stdout and
- * stderr captured to temporary files. Free with ac_test_run_free. */
-static inline ac_test_run ac_test_exec(const char *dir, char *const argv[])
+/* How to run a program: stdout to an existing file instead of captured (NULL: captured),
+ * and a file-size limit (RLIMIT_FSIZE, bytes; 0: unchanged). */
+typedef struct ac_test_opts {
+    const char *stdout_path;
+    long fsize_limit;
+} ac_test_opts;
+
+/* A temporary file, already unlinked, for capturing a stream; -1 on failure. */
+static inline int ac_test_capture_fd(void)
 {
-    ac_test_run r = {-1, NULL, NULL};
-    char out_path[] = "/tmp/ac_test_outXXXXXX";
-    char err_path[] = "/tmp/ac_test_errXXXXXX";
-    int fo = mkstemp(out_path);
-    int fe = mkstemp(err_path);
-    pid_t pid;
-    int st = 0;
-    if (fo < 0 || fe < 0)
-        return r;
-    pid = fork();
+    char tmpl[] = "/tmp/ac_test_capXXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd >= 0)
+        unlink(tmpl);
+    return fd;
+}
+
+/* Start argv (argv[0] a path) in `dir` (NULL: unchanged) with stdin from /dev/null, stdout to
+ * fo (or o->stdout_path) and stderr to fe. Returns the child's pid, or -1. */
+static inline pid_t ac_test_spawn(const ac_test_opts *o, const char *dir, char *const argv[],
+                                  int fo, int fe)
+{
+    pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
-        dup2(fo, 1);
+        if (o != NULL && o->stdout_path != NULL) {
+            int fd = open(o->stdout_path, O_WRONLY);
+            if (fd < 0)
+                _exit(126);
+            dup2(fd, 1);
+        } else {
+            dup2(fo, 1);
+        }
         dup2(fe, 2);
+        if (o != NULL && o->fsize_limit > 0) {
+            struct rlimit rl = {(rlim_t)o->fsize_limit, (rlim_t)o->fsize_limit};
+            setrlimit(RLIMIT_FSIZE, &rl);
+        }
         if (dir != NULL && chdir(dir) != 0)
             _exit(127);
         execv(argv[0], argv);
         _exit(127);
     }
-    waitpid(pid, &st, 0);
+    return pid;
+}
+
+/* The whole content of a capture file (from its start), closing it. */
+static inline char *ac_test_slurp_capture(int fd)
+{
+    char *s;
+    lseek(fd, 0, SEEK_SET);
+    s = ac_test_slurp_fd(fd);
+    close(fd);
+    return s;
+}
+
+/* Run argv (argv[0] a path) in `dir` (NULL: unchanged) with the options `o` (NULL: stdout and
+ * stderr captured), and wait for it. Free with ac_test_run_free; out/err NULL and status -1
+ * when it could not be run. */
+static inline ac_test_run ac_test_exec_opts(const ac_test_opts *o, const char *dir,
+                                            char *const argv[])
+{
+    ac_test_run r = {-1, NULL, NULL};
+    int fo = ac_test_capture_fd(), fe = ac_test_capture_fd(), st = 0;
+    pid_t pid;
+    if (fo < 0 || fe < 0 || (pid = ac_test_spawn(o, dir, argv, fo, fe)) < 0 ||
+        waitpid(pid, &st, 0) != pid) {
+        if (fo >= 0)
+            close(fo);
+        if (fe >= 0)
+            close(fe);
+        return r;
+    }
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    lseek(fo, 0, SEEK_SET);
-    lseek(fe, 0, SEEK_SET);
-    r.out = ac_test_slurp_fd(fo);
-    r.err = ac_test_slurp_fd(fe);
-    close(fo);
-    close(fe);
-    unlink(out_path);
-    unlink(err_path);
+    r.out = ac_test_slurp_capture(fo);
+    r.err = ac_test_slurp_capture(fe);
     return r;
 }
 
-/* Run the archcheck binary under test (AC_TEST_BIN) in AC_SOURCE_DIR with the arguments given
- * (NULL-terminated, at most 32). Fails the test if archcheck dies of a signal: whatever the
- * input, it never should. */
-#if defined(AC_TEST_BIN) && defined(AC_SOURCE_DIR)
-static inline ac_test_run run_ac(const char *arg, ...)
+/* The same with stdout and stderr captured. */
+static inline ac_test_run ac_test_exec(const char *dir, char *const argv[])
 {
-    char *argv[34];
+    return ac_test_exec_opts(NULL, dir, argv);
+}
+
+/* Run the archcheck binary under test (AC_TEST_BIN) in AC_SOURCE_DIR with the options `o`
+ * (NULL: captured) and the arguments (NULL-terminated, at most 38). Fails the test if it
+ * could not be run, or if archcheck dies of a signal unless allow_signal: whatever the input,
+ * it never should. */
+#if defined(AC_TEST_BIN) && defined(AC_SOURCE_DIR)
+static inline ac_test_run ac_test_run_args(const ac_test_opts *o, int allow_signal,
+                                           const char *const *args)
+{
+    char *argv[40];
     size_t n = 0;
-    va_list ap;
     ac_test_run r;
     argv[n++] = strdup(AC_TEST_BIN);
-    va_start(ap, arg);
-    for (const char *a = arg; a != NULL && n <= 32; a = va_arg(ap, const char *))
-        argv[n++] = strdup(a);
-    va_end(ap);
+    for (; args[n - 1] != NULL && n < 39; n++)
+        argv[n] = strdup(args[n - 1]);
     argv[n] = NULL;
     for (size_t i = 0; i < n; i++)
         assert_non_null(argv[i]);
-    r = ac_test_exec(AC_SOURCE_DIR, argv);
+    r = ac_test_exec_opts(o, AC_SOURCE_DIR, argv);
     for (size_t i = 0; i < n; i++)
         free(argv[i]);
     assert_non_null(r.out);
     assert_non_null(r.err);
-    if (r.status >= 128)
-        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s", arg != NULL ? arg : "",
-                 r.status - 128, r.err);
+    if (r.status >= 128 && !allow_signal)
+        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s",
+                 args[0] != NULL ? args[0] : "", r.status - 128, r.err);
     return r;
+}
+
+/* The same with the arguments as a list (NULL-terminated, at most 32), captured. */
+static inline ac_test_run run_ac(const char *arg, ...)
+{
+    const char *args[34];
+    size_t n = 0;
+    va_list ap;
+    va_start(ap, arg);
+    for (const char *a = arg; a != NULL && n < 32; a = va_arg(ap, const char *))
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    return ac_test_run_args(NULL, 0, args);
 }
 #endif
 
@@ -153,6 +219,66 @@ static inline char *ac_test_read_file(const char *path)
     s = ac_test_slurp_fd(fd);
     close(fd);
     return s;
+}
+
+/* dir/name in a new string (free it). */
+static inline char *ac_test_path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", a, b);
+    return p;
+}
+
+/* A fresh temporary directory /tmp/ac_test_<name>XXXXXX (free it with ac_test_rmdir). */
+static inline char *ac_test_mkdtemp(const char *name)
+{
+    char tmpl[128];
+    char *d;
+    snprintf(tmpl, sizeof tmpl, "/tmp/ac_test_%sXXXXXX", name);
+    if (mkdtemp(tmpl) == NULL)
+        fail_msg("mkdtemp: %s", strerror(errno));
+    d = strdup(tmpl);
+    assert_non_null(d);
+    return d;
+}
+
+/* Remove dir, its files and its empty subdirectories (read-only ones made writable), and
+ * free the string. */
+static inline void ac_test_rmdir(char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    if (d != NULL) {
+        while ((e = readdir(d)) != NULL) {
+            char *p;
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            p = ac_test_path_join(dir, e->d_name);
+            chmod(p, 0700);
+            if (unlink(p) != 0)
+                (void)rmdir(p);
+            free(p);
+        }
+        closedir(d);
+    }
+    (void)rmdir(dir);
+    free(dir);
+}
+
+/* Write len bytes to dir/name; returns the path (free it). */
+static inline char *ac_test_write_file(const char *dir, const char *name, const void *data,
+                                       size_t len)
+{
+    char *p = ac_test_path_join(dir, name);
+    FILE *fp = fopen(p, "wb");
+    if (fp == NULL)
+        fail_msg("cannot create %s: %s", p, strerror(errno));
+    if (len > 0 && fwrite(data, 1, len, fp) != len)
+        fail_msg("cannot write %s", p);
+    assert_int_equal(fclose(fp), 0);
+    return p;
 }
 
 #endif

@@ -11,12 +11,13 @@
  *   closed forms of exact solutions (M/M/1, M/M/1/K, traffic equations)     1e-6 relative or better
  *   exact MVA                                                              1e-9 relative
  *   end-to-end quantiles and means on the 2048-point lattice               1e-3 relative
- *   headroom by the search (relative tolerance 1e-4, stated)                2e-4 relative
+ *   headroom by the search (relative tolerance 1e-5, stated)                2e-5 relative
  *   the simulator                                                          its 95% CI widened by 2%
  *
  * Comments "Was a bug (fixed)" name defects these tests found; they now guard against them.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include <gsl/gsl_errno.h>
 
@@ -27,35 +28,11 @@
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_analysis *a;
-    int rc;
-    ac_error err;
-} fx;
-
-static void dump(const ac_diag_list *d)
-{
-    for (size_t i = 0; i < d->count; i++)
-        print_message("  %u:%u %s [%s]%s %s\n", d->items[i].line, d->items[i].column,
-                      d->items[i].rule, d->items[i].node != NULL ? d->items[i].node : "-",
-                      d->items[i].suppressed ? " (suppressed)" : "", d->items[i].message);
-}
-
-/* Parse `xml` (must be valid) and analyse it with `opt` (NULL: defaults). */
+/* Parse `xml` (must be valid) and analyse it with `opt` (NULL: defaults); the analysis'
+ * status is returned (fixture.h's analyse_with asserts it). */
 static int analyse_opt(fx *f, const char *xml, const ac_analysis_options *opt)
 {
-    int rc;
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
-    if (rc != AC_OK) {
-        dump(&f->d);
-        print_error("parse failed: %d %s\n", rc, f->err.message);
-    }
-    assert_int_equal(rc, AC_OK);
-    assert_non_null(f->m);
+    fx_parse(f, xml);
     f->rc = ac_analysis_run(f->m, opt, &f->a, &f->d, &f->err);
     return f->rc;
 }
@@ -97,14 +74,6 @@ static void analyse_h(fx *f, const char *xml)
     analyse_ok(f, xml, &o);
 }
 
-static void fx_free(fx *f)
-{
-    ac_analysis_free(f->a);
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-    memset(f, 0, sizeof *f);
-}
-
 static size_t node_index(const fx *f, const char *id)
 {
     size_t i = ac_model_find_node(f->m, id);
@@ -115,14 +84,6 @@ static size_t node_index(const fx *f, const char *id)
 static const ac_node_analysis *node(const fx *f, const char *id)
 {
     return &f->a->nodes[node_index(f, id)];
-}
-
-static size_t count_rule(const ac_diag_list *d, const char *rule)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < d->count; i++)
-        n += strcmp(d->items[i].rule, rule) == 0;
-    return n;
 }
 
 /* The finding with this rule about this node (NULL: any node), or NULL. */
@@ -789,7 +750,7 @@ static void test_headroom(void **state)
             "<requirements><utilization max=\"0.6\"/></requirements>\n");
     analyse_h(&f, xml);
     assert_int_equal(f.a->has_headroom, 1);
-    assert_double_close(f.a->headroom, 0.75, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 0.75, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "utilization");
     assert_int_equal(f.a->headroom_node, 0);
     fx_free(&f);
@@ -799,7 +760,7 @@ static void test_headroom(void **state)
             "<requirements><latency max=\"1s\" target=\"p\"/></requirements>\n");
     analyse_h(&f, xml);
     assert_int_equal(f.a->has_headroom, 1);
-    assert_double_close(f.a->headroom, 1.0, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 1.0, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "mean latency");
     assert_int_equal(f.a->headroom_node, 0);
     fx_free(&f);
@@ -807,7 +768,7 @@ static void test_headroom(void **state)
     /* the same end to end (the lattice is used for the probes too) */
     mm1_xml(xml, sizeof xml, "1/s", "2/s", "<requirements><latency max=\"1s\"/></requirements>\n");
     analyse_h(&f, xml);
-    assert_double_close(f.a->headroom, 1.0, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 1.0, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "mean latency");
     assert_true(f.a->headroom <= 2.0 * (1 + 1e-12));
     fx_free(&f);
@@ -816,7 +777,7 @@ static void test_headroom(void **state)
     mm1_xml(xml, sizeof xml, "1/s", "2/s",
             "<requirements><latency percentile=\"95\" max=\"3s\" target=\"p\"/></requirements>\n");
     analyse_h(&f, xml);
-    assert_double_close(f.a->headroom, 2.0 - log(20.0) / 3.0, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 2.0 - log(20.0) / 3.0, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "latency p95");
     assert_true(f.a->headroom <= 2.0 * (1 + 1e-12));
     fx_free(&f);
@@ -839,7 +800,7 @@ static void test_headroom(void **state)
                     "<requirements><utilization max=\"0.9\"/></requirements>\n"
                     "</architecture>\n");
         assert_int_equal(f.a->has_headroom, 1);
-        assert_double_close(f.a->headroom, lo / 0.5, 0, 2e-4); /* the search's tolerance 1e-4 */
+        assert_double_close(f.a->headroom, lo / 0.5, 0, 2e-5); /* the search's tolerance 1e-5 */
         assert_string_equal(f.a->headroom_binding, "utilization");
         assert_int_equal(f.a->headroom_node, 0);
         fx_free(&f);
@@ -880,7 +841,7 @@ static void test_headroom_link_capacity(void **state)
      * ac_an_requirements_hold (requirements.c:197-204) look at pools only: the link is
      * ignored and the factor reported is 5 (the pools' bound), although the link is
      * overloaded (AC101 at the analysed load) beyond alpha = 2. */
-    assert_double_close(f.a->headroom, 2.0, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 2.0, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "stability");
     assert_true(f.a->headroom <= 5.0 * (1 + 1e-9));
     fx_free(&f);
@@ -925,7 +886,7 @@ static void test_headroom_lossy_upstream(void **state)
      * breaks), the probe just below it holds, and the headroom is reported as 1.5256 with
      * binding "stability" at b, a node that cannot be overloaded; the true factor is 1.6489
      * (a's utilisation). */
-    assert_double_close(f.a->headroom, lo / 0.9, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, lo / 0.9, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "utilization");
     assert_int_equal(f.a->headroom_node, node_index(&f, "a"));
     fx_free(&f);
@@ -1383,7 +1344,7 @@ static void test_overload(void **state)
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     /* no headroom left: the latency requirement binds before saturation (2/3):
        1 / (1 - 1.5 alpha) = 10 s at alpha = 0.6 */
-    assert_double_close(f.a->headroom, 0.6, 0, 2e-4); /* the search's tolerance 1e-4 */
+    assert_double_close(f.a->headroom, 0.6, 0, 2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "mean latency");
     fx_free(&f);
 }

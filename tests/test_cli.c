@@ -30,14 +30,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
+#define path_join(a, b) ac_test_path_join((a), (b)) /* helpers.h */
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -117,51 +110,10 @@ static char *expected_path(const char *xml_rel)
     return p;
 }
 
-/* A fresh temporary directory; remove it with remove_tmpdir. */
-static char *make_tmpdir(void)
-{
-    char tmpl[] = "/tmp/ac_test_cliXXXXXX";
-    char *d = mkdtemp(tmpl);
-    if (d == NULL)
-        fail_msg("mkdtemp: %s", strerror(errno));
-    d = strdup(tmpl);
-    assert_non_null(d);
-    return d;
-}
-
-/* Remove a temporary directory and the files (not subdirectories' contents) in it. */
-static void remove_tmpdir(char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            char *p;
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            p = path_join(dir, e->d_name);
-            if (unlink(p) != 0)
-                (void)rmdir(p);
-            free(p);
-        }
-        closedir(d);
-    }
-    (void)rmdir(dir);
-    free(dir);
-}
-
-/* Write len bytes to dir/name; returns the path (free it). */
-static char *write_tmp(const char *dir, const char *name, const void *data, size_t len)
-{
-    char *p = path_join(dir, name);
-    FILE *fp = fopen(p, "wb");
-    if (fp == NULL)
-        fail_msg("cannot create %s: %s", p, strerror(errno));
-    if (len > 0 && fwrite(data, 1, len, fp) != len)
-        fail_msg("cannot write %s", p);
-    assert_int_equal(fclose(fp), 0);
-    return p;
-}
+/* Temporary directories and files: helpers.h */
+#define make_tmpdir()  ac_test_mkdtemp("cli")
+#define remove_tmpdir  ac_test_rmdir
+#define write_tmp      ac_test_write_file
 
 static char *write_tmp_str(const char *dir, const char *name, const char *text)
 {

@@ -23,27 +23,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
-/* ---- files ---- */
-
-static char *path_join(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", a, b);
-    return p;
-}
-
-static char *make_tmpdir(void)
-{
-    char tmpl[] = "/tmp/ac_test_hostileXXXXXX";
-    char *d = mkdtemp(tmpl);
-    if (d == NULL)
-        fail_msg("mkdtemp: %s", strerror(errno));
-    d = strdup(tmpl);
-    assert_non_null(d);
-    return d;
-}
+/* ---- files (path_join, make_tmpdir, remove_tmpdir, write_file: helpers.h) ---- */
 
 /* The number of entries of dir whose name contains `part` (NULL: every entry). */
 static size_t count_entries(const char *dir, const char *part)
@@ -69,39 +49,10 @@ static void assert_no_tmp(const char *dir)
         fail_msg("%zu temporary file(s) left behind in %s", n, dir);
 }
 
-/* Remove dir, its files and its empty subdirectories. */
-static void remove_tmpdir(char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            char *p;
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            p = path_join(dir, e->d_name);
-            chmod(p, 0700);
-            if (unlink(p) != 0)
-                (void)rmdir(p);
-            free(p);
-        }
-        closedir(d);
-    }
-    (void)rmdir(dir);
-    free(dir);
-}
-
-static char *write_file(const char *dir, const char *name, const void *data, size_t len)
-{
-    char *p = path_join(dir, name);
-    FILE *fp = fopen(p, "wb");
-    if (fp == NULL)
-        fail_msg("cannot create %s: %s", p, strerror(errno));
-    if (len > 0 && fwrite(data, 1, len, fp) != len)
-        fail_msg("cannot write %s", p);
-    assert_int_equal(fclose(fp), 0);
-    return p;
-}
+#define path_join(a, b) ac_test_path_join((a), (b))
+#define make_tmpdir()   ac_test_mkdtemp("hostile")
+#define remove_tmpdir   ac_test_rmdir
+#define write_file      ac_test_write_file
 
 static char *write_str(const char *dir, const char *name, const char *text)
 {
@@ -141,100 +92,13 @@ static void gen_add(gen *g, const char *fmt, ...)
 
 /* ---- running the binary ---- */
 
-typedef struct hrun {
-    int status; /* exit status, or 128 + signal */
-    char *out, *err;
-} hrun;
-
-typedef struct hopts {
-    const char *stdout_path; /* NULL: captured */
-    long fsize_limit;        /* RLIMIT_FSIZE in bytes; 0: unchanged */
-} hopts;
-
-static pid_t spawn(const hopts *o, char *const argv[], int fo, int fe)
-{
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        if (o != NULL && o->stdout_path != NULL) {
-            int fd = open(o->stdout_path, O_WRONLY);
-            if (fd < 0)
-                _exit(126);
-            dup2(fd, 1);
-        } else {
-            dup2(fo, 1);
-        }
-        dup2(fe, 2);
-        if (o != NULL && o->fsize_limit > 0) {
-            struct rlimit rl = {(rlim_t)o->fsize_limit, (rlim_t)o->fsize_limit};
-            setrlimit(RLIMIT_FSIZE, &rl);
-        }
-        if (chdir(AC_SOURCE_DIR) != 0)
-            _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static char *slurp_tmp(int fd)
-{
-    char *s;
-    lseek(fd, 0, SEEK_SET);
-    s = ac_test_slurp_fd(fd);
-    close(fd);
-    assert_non_null(s);
-    return s;
-}
-
-static int capture_fd(char *tmpl)
-{
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    unlink(tmpl);
-    return fd;
-}
-
-/* Run archcheck with the options and the arguments (NULL-terminated); a death by a signal
- * fails the test unless allow_signal. */
-static hrun run_opts(const hopts *o, int allow_signal, const char *const *args)
-{
-    char *argv[40];
-    char to[] = "/tmp/ac_test_hoXXXXXX", te[] = "/tmp/ac_test_heXXXXXX";
-    int fo = capture_fd(to), fe = capture_fd(te), st = 0;
-    size_t n = 0;
-    pid_t pid;
-    hrun r;
-    argv[n++] = strdup(AC_TEST_BIN);
-    for (; args[n - 1] != NULL && n < 39; n++)
-        argv[n] = strdup(args[n - 1]);
-    argv[n] = NULL;
-    for (size_t i = 0; i < n; i++)
-        assert_non_null(argv[i]);
-    pid = spawn(o, argv, fo, fe);
-    for (size_t i = 0; i < n; i++)
-        free(argv[i]);
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp_tmp(fo);
-    r.err = slurp_tmp(fe);
-    if (r.status >= 128 && !allow_signal)
-        fail_msg("archcheck %s ... died with signal %d\nstderr:\n%s", args[0], r.status - 128,
-                 r.err);
-    return r;
-}
-
-#define RUN(...)         run_opts(NULL, 0, (const char *const[]){__VA_ARGS__, NULL})
-#define RUN_OPTS(o, ...) run_opts((o), 0, (const char *const[]){__VA_ARGS__, NULL})
-
-static void hrun_free(hrun *r)
-{
-    free(r->out);
-    free(r->err);
-}
+/* helpers.h: ac_test_run_args (a death by a signal fails the test unless allowed) */
+typedef ac_test_run hrun;
+typedef ac_test_opts hopts;
+#define RUN(...)                run_opts(NULL, 0, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_OPTS(o, ...)        run_opts((o), 0, (const char *const[]){__VA_ARGS__, NULL})
+#define run_opts(o, sig, ...)   ac_test_run_args((o), (sig), __VA_ARGS__)
+#define hrun_free               ac_test_run_free
 
 /* Invalid input: exit 2, and a diagnostic "FILE:LINE:COL: error: ... [RULE]" with this rule,
  * LINE >= 1, COL >= 1 (on stderr; check prints its text report on stdout). */
@@ -1066,9 +930,9 @@ static void test_signal_while_writing(void **state)
             char bin[] = AC_TEST_BIN, check[] = "check", report[] = "--report",
                  input[] = "samples/checkout.xml";
             char *argv[] = {bin, check, report, pdf, input, NULL};
-            char to[] = "/tmp/ac_test_hoXXXXXX", te[] = "/tmp/ac_test_heXXXXXX";
-            int fo = capture_fd(to), fe = capture_fd(te), st = 0;
-            pid_t pid = spawn(NULL, argv, fo, fe), w;
+            int fo = ac_test_capture_fd(), fe = ac_test_capture_fd(), st = 0;
+            pid_t pid = ac_test_spawn(NULL, AC_SOURCE_DIR, argv, fo, fe), w;
+            assert_true(fo >= 0 && fe >= 0 && pid > 0);
             struct timespec pause = {0, 100000};
             while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
                 if (count_entries(dir, ".tmp.") > 0) {

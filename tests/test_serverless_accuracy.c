@@ -4,6 +4,7 @@
  * (its 95% interval plus the stated error) or a closed form.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include "analysis/internal.h"
 #include "archcheck/analysis.h"
@@ -21,17 +22,14 @@ typedef struct run {
 static run run_xml(const char *xml, size_t reps, double horizon)
 {
     run r = {NULL, NULL, NULL};
-    ac_diag_list diags = {0}, findings = {0};
+    fx f;
     ac_error err = {0};
-    ac_analysis_options ao;
-    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &r.m, &diags, &err), AC_OK);
-    ac_diag_list_clear(&diags);
-    ac_analysis_options_init(&ao);
-    ao.headroom = 0;
-    ao.validate = AC_VALIDATE_NEVER;
+    ac_analysis_options ao = no_sim();
     ao.transient = AC_TRANSIENT_NEVER;
-    assert_int_equal(ac_analysis_run(r.m, &ao, &r.a, &findings, &err), AC_OK);
-    ac_diag_list_clear(&findings);
+    analyse_with(&f, xml, &ao); /* fixture.h; the model and analysis move into r */
+    r.m = f.m;
+    r.a = f.a;
+    ac_diag_list_clear(&f.d);
     if (reps > 0) {
         ac_sim_options so;
         ac_sim_options_init(&so);

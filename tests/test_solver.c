@@ -391,6 +391,23 @@ static void test_metastable(void **state)
     for (k = 1; k < r->nbursts; k++)
         if (isfinite(r->bursts[k - 1].duration))
             assert_true(r->bursts[k].duration <= r->bursts[k - 1].duration);
+    assert_false(r->burst_budget_spent);
+    /* the burst search's counted budget: stopped after 20 probes, it says so, and a burst it
+       found still tips the pool (its duration is at least the full search's, within that
+       search's 1e-3; tipping is monotone in the duration) */
+    {
+        ac_solver_options o;
+        ac_solver_pool_result *cut;
+        ac_solver_options_init(&o);
+        o.burst_probes = 20;
+        cut = solve_ok(&p, 700.0, &o);
+        assert_true(cut->bistable);
+        assert_true(cut->burst_budget_spent);
+        for (k = 0; k < cut->nbursts && k < r->nbursts; k++)
+            if (isfinite(cut->bursts[k].duration))
+                assert_true(cut->bursts[k].duration >= r->bursts[k].duration * (1.0 - 1e-3));
+        ac_solver_pool_result_free(cut);
+    }
     ac_solver_pool_result_free(r);
 
     /* without retries: one equilibrium (the timeout only measures) */

@@ -81,6 +81,9 @@ typedef struct ac_solver_options {
     int all_starts;    /* 1: integrate from empty and full even when the equilibrium is
                           provably unique (no retries); default 0 */
     int burst_search;  /* 1: find the smallest burst that tips a bistable pool; default 1 */
+    size_t burst_probes; /* the burst search's work budget in probes (each an integration of
+                            the burst and a settle, within max_time); 0: the default, 96 (4
+                            sizes, each 15 doublings and 9 halvings at most) */
     int kpi_only;      /* 1: without retries, skip the eigenvalues and the Lyapunov equation
                           unless the refined mean field needs them (the equilibrium is then
                           unique and stable; max_real_eigenvalue is NAN); for repeated probes
@@ -172,6 +175,8 @@ typedef struct ac_solver_pool_result {
     ac_solver_burst *bursts; /* tried burst sizes (bistable and burst_searched) */
     size_t nbursts;
     ac_solver_burst smallest_burst; /* the one with the fewest jobs (duration INFINITY if none) */
+    int burst_budget_spent; /* 1: the burst search stopped at its probe budget (the sizes
+                               not reached have duration INFINITY) */
 } ac_solver_pool_result;
 
 /*
