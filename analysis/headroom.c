@@ -64,6 +64,7 @@ typedef struct hr_probe {
                       unknown (a stability failure, a value of 0 or infinity) */
     char binding[64];
     size_t node;
+    double abs_share; /* the binding outcome's stated absolute error over its limit */
 } hr_probe;
 
 /* The search: the model, the probe options, the scratch analysis, the probes counted. */
@@ -143,7 +144,8 @@ static int probe(hr_search *s, double alpha, hr_probe *p)
             p->node = i;
             return 0; /* offered >= capacity: an overload (AC101) */
         }
-    p->held = ac_an_requirements_hold(m, sc, p->binding, sizeof p->binding, &p->node);
+    p->held =
+        ac_an_requirements_hold_abs(m, sc, p->binding, sizeof p->binding, &p->node, &p->abs_share);
     if (p->held >= 0 && strcmp(p->binding, "stability") != 0)
         p->margin = margin_of(m, sc);
     /* a margin that disagrees with the verdict is no guide */
@@ -347,6 +349,11 @@ static void store_bracket(const ac_model *m, ac_analysis *a, const hr_search *s,
         if (m->nodes[i].kind == AC_NODE_POOL &&
             (m->nodes[i].u.pool.buffer != AC_UNBOUNDED || m->nodes[i].u.pool.timeout > 0.0))
             a->headroom_rel_error = fmax(a->headroom_rel_error, a->nodes[i].expected_rel_error);
+    /* a binding value with an absolute error (a loss near 0): that share of its limit is
+       not covered by the relative errors above; the factor's error is at most the value's
+       (the binding quantities grow at least in proportion to the load) */
+    if (hi->abs_share > 0.0)
+        a->headroom_rel_error += hi->abs_share;
 }
 
 /* The Anderson-Bjorck factor for the end kept twice: 1 - g_new / g_old of the end that

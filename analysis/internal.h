@@ -134,6 +134,7 @@ typedef struct ac_an_ctx {
     int probe_uncomputed; /* a requirement that tightens with load had no value */
     char probe_binding[64];
     size_t probe_node;
+    double probe_abs_share; /* the binding outcome's abs_error / |limit| */
     size_t search_evals; /* evaluations spent by the resilience searches (req_resilience.c) */
 } ac_an_ctx;
 
@@ -197,6 +198,11 @@ void ac_an_check_requirements(ac_an_ctx *c);
  * fails), or -1 when one of them has no value in a (not computed: nothing can be claimed). */
 int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
                             size_t *node);
+/* The same, and `abs_share` (may be NULL) the binding outcome's stated absolute error over
+ * its limit (0 when it has none, or nothing binds): the share of the limit that the value's
+ * relative error does not cover (a loss near 0). */
+int ac_an_requirements_hold_abs(const ac_model *m, ac_analysis *a, char *binding, size_t size,
+                                size_t *node, double *abs_share);
 
 /* validate.c: the simulation's estimate of an outcome's metric (node or end to end);
  * returns 1 and fills mean/ci95 when the simulation has it. */

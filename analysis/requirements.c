@@ -248,6 +248,8 @@ static void emit_probe(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
     c->probe_failed = 1;
     snprintf(c->probe_binding, sizeof c->probe_binding, "%.63s", o->what);
     c->probe_node = o->node;
+    c->probe_abs_share =
+        o->abs_error > 0.0 && fabs(o->limit) > 0.0 ? o->abs_error / fabs(o->limit) : 0.0;
 }
 
 /* Would the simulation settle something: an outcome whose error straddles its limit, or one
@@ -272,6 +274,12 @@ int ac_an_requirements_straddle(ac_an_ctx *c)
 
 int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, size_t size,
                             size_t *node)
+{
+    return ac_an_requirements_hold_abs(m, a, binding, size, node, NULL);
+}
+
+int ac_an_requirements_hold_abs(const ac_model *m, ac_analysis *a, char *binding, size_t size,
+                                size_t *node, double *abs_share)
 {
     ac_an_ctx c;
     memset(&c, 0, sizeof c);
@@ -300,6 +308,8 @@ int ac_an_requirements_hold(const ac_model *m, ac_analysis *a, char *binding, si
         if (r->kind == AC_REQ_LATENCY || r->kind == AC_REQ_UTILIZATION || r->kind == AC_REQ_LOSS)
             dispatch(&c, r, emit_probe);
     }
+    if (abs_share != NULL)
+        *abs_share = c.probe_failed ? c.probe_abs_share : 0.0;
     if (c.probe_failed) {
         snprintf(binding, size, "%s", c.probe_binding);
         *node = c.probe_node;
