@@ -31,10 +31,10 @@ int ac_sim_autoscale_check(const ac_node *nd, ac_error *err)
     if (!p->has_autoscale)
         return 0;
     if (as->min < 1 || as->max < as->min || as->max >= AC_SIM_NIL ||
-        !(as->target_utilization > 0) || !(as->target_utilization <= 1.0) ||
-        !(as->interval > 0) || !isfinite(as->interval) || !(as->tolerance >= 0) ||
-        !isfinite(as->tolerance) || !(as->scale_up_delay >= 0) ||
-        !isfinite(as->scale_up_delay) || !(as->cooldown >= 0) || !isfinite(as->cooldown))
+        !(as->target_utilization > 0) || !(as->target_utilization <= 1.0) || !(as->interval > 0) ||
+        !isfinite(as->interval) || !(as->tolerance >= 0) || !isfinite(as->tolerance) ||
+        !(as->scale_up_delay >= 0) || !isfinite(as->scale_up_delay) || !(as->cooldown >= 0) ||
+        !isfinite(as->cooldown))
         return ac_error_set_at(err, AC_EINVAL, as->loc,
                                "pool '%s': invalid autoscale parameters for simulation",
                                nd->id ? nd->id : "?");
@@ -171,8 +171,8 @@ static void look(ac_sim_state *s, ac_sim_node *n)
         double x = ceil((double)sc->serving * ratio * (1.0 - 1e-12));
         rec = x < (double)as->min ? as->min : x > (double)as->max ? as->max : (size_t)x;
     }
-    if (fifo_push(&sc->rec_t, &sc->rec_n, &sc->rec_head, &sc->rec_len, &sc->rec_cap, s->now,
-                  rec) != 0) {
+    if (fifo_push(&sc->rec_t, &sc->rec_n, &sc->rec_head, &sc->rec_len, &sc->rec_cap, s->now, rec) !=
+        0) {
         ac_sim_fail(s, AC_ENOMEM, "out of memory (autoscaler)");
         return;
     }

@@ -31,10 +31,10 @@
  *   recommendation of 105 leaves the window at 225: the scale-down 17 -> the highest of
  *   the recommendations of 120..225, in [2, 5], at 225 s, 90 s after the scale-up: within
  *   one cooldown (120 s), one flap (the horizon 235 s ends before the look at 240, where
- *   the recommendation of 120 leaves the window in turn). With min 9 every recommendation is clamped to 9: the
- *   scale-down goes to 9 exactly.
- * Server-seconds (warm-up 0): the integral of the serving count from the action log,
- *   e.g. 9 x 135 + 17 x 45 + N2 x (H - 180) for the step, to 1e-9 relative.
+ *   the recommendation of 120 leaves the window in turn). With min 9 every recommendation is
+ * clamped to 9: the scale-down goes to 9 exactly. Server-seconds (warm-up 0): the integral of the
+ * serving count from the action log, e.g. 9 x 135 + 17 x 45 + N2 x (H - 180) for the step, to 1e-9
+ * relative.
  */
 #include "helpers.h"
 
@@ -274,8 +274,8 @@ static void test_off(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_up),    cmocka_unit_test(test_step_down),
-        cmocka_unit_test(test_flap_and_min), cmocka_unit_test(test_max),
+        cmocka_unit_test(test_step_up),       cmocka_unit_test(test_step_down),
+        cmocka_unit_test(test_flap_and_min),  cmocka_unit_test(test_max),
         cmocka_unit_test(test_deterministic), cmocka_unit_test(test_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
