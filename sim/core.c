@@ -799,6 +799,11 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
                                        kind_name(nd->kind), nd->id ? nd->id : "?");
             continue;
         }
+        if (opt->autoscale) {
+            int rc = ac_sim_autoscale_check(nd, err);
+            if (rc != 0)
+                return rc;
+        }
         if (p->servers < 1 || p->servers >= AC_SIM_NIL || !(p->service_rate > 0) ||
             !isfinite(p->service_rate) || p->buffer < 1 || !(p->timeout >= 0) ||
             (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) ||
@@ -1082,6 +1087,7 @@ static void begin_measure(ac_sim_state *s)
 {
     double save = s->now;
     s->now = s->warmup;
+    ac_sim_autoscale_measure(s); /* the scalers keep the busy time before the restart */
     for (size_t i = 0; i < s->nnodes + s->nentries; i++)
         counts_restart(i < s->nnodes ? &s->nodes[i].c : &s->entries[i - s->nnodes].c,
                        s->warmup);

@@ -199,9 +199,15 @@ static void pool_apply(ac_sim_state *s, ac_sim_node *n, double t)
             down += x->value;
     }
     p->delay = delay;
-    if (p->down == NULL)
+    if (p->down == NULL || p->sc != NULL) /* a scaled pool's down servers are its scaler's */
         return;
     target = (size_t)fmin(down, (double)n->servers - 1.0);
+    ac_sim_pool_set_down(s, n, target);
+}
+
+void ac_sim_pool_set_down(ac_sim_state *s, ac_sim_node *n, size_t target)
+{
+    ac_sim_pool_state *p = &n->u.pool;
     while (p->ndown < target)
         server_down(n);
     while (p->ndown > target && s->status == 0)

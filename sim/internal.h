@@ -125,6 +125,7 @@ typedef struct ac_sim_counts {
     uint64_t timed; /* completions whose time is in sum_resp and hist (entries: the
                        successful requests only) */
     uint64_t zombies; /* completions of timed-out copies (not passed downstream) */
+    uint64_t scale_actions, scale_flaps; /* autoscaled pools (autoscale.c) */
     double sum_resp;
     ac_sim_hist hist;
 } ac_sim_counts;
@@ -182,7 +183,35 @@ typedef struct ac_sim_pool_state {
     size_t ndown;
     uint32_t *up;      /* the servers not down (nup of them) */
     size_t nup;
+    /* the pool's autoscaler (autoscale.c) when ac_sim_options.autoscale; NULL: none. The
+       pool then has max(servers, max) server slots, those not serving are `down` */
+    struct ac_sim_scaler *sc;
 } ac_sim_pool_state;
+
+/* An HPA-like scaler of a pool (autoscale.c): its looks, pending orders (ready after the
+ * scale-up delay), the recommendations of its cooldown window, and its log of changes of
+ * the serving count (room grows by doubling). */
+typedef struct ac_sim_scaler {
+    const ac_autoscale *as;
+    size_t slots;      /* server slots of the pool: max(servers, max) */
+    size_t serving;    /* slots not down */
+    size_t target;     /* serving + ordered */
+    uint64_t k;        /* the next look is at k x interval */
+    double t_look;     /* time of the last look */
+    double busy_look;  /* busy server-seconds from 0 to the last look */
+    double busy_pre;   /* busy server-seconds from 0 to the warm-up (the counts restart) */
+    uint32_t ev;       /* the scaler's event (EV_NODE, sub AC_SIM_POOL_EV_SCALER) */
+    double *ord_t;     /* pending orders: FIFO of (ready time, count) */
+    size_t *ord_n;
+    size_t ord_head, ord_len, ord_cap;
+    double *rec_t;     /* recommendations of the cooldown window: FIFO of (time, count) */
+    size_t *rec_n;
+    size_t rec_head, rec_len, rec_cap;
+    ac_sim_scaling_action *log; /* every change of the serving count, in time order */
+    size_t nlog, log_cap;
+} ac_sim_scaler;
+
+enum { AC_SIM_POOL_EV_SERVICE = 0, AC_SIM_POOL_EV_SCALER = 1 };
 
 typedef struct ac_sim_link_state {
     double tx_time; /* 1 / capacity; 0 when unbounded */
@@ -472,6 +501,22 @@ void ac_sim_faults_edge(ac_sim_state *s);
 uint32_t ac_sim_pool_choose_up(ac_sim_state *s, ac_sim_node *n);
 void ac_sim_faults_cleanup(ac_sim_state *s);
 
+/* autoscale.c: the pools' scalers when ac_sim_options.autoscale (include/archcheck/sim.h) */
+/* The <autoscale> of pool node nd is simulable; 0 or AC_EINVAL. */
+int ac_sim_autoscale_check(const ac_node *nd, ac_error *err);
+/* The server slots pool `pool` needs: max(servers, max) when it is scaled, else servers. */
+size_t ac_sim_autoscale_slots(const ac_sim_state *s, const ac_pool *pool);
+/* After ac_sim_pool_setup of a scaled pool: the slots beyond the starting count down, the
+ * first look scheduled. 0 or AC_E* (status set). */
+int ac_sim_autoscale_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool);
+/* The scaler's event of pool n fired: ready orders serve, a look if due. */
+void ac_sim_autoscale_event(ac_sim_state *s, ac_sim_node *n);
+/* At the warm-up, before the counts restart: keep the busy time so far. */
+void ac_sim_autoscale_measure(ac_sim_state *s);
+void ac_sim_autoscale_free(ac_sim_scaler *sc);
+/* faults.c: n's servers down set to `down` (idle first, busy ones drain; LIFO back up). */
+void ac_sim_pool_set_down(ac_sim_state *s, ac_sim_node *n, size_t down);
+
 /* stats.c */
 /* KPI slots of one replication; NAN where undefined. */
 enum {
@@ -494,6 +539,9 @@ enum {
     AC_SIM_K_INSTANCES,
     AC_SIM_K_ATTEMPTS,     /* attempts/s, retries included */
     AC_SIM_K_ATTEMPT_LOSS, /* attempts refused / attempts */
+    AC_SIM_K_ACTIONS,      /* autoscaled pools: changes of the serving count */
+    AC_SIM_K_FLAPS,        /* autoscaled pools: reversals within a cooldown */
+    AC_SIM_K_SERVER_SEC,   /* autoscaled pools: integral of the serving count, s */
     AC_SIM_K_COUNT
 };
 typedef struct ac_sim_welford {

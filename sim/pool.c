@@ -195,6 +195,10 @@ static void pool_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
 {
     ac_sim_pool_state *p = &n->u.pool;
     uint32_t srv = s->ev[e].arg, j;
+    if (s->ev[e].sub == AC_SIM_POOL_EV_SCALER) { /* the autoscaler's look (autoscale.c) */
+        ac_sim_autoscale_event(s, n);
+        return;
+    }
     ac_sim_node_touch(s, n);
     n->njobs--;
     if (p->dispatch == AC_DISPATCH_SHARED_QUEUE) {
@@ -269,15 +273,16 @@ static void pool_cleanup(ac_sim_node *n)
     free(p->first);
     free(p->serving);
     free(p->idle);
+    ac_sim_autoscale_free(p->sc);
 }
 
 const ac_sim_node_ops ac_sim_pool_ops = {"pool",     pool_arrive,  pool_event,
                                          pool_place, pool_cleanup, NULL};
 
-int ac_sim_pool_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool)
+/* The pool's N server slots (N = servers; an autoscaled pool's max(servers, max)). */
+static int pool_alloc(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool, size_t N)
 {
     ac_sim_pool_state *p = &n->u.pool;
-    size_t N = pool->servers;
     n->ops = &ac_sim_pool_ops;
     n->kind = AC_SIM_KIND_POOL;
     n->servers = N;
@@ -340,4 +345,13 @@ int ac_sim_pool_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool)
             p->first[i] = (uint32_t)N;
     }
     return 0;
+}
+
+int ac_sim_pool_setup(ac_sim_state *s, ac_sim_node *n, const ac_pool *pool)
+{
+    size_t N = ac_sim_autoscale_slots(s, pool);
+    int rc = pool_alloc(s, n, pool, N);
+    if (rc != 0 || !(s->opt->autoscale && pool->has_autoscale))
+        return rc;
+    return ac_sim_autoscale_setup(s, n, pool);
 }

@@ -55,6 +55,24 @@ static double wall_now(void)
 static void node_result_free(ac_sim_node_result *r)
 {
     free(r->id);
+    free(r->actions);
+}
+
+/* Replication 0's scaling actions of every autoscaled pool, copied into the result. */
+static int actions_take(const ac_sim_state *s, ac_sim_result *res, ac_error *err)
+{
+    for (size_t i = 0; i < res->nnodes; i++) {
+        const ac_sim_scaler *sc =
+            s->nodes[i].kind == AC_SIM_KIND_POOL ? s->nodes[i].u.pool.sc : NULL;
+        if (sc == NULL || sc->nlog == 0)
+            continue;
+        res->nodes[i].actions = malloc(sc->nlog * sizeof *res->nodes[i].actions);
+        if (res->nodes[i].actions == NULL)
+            return ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+        memcpy(res->nodes[i].actions, sc->log, sc->nlog * sizeof *sc->log);
+        res->nodes[i].nactions = sc->nlog;
+    }
+    return 0;
 }
 
 void ac_sim_result_free(ac_sim_result *res)
@@ -148,6 +166,9 @@ static void node_estimates(const ac_sim_welford *w, ac_sim_node_result *r)
     ac_sim_welford_estimate(&w[AC_SIM_K_INSTANCES], &r->mean_instances);
     ac_sim_welford_estimate(&w[AC_SIM_K_ATTEMPTS], &r->attempt_rate);
     ac_sim_welford_estimate(&w[AC_SIM_K_ATTEMPT_LOSS], &r->attempt_loss_fraction);
+    ac_sim_welford_estimate(&w[AC_SIM_K_ACTIONS], &r->scaling_actions);
+    ac_sim_welford_estimate(&w[AC_SIM_K_FLAPS], &r->scaling_flaps);
+    ac_sim_welford_estimate(&w[AC_SIM_K_SERVER_SEC], &r->server_seconds);
 }
 
 static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
@@ -532,6 +553,8 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             if (stop)
                 break;
             rc = rep_merge(tasks[k].s, nnodes, horizon - warmup, w, ph, err);
+            if (rc == 0 && r == 0)
+                rc = actions_take(tasks[k].s, res, err);
             if (rc != 0)
                 goto cleanup;
             r++;
@@ -628,7 +651,13 @@ static void format_node(ac_strbuf *sb, const ac_sim_node_result *n)
     case AC_NODE_GATEWAY:
         format_estimate(sb, w, n->id, "throttle_fraction", &n->throttle_fraction);
         break;
-    case AC_NODE_POOL: break;
+    case AC_NODE_POOL:
+        if (n->scaling_actions.n > 0) {
+            format_estimate(sb, w, n->id, "scaling_actions", &n->scaling_actions);
+            format_estimate(sb, w, n->id, "scaling_flaps", &n->scaling_flaps);
+            format_estimate(sb, w, n->id, "server_seconds", &n->server_seconds);
+        }
+        break;
     }
 }
 

@@ -185,6 +185,14 @@ void ac_sim_node_kpis(const ac_sim_node *n, double window, double out[AC_SIM_K_C
         out[AC_SIM_K_UTIL] = c->area_busy / window / ns;
         out[AC_SIM_K_JOBS] = c->area_jobs / window / ns;
         out[AC_SIM_K_TIMEOUT] = ratio(c->timeouts, c->attempts);
+        if (n->kind == AC_SIM_KIND_POOL && n->u.pool.sc != NULL) {
+            /* per serving server: nextra is the serving count (autoscale.c) */
+            out[AC_SIM_K_UTIL] = c->area_extra > 0 ? c->area_busy / c->area_extra : NAN;
+            out[AC_SIM_K_JOBS] = c->area_extra > 0 ? c->area_jobs / c->area_extra : NAN;
+            out[AC_SIM_K_ACTIONS] = (double)c->scale_actions;
+            out[AC_SIM_K_FLAPS] = (double)c->scale_flaps;
+            out[AC_SIM_K_SERVER_SEC] = c->area_extra;
+        }
         break;
     }
 }

@@ -256,7 +256,32 @@ typedef struct ac_sim_options {
        or replications of a fixed count (never the clock). It cannot change the result. */
     void (*progress)(void *ctx, double done);
     void *progress_ctx;
+    int autoscale;             /* 1: pools with an <autoscale> scale (sim/autoscale.c, the
+                                  transient's semantics); 0 (default): they keep `servers`.
+                                  The scaler looks at t = k x interval, k >= 1; its
+                                  utilisation is the busy server-seconds since the last
+                                  look over (that time x the servers serving now: servers
+                                  that joined meanwhile count idle before, as HPA counts
+                                  pods not yet ready). Outside 1 +- tolerance of the target
+                                  the recommendation is ceil(serving x u / target) within
+                                  [min, max], else the target count (serving + ordered); a
+                                  scale-up is held while orders are pending and
+                                  serving x u / (target count x target) is within the
+                                  tolerance. A scale-up is ordered, the servers serve
+                                  scale-up-delay later; a scale-down goes to the highest
+                                  recommendation of the past cooldown (the window; the
+                                  starting count is recommended at t = 0), cancels pending
+                                  orders first (newest first), then takes servers away at
+                                  once: idle ones first, a busy one finishes what it holds
+                                  and takes no new job (as servers-down, sim/faults.c).
+                                  Servers-down faults on a scaled pool are refused. */
 } ac_sim_options;
+
+/* One change of an autoscaled pool's serving count. */
+typedef struct ac_sim_scaling_action {
+    double t;        /* s, simulated time */
+    size_t from, to; /* serving servers before and after */
+} ac_sim_scaling_action;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
  * confidence interval. */
@@ -338,6 +363,18 @@ typedef struct ac_sim_node_result {
     ac_sim_estimate mean_instances;       /* functions */
     ac_sim_estimate attempt_rate;         /* attempts per second, retries included */
     ac_sim_estimate attempt_loss_fraction; /* attempts refused (full, throttled) / attempts */
+    /* Autoscaled pools (ac_sim_options.autoscale; otherwise n == 0, actions NULL). Their
+     * utilization is busy server-seconds / serving server-seconds and mean_jobs jobs per
+     * serving server (time averages over the window); `servers` is the starting count. */
+    ac_sim_estimate scaling_actions; /* changes of the serving count in the window, per
+                                        replication */
+    ac_sim_estimate scaling_flaps;   /* of those, actions in the direction opposite to the
+                                        previous action and within one cooldown of it */
+    ac_sim_estimate server_seconds;  /* integral of the serving count over the window, s
+                                        (server-hours: / 3600) */
+    ac_sim_scaling_action *actions;  /* replication 0's changes over [0, horizon], in time
+                                        order (warm-up included); owned by the result */
+    size_t nactions;
 } ac_sim_node_result;
 
 /* End-to-end KPIs of one source or population (requests completed in the window). */
