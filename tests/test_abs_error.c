@@ -210,6 +210,41 @@ static void test_gateway_fluid_abs(void **state)
     run_free(&r);
 }
 
+/* ---- 5. the headroom of a loss that binds carries the loss's absolute error ------------- */
+
+/* The f74 function with loss <= 1e-2 alone: the loss binds the headroom, and its value's
+ * absolute error (the scale-token bucket's throttles, not covered by any relative error)
+ * widens the factor's stated error beyond the nodes' relative ones. */
+static void test_headroom_loss_abs(void **state)
+{
+    static const char xml[] =
+        "<architecture name=\"f74h\" format=\"1\">\n"
+        "  <workload><source id=\"src\" to=\"f\" rate=\"50/s\"/></workload>\n"
+        "  <function id=\"f\" concurrency=\"50\" duration=\"0.21172s\" timeout=\"3s\"\n"
+        "            cold-start=\"0.213321s\" keep-alive=\"3.67054s\" scale-rate=\"3.148/s\"/>\n"
+        "  <requirements><loss target=\"f\" max=\"1e-2\"/></requirements>\n"
+        "</architecture>\n";
+    ac_model *m = NULL;
+    ac_analysis *a = NULL;
+    ac_diag_list diags = {0}, findings = {0};
+    ac_error err = {0};
+    ac_analysis_options ao;
+    (void)state;
+    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "h.xml", &m, &diags, &err), AC_OK);
+    ac_diag_list_clear(&diags);
+    ac_analysis_options_init(&ao);
+    ao.validate = AC_VALIDATE_NEVER;
+    ao.transient = AC_TRANSIENT_NEVER;
+    assert_int_equal(ac_analysis_run(m, &ao, &a, &findings, &err), AC_OK);
+    ac_diag_list_clear(&findings);
+    assert_true(a->has_headroom);
+    assert_non_null(strstr(a->headroom_binding, "loss"));
+    assert_true(a->nodes[0].loss_abs_error > 0.0);
+    assert_true(a->headroom_rel_error > a->nodes[0].expected_rel_error + 1e-3);
+    ac_analysis_free(a);
+    ac_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_cold_states_throttle),
         cmocka_unit_test(test_jiq_buffer_loss),
         cmocka_unit_test(test_gateway_fluid_abs),
+        cmocka_unit_test(test_headroom_loss_abs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
