@@ -266,22 +266,35 @@ static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_ana
     return AC_OK;
 }
 
-/* Mean jobs per server of `pool` solved with another dispatch (for bounds); NAN on failure. */
-static double mean_jobs_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
-                           const ac_analysis_options *opt, double *err_out)
+/* `pool` solved with another dispatch (power-of-d with d = 2 and distinct sampling where
+ * it is power-of-d; refined; no burst search): the result (caller frees) or NULL on failure
+ * or overload. */
+static ac_solver_pool_result *solve_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
+                                       const ac_analysis_options *opt)
 {
     ac_pool p = *pool;
     ac_solver_options so = opt->solver;
     ac_solver_pool_result *r = NULL;
     ac_error e = {0};
-    double v = NAN;
     p.dispatch = dispatch;
     p.d = 2;
     p.sampling = AC_SAMPLING_DISTINCT;
     so.refine = AC_SOLVER_REFINE_ALWAYS;
     so.burst_search = 0;
+    if (ac_solver_pool_solve(&p, lambda, &so, &r, &e) == AC_OK && !r->overload)
+        return r;
+    ac_solver_pool_result_free(r);
+    return NULL;
+}
+
+/* Mean jobs per server of `pool` solved with another dispatch (for bounds); NAN on failure. */
+static double mean_jobs_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
+                           const ac_analysis_options *opt, double *err_out)
+{
+    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt);
+    double v = NAN;
     *err_out = 0.0;
-    if (ac_solver_pool_solve(&p, lambda, &so, &r, &e) == AC_OK && !r->overload) {
+    if (r != NULL) {
         v = r->kpi.mean_jobs;
         *err_out = r->kpi.expected_rel_error;
     }
@@ -289,24 +302,16 @@ static double mean_jobs_as(const ac_pool *pool, ac_dispatch dispatch, double lam
     return v;
 }
 
-/* The loss of `pool` solved with another dispatch (the same retries and timeout); NAN on
- * failure. */
+/* The loss of `pool` solved with another dispatch (the same retries and timeout), raised by
+ * its stated relative error; NAN on failure. */
 static double loss_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
                       const ac_analysis_options *opt)
 {
-    ac_pool p = *pool;
-    ac_solver_options so = opt->solver;
-    ac_solver_pool_result *r = NULL;
-    ac_error e = {0};
+    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt);
     double v = NAN;
-    p.dispatch = dispatch;
-    p.d = 2;
-    p.sampling = AC_SAMPLING_DISTINCT;
-    so.refine = AC_SOLVER_REFINE_ALWAYS;
-    so.burst_search = 0;
-    if (ac_solver_pool_solve(&p, lambda, &so, &r, &e) == AC_OK && !r->overload)
-        v = p.timeout > 0.0 ? pow(r->kpi.timeout_fraction, (double)p.retries + 1.0)
-                            : r->kpi.loss_probability;
+    if (r != NULL)
+        v = pool->timeout > 0.0 ? pow(r->kpi.timeout_fraction, (double)pool->retries + 1.0)
+                                : r->kpi.loss_probability;
     if (isfinite(v) && r != NULL && r->kpi.expected_rel_error > 0.0)
         v *= 1.0 + r->kpi.expected_rel_error;
     ac_solver_pool_result_free(r);

@@ -371,18 +371,6 @@ static void write_file_members(ac_jsonw *w, const ac_report_run *run, const ac_r
         ac_report_sizing_json(w, rf);
 }
 
-/* The worst verdict of the run: invalid, then fail, then inconclusive, then pass. */
-static ac_verdict worst_verdict(const ac_report_run *run)
-{
-    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
-                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
-    ac_verdict v = AC_VERDICT_PASS;
-    for (size_t f = 0; f < run->nfiles; f++)
-        if (rank[run->files[f].verdict] > rank[v])
-            v = run->files[f].verdict;
-    return v;
-}
-
 int ac_report_json(FILE *fp, const ac_report_run *run)
 {
     ac_jsonw w;
@@ -394,7 +382,7 @@ int ac_report_json(FILE *fp, const ac_report_run *run)
         ac_jsonw_key(&w, "archcheck");
         ac_jsonw_string(&w, AC_VERSION);
         ac_jsonw_key(&w, "verdict");
-        ac_jsonw_string(&w, ac_verdict_name(worst_verdict(run)));
+        ac_jsonw_string(&w, ac_verdict_name(ac_report_run_verdict(run)));
     }
     if (run->has_exit_status) {
         ac_jsonw_key(&w, "exit_status");

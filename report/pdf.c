@@ -1202,18 +1202,6 @@ static void write_file(pdf_doc *d, const ac_report_run *run, const ac_report_fil
     write_method(d, rf);
 }
 
-/* The worst verdict of the run: invalid, then fail, then inconclusive, then pass. */
-static ac_verdict run_verdict(const ac_report_run *run)
-{
-    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
-                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
-    ac_verdict v = AC_VERDICT_PASS;
-    for (size_t f = 0; f < run->nfiles; f++)
-        if (rank[run->files[f].verdict] > rank[v])
-            v = run->files[f].verdict;
-    return v;
-}
-
 /* A report of several files opens with a summary: the run's verdict (the worst), then a row
  * per file with its verdict, checks and findings, so that a FAIL on page 7 is on page 1. */
 static void write_summary(pdf_doc *d, const ac_report_run *run)
@@ -1222,7 +1210,7 @@ static void write_summary(pdf_doc *d, const ac_report_run *run)
                                    {"Verdict", 80.0, AC_PLOT_LEFT},
                                    {"Checks (pass / fail / inconclusive)", 110.0, AC_PLOT_LEFT},
                                    {"Findings", 60.0, AC_PLOT_RIGHT}};
-    ac_verdict worst = run_verdict(run);
+    ac_verdict worst = ac_report_run_verdict(run);
     const char *v = verdict_label(worst);
     rgb col = verdict_color(worst);
     double size = 40.0, w, box_h = 58.0;

@@ -256,6 +256,10 @@ int ac_report_compare_pdf(const char *path, const ac_compare_run *run,
  * unsuppressed AC900, else PASS. */
 ac_verdict ac_report_verdict(const ac_diag_list *diags, ac_severity fail_on);
 
+/* The worst verdict of a run's files: invalid, then fail, then inconclusive, then pass
+ * (pass for no file). */
+ac_verdict ac_report_run_verdict(const ac_report_run *run);
+
 #ifdef __cplusplus
 }
 #endif
