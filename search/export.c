@@ -225,7 +225,7 @@ int ac_search_export_fis(FILE *fp, const ac_model *m, const ac_transient_fault *
                          size_t nfaults, double horizon, double score, ac_error *err)
 {
     ac_jsonw w;
-    char text[4096], desc[4200], num[64];
+    char text[4096], desc[4352], num[64];
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
     fault_list(m, faults, nfaults, 0, text, sizeof text);
@@ -309,7 +309,7 @@ int ac_search_export_chaostoolkit(FILE *fp, const ac_model *m, const ac_transien
                                   size_t nfaults, double horizon, double score, ac_error *err)
 {
     ac_jsonw w;
-    char text[4096], desc[4200];
+    char text[4096], desc[4352];
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
     kv(&w, "version", "1.0.0");
