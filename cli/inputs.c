@@ -139,7 +139,8 @@ static int search_dir(const char *root, ac_cli_paths *out)
     for (size_t i = 0; i < todo.n; i++)
         free(todo.v[i]);
     free(todo.v);
-    qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
+    if (out->n > first) /* qsort's base must not be NULL, even for no element */
+        qsort(out->v + first, out->n - first, sizeof *out->v, cmp_str);
     return rc;
 }
 
