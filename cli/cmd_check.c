@@ -97,8 +97,10 @@ static int apply_baselines(ac_cli_input *in, const char *path, const char *write
             return rc;
     }
     if (path != NULL) {
-        if (ac_baseline_load(&b, path, &err) != AC_OK)
+        if (ac_baseline_load(&b, path, &err) != AC_OK) {
+            ac_baseline_free(&b); /* what the load had built (its directory) */
             return ac_cli_fail("%s", err.message);
+        }
         rc = apply_baseline(&b, in);
         ac_baseline_free(&b);
         if (rc != 0)
