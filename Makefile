@@ -7,7 +7,7 @@
 #   make demo         check a sample architecture and write its report
 #   make bench        run the benchmarks in bench/ (not part of make test)
 #   make accuracy     stated errors against the simulator on ACCURACY_COUNT random models
-#   make fuzz         libFuzzer (clang): parser, analysis, units for FUZZ_SECONDS each
+#   make fuzz         libFuzzer (clang): parser, analysis, units, search for FUZZ_SECONDS each
 #   make install      PREFIX (/usr/local) and DESTDIR honoured
 #   make format       clang-format every source file
 #   make WERROR=1     turn warnings into errors (CI does)
@@ -127,20 +127,25 @@ FUZZ_CC ?= clang
 # on build/fuzz/corpus_<target> (seeded with the samples at run time for parser and analysis)
 # and the committed FUZZ_DIRS_<target>. Findings go to build/fuzz/<target>-crash-... (and
 # -timeout-, -oom-); UBSan reports are fatal.
-FUZZ_TARGETS ?= parser analysis units
+FUZZ_TARGETS ?= parser analysis units search
 FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_MAXLEN_parser   := 65536
 FUZZ_MAXLEN_analysis := 16384
 FUZZ_MAXLEN_units    := 256
+FUZZ_MAXLEN_search   := 16384
 FUZZ_SEEDS_parser    := samples/*.xml samples/bad/*.xml
 FUZZ_SEEDS_analysis  := samples/*.xml samples/bad/*.xml
+FUZZ_SEEDS_search    := samples/*.xml
 FUZZ_DIRS_parser     := fuzz/corpus
 FUZZ_DIRS_analysis   := fuzz/corpus
 FUZZ_DIRS_units      := fuzz/corpus_units
+FUZZ_DIRS_search     := fuzz/corpus
 FUZZ_DICT_parser     := fuzz/archcheck.dict
 FUZZ_DICT_analysis   := fuzz/archcheck.dict
 FUZZ_DICT_units      := fuzz/units.dict
+FUZZ_DICT_search     := fuzz/archcheck.dict
 FUZZ_TIMEOUT_analysis := 30
+FUZZ_TIMEOUT_search   := 30
 fuzz: $(addprefix fuzz-,$(FUZZ_TARGETS))
 
 fuzz-lib: deps
