@@ -319,6 +319,47 @@ static void test_link_capacity_loss_vs_sim(void **state)
     fx_free(&f);
 }
 
+/* The simulator's link faults alone (sim/faults.c) against the closed forms: a capacity-loss
+ * of 40% and a delay of 50 ms over the whole run on a link of 100/s carrying 50/s is the
+ * M/D/1 of capacity 60/s (solver/link.c's capacity_loss) and 50 ms more latency. */
+static void test_sim_link_faults_closed_form(void **state)
+{
+    static const char xml[] =
+        LINK_MODEL("50/s", "", "<link id='ab' from='a' to='b' capacity='100/s' latency='1ms'/>");
+    fx f;
+    ac_transient_fault fl[2] = {{0, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.4, 0.0, INFINITY},
+                                {0, AC_TRANSIENT_FAULT_DELAY, 0.05, 0.0, INFINITY}};
+    ac_transient_plan plan = {2, fl};
+    ac_sim_options so;
+    ac_sim_result *sr = NULL;
+    ac_solver_link_result lr;
+    (void)state;
+    fx_parse(&f, xml);
+    fl[0].target = fl[1].target = f.m->nnodes;
+    assert_int_equal(ac_solver_link_solve(&f.m->links[0], 50.0, 0.4, &lr, &f.err), AC_OK);
+    ac_sim_options_init(&so);
+    so.seed = 3;
+    so.replications = 20;
+    so.horizon = 200.0;
+    so.warmup = 20.0;
+    so.faults = &plan;
+    assert_int_equal(ac_sim_run(f.m, &so, &sr, &f.err), AC_OK);
+    print_message("sim link under faults: mean %.5f s +- %.5f vs M/D/1 at 60/s + 50 ms %.5f; "
+                  "utilisation %.4f vs %.4f\n",
+                  sr->links[0].mean_response_time.mean, sr->links[0].mean_response_time.ci95,
+                  lr.mean_response_time + 0.05, sr->links[0].utilization.mean, lr.utilization);
+    assert_double_close(sr->links[0].mean_response_time.mean, lr.mean_response_time + 0.05,
+                        2.0 * sr->links[0].mean_response_time.ci95, 0.0);
+    assert_double_close(sr->links[0].utilization.mean, lr.utilization,
+                        2.0 * sr->links[0].utilization.ci95, 0.0);
+    ac_solver_link_result_clear(&lr);
+    ac_sim_result_free(sr);
+    /* a fault the link cannot take is refused */
+    fl[1].attr = AC_TRANSIENT_FAULT_SERVERS_DOWN;
+    assert_int_equal(ac_sim_run(f.m, &so, &sr, &f.err), AC_EINVAL);
+    fx_free(&f);
+}
+
 /* ---- the oldest job's age ----------------------------------------------------------------- */
 
 /* A deterministic overload from empty: lambda = 20/s into mu = 10/s for T = 30 s. The jobs
@@ -370,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_link_constant_fault_steady),
         cmocka_unit_test(test_link_burst_vs_sim),
         cmocka_unit_test(test_link_capacity_loss_vs_sim),
+        cmocka_unit_test(test_sim_link_faults_closed_form),
         cmocka_unit_test(test_oldest_age),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
