@@ -319,6 +319,32 @@ static void test_link_capacity_loss_vs_sim(void **state)
     fx_free(&f);
 }
 
+/* A link down (capacity-loss 100%, kept at 1e-6 of its capacity) over [10, 20) s at 60/s:
+ * everything offered then waits (unbounded buffer), 600 jobs, the node behind gets nothing,
+ * and the backlog drains at 100 - 60 = 40/s in 15 s. */
+static void test_link_down(void **state)
+{
+    static const char xml[] =
+        LINK_MODEL("60/s", "", "<link id='ab' from='a' to='b' capacity='100/s'/>");
+    fx f;
+    ac_transient_options opt;
+    ac_transient_fault fl = {0, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 1.0, 10.0, 20.0};
+    ac_transient_plan plan = {1, &fl};
+    const ac_transient *tr;
+    (void)state;
+    fx_parse(&f, xml);
+    fl.target = f.m->nnodes;
+    ac_transient_options_init(&opt);
+    opt.horizon = 50.0;
+    opt.samples = 501;
+    tr = fx_eval(&f, &opt, &plan);
+    assert_double_close(tr->links[0].backlog_peak, 600.0, 0.0, 0.02);
+    assert_double_close(tr->links[0].drain_time, 15.0, 0.0, 0.03);
+    assert_true(tr->nodes[1].arrival_rate[150] < 1e-3); /* t = 15 s */
+    assert_true(tr->links[0].saturated);
+    fx_free(&f);
+}
+
 /* The simulator's link faults alone (sim/faults.c) against the closed forms: a capacity-loss
  * of 40% and a delay of 50 ms over the whole run on a link of 100/s carrying 50/s is the
  * M/D/1 of capacity 60/s (solver/link.c's capacity_loss) and 50 ms more latency. */
@@ -411,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_link_constant_fault_steady),
         cmocka_unit_test(test_link_burst_vs_sim),
         cmocka_unit_test(test_link_capacity_loss_vs_sim),
+        cmocka_unit_test(test_link_down),
         cmocka_unit_test(test_sim_link_faults_closed_form),
         cmocka_unit_test(test_oldest_age),
     };
