@@ -303,9 +303,8 @@ static void notes(const tr_ctx *c, ac_transient *tr)
     if (c->ngws > 0)
         note_add(tr, "gateways reject once the bucket is empty; no 504s (timeouts)");
     if (c->m->nlinks > 0)
-        note_add(tr, "links as fluids with the stationary M/D/1(/K) correction "
-                     "(solver/transient_link.c): their latency is in the response times, not "
-                     "in the flows");
+        note_add(tr, "links as fluids with the stationary M/D/1(/K) correction and Erlang "
+                     "stages for their latency (solver/transient_link.c)");
     if (c->m->npopulations > 0)
         note_add(tr, "closed workloads (<population>) are not in the transient model");
 }

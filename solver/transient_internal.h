@@ -137,9 +137,12 @@ enum { LC_A, LC_D, LC_L, LC_N };
 #define TR_LINK_TABLE 96   /* points of a bounded link's tables over the load */
 #define TR_LINK_KMAX  256  /* buffers up to this have the M/D/1/K tables, beyond: fluid */
 #define TR_LINK_FLOOR 1e-6 /* the least share of its capacity a capacity-loss leaves a link */
+#define TR_LINK_STAGES 4   /* Erlang stages of a link's latency in the flows */
 typedef struct tr_link {
-    size_t off;       /* its states (fluid links) */
+    size_t off;       /* its states (fluid links), then its stages (staged) */
     int fluid;        /* 1: a finite capacity (a state in the ODE) */
+    int staged;       /* 1: a latency: TR_LINK_STAGES stages of the jobs propagating */
+    size_t soff;      /* the first stage */
     int bounded;      /* 1: the M/D/1/K tables; 0: M/D/1 closed forms (and a fluid buffer) */
     double c, lat;    /* capacity (jobs/s) and latency (s) now (with the plan's faults) */
     double K;         /* jobs the link holds: buffer + 1 (INFINITY: unbounded) */
@@ -148,6 +151,7 @@ typedef struct tr_link {
     double *tn, *tu, *tb, *tw;
     gsl_interp *iu, *ib, *iw;
     tr_dn in, out, blk; /* the last flows: offered, carried, the blocking B(x) */
+    tr_dn dlv;          /* delivered to `to` (out of the last stage; unstaged: out) */
 } tr_link;
 
 /* A queue. */
@@ -484,7 +488,8 @@ int ac_solver_tr_links_setup(tr_ctx *c, ac_error *err);
 int ac_solver_tr_links_layout(tr_ctx *c, ac_error *err);
 void ac_solver_tr_links_free(tr_ctx *c);
 void ac_solver_tr_links_outflow(tr_ctx *c, const double *y, const double *yd);
-void ac_solver_tr_links_drift(tr_ctx *c, double *dy, int tangent);
+void ac_solver_tr_links_drift(tr_ctx *c, const double *y, const double *yd, double *dy,
+                              int tangent);
 double ac_solver_tr_links_residual(const tr_ctx *c, const double *f);
 void ac_solver_tr_links_zero(const tr_ctx *c, double *y);
 void ac_solver_tr_links_record(const tr_ctx *c, ac_transient *tr, size_t s, const double *y);

@@ -28,9 +28,12 @@
  * trajectory has passed it (fifo_waits, at the end of the evaluation); bounded: P(W > 0) = U and the
  * M/D/1/K mean wait at x. The M/D/1 wait's tail decays faster than the exponential of the
  * same mean below rho ~ 0.8 (the fit's p95 is high there, conservatively); measured against
- * the exact law in tests/test_transient_metrics.c. The latency (and a delay fault) is in the
- * law, and so end to end, not in the flows (the nodes behind see the carried flow at once).
- * A link of unbounded capacity is a pure delay: no state, the flows pass it.
+ * the exact law in tests/test_transient_metrics.c. The latency is in the law, and so end to
+ * end, and in the flows: what the link carries passes TR_LINK_STAGES Erlang stages of mean
+ * the latency (a delay fault lengthens it; the jobs propagating, lambda x latency at a steady
+ * load, are in the stages) before the node behind receives it. A link without latency
+ * delivers at once; a delay fault on it is in the law only. A link of unbounded capacity
+ * has no backlog: its stages alone, or no state at all without a latency.
  * A capacity-loss fault of v leaves c (1 - v), at least TR_LINK_FLOOR of c (the fluid needs
  * c > 0); a delay fault adds to the latency (transient_faults.c).
  */
@@ -191,6 +194,7 @@ int ac_solver_tr_links_setup(tr_ctx *c, ac_error *err)
         L->c = ln->capacity;
         L->lat = ln->latency;
         L->fluid = isfinite(ln->capacity) && ln->capacity > 0.0;
+        L->staged = ln->latency > 0.0;
         L->K = ln->buffer == AC_UNBOUNDED ? INFINITY : (double)ln->buffer + 1.0;
         L->bounded = L->fluid && ln->buffer != AC_UNBOUNDED && ln->buffer <= TR_LINK_KMAX;
         if (L->bounded) {
@@ -202,7 +206,7 @@ int ac_solver_tr_links_setup(tr_ctx *c, ac_error *err)
             if (c->rt.to[e] == ln->to) {
                 sc += c->rt.coef[e];
                 sf += c->rt.coef[e] * c->rt.fanin[e];
-                if (L->fluid)
+                if (L->fluid || L->staged)
                     c->rt.link[e] = l;
             }
         L->per = sf > 0.0 ? sc / sf : 1.0;
@@ -215,19 +219,30 @@ int ac_solver_tr_links_layout(tr_ctx *c, ac_error *err)
     size_t *cols;
     if (c->nlinks == 0)
         return AC_OK;
-    for (size_t l = 0; l < c->nlinks; l++)
-        if (c->lks[l].fluid) {
-            c->lks[l].off = c->dim;
+    for (size_t l = 0; l < c->nlinks; l++) {
+        tr_link *L = &c->lks[l];
+        L->off = L->soff = c->dim;
+        if (L->fluid) {
             c->dim += LK_NSTATE + LC_N;
             c->nlkst += LK_NSTATE;
+            L->soff = c->dim;
         }
+        if (L->staged) {
+            c->dim += TR_LINK_STAGES;
+            c->nlkst += TR_LINK_STAGES;
+        }
+    }
     cols = realloc(c->fdcols, (c->nfd + c->nlkst + 1) * sizeof *cols);
     if (cols == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (links)");
     c->fdcols = cols;
-    for (size_t l = 0; l < c->nlinks; l++)
-        if (c->lks[l].fluid)
-            c->fdcols[c->nfd++] = c->lks[l].off + LK_X;
+    for (size_t l = 0; l < c->nlinks; l++) {
+        const tr_link *L = &c->lks[l];
+        if (L->fluid)
+            c->fdcols[c->nfd++] = L->off + LK_X;
+        for (size_t i = 0; L->staged && i < TR_LINK_STAGES; i++)
+            c->fdcols[c->nfd++] = L->soff + i;
+    }
     return AC_OK;
 }
 
@@ -243,34 +258,57 @@ void ac_solver_tr_links_free(tr_ctx *c)
     c->lks = NULL;
 }
 
-/* Every fluid link's inflow back to 0, its carried flow and blocking from its state (with
- * derivatives along yd), the carried flow pushed on to `to`. Before the nodes push theirs. */
+/* Every link's inflow back to 0, its carried flow and blocking from its state (with
+ * derivatives along yd), what it delivers (the last stage's outflow, or the carried flow)
+ * pushed on to `to`. Before the nodes push theirs. */
 void ac_solver_tr_links_outflow(tr_ctx *c, const double *y, const double *yd)
 {
     for (size_t l = 0; l < c->nlinks; l++) {
         tr_link *L = &c->lks[l];
-        tr_dn u, b, x;
         size_t to = c->m->links[l].to;
-        if (!L->fluid)
+        if (!L->fluid && !L->staged)
             continue;
-        x = dn_y(y, yd, L->off + LK_X);
-        link_ub(L, x.v, &u, &b);
         L->in = dn(0.0);
-        L->out.v = L->c * u.v;
-        L->out.d = L->c * u.d * x.d;
-        L->blk.v = b.v;
-        L->blk.d = b.d * x.d;
-        c->lam[to] = dn_add(c->lam[to], dn_scale(L->out, L->per));
+        if (L->fluid) {
+            tr_dn u, b, x = dn_y(y, yd, L->off + LK_X);
+            link_ub(L, x.v, &u, &b);
+            L->out.v = L->c * u.v;
+            L->out.d = L->c * u.d * x.d;
+            L->blk.v = b.v;
+            L->blk.d = b.d * x.d;
+            L->dlv = L->out;
+        }
+        if (L->staged)
+            L->dlv = dn_scale(dn_y(y, yd, L->soff + TR_LINK_STAGES - 1),
+                              (double)TR_LINK_STAGES / L->lat);
+        c->lam[to] = dn_add(c->lam[to], dn_scale(L->dlv, L->per));
     }
 }
 
-/* The rows of every fluid link (values, or their derivatives along the last flows). */
-void ac_solver_tr_links_drift(tr_ctx *c, double *dy, int tangent)
+/* The rows of link L's stages: p_1' = carried - r p_1, p_i' = r (p_{i-1} - p_i), r = k / the
+ * latency (Erlang(k) of mean the latency; a delay fault lengthens it). */
+static void stage_drift(const tr_link *L, const double *y, const double *yd, tr_dn first,
+                        double *dy, int tangent)
+{
+    double r = (double)TR_LINK_STAGES / L->lat;
+    tr_dn prev = first;
+    for (size_t i = 0; i < TR_LINK_STAGES; i++) {
+        tr_dn out = dn_scale(dn_y(y, yd, L->soff + i), r);
+        dn_out(dy, L->soff + i, dn_sub(prev, out), tangent);
+        prev = out;
+    }
+}
+
+/* The rows of every link (values, or their derivatives along yd: the last flows'). */
+void ac_solver_tr_links_drift(tr_ctx *c, const double *y, const double *yd, double *dy,
+                              int tangent)
 {
     for (size_t l = 0; l < c->nlinks; l++) {
         const tr_link *L = &c->lks[l];
         tr_dn keep, lost;
         size_t o = L->off;
+        if (L->staged)
+            stage_drift(L, y, yd, L->fluid ? L->out : L->in, dy, tangent);
         if (!L->fluid)
             continue;
         keep = dn_sub(dn(1.0), L->blk);
@@ -287,8 +325,11 @@ double ac_solver_tr_links_residual(const tr_ctx *c, const double *f)
     double r = 0.0;
     for (size_t l = 0; l < c->nlinks; l++) {
         const tr_link *L = &c->lks[l];
+        double scale = fabs(L->in.v) + (L->fluid ? L->c : 1.0);
         if (L->fluid)
-            r = fmax(r, fabs(f[L->off + LK_X]) / (fabs(L->in.v) + L->c));
+            r = fmax(r, fabs(f[L->off + LK_X]) / scale);
+        for (size_t i = 0; L->staged && i < TR_LINK_STAGES; i++)
+            r = fmax(r, fabs(f[L->soff + i]) / scale);
     }
     return r;
 }
@@ -352,7 +393,7 @@ void ac_solver_tr_links_record(const tr_ctx *c, ac_transient *tr, size_t s, cons
         const tr_link *L = &c->lks[l];
         ac_transient_link *k = &tr->links[l];
         if (!L->fluid) {
-            double f = delay_inflow(c, l);
+            double f = L->staged ? fmax(L->in.v, 0.0) : delay_inflow(c, l);
             k->arrival_rate[s] = k->throughput[s] = f;
             k->backlog[s] = k->loss_rate[s] = k->in_system[s] = k->cum_lost[s] = 0.0;
             k->cum_arrivals[s] = k->cum_departures[s] = NAN; /* integrated in _finish */

@@ -188,7 +188,7 @@ static void drift_all(tr_ctx *c, const double *y, const double *yd, double *dy, 
     for (size_t v = 0; v < c->m->nnodes; v++)
         c->kind[v]->drift(c, c->unit_of[v], y, yd, dy, tangent);
     if (c->nlkst > 0)
-        ac_solver_tr_links_drift(c, dy, tangent);
+        ac_solver_tr_links_drift(c, y, yd, dy, tangent);
 }
 
 int ac_solver_tr_f(double t, const double y[], double dydt[], void *params)

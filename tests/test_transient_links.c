@@ -345,6 +345,52 @@ static void test_link_down(void **state)
     fx_free(&f);
 }
 
+/* The latency in the flows: a step 50 -> 100/s at 10 s through a link of 2 s latency (pure
+ * delay; then with a capacity of 1000/s). The stages hold lambda x latency jobs at a steady
+ * load, so the count a sends minus b's received count grows by (100 - 50) x 2 = 100
+ * jobs (the mean delay is the latency); b still receives about 50/s at 10.5 s (Erlang(4) of
+ * mean 2 s: 1.9% of the step delivered) and about 100/s at 16 s (99.8%). */
+static void test_link_latency_in_flows(void **state)
+{
+    static const char *const xml[2] = {
+        LINK_MODEL("50/s",
+                   "<profile source='s'><point at='0s' rate='50/s'/><point at='10s' rate='50/s'/>"
+                   "<point at='10.001s' rate='100/s'/><point at='30s' rate='100/s'/></profile>",
+                   "<link from='a' to='b' latency='2s'/>"),
+        LINK_MODEL("50/s",
+                   "<profile source='s'><point at='0s' rate='50/s'/><point at='10s' rate='50/s'/>"
+                   "<point at='10.001s' rate='100/s'/><point at='30s' rate='100/s'/></profile>",
+                   "<link from='a' to='b' capacity='1000/s' latency='2s'/>")};
+    (void)state;
+    for (int w = 0; w < 2; w++) {
+        fx f;
+        ac_transient_options opt;
+        const ac_transient *tr;
+        size_t last;
+        double held;
+        fx_parse(&f, xml[w]);
+        ac_transient_options_init(&opt);
+        opt.horizon = 30.0;
+        opt.samples = 601;
+        tr = fx_eval(&f, &opt, NULL);
+        last = tr->nsamples - 1;
+        /* a's departures (an ODE counter; a pure delay's own counts are trapezoids) */
+        held = tr->nodes[0].cum_departures[last] - tr->nodes[1].cum_arrivals[last];
+        print_message("latency %s: held %.4f jobs (hand 100 + the backlog's %.4f), b at 10.5 s "
+                      "%.3f/s, at 16 s %.3f/s\n",
+                      w ? "and capacity" : "alone", held,
+                      tr->links[0].in_system[last] - tr->links[0].in_system[0],
+                      tr->nodes[1].arrival_rate[210], tr->nodes[1].arrival_rate[320]);
+        assert_double_close(held - (tr->links[0].in_system[last] - tr->links[0].in_system[0]),
+                            100.0, 0.0, 0.01);
+        assert_double_close(tr->nodes[1].arrival_rate[210], 50.0 + 50.0 * 0.0190, 0.0, 0.01);
+        assert_double_close(tr->nodes[1].arrival_rate[320], 50.0 + 50.0 * 0.9977, 0.0, 0.01);
+        /* the law's shift carries the latency */
+        assert_true(tr->links[0].law[AC_TRANSIENT_LAW_SHIFT * tr->nsamples + last] >= 2.0);
+        fx_free(&f);
+    }
+}
+
 /* The simulator's link faults alone (sim/faults.c) against the closed forms: a capacity-loss
  * of 40% and a delay of 50 ms over the whole run on a link of 100/s carrying 50/s is the
  * M/D/1 of capacity 60/s (solver/link.c's capacity_loss) and 50 ms more latency. */
@@ -438,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_link_burst_vs_sim),
         cmocka_unit_test(test_link_capacity_loss_vs_sim),
         cmocka_unit_test(test_link_down),
+        cmocka_unit_test(test_link_latency_in_flows),
         cmocka_unit_test(test_sim_link_faults_closed_form),
         cmocka_unit_test(test_oldest_age),
     };

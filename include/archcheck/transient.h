@@ -281,9 +281,10 @@ enum {
  *   x' = f (1 - B(x)) - c U(x),   carried c U(x),   lost f B(x),
  * with U, B the busy fraction and the blocking of the stationary M/D/1 (M/D/1/K, K = buffer
  * + 1) whose mean jobs are x, so a constant load settles at the steady state of
- * solver/link.c and an overload carries c; the node behind it is fed what it carries. The
- * latency (plus a delay fault) is in the law (and so end to end), not in the flows. A link
- * of unbounded capacity is a pure delay behind the nodes' flows. */
+ * solver/link.c and an overload carries c; the node behind it is fed what it carries, after
+ * the latency (Erlang stages of that mean in the flows; in the law, and so end to end; a
+ * delay fault adds to it). A link of unbounded capacity has its stages only (no state
+ * without a latency). */
 typedef struct ac_transient_link {
     double *arrival_rate;   /* jobs/s offered to the link (its routes' copies) */
     double *throughput;     /* jobs/s carried (c U(x)) */
