@@ -121,8 +121,8 @@ static int check_fault(const tr_ctx *c, size_t k, const ac_transient_fault *f, a
                             target_id(c->m, f->target), f->start, f->end);
     why = unsupported(c, f);
     if (why != NULL)
-        return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': %s", k,
-                            target_id(c->m, f->target), why);
+        return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': %s", k, target_id(c->m, f->target),
+                            why);
     return AC_OK;
 }
 

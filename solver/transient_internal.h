@@ -82,7 +82,6 @@ typedef struct tr_routes {
     size_t *link;  /* the fluid link (index into links) the entry passes, AC_NONE */
 } tr_routes;
 
-
 /* A sparse map origin -> targets: CSR. */
 typedef struct tr_csr {
     size_t *start; /* norigins + 1 */
@@ -134,20 +133,20 @@ typedef struct tr_fn_rates {
  * then the counters A, D, L), else a pure delay behind the nodes' flows. */
 enum { LK_X, LK_NSTATE };
 enum { LC_A, LC_D, LC_L, LC_N };
-#define TR_LINK_TABLE 96   /* points of a bounded link's tables over the load */
-#define TR_LINK_KMAX  256  /* buffers up to this have the M/D/1/K tables, beyond: fluid */
-#define TR_LINK_FLOOR 1e-6 /* the least share of its capacity a capacity-loss leaves a link */
-#define TR_LINK_STAGES 4   /* Erlang stages of a link's latency in the flows */
+#define TR_LINK_TABLE  96   /* points of a bounded link's tables over the load */
+#define TR_LINK_KMAX   256  /* buffers up to this have the M/D/1/K tables, beyond: fluid */
+#define TR_LINK_FLOOR  1e-6 /* the least share of its capacity a capacity-loss leaves a link */
+#define TR_LINK_STAGES 4    /* Erlang stages of a link's latency in the flows */
 typedef struct tr_link {
-    size_t off;       /* its states (fluid links), then its stages (staged) */
-    int fluid;        /* 1: a finite capacity (a state in the ODE) */
-    int staged;       /* 1: a latency: TR_LINK_STAGES stages of the jobs propagating */
-    size_t soff;      /* the first stage */
-    int bounded;      /* 1: the M/D/1/K tables; 0: M/D/1 closed forms (and a fluid buffer) */
-    double c, lat;    /* capacity (jobs/s) and latency (s) now (with the plan's faults) */
-    double K;         /* jobs the link holds: buffer + 1 (INFINITY: unbounded) */
-    double per;       /* jobs reaching `to` per copy carried (the routes' 1 / fanin) */
-    size_t nt;        /* table points: N(rho) (mean jobs), U (busy), B (blocking), W c */
+    size_t off;    /* its states (fluid links), then its stages (staged) */
+    int fluid;     /* 1: a finite capacity (a state in the ODE) */
+    int staged;    /* 1: a latency: TR_LINK_STAGES stages of the jobs propagating */
+    size_t soff;   /* the first stage */
+    int bounded;   /* 1: the M/D/1/K tables; 0: M/D/1 closed forms (and a fluid buffer) */
+    double c, lat; /* capacity (jobs/s) and latency (s) now (with the plan's faults) */
+    double K;      /* jobs the link holds: buffer + 1 (INFINITY: unbounded) */
+    double per;    /* jobs reaching `to` per copy carried (the routes' 1 / fanin) */
+    size_t nt;     /* table points: N(rho) (mean jobs), U (busy), B (blocking), W c */
     double *tn, *tu, *tb, *tw;
     gsl_interp *iu, *ib, *iw;
     tr_dn in, out, blk; /* the last flows: offered, carried, the blocking B(x) */

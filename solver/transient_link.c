@@ -25,17 +25,16 @@
  * with the exact P(W > 0) = rho_s and E[W] = rho_s / (2 c (1 - rho_s)) (Pollaczek-
  * Khinchine), plus the backlog above its stationary mean, x - N(rho_s), as the fluid FIFO
  * wait (an overload's, or a burst's left to drain): the time until the carried count of the
- * trajectory has passed it (fifo_waits, at the end of the evaluation); bounded: P(W > 0) = U and the
- * M/D/1/K mean wait at x. The M/D/1 wait's tail decays faster than the exponential of the
- * same mean below rho ~ 0.8 (the fit's p95 is high there, conservatively); measured against
- * the exact law in tests/test_transient_metrics.c. The latency is in the law, and so end to
- * end, and in the flows: what the link carries passes TR_LINK_STAGES Erlang stages of mean
- * the latency (a delay fault lengthens it; the jobs propagating, lambda x latency at a steady
- * load, are in the stages) before the node behind receives it. A link without latency
- * delivers at once; a delay fault on it is in the law only. A link of unbounded capacity
- * has no backlog: its stages alone, or no state at all without a latency.
- * A capacity-loss fault of v leaves c (1 - v), at least TR_LINK_FLOOR of c (the fluid needs
- * c > 0); a delay fault adds to the latency (transient_faults.c).
+ * trajectory has passed it (fifo_waits, at the end of the evaluation); bounded: P(W > 0) = U and
+ * the M/D/1/K mean wait at x. The M/D/1 wait's tail decays faster than the exponential of the same
+ * mean below rho ~ 0.8 (the fit's p95 is high there, conservatively); measured against the exact
+ * law in tests/test_transient_metrics.c. The latency is in the law, and so end to end, and in the
+ * flows: what the link carries passes TR_LINK_STAGES Erlang stages of mean the latency (a delay
+ * fault lengthens it; the jobs propagating, lambda x latency at a steady load, are in the stages)
+ * before the node behind receives it. A link without latency delivers at once; a delay fault on it
+ * is in the law only. A link of unbounded capacity has no backlog: its stages alone, or no state at
+ * all without a latency. A capacity-loss fault of v leaves c (1 - v), at least TR_LINK_FLOOR of c
+ * (the fluid needs c > 0); a delay fault adds to the latency (transient_faults.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +47,7 @@
 #include "solver/transient_internal.h"
 
 #define LAWP(l, ns, k, s) ((l)[(size_t)(k) * (ns) + (s)])
-#define TR_LINK_RHO_TOP 50.0 /* the tables' highest load (ac_solver_link_solve's limit) */
+#define TR_LINK_RHO_TOP   50.0 /* the tables' highest load (ac_solver_link_solve's limit) */
 
 /* M/D/1's load whose stationary mean jobs are x (N(rho) inverted), and its derivative;
  * linear below 0 (integration noise around an empty link). */
@@ -300,8 +299,7 @@ static void stage_drift(const tr_link *L, const double *y, const double *yd, tr_
 }
 
 /* The rows of every link (values, or their derivatives along yd: the last flows'). */
-void ac_solver_tr_links_drift(tr_ctx *c, const double *y, const double *yd, double *dy,
-                              int tangent)
+void ac_solver_tr_links_drift(tr_ctx *c, const double *y, const double *yd, double *dy, int tangent)
 {
     for (size_t l = 0; l < c->nlinks; l++) {
         const tr_link *L = &c->lks[l];
@@ -458,9 +456,9 @@ static void fifo_waits(const tr_ctx *c, ac_transient *tr, size_t l)
                 size_t mid = lo + (hi - lo) / 2;
                 *(D[mid] < target ? &lo : &hi) = mid;
             }
-            u = D[hi] > D[lo] ? tr->t[lo] + (tr->t[hi] - tr->t[lo]) * (target - D[lo]) /
-                                                (D[hi] - D[lo])
-                              : tr->t[hi];
+            u = D[hi] > D[lo]
+                    ? tr->t[lo] + (tr->t[hi] - tr->t[lo]) * (target - D[lo]) / (D[hi] - D[lo])
+                    : tr->t[hi];
         }
         LAWP(k->law, ns, AC_TRANSIENT_LAW_SHIFT, s) += fmax(0.0, u - tr->t[s]);
     }

@@ -320,7 +320,7 @@ int ac_solver_tr_metrics_init(const tr_ctx *c, ac_transient *tr)
         return AC_ENOMEM;
     for (size_t l = 0; l < tr->nlinks; l++) {
         ac_transient_link *k = &tr->links[l];
-        double **a[] = {&k->arrival_rate,   &k->throughput,        &k->backlog,
+        double **a[] = {&k->arrival_rate,      &k->throughput,        &k->backlog,
                         &k->p95_response_time, &k->p99_response_time, &k->loss_rate,
                         &k->cum_arrivals,      &k->cum_departures,    &k->cum_lost,
                         &k->in_system};
@@ -376,9 +376,8 @@ size_t ac_solver_tr_metrics_arrays(ac_transient *tr, double **arrays)
         }
     for (size_t l = 0; l < tr->nlinks; l++) {
         ac_transient_link *k = &tr->links[l];
-        double *a[] = {k->arrival_rate, k->throughput,     k->backlog,
-                       k->loss_rate,    k->cum_arrivals,   k->cum_departures,
-                       k->cum_lost,     k->in_system};
+        double *a[] = {k->arrival_rate, k->throughput,     k->backlog,  k->loss_rate,
+                       k->cum_arrivals, k->cum_departures, k->cum_lost, k->in_system};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
             if (arrays != NULL)
                 arrays[n] = a[i];
@@ -632,12 +631,10 @@ double ac_solver_tr_oldest_age(const double *t, size_t ns, const double *left, c
         } else {
             while (j + 1 < k && left[j + 1] + n[j + 1] - n[0] < target)
                 j++;
-            {
-                double e0 = left[j] + n[j] - n[0], e1 = left[j + 1 <= k ? j + 1 : k] +
-                                                        n[j + 1 <= k ? j + 1 : k] - n[0];
-                double t1 = t[j + 1 <= k ? j + 1 : k];
-                s = e1 > e0 ? t[j] + (t1 - t[j]) * fmin(fmax((target - e0) / (e1 - e0), 0.0), 1.0)
-                            : t1;
+            { /* k >= 1 here and j < k: E(k) >= target, as n_k >= 0 */
+                double e0 = left[j] + n[j] - n[0], e1 = left[j + 1] + n[j + 1] - n[0];
+                double w = e1 > e0 ? fmin(fmax((target - e0) / (e1 - e0), 0.0), 1.0) : 1.0;
+                s = t[j] + (t[j + 1] - t[j]) * w;
             }
         }
         age = fmax(age, t[k] - s);
@@ -651,9 +648,9 @@ static void queue_left(const ac_transient *tr, const ac_transient_node *n, doubl
 {
     out[0] = n->cum_departures[0];
     for (size_t k = 1; k < tr->nsamples; k++)
-        out[k] = out[k - 1] + (n->cum_departures[k] - n->cum_departures[k - 1]) +
-                 0.5 * (n->dead_letter_rate[k] + n->dead_letter_rate[k - 1]) *
-                     (tr->t[k] - tr->t[k - 1]);
+        out[k] =
+            out[k - 1] + (n->cum_departures[k] - n->cum_departures[k - 1]) +
+            0.5 * (n->dead_letter_rate[k] + n->dead_letter_rate[k - 1]) * (tr->t[k] - tr->t[k - 1]);
 }
 
 /* Node v's oldest age (pools and queues; NAN otherwise); scratch of nsamples. */
@@ -668,8 +665,8 @@ static void node_oldest(const tr_ctx *c, ac_transient *tr, size_t v, double *scr
         break;
     case AC_NODE_QUEUE:
         queue_left(tr, n, scratch);
-        n->oldest_age = ac_solver_tr_oldest_age(tr->t, tr->nsamples, scratch, n->in_system,
-                                                n->throughput[0]);
+        n->oldest_age =
+            ac_solver_tr_oldest_age(tr->t, tr->nsamples, scratch, n->in_system, n->throughput[0]);
         break;
     default: break;
     }

@@ -91,8 +91,7 @@ int ac_solver_tr_routes_build(const ac_model *m, tr_routes *r)
     r->coef = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->coef);
     r->fanin = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->fanin);
     r->link = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->link);
-    if (r->start == NULL || r->to == NULL || r->coef == NULL || r->fanin == NULL ||
-        r->link == NULL)
+    if (r->start == NULL || r->to == NULL || r->coef == NULL || r->fanin == NULL || r->link == NULL)
         return AC_ENOMEM;
     for (size_t k = 0; k < m->nroutes; k++)
         r->start[m->routes[k].from + 1]++;

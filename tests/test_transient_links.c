@@ -110,12 +110,15 @@ static void check_steady(fx *f, const ac_transient *tr, double lambda, double lo
  * (loss 0.09136) and overloaded at rho 1.5 (the tables, 1%). */
 static void test_link_constant_load_steady(void **state)
 {
-    static const char md1[] = LINK_MODEL("90/s", "", "<link from='a' to='b' capacity='100/s' "
-                                                     "latency='2ms'/>");
-    static const char md1k[] = LINK_MODEL("90/s", "", "<link from='a' to='b' capacity='100/s' "
-                                                      "latency='2ms' buffer='3'/>");
-    static const char over[] = LINK_MODEL("150/s", "", "<link from='a' to='b' capacity='100/s' "
-                                                       "buffer='3'/>");
+    static const char md1[] = LINK_MODEL("90/s", "",
+                                         "<link from='a' to='b' capacity='100/s' "
+                                         "latency='2ms'/>");
+    static const char md1k[] = LINK_MODEL("90/s", "",
+                                          "<link from='a' to='b' capacity='100/s' "
+                                          "latency='2ms' buffer='3'/>");
+    static const char over[] = LINK_MODEL("150/s", "",
+                                          "<link from='a' to='b' capacity='100/s' "
+                                          "buffer='3'/>");
     fx f;
     ac_transient_options opt;
     (void)state;
@@ -140,8 +143,9 @@ static void test_link_constant_load_steady(void **state)
 static void test_link_constant_fault_steady(void **state)
 {
     static const char md1[] = LINK_MODEL("50/s", "", "<link from='a' to='b' capacity='100/s'/>");
-    static const char md1k[] = LINK_MODEL("80/s", "", "<link from='a' to='b' capacity='100/s' "
-                                                      "buffer='3'/>");
+    static const char md1k[] = LINK_MODEL("80/s", "",
+                                          "<link from='a' to='b' capacity='100/s' "
+                                          "buffer='3'/>");
     fx f;
     ac_transient_options opt;
     ac_transient_fault fl[2] = {{3, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.4, 0.0, INFINITY},
@@ -261,8 +265,7 @@ static void vs_sim(fx *f, const ac_transient *tr, const ac_transient_plan *plan,
     assert_double_close(resp, sl->mean_response_time.mean, sl->mean_response_time.ci95, rel);
     assert_double_close(q95, sl->p95_response_time.mean, sl->p95_response_time.ci95, rel);
     /* what the link carried reached b: the same totals in both */
-    assert_double_close(tr->nodes[1].cum_arrivals[tr->nsamples - 1] -
-                            tr->nodes[1].cum_arrivals[0],
+    assert_double_close(tr->nodes[1].cum_arrivals[tr->nsamples - 1] - tr->nodes[1].cum_arrivals[0],
                         sr->nodes[1].arrival_rate.mean * (t1 - t0) +
                             tr->nodes[1].arrival_rate[0] * t0,
                         sr->nodes[1].arrival_rate.ci95 * (t1 - t0), rel);
@@ -437,7 +440,8 @@ static void test_sim_link_faults_closed_form(void **state)
 /* A deterministic overload from empty: lambda = 20/s into mu = 10/s for T = 30 s. The jobs
  * entered by s are 20 s, those left by T are 10 T: the oldest entered at T / 2, its age
  * T (1 - mu / lambda) = 15 s. At a steady load (M/M/1 at rho 0.5) the age is the mean
- * response time 1 / (mu - lambda) = 0.2 s (Little, FIFO). Pool, then link. */
+ * response time 1 / (mu - lambda) = 0.2 s (Little, FIFO). Pool, queue (one consumer of 10/s),
+ * link. */
 static void test_oldest_age(void **state)
 {
     static const char pool[] = "<architecture name='o' format='1'>\n"
@@ -448,8 +452,14 @@ static void test_oldest_age(void **state)
                                  "  <workload><source id='s' to='p' rate='5/s'/></workload>\n"
                                  "  <pool id='p' servers='1' service-rate='10/s'/>\n"
                                  "</architecture>\n";
-    static const char link[] =
-        LINK_MODEL("20/s", "", "<link from='a' to='b' capacity='10/s'/>");
+    static const char queue[] =
+        "<architecture name='o' format='1'>\n"
+        "  <workload><source id='s' to='q' rate='20/s'/></workload>\n"
+        "  <queue id='q' batch-size='1' max-consumers='1' visibility-timeout='1h'/>\n"
+        "  <function id='c' concurrency='1' duration='100ms' timeout='1h' keep-alive='1h'/>\n"
+        "  <route from='q' to='c'/>\n"
+        "</architecture>\n";
+    static const char link[] = LINK_MODEL("20/s", "", "<link from='a' to='b' capacity='10/s'/>");
     fx f;
     ac_transient_options opt;
     const ac_transient *tr;
@@ -461,6 +471,11 @@ static void test_oldest_age(void **state)
     fx_parse(&f, pool);
     tr = fx_eval(&f, &opt, NULL);
     print_message("oldest age: pool %.4f s (hand 15)\n", tr->nodes[0].oldest_age);
+    assert_double_close(tr->nodes[0].oldest_age, 15.0, 0.0, 0.02);
+    fx_free(&f);
+    fx_parse(&f, queue);
+    tr = fx_eval(&f, &opt, NULL);
+    print_message("oldest age: queue %.4f s (hand 15)\n", tr->nodes[0].oldest_age);
     assert_double_close(tr->nodes[0].oldest_age, 15.0, 0.0, 0.02);
     fx_free(&f);
     fx_parse(&f, link);

@@ -300,8 +300,8 @@ typedef struct ac_transient_link {
     double offered, lost;                              /* jobs over the horizon */
     double loss_fraction;                              /* lost / offered (NAN: none offered) */
     double oldest_age; /* s, as for nodes (ac_transient_node.oldest_age) */
-    int saturated; /* 1: the offered flow exceeded the capacity at some sample (the link then
-                      carries its capacity and the node behind it is fed that) */
+    int saturated;     /* 1: the offered flow exceeded the capacity at some sample (the link then
+                          carries its capacity and the node behind it is fed that) */
 } ac_transient_link;
 
 typedef struct ac_transient {
