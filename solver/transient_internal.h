@@ -3,7 +3,8 @@
  *
  * State y: the pools' mean-field vectors q_1..q_P (each of a fixed truncation), then two
  * counters per pool, the jobs offered (A) and departed (D) since t = 0, then the states and
- * counters of every function, queue and gateway, in node order. The counters are integrated
+ * counters of every function, queue and gateway, in node order, then those of the links
+ * (transient_link.c: a link is not a node, it sits on its routes). The counters are integrated
  * with the rest, so conservation can be checked exactly (BDF preserves linear invariants).
  *
  * One file per node kind (transient_pool.c, _function.c, _queue.c, _gateway.c), each
@@ -129,8 +130,9 @@ typedef struct tr_fn_rates {
     tr_dn execs; /* executions started (retries on the same instance included) */
 } tr_fn_rates;
 
-/* A link (transient_link.c): a fluid node of capacity c when c is finite (its states x,
- * then the counters A, D, L), else a pure delay behind the nodes' flows. */
+/* A link (transient_link.c): a fluid node of capacity c when c is finite (its state x, then
+ * the counters A, D, L), then TR_LINK_STAGES stages of its latency when it has one; a link
+ * of unbounded capacity without latency has no state (the flows pass it). */
 enum { LK_X, LK_NSTATE };
 enum { LC_A, LC_D, LC_L, LC_N };
 #define TR_LINK_TABLE  96   /* points of a bounded link's tables over the load */
