@@ -15,6 +15,10 @@
  *             back takes work as it is (the last to go down comes back first).
  *   gateway   capacity-loss: the rate limit is r (1 - value) (1 - prod (1 - value) for
  *             several); the bucket is brought up to date at the old rate first.
+ *   link      (target nnodes + l, the link's node) capacity-loss: every transmission started
+ *             from the edge on takes 1 / (c (1 - value)), at least 1e-6 c as the transient's
+ *             (the one in progress ends as it started); delay: added to the latency of every
+ *             job whose propagation starts from the edge on.
  * The utilisation of a pool stays busy servers / all servers.
  */
 #include <math.h>
@@ -47,6 +51,20 @@ static const char *unsupported(const ac_node *nd, const ac_transient_fault *f)
     return "unknown fault attribute";
 }
 
+static const char *link_unsupported(const ac_transient_fault *f)
+{
+    return f->attr == AC_TRANSIENT_FAULT_DELAY || f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS
+               ? NULL
+               : "a link takes delay and capacity-loss only";
+}
+
+static const char *target_id(const ac_model *m, size_t target)
+{
+    if (target < m->nnodes)
+        return m->nodes[target].id;
+    return m->links[target - m->nnodes].id != NULL ? m->links[target - m->nnodes].id : "(link)";
+}
+
 int ac_sim_faults_check(const ac_model *m, const ac_sim_options *opt, ac_error *err)
 {
     const ac_transient_plan *plan = opt->faults;
@@ -60,21 +78,22 @@ int ac_sim_faults_check(const ac_model *m, const ac_sim_options *opt, ac_error *
         int prob =
             f->attr == AC_TRANSIENT_FAULT_FAIL_PROB || f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS;
         const char *why;
-        if (f->target >= m->nnodes)
-            return ac_error_set(err, AC_EINVAL, "simulation: fault %zu: no node %zu", k, f->target);
+        if (f->target >= m->nnodes + m->nlinks)
+            return ac_error_set(err, AC_EINVAL, "simulation: fault %zu: no node or link %zu", k,
+                                f->target);
         if (!(f->value >= 0.0) || !isfinite(f->value) || (prob && f->value > 1.0))
             return ac_error_set(err, AC_EINVAL,
                                 "simulation: fault %zu on '%s': value %g out of "
                                 "range",
-                                k, m->nodes[f->target].id, f->value);
+                                k, target_id(m, f->target), f->value);
         if (!(f->start >= 0.0) || !(f->end > f->start))
             return ac_error_set(err, AC_EINVAL,
                                 "simulation: fault %zu on '%s': the window [%g, %g) is empty", k,
-                                m->nodes[f->target].id, f->start, f->end);
-        why = unsupported(&m->nodes[f->target], f);
+                                target_id(m, f->target), f->start, f->end);
+        why = f->target >= m->nnodes ? link_unsupported(f) : unsupported(&m->nodes[f->target], f);
         if (why != NULL)
             return ac_error_set(err, AC_EINVAL, "simulation: fault %zu on '%s': %s", k,
-                                m->nodes[f->target].id, why);
+                                target_id(m, f->target), why);
     }
     return 0;
 }
@@ -122,6 +141,26 @@ static void gw_apply(ac_sim_state *s, ac_sim_node *n, double t)
         g->t_tokens = s->now;
     }
     g->rate = isinf(base) ? (keep > 0.0 ? base : 0.0) : base * keep;
+}
+
+static void link_apply(ac_sim_state *s, ac_sim_node *n, double t)
+{
+    const ac_transient_plan *plan = s->opt->faults;
+    const ac_link *ln = &s->model->links[n->index - s->nmodel_nodes];
+    ac_sim_link_state *l = &n->u.link;
+    double keep = 1.0, delay = 0.0;
+    for (size_t k = 0; k < plan->nfaults; k++) {
+        const ac_transient_fault *x = &plan->faults[k];
+        if (x->target != n->index || !active(x, t))
+            continue;
+        if (x->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS)
+            keep *= 1.0 - x->value;
+        else if (x->attr == AC_TRANSIENT_FAULT_DELAY)
+            delay += x->value;
+    }
+    keep = keep > 1e-6 ? keep : 1e-6;
+    l->tx_time = isfinite(ln->capacity) ? 1.0 / (ln->capacity * keep) : 0.0;
+    l->latency = ln->latency + delay;
 }
 
 /* The load of server i (jobs it holds), and whether it is idle. */
@@ -232,6 +271,7 @@ static void apply_all(ac_sim_state *s, double t)
         case AC_SIM_KIND_FUNCTION: fn_apply(s, n, t); break;
         case AC_SIM_KIND_GATEWAY: gw_apply(s, n, t); break;
         case AC_SIM_KIND_POOL: pool_apply(s, n, t); break;
+        case AC_SIM_KIND_LINK: link_apply(s, n, t); break;
         default: break;
         }
     }

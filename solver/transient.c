@@ -119,6 +119,7 @@ static void ctx_free(tr_ctx *c)
                       c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
                       c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges};
     ac_solver_tr_scalers_free(c);
+    ac_solver_tr_links_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
         ac_solver_pool_model_free(c->pools[j].model);
     ac_solver_tr_csr_free(&c->cp);
@@ -287,6 +288,7 @@ static void zero_counters(const tr_ctx *c, double *y)
 {
     for (size_t v = 0; v < c->m->nnodes; v++)
         memset(y + c->cnt_off[v], 0, c->ncnt[v] * sizeof *y);
+    ac_solver_tr_links_zero(c, y);
 }
 
 /* The notes on what the model leaves out. */
@@ -301,8 +303,8 @@ static void notes(const tr_ctx *c, ac_transient *tr)
     if (c->ngws > 0)
         note_add(tr, "gateways reject once the bucket is empty; no 504s (timeouts)");
     if (c->m->nlinks > 0)
-        note_add(tr, "links are open loop (solver/transient_link.c): their backlog and law, "
-                     "not their throttling of the nodes behind them");
+        note_add(tr, "links as fluids with the stationary M/D/1(/K) correction and Erlang "
+                     "stages for their latency (solver/transient_link.c)");
     if (c->m->npopulations > 0)
         note_add(tr, "closed workloads (<population>) are not in the transient model");
 }
@@ -354,7 +356,9 @@ static int ctx_build(tr_ctx *c, ac_transient *tr, ac_error *err)
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
         goto cleanup;
     }
-    rc = ac_solver_tr_build_coupling(c, err);
+    rc = ac_solver_tr_links_setup(c, err);
+    if (rc == AC_OK)
+        rc = ac_solver_tr_build_coupling(c, err);
     if (rc != AC_OK)
         goto cleanup;
     rc =
@@ -366,6 +370,8 @@ static int ctx_build(tr_ctx *c, ac_transient *tr, ac_error *err)
         goto cleanup;
     c->dim = c->nq + 2 * c->npools;
     rc = sl_setup(c, tr, err);
+    if (rc == AC_OK)
+        rc = ac_solver_tr_links_layout(c, err);
 cleanup:
     ac_solver_tr_prop_free(&prop);
     free(dims);

@@ -14,6 +14,9 @@
  *             servers go as a scale-down does (idle ones first, ac_solver_tr_pool_remap) and
  *             come back empty.
  *   gateway   capacity-loss: the rate limit is r (1 - value).
+ *   link      (target nnodes + l) capacity-loss: the capacity is c (1 - value), at least
+ *             TR_LINK_FLOOR c (the fluid needs c > 0; unbounded stays unbounded); its jobs
+ *             stay (transient_link.c); delay: added to the latency of every transfer.
  * Several faults on one attribute add up (delay, servers-down) or combine (fail-prob:
  * independent causes; capacity-loss: 1 - prod (1 - value)); the last cold-start wins. The
  * start state is the fixed point without faults (the system has run without them).
@@ -60,15 +63,28 @@ int ac_solver_tr_faults_init(tr_ctx *c, ac_error *err)
     return AC_OK;
 }
 
+/* The id of a fault's target (a node, or a link past the nodes). */
+static const char *target_id(const ac_model *m, size_t target)
+{
+    if (target < m->nnodes)
+        return m->nodes[target].id;
+    return m->links[target - m->nnodes].id != NULL ? m->links[target - m->nnodes].id : "(link)";
+}
+
 /* Does the transient model fault `f` on node v? The reason when not. */
 static const char *unsupported(const tr_ctx *c, const ac_transient_fault *f)
 {
-    const ac_node *nd = &c->m->nodes[f->target];
+    const ac_node *nd;
+    if (f->target >= c->m->nnodes)
+        return f->attr == AC_TRANSIENT_FAULT_DELAY || f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS
+                   ? NULL
+                   : "a link takes delay and capacity-loss only";
+    nd = &c->m->nodes[f->target];
     switch (f->attr) {
     case AC_TRANSIENT_FAULT_DELAY:
         return nd->kind == AC_NODE_FUNCTION || nd->kind == AC_NODE_POOL
                    ? NULL
-                   : "delay applies to functions and pools (links are not in the transient)";
+                   : "delay applies to functions, pools and links";
     case AC_TRANSIENT_FAULT_FAIL_PROB:
         return nd->kind == AC_NODE_FUNCTION ? NULL
                                             : "fail-prob is modelled on functions only (the "
@@ -82,9 +98,7 @@ static const char *unsupported(const tr_ctx *c, const ac_transient_fault *f)
                    ? NULL
                    : "servers-down must be a whole number below the pool's servers";
     case AC_TRANSIENT_FAULT_CAPACITY_LOSS:
-        return nd->kind == AC_NODE_GATEWAY ? NULL
-                                           : "capacity-loss applies to gateways (links are "
-                                             "not in the transient)";
+        return nd->kind == AC_NODE_GATEWAY ? NULL : "capacity-loss applies to gateways and links";
     case AC_TRANSIENT_FAULT_COLD_START:
         return nd->kind == AC_NODE_FUNCTION ? NULL : "cold-start applies to functions";
     }
@@ -97,17 +111,17 @@ static int check_fault(const tr_ctx *c, size_t k, const ac_transient_fault *f, a
     const char *why;
     int prob =
         f->attr == AC_TRANSIENT_FAULT_FAIL_PROB || f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS;
-    if (f->target >= c->m->nnodes)
-        return ac_error_set(err, AC_EINVAL, "fault %zu: no node %zu", k, f->target);
+    if (f->target >= c->m->nnodes + c->m->nlinks)
+        return ac_error_set(err, AC_EINVAL, "fault %zu: no node or link %zu", k, f->target);
     if (!(f->value >= 0.0) || !isfinite(f->value) || (prob && f->value > 1.0))
         return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': value %g out of range", k,
-                            c->m->nodes[f->target].id, f->value);
+                            target_id(c->m, f->target), f->value);
     if (!(f->start >= 0.0) || !(f->end > f->start))
         return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': the window [%g, %g) is empty", k,
-                            c->m->nodes[f->target].id, f->start, f->end);
+                            target_id(c->m, f->target), f->start, f->end);
     why = unsupported(c, f);
     if (why != NULL)
-        return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': %s", k, c->m->nodes[f->target].id,
+        return ac_error_set(err, AC_EINVAL, "fault %zu on '%s': %s", k, target_id(c->m, f->target),
                             why);
     return AC_OK;
 }
@@ -261,12 +275,40 @@ static void gw_apply(tr_ctx *c, size_t i, double t)
     W->r = c->m->nodes[W->node].u.gateway.rate_limit * keep;
 }
 
+void ac_solver_tr_link_faults_at(const tr_ctx *c, size_t l, double t, double *cap, double *lat)
+{
+    const ac_link *ln = &c->m->links[l];
+    double keep = 1.0, delay = 0.0;
+    for (size_t k = 0; c->plan != NULL && k < c->plan->nfaults; k++) {
+        const ac_transient_fault *f = &c->plan->faults[k];
+        if (f->target != c->m->nnodes + l || !active(f, t))
+            continue;
+        if (f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS)
+            keep *= 1.0 - f->value;
+        else if (f->attr == AC_TRANSIENT_FAULT_DELAY)
+            delay += f->value;
+    }
+    *cap = ln->capacity * fmax(keep, TR_LINK_FLOOR);
+    *lat = ln->latency + delay;
+}
+
+/* Link l's capacity and latency at time t. */
+static void link_apply(tr_ctx *c, size_t l, double t)
+{
+    ac_solver_tr_link_faults_at(c, l, t, &c->lks[l].c, &c->lks[l].lat);
+}
+
 /* Every node the plan touches, at time t (y NULL: no state to remap). */
 static int apply_all(tr_ctx *c, ac_transient *tr, const ac_transient_plan *plan, double t,
                      double *y, ac_error *err)
 {
     for (size_t k = 0; plan != NULL && k < plan->nfaults; k++) {
-        size_t v = plan->faults[k].target, u = c->unit_of[v];
+        size_t v = plan->faults[k].target, u;
+        if (v >= c->m->nnodes) {
+            link_apply(c, v - c->m->nnodes, t);
+            continue;
+        }
+        u = c->unit_of[v];
         switch (c->m->nodes[v].kind) {
         case AC_NODE_FUNCTION: fn_apply(c, u, t); break;
         case AC_NODE_GATEWAY: gw_apply(c, u, t); break;
@@ -291,6 +333,8 @@ void ac_solver_tr_faults_reset(tr_ctx *c)
         fn_apply(c, i, 0.0);
     for (size_t i = 0; i < c->ngws; i++)
         gw_apply(c, i, 0.0);
+    for (size_t l = 0; l < c->nlinks; l++)
+        link_apply(c, l, 0.0);
     c->plan = plan;
 }
 

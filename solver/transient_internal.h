@@ -3,7 +3,8 @@
  *
  * State y: the pools' mean-field vectors q_1..q_P (each of a fixed truncation), then two
  * counters per pool, the jobs offered (A) and departed (D) since t = 0, then the states and
- * counters of every function, queue and gateway, in node order. The counters are integrated
+ * counters of every function, queue and gateway, in node order, then those of the links
+ * (transient_link.c: a link is not a node, it sits on its routes). The counters are integrated
  * with the rest, so conservation can be checked exactly (BDF preserves linear invariants).
  *
  * One file per node kind (transient_pool.c, _function.c, _queue.c, _gateway.c), each
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include <gsl/gsl_interp.h>
 #include <gsl/gsl_odeiv2.h>
 
 #include "archcheck/solver.h"
@@ -77,6 +79,8 @@ typedef struct tr_pool {
 typedef struct tr_routes {
     size_t *start, *to;
     double *coef;
+    double *fanin; /* the route's fanin (a link carries p fanout copies per job) */
+    size_t *link;  /* the fluid link (index into links) the entry passes, AC_NONE */
 } tr_routes;
 
 /* A sparse map origin -> targets: CSR. */
@@ -125,6 +129,31 @@ typedef struct tr_fn_rates {
     tr_dn succ, lost, fails, to1, to2, back;
     tr_dn execs; /* executions started (retries on the same instance included) */
 } tr_fn_rates;
+
+/* A link (transient_link.c): a fluid node of capacity c when c is finite (its state x, then
+ * the counters A, D, L), then TR_LINK_STAGES stages of its latency when it has one; a link
+ * of unbounded capacity without latency has no state (the flows pass it). */
+enum { LK_X, LK_NSTATE };
+enum { LC_A, LC_D, LC_L, LC_N };
+#define TR_LINK_TABLE  96   /* points of a bounded link's tables over the load */
+#define TR_LINK_KMAX   256  /* buffers up to this have the M/D/1/K tables, beyond: fluid */
+#define TR_LINK_FLOOR  1e-6 /* the least share of its capacity a capacity-loss leaves a link */
+#define TR_LINK_STAGES 4    /* Erlang stages of a link's latency in the flows */
+typedef struct tr_link {
+    size_t off;    /* its states (fluid links), then its stages (staged) */
+    int fluid;     /* 1: a finite capacity (a state in the ODE) */
+    int staged;    /* 1: a latency: TR_LINK_STAGES stages of the jobs propagating */
+    size_t soff;   /* the first stage */
+    int bounded;   /* 1: the M/D/1/K tables; 0: M/D/1 closed forms (and a fluid buffer) */
+    double c, lat; /* capacity (jobs/s) and latency (s) now (with the plan's faults) */
+    double K;      /* jobs the link holds: buffer + 1 (INFINITY: unbounded) */
+    double per;    /* jobs reaching `to` per copy carried (the routes' 1 / fanin) */
+    size_t nt;     /* table points: N(rho) (mean jobs), U (busy), B (blocking), W c */
+    double *tn, *tu, *tb, *tw;
+    gsl_interp *iu, *ib, *iw;
+    tr_dn in, out, blk; /* the last flows: offered, carried, the blocking B(x) */
+    tr_dn dlv;          /* delivered to `to` (out of the last stage; unstaged: out) */
+} tr_link;
 
 /* A queue. */
 typedef struct tr_q {
@@ -220,6 +249,9 @@ typedef struct tr_ctx {
     double *edges; /* its windows' edges inside (0, horizon), sorted */
     size_t nedges, next_edge;
     int faults_started; /* the plan's state at t = 0 is applied */
+    /* the links (transient_link.c): every model link, its inflow and outflow now */
+    size_t nlinks, nlkst; /* links; states of the fluid ones (counters excluded) */
+    tr_link *lks;
 } tr_ctx;
 
 /*
@@ -435,6 +467,8 @@ void ac_solver_tr_faults_reset(tr_ctx *c);
 int ac_solver_tr_faults_apply(tr_ctx *c, ac_transient *tr, double t, double *y, int *changed,
                               ac_error *err);
 double ac_solver_tr_faults_next(const tr_ctx *c);
+/* link l's capacity (jobs/s) and latency (s) under the plan at t */
+void ac_solver_tr_link_faults_at(const tr_ctx *c, size_t l, double t, double *cap, double *lat);
 void ac_solver_tr_pool_set_mu(tr_pool *tp, double mu);
 
 /* transient_metrics.c: the objective's metrics (the laws at each sample, the summaries). */
@@ -443,8 +477,23 @@ void ac_solver_tr_metrics_free(ac_transient *tr);
 size_t ac_solver_tr_metrics_arrays(ac_transient *tr, double **arrays);
 void ac_solver_tr_metrics_record(const tr_ctx *c, ac_transient *tr, size_t s, const double *y);
 void ac_solver_tr_metrics_finish(const tr_ctx *c, ac_transient *tr);
+double ac_solver_tr_oldest_age(const double *t, size_t ns, const double *left, const double *n,
+                               double rate0);
 
-/* transient_link.c: the links, open loop behind the nodes' flows. */
+/* transient_link.c: the links. _setup (after the routes, before the coupling) maps the
+ * routes to the fluid links and builds their tables; _layout (after the other states)
+ * places their states and Jacobian columns; _outflow pushes their outflows (their own
+ * state) on, after the nodes' own; _drift their rows of f; _apply their capacity and
+ * latency under the plan at t; _record a sample; _finish the pure delays and the notes. */
+int ac_solver_tr_links_setup(tr_ctx *c, ac_error *err);
+int ac_solver_tr_links_layout(tr_ctx *c, ac_error *err);
+void ac_solver_tr_links_free(tr_ctx *c);
+void ac_solver_tr_links_outflow(tr_ctx *c, const double *y, const double *yd);
+void ac_solver_tr_links_drift(tr_ctx *c, const double *y, const double *yd, double *dy,
+                              int tangent);
+double ac_solver_tr_links_residual(const tr_ctx *c, const double *f);
+void ac_solver_tr_links_zero(const tr_ctx *c, double *y);
+void ac_solver_tr_links_record(const tr_ctx *c, ac_transient *tr, size_t s, const double *y);
 void ac_solver_tr_links_finish(const tr_ctx *c, ac_transient *tr);
 
 /* transient_prewarm.c: the pre-warming pings. */

@@ -320,8 +320,10 @@ int ac_solver_tr_metrics_init(const tr_ctx *c, ac_transient *tr)
         return AC_ENOMEM;
     for (size_t l = 0; l < tr->nlinks; l++) {
         ac_transient_link *k = &tr->links[l];
-        double **a[] = {&k->arrival_rate, &k->throughput, &k->backlog, &k->p95_response_time,
-                        &k->p99_response_time};
+        double **a[] = {&k->arrival_rate,      &k->throughput,        &k->backlog,
+                        &k->p95_response_time, &k->p99_response_time, &k->loss_rate,
+                        &k->cum_arrivals,      &k->cum_departures,    &k->cum_lost,
+                        &k->in_system};
         for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
             if ((*a[i] = calloc(ns, sizeof(double))) == NULL)
                 return AC_ENOMEM;
@@ -346,6 +348,11 @@ void ac_solver_tr_metrics_free(ac_transient *tr)
         free(k->law);
         free(k->p95_response_time);
         free(k->p99_response_time);
+        free(k->loss_rate);
+        free(k->cum_arrivals);
+        free(k->cum_departures);
+        free(k->cum_lost);
+        free(k->in_system);
     }
     free(tr->links);
     free(tr->e2e_p95);
@@ -356,8 +363,8 @@ void ac_solver_tr_metrics_free(ac_transient *tr)
     free(tr->e2e_mult);
 }
 
-/* The per-sample arrays an evaluation resuming from the prefix must restore: the laws' rows
- * (arrays NULL: count only). */
+/* The per-sample arrays an evaluation resuming from the prefix must restore: the laws' rows,
+ * the links' trajectories (arrays NULL: count only). */
 size_t ac_solver_tr_metrics_arrays(ac_transient *tr, double **arrays)
 {
     size_t n = 0;
@@ -367,6 +374,21 @@ size_t ac_solver_tr_metrics_arrays(ac_transient *tr, double **arrays)
                 arrays[n] = tr->nodes[v].law + k * tr->nsamples;
             n++;
         }
+    for (size_t l = 0; l < tr->nlinks; l++) {
+        ac_transient_link *k = &tr->links[l];
+        double *a[] = {k->arrival_rate, k->throughput,     k->backlog,  k->loss_rate,
+                       k->cum_arrivals, k->cum_departures, k->cum_lost, k->in_system};
+        for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+            if (arrays != NULL)
+                arrays[n] = a[i];
+            n++;
+        }
+        for (size_t i = 0; i < AC_TRANSIENT_LAW_NPAR; i++) {
+            if (arrays != NULL)
+                arrays[n] = k->law + i * tr->nsamples;
+            n++;
+        }
+    }
     return n;
 }
 
@@ -591,6 +613,65 @@ static void split_failures(const tr_ctx *c, ac_transient *tr, size_t v)
     n->error_fraction = n->offered > 0.0 ? fmin(1.0, n->errors / n->offered) : NAN;
 }
 
+/*
+ * The largest age of the oldest job over the samples, in the fluid FIFO order: at t_k the
+ * oldest entered at s where E(s) = left_k - n_0, E = left + n - n_0 the jobs entered since
+ * t = 0 (nondecreasing: s advances with k); linear between samples; before t = 0 the jobs
+ * present then entered at rate0 (s = (left_k - n_0) / rate0 < 0; at no rate, s = 0).
+ */
+double ac_solver_tr_oldest_age(const double *t, size_t ns, const double *left, const double *n,
+                               double rate0)
+{
+    double age = 0.0;
+    size_t j = 0;
+    for (size_t k = 0; k < ns; k++) {
+        double target = left[k] - n[0], s;
+        if (target <= 0.0) {
+            s = rate0 > 0.0 ? target / rate0 : 0.0;
+        } else {
+            while (j + 1 < k && left[j + 1] + n[j + 1] - n[0] < target)
+                j++;
+            { /* k >= 1 here and j < k: E(k) >= target, as n_k >= 0 */
+                double e0 = left[j] + n[j] - n[0], e1 = left[j + 1] + n[j + 1] - n[0];
+                double w = e1 > e0 ? fmin(fmax((target - e0) / (e1 - e0), 0.0), 1.0) : 1.0;
+                s = t[j] + (t[j + 1] - t[j]) * w;
+            }
+        }
+        age = fmax(age, t[k] - s);
+    }
+    return age;
+}
+
+/* The cumulative jobs that left queue node n after entering: deletions and dead letters
+ * (trapezoids of dead_letter_rate), into `out`. */
+static void queue_left(const ac_transient *tr, const ac_transient_node *n, double *out)
+{
+    out[0] = n->cum_departures[0];
+    for (size_t k = 1; k < tr->nsamples; k++)
+        out[k] =
+            out[k - 1] + (n->cum_departures[k] - n->cum_departures[k - 1]) +
+            0.5 * (n->dead_letter_rate[k] + n->dead_letter_rate[k - 1]) * (tr->t[k] - tr->t[k - 1]);
+}
+
+/* Node v's oldest age (pools and queues; NAN otherwise); scratch of nsamples. */
+static void node_oldest(const tr_ctx *c, ac_transient *tr, size_t v, double *scratch)
+{
+    ac_transient_node *n = &tr->nodes[v];
+    n->oldest_age = NAN;
+    switch (c->m->nodes[v].kind) {
+    case AC_NODE_POOL:
+        n->oldest_age = ac_solver_tr_oldest_age(tr->t, tr->nsamples, n->cum_departures,
+                                                n->in_system, n->throughput[0]);
+        break;
+    case AC_NODE_QUEUE:
+        queue_left(tr, n, scratch);
+        n->oldest_age =
+            ac_solver_tr_oldest_age(tr->t, tr->nsamples, scratch, n->in_system, n->throughput[0]);
+        break;
+    default: break;
+    }
+}
+
 /* The pool's jobs waiting: N (sum_k q_k - q_1), into `out` (nsamples). */
 static void pool_waiting(const ac_transient *tr, const ac_transient_node *n, double *out)
 {
@@ -671,6 +752,7 @@ void ac_solver_tr_metrics_finish(const tr_ctx *c, ac_transient *tr)
         const double *b = n->backlog;
         double hover = 0.0;
         split_failures(c, tr, v);
+        node_oldest(c, tr, v, n->p95_response_time); /* scratch until percentiles() */
         switch (c->m->nodes[v].kind) {
         case AC_NODE_POOL:
             pool_waiting(tr, n, n->p99_response_time); /* scratch until percentiles() */

@@ -132,9 +132,16 @@ void ac_solver_tr_push_out(tr_ctx *c, size_t v)
 {
     size_t cons =
         c->m->nodes[v].kind == AC_NODE_QUEUE ? ac_solver_tr_q_consumer_node(c, v) : AC_NONE;
-    for (size_t e = c->rt.start[v]; e < c->rt.start[v + 1]; e++)
-        if (c->rt.to[e] != cons)
-            c->lam[c->rt.to[e]] = dn_add(c->lam[c->rt.to[e]], dn_scale(c->outf[v], c->rt.coef[e]));
+    for (size_t e = c->rt.start[v]; e < c->rt.start[v + 1]; e++) {
+        size_t l = c->rt.link[e];
+        tr_dn w = dn_scale(c->outf[v], c->rt.coef[e]);
+        if (c->rt.to[e] == cons)
+            continue;
+        if (l != AC_NONE) /* a fluid link carries the copies */
+            c->lks[l].in = dn_add(c->lks[l].in, dn_scale(w, c->rt.fanin[e]));
+        else
+            c->lam[c->rt.to[e]] = dn_add(c->lam[c->rt.to[e]], w);
+    }
 }
 
 /*
@@ -156,6 +163,8 @@ void ac_solver_tr_eval_flows(tr_ctx *c, double t, const double *y, const double 
         tr_dn g = {c->gamma[s], along_t ? c->gslope[s] : 0.0};
         c->lam[m->sources[s].to] = dn_add(c->lam[m->sources[s].to], g);
     }
+    if (c->nlkst > 0)
+        ac_solver_tr_links_outflow(c, y, yd);
     for (size_t v = 0; v < m->nnodes; v++)
         if (c->kind[v]->outflow != NULL)
             c->kind[v]->outflow(c, c->unit_of[v], y, yd);
@@ -178,6 +187,8 @@ static void drift_all(tr_ctx *c, const double *y, const double *yd, double *dy, 
 {
     for (size_t v = 0; v < c->m->nnodes; v++)
         c->kind[v]->drift(c, c->unit_of[v], y, yd, dy, tangent);
+    if (c->nlkst > 0)
+        ac_solver_tr_links_drift(c, y, yd, dy, tangent);
 }
 
 int ac_solver_tr_f(double t, const double y[], double dydt[], void *params)
@@ -266,7 +277,7 @@ static double residual(tr_ctx *c, const double *y, double *f)
     ac_solver_tr_f(0.0, y, f, c);
     for (size_t v = 0; v < c->m->nnodes; v++)
         r = fmax(r, c->kind[v]->residual(c, c->unit_of[v], f));
-    return r;
+    return fmax(r, ac_solver_tr_links_residual(c, f));
 }
 
 /*
@@ -338,6 +349,7 @@ void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const 
     ac_solver_tr_f(t, y, f, c); /* sets the rates of every node */
     for (size_t v = 0; v < c->m->nnodes; v++)
         c->kind[v]->record(c, c->unit_of[v], &tr->nodes[v], s, y, f);
+    ac_solver_tr_links_record(c, tr, s, y);
     ac_solver_tr_metrics_record(c, tr, s, y);
 }
 

@@ -79,6 +79,8 @@ void ac_solver_tr_routes_free(tr_routes *r)
     free(r->start);
     free(r->to);
     free(r->coef);
+    free(r->fanin);
+    free(r->link);
 }
 
 int ac_solver_tr_routes_build(const ac_model *m, tr_routes *r)
@@ -87,7 +89,9 @@ int ac_solver_tr_routes_build(const ac_model *m, tr_routes *r)
     r->start = calloc(n + 1, sizeof *r->start);
     r->to = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->to);
     r->coef = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->coef);
-    if (r->start == NULL || r->to == NULL || r->coef == NULL)
+    r->fanin = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->fanin);
+    r->link = malloc((m->nroutes > 0 ? m->nroutes : 1) * sizeof *r->link);
+    if (r->start == NULL || r->to == NULL || r->coef == NULL || r->fanin == NULL || r->link == NULL)
         return AC_ENOMEM;
     for (size_t k = 0; k < m->nroutes; k++)
         r->start[m->routes[k].from + 1]++;
@@ -102,6 +106,8 @@ int ac_solver_tr_routes_build(const ac_model *m, tr_routes *r)
             size_t at = r->start[rt->from] + fill[rt->from]++;
             r->to[at] = rt->to;
             r->coef[at] = rt->p * (double)rt->fanout / (double)rt->fanin;
+            r->fanin[at] = (double)rt->fanin;
+            r->link[at] = AC_NONE; /* ac_solver_tr_links_setup */
         }
         free(fill);
     }
@@ -203,8 +209,8 @@ void ac_solver_tr_csr_free(tr_csr *c)
 }
 
 /* Couplings between pools by their direct routes: E (pool -> pool) and S (source -> pool),
- * and the pools that route to a serverless node (their q_1 column by forward-mode
- * differentiation of the flows). */
+ * and the pools that route to a serverless node or through a fluid link (their q_1 column
+ * by forward-mode differentiation of the flows). */
 int ac_solver_tr_build_coupling(tr_ctx *c, ac_error *err)
 {
     const ac_model *m = c->m;
@@ -217,8 +223,8 @@ int ac_solver_tr_build_coupling(tr_ctx *c, ac_error *err)
         size_t v = c->pools[i].node;
         for (size_t e = c->rt.start[v]; e < c->rt.start[v + 1]; e++) {
             size_t w = c->rt.to[e];
-            if (c->pool_of[w] == AC_NONE)
-                c->fd_pool[i] = 1;
+            if (c->pool_of[w] == AC_NONE || c->rt.link[e] != AC_NONE)
+                c->fd_pool[i] = 1; /* through a link: the link's state, not pool w's */
             else if (ac_solver_tr_csr_add(&c->cp, c->pool_of[w], c->rt.coef[e]) != AC_OK)
                 return ac_error_set(err, AC_ENOMEM, "out of memory (transient coupling)");
         }

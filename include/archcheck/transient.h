@@ -45,10 +45,10 @@
  * pings (<mitigation kind="pre-warming">) are events too: at t = 0, I, 2I, ... the
  * function's instances are topped up to the amount.
  *
- * Faults in time: a plan of ac_transient_eval (below). Links are open loop (their backlog
- * and law behind the nodes' flows, ac_transient_link; a saturated link does not throttle the
- * node behind it in the ODE) and take no fault yet. Not in the model (each noted in `note`
- * when present): closed workloads (<population>), a gateway's timeout (504).
+ * Faults in time: a plan of ac_transient_eval (below). Links of finite capacity are fluid
+ * nodes between their routes' nodes (ac_transient_link), with the delay and capacity-loss
+ * faults. Not in the model (each noted in `note` when present): closed workloads
+ * (<population>), a gateway's timeout (504).
  *
  * Units: seconds, jobs per second; mean jobs per server for pools, instances or messages for
  * the serverless stages.
@@ -254,6 +254,12 @@ typedef struct ac_transient_node {
                                   without a plan) to the first sample where the backlog is at
                                   or below the threshold; 0 when it is then; INFINITY when not
                                   by the horizon; NAN: no fault end and no burst, or no backlog */
+    double oldest_age;         /* s, pools and queues: the largest over the samples of the age
+                                  of the oldest job at the node in the fluid FIFO order, t - s
+                                  where the jobs entered by s equal those left by t (entered =
+                                  left + in_system - in_system(0); jobs present at t = 0
+                                  entered at the rate of t = 0 before); at a steady load the
+                                  mean response time; NAN for the other kinds */
 } ac_transient_node;
 
 /* The parameters of a law (ac_transient_node.law): a, p_c, c0, p_w, the wait's rate, the
@@ -269,19 +275,33 @@ enum {
     AC_TRANSIENT_LAW_NPAR
 };
 
-/* A link in the transient (solver/transient_link.c): an open-loop fluid of capacity
- * c (1 - capacity-loss) fed by the flow of its routes, its backlog x' = inflow - c while
- * x > 0 or inflow > c, and the M/D/1 law at the instantaneous load (the steady state's,
- * solver/link.c) behind it. */
+/* A link in the transient (solver/transient_link.c). A link of finite capacity
+ * c (1 - capacity-loss) is a fluid node of the ODE between its routes' nodes: its jobs x
+ * (waiting or transmitting) follow the pointwise-stationary fluid flow approximation
+ *   x' = f (1 - B(x)) - c U(x),   carried c U(x),   lost f B(x),
+ * with U, B the busy fraction and the blocking of the stationary M/D/1 (M/D/1/K, K = buffer
+ * + 1) whose mean jobs are x, so a constant load settles at the steady state of
+ * solver/link.c and an overload carries c; the node behind it is fed what it carries, after
+ * the latency (Erlang stages of that mean in the flows; in the law, and so end to end; a
+ * delay fault adds to it). A link of unbounded capacity has its stages only (no state
+ * without a latency). */
 typedef struct ac_transient_link {
-    double *arrival_rate; /* jobs/s offered to the link (its routes' flow) */
-    double *throughput;   /* jobs/s carried (c while backlogged) */
-    double *backlog;      /* jobs waiting in the fluid */
-    double *law;          /* AC_TRANSIENT_LAW_NPAR x nsamples */
+    double *arrival_rate;   /* jobs/s offered to the link (its routes' copies) */
+    double *throughput;     /* jobs/s carried (c U(x)) */
+    double *backlog;        /* jobs waiting (x - U(x): the transmission excluded) */
+    double *loss_rate;      /* jobs/s refused by the buffer (f B(x)) */
+    double *cum_arrivals;   /* jobs offered since t = 0 (integrated in the ODE) */
+    double *cum_departures; /* jobs carried since t = 0 */
+    double *cum_lost;       /* jobs refused since t = 0 */
+    double *in_system;      /* jobs waiting or transmitting (x) */
+    double *law;            /* AC_TRANSIENT_LAW_NPAR x nsamples */
     double *p95_response_time, *p99_response_time;     /* s (percentiles = 1) */
     double backlog_duration, backlog_peak, drain_time; /* as for nodes */
-    int saturated; /* 1: the inflow exceeded the capacity at some sample (the nodes behind it
-                      are fed the offered flow, not the carried one: said in `note`) */
+    double offered, lost;                              /* jobs over the horizon */
+    double loss_fraction;                              /* lost / offered (NAN: none offered) */
+    double oldest_age; /* s, as for nodes (ac_transient_node.oldest_age) */
+    int saturated;     /* 1: the offered flow exceeded the capacity at some sample (the link then
+                          carries its capacity and the node behind it is fed that) */
 } ac_transient_link;
 
 typedef struct ac_transient {
@@ -351,7 +371,7 @@ void ac_transient_free(ac_transient *tr);
  */
 typedef enum ac_transient_fault_attr {
     AC_TRANSIENT_FAULT_DELAY = 0,     /* s added to every execution / service (functions,
-                                         pools) */
+                                         pools), to the latency of every transfer (links) */
     AC_TRANSIENT_FAULT_FAIL_PROB,     /* probability that one execution fails (functions,
                                          pools) */
     AC_TRANSIENT_FAULT_SERVERS_DOWN,  /* servers lost (pools) */
@@ -360,7 +380,8 @@ typedef enum ac_transient_fault_attr {
 } ac_transient_fault_attr;
 
 typedef struct ac_transient_fault {
-    size_t target; /* node index (model->nodes) */
+    size_t target; /* node index (model->nodes), or model->nnodes + l for link l (delay,
+                      capacity-loss; the simulator's numbering) */
     ac_transient_fault_attr attr;
     double value;      /* in the attribute's unit (above) */
     double start, end; /* s, the window [start, end) */
