@@ -20,72 +20,6 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
 
 /* ---- heap of (time, event) ------------------------------------------------------------------ */
 
-/*
- * A 4-ary min-heap (children of i: 4i + 1 .. 4i + 4): half the depth of a binary heap, and
- * the four children of a node share a cache line or two. The event that fires leaves a
- * HOLE at the root (s->hole) instead of being popped: the first event scheduled while the
- * hole is open (most often the same entity's next one: a server's next completion, a
- * source's next arrival) goes into the hole and sifts down once (replace-top), instead of a
- * pop (sift-down) and a push (sift-up). Any other heap operation fills the hole first with
- * the last item, as a pop would, and so does the event loop after the handler.
- */
-#ifndef HEAP_D
-#define HEAP_D 4
-#endif
-
-static void heap_place(ac_sim_state *s, size_t i, ac_sim_heap_item it)
-{
-    s->heap[i] = it;
-    s->ev[it.ev].pos = (uint32_t)i;
-}
-
-static void heap_sift_up(ac_sim_state *s, size_t i)
-{
-    ac_sim_heap_item it = s->heap[i];
-    while (i > 0) {
-        size_t p = (i - 1) / HEAP_D;
-        if (s->heap[p].t <= it.t)
-            break;
-        heap_place(s, i, s->heap[p]);
-        i = p;
-    }
-    heap_place(s, i, it);
-}
-
-static void heap_sift_down(ac_sim_state *s, size_t i, ac_sim_heap_item it)
-{
-    const ac_sim_heap_item *h = s->heap;
-    size_t n = s->nheap;
-    for (;;) {
-        size_t c = HEAP_D * i + 1, best = c;
-        if (HEAP_D == 4 && c + HEAP_D <= n) {
-            size_t a = h[c + 1].t < h[c].t ? c + 1 : c;
-            size_t b = h[c + 3].t < h[c + 2].t ? c + 3 : c + 2;
-            best = h[b].t < h[a].t ? b : a;
-        } else {
-            if (c >= n)
-                break;
-            for (size_t k = c + 1; k < n && k < c + HEAP_D; k++)
-                if (h[k].t < h[best].t)
-                    best = k;
-        }
-        if (h[best].t >= it.t)
-            break;
-        heap_place(s, i, h[best]);
-        i = best;
-    }
-    heap_place(s, i, it);
-}
-
-/* Close the hole at the root with the last item (a pop). */
-static void heap_fill_hole(ac_sim_state *s)
-{
-    s->hole = 0;
-    s->nheap--;
-    if (s->nheap > 0)
-        heap_sift_down(s, 0, s->heap[s->nheap]);
-}
-
 /* Remove the item at heap position i (no hole open). */
 static void heap_remove_at(ac_sim_state *s, size_t i)
 {
@@ -95,11 +29,11 @@ static void heap_remove_at(ac_sim_state *s, size_t i)
     if (i == s->nheap)
         return;
     last = s->heap[s->nheap];
-    if (i > 0 && s->heap[(i - 1) / HEAP_D].t > last.t) {
-        heap_place(s, i, last);
-        heap_sift_up(s, i);
+    if (i > 0 && s->heap[(i - 1) / AC_SIM_HEAP_D].t > last.t) {
+        ac_sim_heap_place(s, i, last);
+        ac_sim_heap_sift_up(s, i);
     } else {
-        heap_sift_down(s, i, last);
+        ac_sim_heap_sift_down(s, i, last);
     }
 }
 
@@ -107,7 +41,7 @@ static void heap_remove_at(ac_sim_state *s, size_t i)
 static void heap_remove_event(ac_sim_state *s, uint32_t e)
 {
     if (s->hole)
-        heap_fill_hole(s);
+        ac_sim_heap_fill_hole(s);
     heap_remove_at(s, s->ev[e].pos);
 }
 
@@ -168,35 +102,6 @@ void ac_sim_event_release(ac_sim_state *s, uint32_t e)
     s->ev[e].kind = AC_SIM_EV_FREE;
     s->ev[e].node = s->ev_free;
     s->ev_free = e;
-}
-
-/* (Re)schedule event e at time t. */
-void ac_sim_event_schedule(ac_sim_state *s, uint32_t e, double t)
-{
-    uint32_t pos = s->ev[e].pos;
-    if (pos == AC_SIM_NIL) {
-        ac_sim_heap_item it = {t, e};
-        if (s->hole) { /* replace-top */
-            s->hole = 0;
-            heap_sift_down(s, 0, it);
-            return;
-        }
-        s->heap[s->nheap++] = it;
-        heap_sift_up(s, s->nheap - 1);
-        return;
-    }
-    if (s->hole) {
-        heap_fill_hole(s);
-        pos = s->ev[e].pos;
-    }
-    {
-        double old = s->heap[pos].t;
-        s->heap[pos].t = t;
-        if (t < old)
-            heap_sift_up(s, pos);
-        else
-            heap_sift_down(s, pos, s->heap[pos]);
-    }
 }
 
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
@@ -266,7 +171,7 @@ void ac_sim_job_release(ac_sim_state *s, uint32_t j)
 
 /* ---- groups (requests and fan-outs) --------------------------------------------------------- */
 
-static uint32_t group_alloc(ac_sim_state *s)
+static inline uint32_t group_alloc(ac_sim_state *s)
 {
     uint32_t g;
     if (s->group_free == AC_SIM_NIL) {
@@ -310,7 +215,7 @@ static uint32_t group_alloc(ac_sim_state *s)
     return g;
 }
 
-static void group_free(ac_sim_state *s, uint32_t g)
+static inline void group_free(ac_sim_state *s, uint32_t g)
 {
     if (s->njoin > 0)
         memset(s->pending + (size_t)g * s->njoin, 0, s->njoin * sizeof *s->pending);
@@ -334,7 +239,7 @@ void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
 }
 
 /* A request is complete: end-to-end statistics, and its client thinks again. */
-static void request_complete(ac_sim_state *s, uint32_t g)
+static inline void request_complete(ac_sim_state *s, uint32_t g)
 {
     const ac_sim_group *gr = &s->groups[g];
     ac_sim_entry *e = &s->entries[gr->entry];
@@ -357,7 +262,7 @@ static void request_complete(ac_sim_state *s, uint32_t g)
  * jobs waiting at joins that cannot fill any more (live == npending) is
  * complete too. A complete group frees itself and gives one unit back to its
  * parent; a complete request is recorded. */
-static void group_release(ac_sim_state *s, uint32_t g)
+static inline void group_release(ac_sim_state *s, uint32_t g)
 {
     while (g != AC_SIM_NIL) {
         ac_sim_group *gr = &s->groups[g];
@@ -446,7 +351,7 @@ void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t j, uint32_t node)
 
 /* ---- arrivals, timeouts, retries ------------------------------------------------------------ */
 
-static void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
+static inline void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
 {
     uint32_t e;
     if (!(n->timeout > 0))
@@ -462,7 +367,7 @@ static void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
 
 /* Offer job j to node ni: an attempt. A refused attempt is lost and, while
  * the node's retries last, sent again at once; then the job fails. */
-static void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
+static inline void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
 {
     ac_sim_node *n = &s->nodes[ni];
     for (;;) {
@@ -1132,7 +1037,7 @@ int ac_sim_state_run(ac_sim_state *s)
             break;
         }
         if (s->hole)
-            heap_fill_hole(s);
+            ac_sim_heap_fill_hole(s);
         s->events++;
         if (s->status != 0)
             return s->status;

@@ -415,7 +415,7 @@ void ac_sim_state_free(ac_sim_state *s);
 int ac_sim_state_run(ac_sim_state *s);
 uint32_t ac_sim_event_alloc(ac_sim_state *s);
 void ac_sim_event_release(ac_sim_state *s, uint32_t ev);
-void ac_sim_event_schedule(ac_sim_state *s, uint32_t ev, double t);
+/* ac_sim_event_schedule (sim/heap.h, inline): (re)schedule event ev at time t. */
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t ev);
 uint32_t ac_sim_job_alloc(ac_sim_state *s);
 void ac_sim_job_release(ac_sim_state *s, uint32_t job);
@@ -604,5 +604,7 @@ static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
     n->c.area_extra += dt * (double)n->nextra;
     n->c.last_t = s->now;
 }
+
+#include "sim/heap.h"
 
 #endif
