@@ -223,21 +223,6 @@ static inline void group_free(ac_sim_state *s, uint32_t g)
     s->group_free = g;
 }
 
-void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
-{
-    size_t b = ac_sim_hist_bin(t);
-    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
-    c->completions++;
-    c->timed++;
-    c->sum_resp += t;
-    if (oct != NULL) {
-        oct[b & (AC_SIM_HIST_SUB - 1)]++;
-        c->hist.n++;
-    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
-        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
-    }
-}
-
 /* A request is complete: end-to-end statistics, and its client thinks again. */
 static inline void request_complete(ac_sim_state *s, uint32_t g)
 {
@@ -1000,9 +985,22 @@ static void begin_measure(ac_sim_state *s)
     s->measuring = 1;
 }
 
+/* The event count at which the loop next looks at the budget or the progress report: the
+ * first count past event_cap, or the next multiple of 65,536 (UINT64_MAX: never). */
+static uint64_t next_check(const ac_sim_state *s)
+{
+    uint64_t c = UINT64_MAX;
+    if (s->event_cap != 0)
+        c = s->event_cap + 1;
+    if (s->tick != NULL && (s->events | 0xffffu) + 1 < c)
+        c = (s->events | 0xffffu) + 1;
+    return c;
+}
+
 /* Run one replication from time 0 to the horizon. */
 int ac_sim_state_run(ac_sim_state *s)
 {
+    uint64_t check = next_check(s);
     while (s->nheap > 0) {
         double t = s->heap[0].t;
         uint32_t e;
@@ -1038,16 +1036,20 @@ int ac_sim_state_run(ac_sim_state *s)
         }
         if (s->hole)
             ac_sim_heap_fill_hole(s);
-        s->events++;
-        if (s->status != 0)
-            return s->status;
-        if (s->event_cap != 0 && s->events > s->event_cap) {
-            s->budget_hit = 1;
-            ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
+        if (s->status != 0) {
+            s->events++;
             return s->status;
         }
-        if (s->tick != NULL && (s->events & 0xffffu) == 0)
-            s->tick(s, s->tick_ctx);
+        if (++s->events >= check) {
+            if (s->event_cap != 0 && s->events > s->event_cap) {
+                s->budget_hit = 1;
+                ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
+                return s->status;
+            }
+            if (s->tick != NULL && (s->events & 0xffffu) == 0)
+                s->tick(s, s->tick_ctx);
+            check = next_check(s);
+        }
     }
     if (!s->measuring)
         begin_measure(s);

@@ -340,6 +340,7 @@ struct ac_sim_node {
 typedef struct ac_sim_entry {
     uint32_t to;
     double rate;     /* scaled */
+    double mean_gap; /* 1 / rate (rate > 0) */
     double scv;
     int is_population;
     /* renewal: H2 */
@@ -421,9 +422,7 @@ uint32_t ac_sim_job_alloc(ac_sim_state *s);
 void ac_sim_job_release(ac_sim_state *s, uint32_t job);
 void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t job);
 void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t job, uint32_t to);
-/* Record one response time t in c (its histogram octave allocated at the first sample);
- * AC_ENOMEM sets s->status. */
-void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t);
+/* ac_sim_counts_record: inline, below. */
 void ac_sim_fail(ac_sim_state *s, int code, const char *msg);
 void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client);
 void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t job);
@@ -599,10 +598,29 @@ static inline double ac_sim_uniform(ac_sim_state *s)
 static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
 {
     double dt = s->now - n->c.last_t;
-    n->c.area_jobs += dt * (double)n->njobs;
-    n->c.area_busy += dt * (double)n->nbusy;
-    n->c.area_extra += dt * (double)n->nextra;
+    /* the counts fit in 63 bits: a signed conversion is one instruction, an unsigned one a
+       branch and several */
+    n->c.area_jobs += dt * (double)(int64_t)n->njobs;
+    n->c.area_busy += dt * (double)(int64_t)n->nbusy;
+    n->c.area_extra += dt * (double)(int64_t)n->nextra;
     n->c.last_t = s->now;
+}
+
+/* Record one response time t in c (its histogram octave allocated at the first sample);
+ * AC_ENOMEM sets s->status. */
+static inline void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
+{
+    size_t b = ac_sim_hist_bin(t);
+    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
+    c->completions++;
+    c->timed++;
+    c->sum_resp += t;
+    if (oct != NULL) {
+        oct[b & (AC_SIM_HIST_SUB - 1)]++;
+        c->hist.n++;
+    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
+    }
 }
 
 #include "sim/heap.h"
