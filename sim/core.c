@@ -136,7 +136,7 @@ static int jobs_grow(ac_sim_state *s)
 }
 
 /* A fresh job (no group, attempt 0); AC_SIM_NIL on failure (status set). */
-uint32_t ac_sim_job_alloc(ac_sim_state *s)
+static inline uint32_t job_alloc(ac_sim_state *s)
 {
     uint32_t j;
     ac_sim_job *jb;
@@ -162,6 +162,11 @@ uint32_t ac_sim_job_alloc(ac_sim_state *s)
     return j;
 }
 
+uint32_t ac_sim_job_alloc(ac_sim_state *s)
+{
+    return job_alloc(s);
+}
+
 void ac_sim_job_release(ac_sim_state *s, uint32_t j)
 {
     s->jobs[j].next = s->job_free;
@@ -171,37 +176,43 @@ void ac_sim_job_release(ac_sim_state *s, uint32_t j)
 
 /* ---- groups (requests and fan-outs) --------------------------------------------------------- */
 
+/* Double the group pool (and the join counters beside it); 0 or AC_E* (status set). */
+static int groups_grow(ac_sim_state *s)
+{
+    size_t cap = s->ngroup_cap ? 2 * s->ngroup_cap : 1024;
+    ac_sim_group *gr;
+    if (cap >= AC_SIM_NIL) {
+        ac_sim_fail(s, AC_ELIMIT, "too many requests in the system");
+        return s->status;
+    }
+    gr = realloc(s->groups, cap * sizeof *gr);
+    if (gr == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (requests)");
+        return s->status;
+    }
+    s->groups = gr;
+    if (s->njoin > 0) {
+        uint32_t *p = realloc(s->pending, cap * s->njoin * sizeof *p);
+        if (p == NULL) {
+            ac_sim_fail(s, AC_ENOMEM, "out of memory (joins)");
+            return s->status;
+        }
+        s->pending = p;
+        memset(p + s->ngroup_cap * s->njoin, 0,
+               (cap - s->ngroup_cap) * s->njoin * sizeof *p);
+    }
+    for (size_t i = s->ngroup_cap; i < cap; i++)
+        gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;
+    s->group_free = (uint32_t)s->ngroup_cap;
+    s->ngroup_cap = cap;
+    return 0;
+}
+
 static inline uint32_t group_alloc(ac_sim_state *s)
 {
     uint32_t g;
-    if (s->group_free == AC_SIM_NIL) {
-        size_t cap = s->ngroup_cap ? 2 * s->ngroup_cap : 1024;
-        ac_sim_group *gr;
-        if (cap >= AC_SIM_NIL) {
-            ac_sim_fail(s, AC_ELIMIT, "too many requests in the system");
-            return AC_SIM_NIL;
-        }
-        gr = realloc(s->groups, cap * sizeof *gr);
-        if (gr == NULL) {
-            ac_sim_fail(s, AC_ENOMEM, "out of memory (requests)");
-            return AC_SIM_NIL;
-        }
-        s->groups = gr;
-        if (s->njoin > 0) {
-            uint32_t *p = realloc(s->pending, cap * s->njoin * sizeof *p);
-            if (p == NULL) {
-                ac_sim_fail(s, AC_ENOMEM, "out of memory (joins)");
-                return AC_SIM_NIL;
-            }
-            s->pending = p;
-            memset(p + s->ngroup_cap * s->njoin, 0,
-                   (cap - s->ngroup_cap) * s->njoin * sizeof *p);
-        }
-        for (size_t i = s->ngroup_cap; i < cap; i++)
-            gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;
-        s->group_free = (uint32_t)s->ngroup_cap;
-        s->ngroup_cap = cap;
-    }
+    if (s->group_free == AC_SIM_NIL && groups_grow(s) != 0)
+        return AC_SIM_NIL;
     g = s->group_free;
     s->group_free = s->groups[g].next_free;
     s->groups[g].t0 = s->now;
@@ -411,7 +422,7 @@ static void timeout_fire(ac_sim_state *s, uint32_t e)
     s->jobs[j].group = AC_SIM_NIL;
     n->c.timeouts++;
     if (attempt < n->retries) {
-        uint32_t nj = ac_sim_job_alloc(s);
+        uint32_t nj = job_alloc(s);
         if (nj == AC_SIM_NIL)
             return;
         s->jobs[nj].group = g;
@@ -485,7 +496,7 @@ void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
     if (absorbed || s->status != 0)
         return;
     for (uint32_t k = 0; k < r->fanout; k++) {
-        uint32_t j = ac_sim_job_alloc(s);
+        uint32_t j = job_alloc(s);
         if (j == AC_SIM_NIL)
             return;
         s->jobs[j].group = target;
@@ -547,7 +558,7 @@ void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client)
     s->groups[g].live = 1;
     if (s->measuring)
         s->entries[entry].c.attempts++;
-    j = ac_sim_job_alloc(s);
+    j = job_alloc(s);
     if (j == AC_SIM_NIL)
         return;
     s->jobs[j].group = g;

@@ -80,6 +80,10 @@ static inline uint32_t choose(ac_sim_state *s, ac_sim_node *n)
         return ac_sim_pool_choose_up(s, n);
     switch (p->dispatch) {
     case AC_DISPATCH_POWER_OF_D:
+        if (p->with_replacement && p->d == 2) { /* the common case, unrolled: same draws */
+            uint32_t a = uniform_index(s, N), b = uniform_index(s, N);
+            return p->len[b] < p->len[a] ? b : a;
+        }
         if (p->with_replacement) {
             uint32_t best = uniform_index(s, N);
             for (size_t k = 1; k < p->d; k++) {
