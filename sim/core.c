@@ -23,17 +23,19 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
 /* Remove the item at heap position i (no hole open). */
 static void heap_remove_at(ac_sim_state *s, size_t i)
 {
-    ac_sim_heap_item last;
-    s->ev[s->heap[i].ev].pos = AC_SIM_NIL;
+    double last;
+    uint32_t last_ev;
+    s->ev[s->hev[i]].pos = AC_SIM_NIL;
     s->nheap--;
     if (i == s->nheap)
         return;
-    last = s->heap[s->nheap];
-    if (i > 0 && s->heap[(i - 1) / AC_SIM_HEAP_D].t > last.t) {
-        ac_sim_heap_place(s, i, last);
+    last = s->hkey[s->nheap];
+    last_ev = s->hev[s->nheap];
+    if (i > 0 && s->hkey[(i - 1) / AC_SIM_HEAP_D] > last) {
+        ac_sim_heap_place(s, i, last, last_ev);
         ac_sim_heap_sift_up(s, i);
     } else {
-        ac_sim_heap_sift_down(s, i, last);
+        ac_sim_heap_sift_down(s, i, last, last_ev);
     }
 }
 
@@ -51,7 +53,8 @@ static int events_grow(ac_sim_state *s)
 {
     size_t cap = s->nev_cap ? 2 * s->nev_cap : 1024;
     ac_sim_event *ev;
-    ac_sim_heap_item *heap;
+    double *key;
+    uint32_t *hev;
     if (cap >= AC_SIM_NIL) {
         ac_sim_fail(s, AC_ELIMIT, "too many pending events");
         return AC_ELIMIT;
@@ -62,12 +65,16 @@ static int events_grow(ac_sim_state *s)
         return AC_ENOMEM;
     }
     s->ev = ev;
-    heap = realloc(s->heap, cap * sizeof *heap);
-    if (heap == NULL) {
+    key = realloc(s->hkey, cap * sizeof *key);
+    if (key != NULL)
+        s->hkey = key;
+    hev = realloc(s->hev, cap * sizeof *hev);
+    if (hev != NULL)
+        s->hev = hev;
+    if (key == NULL || hev == NULL) {
         ac_sim_fail(s, AC_ENOMEM, "out of memory (event heap)");
         return AC_ENOMEM;
     }
-    s->heap = heap;
     for (size_t i = s->nev_cap; i < cap; i++) {
         ev[i].pos = AC_SIM_NIL;
         ev[i].kind = AC_SIM_EV_FREE;
@@ -966,7 +973,8 @@ void ac_sim_state_free(ac_sim_state *s)
     free(s->groups);
     free(s->jobs);
     free(s->ev);
-    free(s->heap);
+    free(s->hkey);
+    free(s->hev);
     if (s->rng != NULL)
         gsl_rng_free(s->rng);
     free(s);
@@ -1013,13 +1021,13 @@ int ac_sim_state_run(ac_sim_state *s)
 {
     uint64_t check = next_check(s);
     while (s->nheap > 0) {
-        double t = s->heap[0].t;
+        double t = s->hkey[0];
         uint32_t e;
         if (t > s->horizon)
             break;
         if (!s->measuring && t >= s->warmup)
             begin_measure(s);
-        e = s->heap[0].ev;
+        e = s->hev[0];
         s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
         s->hole = 1;
         s->now = t;
