@@ -155,8 +155,8 @@ static int one_core(size_t servers, double rho, double horizon, size_t pairs)
     printf("sim events/s one core           %7.2f M per CPU s (%.2f M wall)  floor >= 30 M  goal "
            ">= %.2f M (reference / 1.5)  %s\n",
            a, aw, r / 1.5, a >= 30.0 ? (a >= r / 1.5 ? "goal met" : "floor met") : "missed");
-    printf("sim reference events/s one core %7.2f M per CPU s (%.2f M wall)  (bench/sim_ref.c)\n", r,
-           rw);
+    printf("sim reference events/s one core %7.2f M per CPU s (%.2f M wall)  (bench/sim_ref.c)\n",
+           r, rw);
     printf("sim reference / archcheck       %7.2fx                          goal <= 1.5x  %s\n",
            a > 0 ? r / a : 0.0, verdict(r <= 1.5 * a));
     return 0;
@@ -203,8 +203,8 @@ int main(int argc, char **argv)
     horizon = argc > a + 2 ? strtod(argv[a + 2], NULL) : 20000.0;
     pairs = argc > a + 3 ? (size_t)strtoul(argv[a + 3], NULL, 10) : 5;
     jobs = argc > a + 4 ? (size_t)strtoul(argv[a + 4], NULL, 10) : 2;
-    if (servers < 1 || !(rho > 0 && rho < 1) || !(horizon > 0) || pairs < 1 ||
-        pairs > MAX_PAIRS || (only != NULL && strcmp(only, "archcheck") && strcmp(only, "ref"))) {
+    if (servers < 1 || !(rho > 0 && rho < 1) || !(horizon > 0) || pairs < 1 || pairs > MAX_PAIRS ||
+        (only != NULL && strcmp(only, "archcheck") && strcmp(only, "ref"))) {
         fprintf(stderr, "usage: sim_bench [--only archcheck|ref] [SERVERS [RHO in (0,1) "
                         "[HORIZON_S [PAIRS [JOBS]]]]]\n");
         return 2;

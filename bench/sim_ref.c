@@ -24,8 +24,8 @@
 #include "sim/rng.h"
 
 #define REF_SUB_BITS 8
-#define REF_MIN_EXP (-30)
-#define REF_BINS ((size_t)64 << REF_SUB_BITS)
+#define REF_MIN_EXP  (-30)
+#define REF_BINS     ((size_t)64 << REF_SUB_BITS)
 
 typedef struct ref_server {
     double *ring; /* arrival times of the jobs held, FCFS */

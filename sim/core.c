@@ -205,8 +205,7 @@ static int groups_grow(ac_sim_state *s)
             return s->status;
         }
         s->pending = p;
-        memset(p + s->ngroup_cap * s->njoin, 0,
-               (cap - s->ngroup_cap) * s->njoin * sizeof *p);
+        memset(p + s->ngroup_cap * s->njoin, 0, (cap - s->ngroup_cap) * s->njoin * sizeof *p);
     }
     for (size_t i = s->ngroup_cap; i < cap; i++)
         gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;

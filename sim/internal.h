@@ -84,7 +84,6 @@ typedef struct ac_sim_event {
     uint8_t sub;
 } ac_sim_event;
 
-
 typedef struct ac_sim_job {
     double t_arrive;  /* arrival at its current node: of the FIRST attempt (retries keep it) */
     uint32_t next;    /* FIFO link inside a node; free list */
@@ -370,8 +369,8 @@ struct ac_sim_state {
     void (*tick)(const struct ac_sim_state *s, void *ctx);
     void *tick_ctx;
 
-    double *hkey;           /* 4-ary min-heap (sim/heap.h): times */
-    uint32_t *hev;          /* and their events */
+    double *hkey;  /* 4-ary min-heap (sim/heap.h): times */
+    uint32_t *hev; /* and their events */
     size_t nheap;
     int hole;               /* 1: heap[0] is the event firing now, already unscheduled */
     ac_sim_event *ev;
