@@ -20,86 +20,22 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg)
 
 /* ---- heap of (time, event) ------------------------------------------------------------------ */
 
-/*
- * A 4-ary min-heap (children of i: 4i + 1 .. 4i + 4): half the depth of a binary heap, and
- * the four children of a node share a cache line or two. The event that fires leaves a
- * HOLE at the root (s->hole) instead of being popped: the first event scheduled while the
- * hole is open (most often the same entity's next one: a server's next completion, a
- * source's next arrival) goes into the hole and sifts down once (replace-top), instead of a
- * pop (sift-down) and a push (sift-up). Any other heap operation fills the hole first with
- * the last item, as a pop would, and so does the event loop after the handler.
- */
-#ifndef HEAP_D
-#define HEAP_D 4
-#endif
-
-static void heap_place(ac_sim_state *s, size_t i, ac_sim_heap_item it)
-{
-    s->heap[i] = it;
-    s->ev[it.ev].pos = (uint32_t)i;
-}
-
-static void heap_sift_up(ac_sim_state *s, size_t i)
-{
-    ac_sim_heap_item it = s->heap[i];
-    while (i > 0) {
-        size_t p = (i - 1) / HEAP_D;
-        if (s->heap[p].t <= it.t)
-            break;
-        heap_place(s, i, s->heap[p]);
-        i = p;
-    }
-    heap_place(s, i, it);
-}
-
-static void heap_sift_down(ac_sim_state *s, size_t i, ac_sim_heap_item it)
-{
-    const ac_sim_heap_item *h = s->heap;
-    size_t n = s->nheap;
-    for (;;) {
-        size_t c = HEAP_D * i + 1, best = c;
-        if (HEAP_D == 4 && c + HEAP_D <= n) {
-            size_t a = h[c + 1].t < h[c].t ? c + 1 : c;
-            size_t b = h[c + 3].t < h[c + 2].t ? c + 3 : c + 2;
-            best = h[b].t < h[a].t ? b : a;
-        } else {
-            if (c >= n)
-                break;
-            for (size_t k = c + 1; k < n && k < c + HEAP_D; k++)
-                if (h[k].t < h[best].t)
-                    best = k;
-        }
-        if (h[best].t >= it.t)
-            break;
-        heap_place(s, i, h[best]);
-        i = best;
-    }
-    heap_place(s, i, it);
-}
-
-/* Close the hole at the root with the last item (a pop). */
-static void heap_fill_hole(ac_sim_state *s)
-{
-    s->hole = 0;
-    s->nheap--;
-    if (s->nheap > 0)
-        heap_sift_down(s, 0, s->heap[s->nheap]);
-}
-
 /* Remove the item at heap position i (no hole open). */
 static void heap_remove_at(ac_sim_state *s, size_t i)
 {
-    ac_sim_heap_item last;
-    s->ev[s->heap[i].ev].pos = AC_SIM_NIL;
+    double last;
+    uint32_t last_ev;
+    s->ev[s->hev[i]].pos = AC_SIM_NIL;
     s->nheap--;
     if (i == s->nheap)
         return;
-    last = s->heap[s->nheap];
-    if (i > 0 && s->heap[(i - 1) / HEAP_D].t > last.t) {
-        heap_place(s, i, last);
-        heap_sift_up(s, i);
+    last = s->hkey[s->nheap];
+    last_ev = s->hev[s->nheap];
+    if (i > 0 && s->hkey[(i - 1) / AC_SIM_HEAP_D] > last) {
+        ac_sim_heap_place(s, i, last, last_ev);
+        ac_sim_heap_sift_up(s, i);
     } else {
-        heap_sift_down(s, i, last);
+        ac_sim_heap_sift_down(s, i, last, last_ev);
     }
 }
 
@@ -107,7 +43,7 @@ static void heap_remove_at(ac_sim_state *s, size_t i)
 static void heap_remove_event(ac_sim_state *s, uint32_t e)
 {
     if (s->hole)
-        heap_fill_hole(s);
+        ac_sim_heap_fill_hole(s);
     heap_remove_at(s, s->ev[e].pos);
 }
 
@@ -117,7 +53,8 @@ static int events_grow(ac_sim_state *s)
 {
     size_t cap = s->nev_cap ? 2 * s->nev_cap : 1024;
     ac_sim_event *ev;
-    ac_sim_heap_item *heap;
+    double *key;
+    uint32_t *hev;
     if (cap >= AC_SIM_NIL) {
         ac_sim_fail(s, AC_ELIMIT, "too many pending events");
         return AC_ELIMIT;
@@ -128,12 +65,16 @@ static int events_grow(ac_sim_state *s)
         return AC_ENOMEM;
     }
     s->ev = ev;
-    heap = realloc(s->heap, cap * sizeof *heap);
-    if (heap == NULL) {
+    key = realloc(s->hkey, cap * sizeof *key);
+    if (key != NULL)
+        s->hkey = key;
+    hev = realloc(s->hev, cap * sizeof *hev);
+    if (hev != NULL)
+        s->hev = hev;
+    if (key == NULL || hev == NULL) {
         ac_sim_fail(s, AC_ENOMEM, "out of memory (event heap)");
         return AC_ENOMEM;
     }
-    s->heap = heap;
     for (size_t i = s->nev_cap; i < cap; i++) {
         ev[i].pos = AC_SIM_NIL;
         ev[i].kind = AC_SIM_EV_FREE;
@@ -170,35 +111,6 @@ void ac_sim_event_release(ac_sim_state *s, uint32_t e)
     s->ev_free = e;
 }
 
-/* (Re)schedule event e at time t. */
-void ac_sim_event_schedule(ac_sim_state *s, uint32_t e, double t)
-{
-    uint32_t pos = s->ev[e].pos;
-    if (pos == AC_SIM_NIL) {
-        ac_sim_heap_item it = {t, e};
-        if (s->hole) { /* replace-top */
-            s->hole = 0;
-            heap_sift_down(s, 0, it);
-            return;
-        }
-        s->heap[s->nheap++] = it;
-        heap_sift_up(s, s->nheap - 1);
-        return;
-    }
-    if (s->hole) {
-        heap_fill_hole(s);
-        pos = s->ev[e].pos;
-    }
-    {
-        double old = s->heap[pos].t;
-        s->heap[pos].t = t;
-        if (t < old)
-            heap_sift_up(s, pos);
-        else
-            heap_sift_down(s, pos, s->heap[pos]);
-    }
-}
-
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
 {
     if (s->ev[e].pos != AC_SIM_NIL)
@@ -231,7 +143,7 @@ static int jobs_grow(ac_sim_state *s)
 }
 
 /* A fresh job (no group, attempt 0); AC_SIM_NIL on failure (status set). */
-uint32_t ac_sim_job_alloc(ac_sim_state *s)
+static inline uint32_t job_alloc(ac_sim_state *s)
 {
     uint32_t j;
     ac_sim_job *jb;
@@ -257,6 +169,11 @@ uint32_t ac_sim_job_alloc(ac_sim_state *s)
     return j;
 }
 
+uint32_t ac_sim_job_alloc(ac_sim_state *s)
+{
+    return job_alloc(s);
+}
+
 void ac_sim_job_release(ac_sim_state *s, uint32_t j)
 {
     s->jobs[j].next = s->job_free;
@@ -266,37 +183,42 @@ void ac_sim_job_release(ac_sim_state *s, uint32_t j)
 
 /* ---- groups (requests and fan-outs) --------------------------------------------------------- */
 
-static uint32_t group_alloc(ac_sim_state *s)
+/* Double the group pool (and the join counters beside it); 0 or AC_E* (status set). */
+static int groups_grow(ac_sim_state *s)
+{
+    size_t cap = s->ngroup_cap ? 2 * s->ngroup_cap : 1024;
+    ac_sim_group *gr;
+    if (cap >= AC_SIM_NIL) {
+        ac_sim_fail(s, AC_ELIMIT, "too many requests in the system");
+        return s->status;
+    }
+    gr = realloc(s->groups, cap * sizeof *gr);
+    if (gr == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (requests)");
+        return s->status;
+    }
+    s->groups = gr;
+    if (s->njoin > 0) {
+        uint32_t *p = realloc(s->pending, cap * s->njoin * sizeof *p);
+        if (p == NULL) {
+            ac_sim_fail(s, AC_ENOMEM, "out of memory (joins)");
+            return s->status;
+        }
+        s->pending = p;
+        memset(p + s->ngroup_cap * s->njoin, 0, (cap - s->ngroup_cap) * s->njoin * sizeof *p);
+    }
+    for (size_t i = s->ngroup_cap; i < cap; i++)
+        gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;
+    s->group_free = (uint32_t)s->ngroup_cap;
+    s->ngroup_cap = cap;
+    return 0;
+}
+
+static inline uint32_t group_alloc(ac_sim_state *s)
 {
     uint32_t g;
-    if (s->group_free == AC_SIM_NIL) {
-        size_t cap = s->ngroup_cap ? 2 * s->ngroup_cap : 1024;
-        ac_sim_group *gr;
-        if (cap >= AC_SIM_NIL) {
-            ac_sim_fail(s, AC_ELIMIT, "too many requests in the system");
-            return AC_SIM_NIL;
-        }
-        gr = realloc(s->groups, cap * sizeof *gr);
-        if (gr == NULL) {
-            ac_sim_fail(s, AC_ENOMEM, "out of memory (requests)");
-            return AC_SIM_NIL;
-        }
-        s->groups = gr;
-        if (s->njoin > 0) {
-            uint32_t *p = realloc(s->pending, cap * s->njoin * sizeof *p);
-            if (p == NULL) {
-                ac_sim_fail(s, AC_ENOMEM, "out of memory (joins)");
-                return AC_SIM_NIL;
-            }
-            s->pending = p;
-            memset(p + s->ngroup_cap * s->njoin, 0,
-                   (cap - s->ngroup_cap) * s->njoin * sizeof *p);
-        }
-        for (size_t i = s->ngroup_cap; i < cap; i++)
-            gr[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : s->group_free;
-        s->group_free = (uint32_t)s->ngroup_cap;
-        s->ngroup_cap = cap;
-    }
+    if (s->group_free == AC_SIM_NIL && groups_grow(s) != 0)
+        return AC_SIM_NIL;
     g = s->group_free;
     s->group_free = s->groups[g].next_free;
     s->groups[g].t0 = s->now;
@@ -310,7 +232,7 @@ static uint32_t group_alloc(ac_sim_state *s)
     return g;
 }
 
-static void group_free(ac_sim_state *s, uint32_t g)
+static inline void group_free(ac_sim_state *s, uint32_t g)
 {
     if (s->njoin > 0)
         memset(s->pending + (size_t)g * s->njoin, 0, s->njoin * sizeof *s->pending);
@@ -318,23 +240,8 @@ static void group_free(ac_sim_state *s, uint32_t g)
     s->group_free = g;
 }
 
-void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
-{
-    size_t b = ac_sim_hist_bin(t);
-    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
-    c->completions++;
-    c->timed++;
-    c->sum_resp += t;
-    if (oct != NULL) {
-        oct[b & (AC_SIM_HIST_SUB - 1)]++;
-        c->hist.n++;
-    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
-        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
-    }
-}
-
 /* A request is complete: end-to-end statistics, and its client thinks again. */
-static void request_complete(ac_sim_state *s, uint32_t g)
+static inline void request_complete(ac_sim_state *s, uint32_t g)
 {
     const ac_sim_group *gr = &s->groups[g];
     ac_sim_entry *e = &s->entries[gr->entry];
@@ -357,7 +264,7 @@ static void request_complete(ac_sim_state *s, uint32_t g)
  * jobs waiting at joins that cannot fill any more (live == npending) is
  * complete too. A complete group frees itself and gives one unit back to its
  * parent; a complete request is recorded. */
-static void group_release(ac_sim_state *s, uint32_t g)
+static inline void group_release(ac_sim_state *s, uint32_t g)
 {
     while (g != AC_SIM_NIL) {
         ac_sim_group *gr = &s->groups[g];
@@ -446,7 +353,7 @@ void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t j, uint32_t node)
 
 /* ---- arrivals, timeouts, retries ------------------------------------------------------------ */
 
-static void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
+static inline void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
 {
     uint32_t e;
     if (!(n->timeout > 0))
@@ -462,7 +369,7 @@ static void arm_timeout(ac_sim_state *s, const ac_sim_node *n, uint32_t j)
 
 /* Offer job j to node ni: an attempt. A refused attempt is lost and, while
  * the node's retries last, sent again at once; then the job fails. */
-static void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
+static inline void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
 {
     ac_sim_node *n = &s->nodes[ni];
     for (;;) {
@@ -521,7 +428,7 @@ static void timeout_fire(ac_sim_state *s, uint32_t e)
     s->jobs[j].group = AC_SIM_NIL;
     n->c.timeouts++;
     if (attempt < n->retries) {
-        uint32_t nj = ac_sim_job_alloc(s);
+        uint32_t nj = job_alloc(s);
         if (nj == AC_SIM_NIL)
             return;
         s->jobs[nj].group = g;
@@ -595,7 +502,7 @@ void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
     if (absorbed || s->status != 0)
         return;
     for (uint32_t k = 0; k < r->fanout; k++) {
-        uint32_t j = ac_sim_job_alloc(s);
+        uint32_t j = job_alloc(s);
         if (j == AC_SIM_NIL)
             return;
         s->jobs[j].group = target;
@@ -657,7 +564,7 @@ void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client)
     s->groups[g].live = 1;
     if (s->measuring)
         s->entries[entry].c.attempts++;
-    j = ac_sim_job_alloc(s);
+    j = job_alloc(s);
     if (j == AC_SIM_NIL)
         return;
     s->jobs[j].group = g;
@@ -1065,7 +972,8 @@ void ac_sim_state_free(ac_sim_state *s)
     free(s->groups);
     free(s->jobs);
     free(s->ev);
-    free(s->heap);
+    free(s->hkey);
+    free(s->hev);
     if (s->rng != NULL)
         gsl_rng_free(s->rng);
     free(s);
@@ -1095,17 +1003,30 @@ static void begin_measure(ac_sim_state *s)
     s->measuring = 1;
 }
 
+/* The event count at which the loop next looks at the budget or the progress report: the
+ * first count past event_cap, or the next multiple of 65,536 (UINT64_MAX: never). */
+static uint64_t next_check(const ac_sim_state *s)
+{
+    uint64_t c = UINT64_MAX;
+    if (s->event_cap != 0)
+        c = s->event_cap + 1;
+    if (s->tick != NULL && (s->events | 0xffffu) + 1 < c)
+        c = (s->events | 0xffffu) + 1;
+    return c;
+}
+
 /* Run one replication from time 0 to the horizon. */
 int ac_sim_state_run(ac_sim_state *s)
 {
+    uint64_t check = next_check(s);
     while (s->nheap > 0) {
-        double t = s->heap[0].t;
+        double t = s->hkey[0];
         uint32_t e;
         if (t > s->horizon)
             break;
         if (!s->measuring && t >= s->warmup)
             begin_measure(s);
-        e = s->heap[0].ev;
+        e = s->hev[0];
         s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
         s->hole = 1;
         s->now = t;
@@ -1132,17 +1053,21 @@ int ac_sim_state_run(ac_sim_state *s)
             break;
         }
         if (s->hole)
-            heap_fill_hole(s);
-        s->events++;
-        if (s->status != 0)
-            return s->status;
-        if (s->event_cap != 0 && s->events > s->event_cap) {
-            s->budget_hit = 1;
-            ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
+            ac_sim_heap_fill_hole(s);
+        if (s->status != 0) {
+            s->events++;
             return s->status;
         }
-        if (s->tick != NULL && (s->events & 0xffffu) == 0)
-            s->tick(s, s->tick_ctx);
+        if (++s->events >= check) {
+            if (s->event_cap != 0 && s->events > s->event_cap) {
+                s->budget_hit = 1;
+                ac_sim_fail(s, AC_ELIMIT, "event budget (max_events) exhausted");
+                return s->status;
+            }
+            if (s->tick != NULL && (s->events & 0xffffu) == 0)
+                s->tick(s, s->tick_ctx);
+            check = next_check(s);
+        }
     }
     if (!s->measuring)
         begin_measure(s);

@@ -84,11 +84,6 @@ typedef struct ac_sim_event {
     uint8_t sub;
 } ac_sim_event;
 
-typedef struct ac_sim_heap_item {
-    double t;
-    uint32_t ev;
-} ac_sim_heap_item;
-
 typedef struct ac_sim_job {
     double t_arrive;  /* arrival at its current node: of the FIRST attempt (retries keep it) */
     uint32_t next;    /* FIFO link inside a node; free list */
@@ -340,6 +335,7 @@ struct ac_sim_node {
 typedef struct ac_sim_entry {
     uint32_t to;
     double rate;     /* scaled */
+    double mean_gap; /* 1 / rate (rate > 0) */
     double scv;
     int is_population;
     /* renewal: H2 */
@@ -373,7 +369,8 @@ struct ac_sim_state {
     void (*tick)(const struct ac_sim_state *s, void *ctx);
     void *tick_ctx;
 
-    ac_sim_heap_item *heap; /* 4-ary min-heap (core.c) */
+    double *hkey;  /* 4-ary min-heap (sim/heap.h): times */
+    uint32_t *hev; /* and their events */
     size_t nheap;
     int hole;               /* 1: heap[0] is the event firing now, already unscheduled */
     ac_sim_event *ev;
@@ -415,15 +412,13 @@ void ac_sim_state_free(ac_sim_state *s);
 int ac_sim_state_run(ac_sim_state *s);
 uint32_t ac_sim_event_alloc(ac_sim_state *s);
 void ac_sim_event_release(ac_sim_state *s, uint32_t ev);
-void ac_sim_event_schedule(ac_sim_state *s, uint32_t ev, double t);
+/* ac_sim_event_schedule (sim/heap.h, inline): (re)schedule event ev at time t. */
 void ac_sim_event_cancel(ac_sim_state *s, uint32_t ev);
 uint32_t ac_sim_job_alloc(ac_sim_state *s);
 void ac_sim_job_release(ac_sim_state *s, uint32_t job);
 void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t job);
 void ac_sim_job_forward(ac_sim_state *s, ac_sim_node *n, uint32_t job, uint32_t to);
-/* Record one response time t in c (its histogram octave allocated at the first sample);
- * AC_ENOMEM sets s->status. */
-void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t);
+/* ac_sim_counts_record: inline, below. */
 void ac_sim_fail(ac_sim_state *s, int code, const char *msg);
 void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client);
 void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t job);
@@ -599,10 +594,31 @@ static inline double ac_sim_uniform(ac_sim_state *s)
 static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
 {
     double dt = s->now - n->c.last_t;
-    n->c.area_jobs += dt * (double)n->njobs;
-    n->c.area_busy += dt * (double)n->nbusy;
-    n->c.area_extra += dt * (double)n->nextra;
+    /* the counts fit in 63 bits: a signed conversion is one instruction, an unsigned one a
+       branch and several */
+    n->c.area_jobs += dt * (double)(int64_t)n->njobs;
+    n->c.area_busy += dt * (double)(int64_t)n->nbusy;
+    n->c.area_extra += dt * (double)(int64_t)n->nextra;
     n->c.last_t = s->now;
 }
+
+/* Record one response time t in c (its histogram octave allocated at the first sample);
+ * AC_ENOMEM sets s->status. */
+static inline void ac_sim_counts_record(ac_sim_state *s, ac_sim_counts *c, double t)
+{
+    size_t b = ac_sim_hist_bin(t);
+    uint64_t *oct = c->hist.oct[b >> AC_SIM_HIST_SUB_BITS];
+    c->completions++;
+    c->timed++;
+    c->sum_resp += t;
+    if (oct != NULL) {
+        oct[b & (AC_SIM_HIST_SUB - 1)]++;
+        c->hist.n++;
+    } else if (ac_sim_hist_add(&c->hist, b, 1) != 0) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (histogram)");
+    }
+}
+
+#include "sim/heap.h"
 
 #endif

@@ -66,13 +66,13 @@ static void order_dec(ac_sim_pool_state *p, uint32_t srv, uint32_t L)
     p->first[L]++;
 }
 
-static uint32_t uniform_index(ac_sim_state *s, size_t n)
+static inline uint32_t uniform_index(ac_sim_state *s, size_t n)
 {
     return ac_sim_rng_below(s->fast, (uint32_t)n);
 }
 
 /* The server an arriving job joins (per-server dispatch). */
-static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
+static inline uint32_t choose(ac_sim_state *s, ac_sim_node *n)
 {
     ac_sim_pool_state *p = &n->u.pool;
     size_t N = n->servers;
@@ -80,6 +80,10 @@ static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
         return ac_sim_pool_choose_up(s, n);
     switch (p->dispatch) {
     case AC_DISPATCH_POWER_OF_D:
+        if (p->with_replacement && p->d == 2) { /* the common case, unrolled: same draws */
+            uint32_t a = uniform_index(s, N), b = uniform_index(s, N);
+            return p->len[b] < p->len[a] ? b : a;
+        }
         if (p->with_replacement) {
             uint32_t best = uniform_index(s, N);
             for (size_t k = 1; k < p->d; k++) {
@@ -118,14 +122,14 @@ static uint32_t choose(ac_sim_state *s, ac_sim_node *n)
     }
 }
 
-static void start_service(ac_sim_state *s, ac_sim_node *n, uint32_t srv)
+static inline void start_service(ac_sim_state *s, ac_sim_node *n, uint32_t srv)
 {
     ac_sim_event_schedule(s, n->u.pool.cev[srv],
                           s->now + n->u.pool.delay + ac_sim_exp(s, n->u.pool.mean_service));
 }
 
 /* Append job j to server srv (room checked by the caller). */
-static int server_push(ac_sim_state *s, ac_sim_node *n, uint32_t srv, uint32_t j)
+static inline int server_push(ac_sim_state *s, ac_sim_node *n, uint32_t srv, uint32_t j)
 {
     ac_sim_pool_state *p = &n->u.pool;
     uint32_t L = p->len[srv];

@@ -42,7 +42,7 @@ static double next_arrival(ac_sim_state *s, const ac_sim_entry *e)
     if (!(e->rate > 0))
         return INFINITY;
     if (e->scv == 1.0)
-        return s->now + ac_sim_exp(s, 1.0 / e->rate);
+        return s->now + ac_sim_exp(s, e->mean_gap);
     if (e->scv < 1.0)
         return s->now + gsl_ran_gamma(s->rng, 1.0 / e->scv, e->scv / e->rate);
     if (ac_sim_uniform(s) < e->h2_p1)
@@ -103,6 +103,7 @@ int ac_sim_entries_setup(ac_sim_state *s)
         ac_sim_entry *e = &s->entries[i];
         e->to = (uint32_t)src->to;
         e->rate = src->rate * opt->load_scale;
+        e->mean_gap = e->rate > 0 ? 1.0 / e->rate : 0.0;
         e->scv = src->scv;
         e->scale = opt->load_scale;
         if (e->scv > 1.0) {
