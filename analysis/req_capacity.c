@@ -414,6 +414,78 @@ void ac_an_scaling_measure(const ac_model *m, const ac_transient *tr, double H, 
         out->hours_rel = (phase / 3600.0 + noise / 3600.0) / out->hours;
 }
 
+/* Does the outcome's stated error straddle its limit? */
+static int scaling_straddles(const ac_req_outcome *o)
+{
+    return isfinite(o->limit) && o->rel_error > 0.0 &&
+           fabs(o->value - o->limit) <= o->rel_error * fabs(o->value);
+}
+
+/*
+ * Settle straddling scaling outcomes by simulation with the autoscalers running
+ * (ac_sim_options.autoscale): a warm-up of max(60 s, 10 intervals) at the rates of t = 0,
+ * then the profile over H, 10 replications, within the analysis' event budget (skipped
+ * when the jobs over the horizon alone would exceed it). The simulator's scaling actions
+ * (serving-count changes in the window) and server-hours (autoscaled pools: the integral of
+ * the serving count; the others: servers x H) with their 95% half-widths go into the
+ * outcomes, which requirements.c judges like every simulated check. Flaps (an action
+ * opposite to the previous one within one cooldown) at 2 or more per replication on a pool
+ * are AC208 warnings.
+ */
+static void scaling_simulate(ac_an_ctx *c, const ac_requirement *r, double H, ac_req_outcome *ev,
+                             ac_req_outcome *hr)
+{
+    const ac_model *m = c->model;
+    ac_sim_options so = c->opt->sim;
+    ac_sim_result *res = NULL;
+    ac_error err = {0};
+    double warm = 60.0, jobs = 0.0, act = 0.0, act_v = 0.0, hrs = 0.0, hrs_v = 0.0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale)
+            warm = fmax(warm, 10.0 * m->nodes[i].u.pool.autoscale.interval);
+        jobs += c->a->nodes[i].arrival_rate;
+    }
+    so.replications = 10;
+    so.warmup = warm;
+    so.horizon = warm + H;
+    so.profile_offset = warm;
+    so.use_profiles = 1;
+    so.autoscale = 1;
+    if (so.max_events > 0 && 2.0 * jobs * (warm + H) * 10.0 > (double)so.max_events)
+        return; /* the peak rate bounds the events: cannot fit */
+    if (ac_sim_run(m, &so, &res, &err) != AC_OK) {
+        if (err.code == AC_ENOMEM)
+            c->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < res->nnodes; i++) {
+        const ac_sim_node_result *n = &res->nodes[i];
+        if (m->nodes[i].kind != AC_NODE_POOL || (r->target != AC_NONE && r->target != i))
+            continue;
+        if (n->scaling_actions.n > 0) {
+            act += n->scaling_actions.mean;
+            act_v += n->scaling_actions.ci95 * n->scaling_actions.ci95;
+            hrs += n->server_seconds.mean / 3600.0;
+            hrs_v += pow(n->server_seconds.ci95 / 3600.0, 2);
+            if (n->scaling_flaps.mean >= 2.0)
+                ac_an_finding(c, "AC208", m->nodes[i].u.pool.autoscale.loc, m->nodes[i].id,
+                              "the autoscaler of '%s' flaps: %.3g +- %.2g scale-ups and "
+                              "scale-downs reversed within one cooldown (%gs) over the profile "
+                              "(simulation)",
+                              m->nodes[i].id, n->scaling_flaps.mean, n->scaling_flaps.ci95,
+                              m->nodes[i].u.pool.autoscale.cooldown);
+        } else {
+            hrs += (double)m->nodes[i].u.pool.servers * H / 3600.0;
+        }
+    }
+    ev->has_sim = hr->has_sim = 1;
+    ev->sim_value = act;
+    ev->sim_ci95 = sqrt(act_v);
+    hr->sim_value = hrs;
+    hr->sim_ci95 = sqrt(hrs_v);
+    ac_sim_result_free(res);
+}
+
 /*
  * Scaling (format.md <scaling max-events max-server-hours>): over the profile's horizon H
  * (its last point; one period of a repeated profile) the scaling actions (changes of the
@@ -499,6 +571,21 @@ static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     hr.evaluated = 1;
     hr.pass = hr.value <= hr.limit;
     hr.rel_error = sc.hours_rel;
+    if (c->findings != NULL && c->opt->validate != AC_VALIDATE_NEVER &&
+        ((r->max_events != AC_UNBOUNDED && scaling_straddles(&ev)) ||
+         (!isinf(r->max_server_hours) && scaling_straddles(&hr))))
+        scaling_simulate(c, r, H, &ev, &hr);
+    if (c->findings != NULL && sc.flaps >= 2) {
+        for (size_t i = 0; i < m->nnodes; i++)
+            if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale &&
+                (r->target == AC_NONE || r->target == i)) {
+                ac_an_finding(c, "AC208", m->nodes[i].u.pool.autoscale.loc, m->nodes[i].id,
+                              "the autoscalers flap in the fluid transient: %zu scaling actions "
+                              "reversed within one cooldown over the profile",
+                              sc.flaps);
+                break;
+            }
+    }
     if (r->max_events != AC_UNBOUNDED)
         emit(c, r, &ev);
     if (!isinf(r->max_server_hours))
