@@ -362,6 +362,82 @@ static void test_scaling_settled_by_simulation(void **state)
     scaling_case("1", AC_CHECK_FAIL);
 }
 
+/*
+ * Flapping (AC208): two 18-s pulses of 150/s on the step model's pool (the scaler above), at
+ * 90 s and 390 s, over 700 s. By hand, per pulse: the look at 105 s sees the 9 servers
+ * saturated and orders about 17, serving at 135 s; the load is back at 50/s by 110 s, so the
+ * looks from 120 s recommend the minimum 9, but the window keeps the 17 of 105 s until 225 s,
+ * when the pool scales down to 9: 90 s after the scale-up, within the 120-s cooldown, one
+ * flap; the second pulse makes the second (scale-up 435 s, scale-down 525 s). Without the
+ * second pulse, one flap: no warning.
+ */
+static const char flap_xml[] =
+    "<architecture name=\"flap\" format=\"1\">\n"
+    "  <workload>\n"
+    "    <source id=\"s\" to=\"p\" rate=\"50/s\"/>\n"
+    "    <profile source=\"s\">\n"
+    "      <point at=\"0s\" rate=\"50/s\"/>\n"
+    "      <point at=\"90s\" rate=\"50/s\"/>\n"
+    "      <point at=\"92s\" rate=\"150/s\"/>\n"
+    "      <point at=\"108s\" rate=\"150/s\"/>\n"
+    "      <point at=\"110s\" rate=\"50/s\"/>\n"
+    "      <point at=\"390s\" rate=\"50/s\"/>\n"
+    "      <point at=\"392s\" rate=\"150/s\"/>\n"
+    "      <point at=\"408s\" rate=\"150/s\"/>\n"
+    "      <point at=\"410s\" rate=\"50/s\"/>\n"
+    "      <point at=\"700s\" rate=\"50/s\"/>\n"
+    "    </profile>\n"
+    "  </workload>\n"
+    "  <pool id=\"p\" servers=\"9\" service-time=\"100ms\" dispatch=\"random\" buffer=\"20\">\n"
+    "    <autoscale min=\"9\" max=\"60\" target-utilization=\"55%\" interval=\"15s\"\n"
+    "               tolerance=\"25%\" scale-up-delay=\"30s\" cooldown=\"2min\"/>\n"
+    "  </pool>\n"
+    "  <requirements>\n"
+    "    <scaling max-events=\"100\"/>\n"
+    "  </requirements>\n"
+    "</architecture>\n"
+;
+
+static size_t count_rule(const ac_diag_list *d, const char *rule)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->count; i++)
+        n += strcmp(d->items[i].rule, rule) == 0;
+    return n;
+}
+
+static size_t flap_warnings(const char *xml)
+{
+    fx f;
+    ac_analysis_options ao;
+    ac_analysis *a = NULL;
+    size_t n;
+    int rc;
+    parse(&f, xml);
+    ac_analysis_options_init(&ao);
+    ao.headroom = 0;
+    rc = ac_analysis_run(f.m, &ao, &a, &f.d, &f.err);
+    assert_int_equal(rc, AC_OK);
+    n = count_rule(&f.d, "AC208");
+    ac_analysis_free(a);
+    fx_free(&f);
+    return n;
+}
+
+static void test_flapping_warning(void **state)
+{
+    char one[4096];
+    const char *second = strstr(flap_xml, "      <point at=\"392s\"");
+    const char *after = strstr(flap_xml, "      <point at=\"700s\"");
+    (void)state;
+    assert_int_equal(flap_warnings(flap_xml), 1);
+    /* the same profile without the second pulse */
+    assert_non_null(second);
+    assert_non_null(after);
+    snprintf(one, sizeof one, "%.*s%s", (int)(second - flap_xml), flap_xml, after);
+    assert_int_equal(flap_warnings(one), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_budget_exhausted),  cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_scaling_settled_by_simulation),
+        cmocka_unit_test(test_flapping_warning),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
