@@ -56,10 +56,10 @@ typedef struct tune_ctx {
     const ac_model *model;
     const ac_tune_options *opt;
     size_t npools;
-    size_t *pool_node;       /* npools */
-    ac_tune_range *range;    /* npools x P_N */
+    size_t *pool_node;    /* npools */
+    ac_tune_range *range; /* npools x P_N */
     size_t ngenes;
-    size_t *gene_of;         /* ngenes: pool x P_N + parameter */
+    size_t *gene_of; /* ngenes: pool x P_N + parameter */
     check_spec specs[AC_TUNE_CHECKS_MAX];
     size_t nspecs;
     double H, cost_ref;
@@ -104,9 +104,27 @@ static ac_tune_range default_range(const ac_tune_options *o, const ac_autoscale 
 {
     ac_tune_range r;
     switch (p) {
-    case P_TARGET: r = o->target; if (isnan(r.lo)) { r.lo = 0.3; r.hi = 0.9; } break;
-    case P_COOLDOWN: r = o->cooldown; if (isnan(r.lo)) { r.lo = 0.0; r.hi = 900.0; } break;
-    case P_INTERVAL: r = o->interval; if (isnan(r.lo)) { r.lo = 5.0; r.hi = 60.0; } break;
+    case P_TARGET:
+        r = o->target;
+        if (isnan(r.lo)) {
+            r.lo = 0.3;
+            r.hi = 0.9;
+        }
+        break;
+    case P_COOLDOWN:
+        r = o->cooldown;
+        if (isnan(r.lo)) {
+            r.lo = 0.0;
+            r.hi = 900.0;
+        }
+        break;
+    case P_INTERVAL:
+        r = o->interval;
+        if (isnan(r.lo)) {
+            r.lo = 5.0;
+            r.hi = 60.0;
+        }
+        break;
     case P_MIN:
         r = o->min;
         if (isnan(r.lo)) {
@@ -235,7 +253,9 @@ static void build_specs(tune_ctx *c, char *skipped, size_t size)
         case AC_REQ_LATENCY:
             spec_add(c, t == AC_NONE ? S_LAT_E2E : S_LAT_NODE, q, t, r->percentile);
             break;
-        case AC_REQ_UTILIZATION: spec_add(c, t == AC_NONE ? S_UTIL_ALL : S_UTIL_NODE, q, t, 0); break;
+        case AC_REQ_UTILIZATION:
+            spec_add(c, t == AC_NONE ? S_UTIL_ALL : S_UTIL_NODE, q, t, 0);
+            break;
         case AC_REQ_LOSS: spec_add(c, t == AC_NONE ? S_LOSS_E2E : S_LOSS_NODE, q, t, 0); break;
         case AC_REQ_SCALING:
             if (r->max_events != AC_UNBOUNDED)
@@ -277,7 +297,8 @@ static double law_mean(const ac_transient *tr, const double *law, const double *
     if (law == NULL || weight == NULL)
         return NAN;
     for (size_t s = 0; s < ns; s++) {
-        double dt = (s > 0 ? tr->t[s] - tr->t[s - 1] : 0.0) + (s + 1 < ns ? tr->t[s + 1] - tr->t[s] : 0.0);
+        double dt =
+            (s > 0 ? tr->t[s] - tr->t[s - 1] : 0.0) + (s + 1 < ns ? tr->t[s + 1] - tr->t[s] : 0.0);
         double w = fmax(weight[s], 0.0) * 0.5 * dt, m;
         double pw = law[AC_TRANSIENT_LAW_PWAIT * ns + s], g = law[AC_TRANSIENT_LAW_WRATE * ns + s];
         double sm = law[AC_TRANSIENT_LAW_SMEAN * ns + s], cap = law[AC_TRANSIENT_LAW_SCAP * ns + s];
@@ -312,7 +333,8 @@ static double util_of(const ac_transient *tr, size_t v)
         return trapz(tr, n->utilization) / tr->horizon;
     for (size_t i = 0; i + 1 < tr->nsamples; i++) {
         double dt = tr->t[i + 1] - tr->t[i];
-        num += 0.5 * (n->servers[i] * n->utilization[i] + n->servers[i + 1] * n->utilization[i + 1]) * dt;
+        num += 0.5 *
+               (n->servers[i] * n->utilization[i] + n->servers[i + 1] * n->utilization[i + 1]) * dt;
         den += 0.5 * (n->servers[i] + n->servers[i + 1]) * dt;
     }
     return den > 0.0 ? num / den : NAN;
@@ -369,12 +391,14 @@ static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr
             for (size_t i = 0; i < tr->nnodes; i++) {
                 double w = trapz(tr, served(&tr->nodes[i]));
                 if (w > 0.0)
-                    v += w / tr->e2e_offered * law_mean(tr, tr->nodes[i].law, served(&tr->nodes[i]));
+                    v +=
+                        w / tr->e2e_offered * law_mean(tr, tr->nodes[i].law, served(&tr->nodes[i]));
             }
             for (size_t l = 0; l < tr->nlinks; l++) {
                 double w = trapz(tr, tr->links[l].throughput);
                 if (w > 0.0)
-                    v += w / tr->e2e_offered * law_mean(tr, tr->links[l].law, tr->links[l].throughput);
+                    v += w / tr->e2e_offered *
+                         law_mean(tr, tr->links[l].law, tr->links[l].throughput);
             }
         }
         return v;
@@ -408,8 +432,8 @@ static double spec_limit(const ac_model *m, const check_spec *k, int *upper)
 {
     const ac_requirement *r = &m->requirements[k->req];
     *upper = k->kind != S_HEADROOM;
-    return k->kind == S_ACTIONS ? (double)r->max_events
-           : k->kind == S_HOURS  ? r->max_server_hours
+    return k->kind == S_ACTIONS    ? (double)r->max_events
+           : k->kind == S_HOURS    ? r->max_server_hours
            : k->kind == S_HEADROOM ? r->min
                                    : r->max;
 }
@@ -542,7 +566,8 @@ static void top_insert(const tune_ctx *c, tune_job *j, const double *genes, doub
     for (size_t i = 0; i < j->ntop; i++) {
         if (memcmp(j->top[i].genes, genes, c->ngenes * sizeof *genes) == 0)
             return; /* seen */
-        if (pos == j->ntop && cand_before(genes, score, j->top[i].genes, j->top[i].score, c->ngenes))
+        if (pos == j->ntop &&
+            cand_before(genes, score, j->top[i].genes, j->top[i].score, c->ngenes))
             pos = i;
     }
     if (pos >= c->ntop_max)
@@ -628,10 +653,9 @@ static double sim_value(const tune_ctx *c, const ac_model *m, const ac_sim_resul
         if (!measured)
             return NAN;
         return est((const ac_sim_estimate *)(const void *)((const char *)&res->nodes[k->node] +
-                                                            latency_off(k->percentile, 0)),
+                                                           latency_off(k->percentile, 0)),
                    ci);
-    case S_LAT_E2E:
-        return measured ? entries_max(res, latency_off(k->percentile, 1), ci) : NAN;
+    case S_LAT_E2E: return measured ? entries_max(res, latency_off(k->percentile, 1), ci) : NAN;
     case S_UTIL_NODE: return est(&res->nodes[k->node].utilization, ci);
     case S_UTIL_ALL:
         for (size_t i = 0; i < res->nnodes; i++) {
@@ -643,7 +667,8 @@ static double sim_value(const tune_ctx *c, const ac_model *m, const ac_sim_resul
         }
         return v;
     case S_LOSS_NODE: return est(&res->nodes[k->node].loss_probability, ci);
-    case S_LOSS_E2E: return entries_max(res, offsetof(ac_sim_entry_result, failure_probability), ci);
+    case S_LOSS_E2E:
+        return entries_max(res, offsetof(ac_sim_entry_result, failure_probability), ci);
     case S_ACTIONS:
     case S_HOURS:
         v = 0.0;
@@ -665,7 +690,10 @@ static double sim_value(const tune_ctx *c, const ac_model *m, const ac_sim_resul
         }
         *ci = sqrt(var);
         return v;
-    default: e = fl->checks[idx].value; *ci = 0.0; return e;
+    default:
+        e = fl->checks[idx].value;
+        *ci = 0.0;
+        return e;
     }
 }
 
@@ -1023,8 +1051,11 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
     }
     if (rc == AC_OK && c.ngenes > 0)
         rc = search(&c, r, err);
-    else if (rc == AC_OK && score_of(&c, &r->written) >= -1.0)
-        top_insert(&c, &c.jobs[0], no_gene, score_of(&c, &r->written));
+    else if (rc == AC_OK) { /* every range fixed: its one setting */
+        double score;
+        rc = problem_eval(&c, 0, no_gene, &score, err);
+        r->evaluations++;
+    }
     if (rc == AC_OK)
         rc = confirm(&c, r, err);
     for (size_t i = 0; c.jobs != NULL && i < c.njobs; i++)

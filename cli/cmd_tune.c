@@ -78,15 +78,21 @@ static int parse_num(const char *opt, const char *arg, unsigned long lo, unsigne
 /* Parse argv into o; *format 0 text, 1 json. Returns 0, -1 (help printed) or AC_EXIT_USAGE. */
 static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, const char **out)
 {
-    static const struct option opts[] = {
-        {"format", required_argument, NULL, 'f'},   {"output", required_argument, NULL, 'o'},
-        {"budget", required_argument, NULL, 'b'},   {"seed", required_argument, NULL, 's'},
-        {"jobs", required_argument, NULL, 'j'},     {"target", required_argument, NULL, 'T'},
-        {"cooldown", required_argument, NULL, 'C'}, {"interval", required_argument, NULL, 'I'},
-        {"min", required_argument, NULL, 'm'},      {"max", required_argument, NULL, 'M'},
-        {"confirm", required_argument, NULL, 'k'},  {"replications", required_argument, NULL, 'R'},
-        {"max-events", required_argument, NULL, 'E'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"budget", required_argument, NULL, 'b'},
+                                         {"seed", required_argument, NULL, 's'},
+                                         {"jobs", required_argument, NULL, 'j'},
+                                         {"target", required_argument, NULL, 'T'},
+                                         {"cooldown", required_argument, NULL, 'C'},
+                                         {"interval", required_argument, NULL, 'I'},
+                                         {"min", required_argument, NULL, 'm'},
+                                         {"max", required_argument, NULL, 'M'},
+                                         {"confirm", required_argument, NULL, 'k'},
+                                         {"replications", required_argument, NULL, 'R'},
+                                         {"max-events", required_argument, NULL, 'E'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     unsigned long v;
     int c, rc = 0;
     optind = 0;
@@ -99,11 +105,26 @@ static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, cons
                 rc = ac_cli_fail("--format takes text or json: got '%s'", optarg);
             break;
         case 'o': *out = optarg; break;
-        case 'b': rc = parse_num("--budget", optarg, 1, 10000000ul, &v); o->budget = v; break;
-        case 's': rc = parse_num("--seed", optarg, 0, 4294967295ul, &v); o->seed = v; break;
-        case 'j': rc = parse_num("--jobs", optarg, 1, 64, &v); o->jobs = v; break;
-        case 'k': rc = parse_num("--confirm", optarg, 1, 1000, &v); o->confirm = v; break;
-        case 'R': rc = parse_num("--replications", optarg, 2, 10000, &v); o->replications = v; break;
+        case 'b':
+            rc = parse_num("--budget", optarg, 1, 10000000ul, &v);
+            o->budget = v;
+            break;
+        case 's':
+            rc = parse_num("--seed", optarg, 0, 4294967295ul, &v);
+            o->seed = v;
+            break;
+        case 'j':
+            rc = parse_num("--jobs", optarg, 1, 64, &v);
+            o->jobs = v;
+            break;
+        case 'k':
+            rc = parse_num("--confirm", optarg, 1, 1000, &v);
+            o->confirm = v;
+            break;
+        case 'R':
+            rc = parse_num("--replications", optarg, 2, 10000, &v);
+            o->replications = v;
+            break;
         case 'E':
             rc = parse_num("--max-events", optarg, 1, 4000000000ul, &v);
             o->max_events = v;

@@ -30,8 +30,11 @@ static void text_checks(FILE *fp, const ac_tune_check *ck, size_t n, int sim)
             snprintf(val, sizeof val, "%.4g +- %.2g", ck[k].value, ck[k].ci95);
         else
             snprintf(val, sizeof val, "%.4g (+-%.0f%%)", ck[k].value, 100.0 * ck[k].rel_error);
-        fprintf(fp, "    %-36s %-22s %s %.4g  %s\n", ck[k].what, val, ck[k].upper ? "<=" : ">=",
-                ck[k].limit, ck[k].pass ? "met" : sim ? "not confirmed" : "VIOLATED");
+        fprintf(fp, "    %-36s %-22s %s %.4g  %s\n", ck[k].what, val,
+                ck[k].upper ? "<=" : ">=", ck[k].limit,
+                ck[k].pass ? "met"
+                : sim      ? "not confirmed"
+                           : "VIOLATED");
     }
 }
 
@@ -44,8 +47,9 @@ static void text_eval(FILE *fp, const ac_model *m, const char *title, const ac_t
         fprintf(fp, "    (the transient could not be computed)\n");
         return;
     }
-    fprintf(fp, "    cost %.6g server-seconds (%.6g server-hours), %zu scaling actions (%zu flaps), "
-                "end-to-end p95 %.4gs; %s\n",
+    fprintf(fp,
+            "    cost %.6g server-seconds (%.6g server-hours), %zu scaling actions (%zu flaps), "
+            "end-to-end p95 %.4gs; %s\n",
             ev->cost, ev->server_hours, ev->actions, ev->flaps, ev->e2e_p95,
             ev->feasible ? "every requirement met" : "a requirement violated");
     text_checks(fp, ev->checks, ev->nchecks, 0);
@@ -73,8 +77,9 @@ int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const
         fprintf(fp, "note: %s\n", r->note);
     if (r->not_judged[0])
         fprintf(fp, "not judged by tune (see `check`): %s\n", r->not_judged);
-    fprintf(fp, "search: %zu evaluations (budget %zu), %zu generations, %zu failed, %zu simulated, "
-                "%zu refused by simulation%s\n",
+    fprintf(fp,
+            "search: %zu evaluations (budget %zu), %zu generations, %zu failed, %zu simulated, "
+            "%zu refused by simulation%s\n",
             r->evaluations, r->budget, r->generations, r->failures, r->simulations, r->refused,
             r->budget_exhausted ? "; budget exhausted: the best so far" : "");
     if (r->robust)

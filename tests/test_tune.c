@@ -395,8 +395,7 @@ static const char flap_xml[] =
     "  <requirements>\n"
     "    <scaling max-events=\"100\"/>\n"
     "  </requirements>\n"
-    "</architecture>\n"
-;
+    "</architecture>\n";
 
 static size_t count_rule(const ac_diag_list *d, const char *rule)
 {
@@ -441,9 +440,12 @@ static void test_flapping_warning(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_closed_form),  cmocka_unit_test(test_erlang_c_minimum),
-        cmocka_unit_test(test_grid_agrees),       cmocka_unit_test(test_jobs_deterministic),
-        cmocka_unit_test(test_budget_exhausted),  cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_hand_closed_form),
+        cmocka_unit_test(test_erlang_c_minimum),
+        cmocka_unit_test(test_grid_agrees),
+        cmocka_unit_test(test_jobs_deterministic),
+        cmocka_unit_test(test_budget_exhausted),
+        cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_scaling_settled_by_simulation),
         cmocka_unit_test(test_flapping_warning),

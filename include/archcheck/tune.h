@@ -76,20 +76,20 @@ typedef struct ac_tune_range {
 } ac_tune_range;
 
 typedef struct ac_tune_options {
-    size_t budget;         /* GA evaluations, 1..10,000,000; default AC_TUNE_BUDGET */
-    size_t population;     /* default 16 */
-    size_t patience;       /* generations without improvement before stopping; default 8 */
-    unsigned long seed;    /* the GA's and the simulations' seed; default 1 */
-    size_t jobs;           /* evaluation threads; default 1 */
-    ac_tune_range target;  /* target utilisation in (0, 1]; default 0.3..0.9 */
-    ac_tune_range cooldown; /* s; default 0..900 */
-    ac_tune_range interval; /* s, > 0; default 5..60 */
-    ac_tune_range min;      /* servers; default 1..the pool's max as written */
-    ac_tune_range max;      /* servers; default the pool's min as written..2 x its max */
-    size_t confirm;         /* candidates examined, cheapest first; default 4 */
-    size_t replications;    /* of each simulation; default 10 */
+    size_t budget;                 /* GA evaluations, 1..10,000,000; default AC_TUNE_BUDGET */
+    size_t population;             /* default 16 */
+    size_t patience;               /* generations without improvement before stopping; default 8 */
+    unsigned long seed;            /* the GA's and the simulations' seed; default 1 */
+    size_t jobs;                   /* evaluation threads; default 1 */
+    ac_tune_range target;          /* target utilisation in (0, 1]; default 0.3..0.9 */
+    ac_tune_range cooldown;        /* s; default 0..900 */
+    ac_tune_range interval;        /* s, > 0; default 5..60 */
+    ac_tune_range min;             /* servers; default 1..the pool's max as written */
+    ac_tune_range max;             /* servers; default the pool's min as written..2 x its max */
+    size_t confirm;                /* candidates examined, cheapest first; default 4 */
+    size_t replications;           /* of each simulation; default 10 */
     unsigned long long max_events; /* of each simulation; default 50,000,000 */
-    double warmup;          /* s of each simulation before the profile; default 60 */
+    double warmup;                 /* s of each simulation before the profile; default 60 */
 } ac_tune_options;
 
 void ac_tune_options_init(ac_tune_options *opt);
@@ -108,16 +108,16 @@ typedef struct ac_tune_check {
     double value;       /* NAN: not computed */
     double ci95;        /* simulated checks: the 95% half-width; else 0 */
     double limit;
-    int upper;          /* 1: value <= limit is met; 0: value >= limit */
-    double rel_error;   /* the stated relative error of value */
+    int upper;        /* 1: value <= limit is met; 0: value >= limit */
+    double rel_error; /* the stated relative error of value */
     int pass;
 } ac_tune_check;
 
 typedef enum ac_tune_confirm {
-    AC_TUNE_NONE = 0,    /* no feasible setting was found */
-    AC_TUNE_FLUID,       /* every margin exceeds its stated error */
-    AC_TUNE_SIMULATED,   /* the simulator's intervals confirm every requirement */
-    AC_TUNE_UNCERTAIN    /* a margin within its error, and no simulation settled it */
+    AC_TUNE_NONE = 0,  /* no feasible setting was found */
+    AC_TUNE_FLUID,     /* every margin exceeds its stated error */
+    AC_TUNE_SIMULATED, /* the simulator's intervals confirm every requirement */
+    AC_TUNE_UNCERTAIN  /* a margin within its error, and no simulation settled it */
 } ac_tune_confirm;
 
 /* "none", "fluid", "simulation", "uncertain". */
@@ -125,14 +125,14 @@ const char *ac_tune_confirm_name(ac_tune_confirm c);
 
 /* The evaluation of one setting (its pools' settings, its cost and checks). */
 typedef struct ac_tune_eval {
-    ac_tune_setting *pools;   /* npools entries, owned by the result */
-    double cost;              /* server-seconds of every pool over [0, H] */
-    double server_hours;      /* cost / 3600 */
-    size_t actions;           /* serving-count changes of the autoscaled pools over [0, H) */
-    size_t flaps;             /* of those, reversals within one cooldown */
-    double e2e_p95;           /* s, the end-to-end p95 bound over the profile (NAN: none) */
-    int computed;             /* 0: the transient failed (why in the result's note) */
-    int feasible;             /* every judged check passes on the fluid */
+    ac_tune_setting *pools; /* npools entries, owned by the result */
+    double cost;            /* server-seconds of every pool over [0, H] */
+    double server_hours;    /* cost / 3600 */
+    size_t actions;         /* serving-count changes of the autoscaled pools over [0, H) */
+    size_t flaps;           /* of those, reversals within one cooldown */
+    double e2e_p95;         /* s, the end-to-end p95 bound over the profile (NAN: none) */
+    int computed;           /* 0: the transient failed (why in the result's note) */
+    int feasible;           /* every judged check passes on the fluid */
     ac_tune_check checks[AC_TUNE_CHECKS_MAX];
     size_t nchecks;
     ac_tune_check sim[AC_TUNE_CHECKS_MAX]; /* the simulator's values (confirmed == SIMULATED,
@@ -141,20 +141,20 @@ typedef struct ac_tune_eval {
 } ac_tune_eval;
 
 typedef struct ac_tune_result {
-    double horizon;         /* s, H */
+    double horizon; /* s, H */
     size_t npools;
-    ac_tune_eval written;   /* the settings as written */
-    ac_tune_eval best;      /* the setting chosen (valid when confirmed != NONE) */
+    ac_tune_eval written; /* the settings as written */
+    ac_tune_eval best;    /* the setting chosen (valid when confirmed != NONE) */
     ac_tune_confirm confirmed;
-    double saving;          /* 1 - best.cost / written.cost (NAN: not comparable) */
+    double saving; /* 1 - best.cost / written.cost (NAN: not comparable) */
     size_t budget, evaluations, generations;
-    int budget_exhausted;   /* the budget ran out before the search settled */
-    size_t failures;        /* evaluations whose transient failed */
-    size_t simulations;     /* confirmations run */
-    size_t refused;         /* candidates the simulator refused */
-    int robust;             /* 1: the robust search (no simulation could confirm) */
-    char not_judged[256];   /* the requirement kinds tune does not judge, "" if none */
-    char note[256];         /* why a candidate stays uncertain, what failed; "" */
+    int budget_exhausted; /* the budget ran out before the search settled */
+    size_t failures;      /* evaluations whose transient failed */
+    size_t simulations;   /* confirmations run */
+    size_t refused;       /* candidates the simulator refused */
+    int robust;           /* 1: the robust search (no simulation could confirm) */
+    char not_judged[256]; /* the requirement kinds tune does not judge, "" if none */
+    char note[256];       /* why a candidate stays uncertain, what failed; "" */
 } ac_tune_result;
 
 /*
