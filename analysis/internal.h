@@ -192,7 +192,7 @@ typedef struct ac_req_outcome {
     char what[64];       /* "latency p95", "utilization", ... */
     char unit[8];        /* "s", "/s", "" */
     char note[160];
-    int has_sim;         /* 1: the outcome's own simulation (scaling: with its autoscalers) */
+    int has_sim; /* 1: the outcome's own simulation (scaling: with its autoscalers) */
     double sim_value, sim_ci95;
 } ac_req_outcome;
 

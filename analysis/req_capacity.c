@@ -408,8 +408,7 @@ void ac_an_scaling_measure(const ac_model *m, const ac_transient *tr, double H, 
         noise += scaler_noise(tr, n, pool, H);
     }
     if (out->actions > 0)
-        out->actions_rel =
-            (double)((profile_runs(m, H) + 1) * out->nscaled) / (double)out->actions;
+        out->actions_rel = (double)((profile_runs(m, H) + 1) * out->nscaled) / (double)out->actions;
     if (out->hours > 0.0)
         out->hours_rel = (phase / 3600.0 + noise / 3600.0) / out->hours;
 }
