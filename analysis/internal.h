@@ -10,6 +10,24 @@
 
 #include "archcheck/analysis.h"
 
+/* ---- req_capacity.c ---- */
+
+/* The scaling of the autoscaled pools over [0, H) of a transient (ac_an_scaling_measure). */
+struct ac_transient;
+typedef struct ac_an_scaling {
+    size_t actions;     /* serving-count changes (the simulator's scaling actions) */
+    size_t flaps;       /* actions opposite to the pool's previous one within one cooldown */
+    size_t nscaled;     /* autoscaled pools in scope */
+    size_t nmin, nmax;  /* the serving counts' range (AC_UNBOUNDED, 0 without a scaler) */
+    double actions_rel; /* the stated relative error of actions */
+    double hours;       /* server-hours of every pool in scope over [0, H] */
+    double hours_rel;   /* its stated relative error */
+} ac_an_scaling;
+
+double ac_an_profile_horizon(const ac_model *m);
+void ac_an_scaling_measure(const ac_model *m, const struct ac_transient *tr, double H,
+                           size_t target, ac_an_scaling *out);
+
 /* ---- traffic.c ---- */
 
 /* The routing matrix: r[i*n + j] = mean jobs at j per completion at i (p * fanout / fanin),
@@ -174,6 +192,8 @@ typedef struct ac_req_outcome {
     char what[64];       /* "latency p95", "utilization", ... */
     char unit[8];        /* "s", "/s", "" */
     char note[160];
+    int has_sim; /* 1: the outcome's own simulation (scaling: with its autoscalers) */
+    double sim_value, sim_ci95;
 } ac_req_outcome;
 
 /* Evaluate every outcome of one requirement (several for "every node" requirements).

@@ -342,7 +342,7 @@ static size_t profile_runs(const ac_model *m, double horizon)
 }
 
 /* The profiles' horizon: the largest last point (one period of a repeated profile). */
-static double profile_horizon(const ac_model *m)
+double ac_an_profile_horizon(const ac_model *m)
 {
     double h = 0.0;
     for (size_t q = 0; q < m->nprofiles; q++)
@@ -350,16 +350,152 @@ static double profile_horizon(const ac_model *m)
     return h;
 }
 
+/* The cooldown-window noise of pool node n over [0, H): sum_s N sd zmax dt (server-s). */
+static double scaler_noise(const ac_transient *tr, const ac_transient_node *n, const ac_pool *pool,
+                           double H)
+{
+    double dt = tr->horizon / (double)(tr->nsamples - 1), noise = 0.0;
+    double W = floor(pool->autoscale.cooldown / pool->autoscale.interval) + 1.0;
+    double zmax = W > 1.0 ? sqrt(2.0 * log(W)) : 0.0;
+    for (size_t s = 0; s + 1 < tr->nsamples && tr->t[s] < H; s++) {
+        double B = fmax(1.0, n->servers[s] * n->utilization[s]);
+        double sd = fmin(1.0, sqrt(2.0 / (B * pool->service_rate * pool->autoscale.interval)));
+        noise += n->servers[s] * sd * zmax * fmin(dt, H - tr->t[s]);
+    }
+    return noise;
+}
+
+/*
+ * The scaling of the pools in scope (target: one node, AC_NONE: all) over [0, H) of the fluid
+ * transient `tr` (analysis/internal.h). One definition with the simulator (sim.h): a scaling
+ * action is a change of a pool's serving count (a target change that only cancels pending
+ * orders is none), a flap an action opposite to the pool's previous one within one cooldown.
+ * Stated errors: see scaling() below.
+ */
+void ac_an_scaling_measure(const ac_model *m, const ac_transient *tr, double H, size_t target,
+                           ac_an_scaling *out)
+{
+    double phase = 0.0, noise = 0.0;
+    memset(out, 0, sizeof *out);
+    out->nmin = AC_UNBOUNDED;
+    for (size_t i = 0; i < tr->nnodes; i++) {
+        const ac_transient_node *n = &tr->nodes[i];
+        const ac_pool *pool;
+        if (!n->modelled || (target != AC_NONE && target != i))
+            continue;
+        out->hours += ac_transient_server_hours_until(n, H);
+        if (!n->autoscaled)
+            continue;
+        pool = &m->nodes[i].u.pool;
+        out->nscaled++;
+        out->nmin = n->start_servers < out->nmin ? n->start_servers : out->nmin;
+        out->nmax = n->start_servers > out->nmax ? n->start_servers : out->nmax;
+        for (size_t k = 0; k < n->nchanges && n->change_t[k] < H; k++) {
+            size_t prev = k > 0 ? n->change_servers[k - 1] : n->start_servers;
+            size_t now = n->change_servers[k];
+            out->actions++;
+            if (k > 0) {
+                size_t pp = k > 1 ? n->change_servers[k - 2] : n->start_servers;
+                if ((prev > pp) != (now > prev) &&
+                    n->change_t[k] - n->change_t[k - 1] <=
+                        pool->autoscale.cooldown + 1e-9 * fmax(1.0, n->change_t[k]))
+                    out->flaps++;
+            }
+            phase += (double)(now > prev ? now - prev : prev - now) * pool->autoscale.interval;
+            out->nmin = now < out->nmin ? now : out->nmin;
+            out->nmax = now > out->nmax ? now : out->nmax;
+        }
+        noise += scaler_noise(tr, n, pool, H);
+    }
+    if (out->actions > 0)
+        out->actions_rel = (double)((profile_runs(m, H) + 1) * out->nscaled) / (double)out->actions;
+    if (out->hours > 0.0)
+        out->hours_rel = (phase / 3600.0 + noise / 3600.0) / out->hours;
+}
+
+/* Does the outcome's stated error straddle its limit? */
+static int scaling_straddles(const ac_req_outcome *o)
+{
+    return isfinite(o->limit) && o->rel_error > 0.0 &&
+           fabs(o->value - o->limit) <= o->rel_error * fabs(o->value);
+}
+
+/*
+ * Settle straddling scaling outcomes by simulation with the autoscalers running
+ * (ac_sim_options.autoscale): a warm-up of max(60 s, 10 intervals) at the rates of t = 0,
+ * then the profile over H, 10 replications, within the analysis' event budget (skipped
+ * when the jobs over the horizon alone would exceed it). The simulator's scaling actions
+ * (serving-count changes in the window) and server-hours (autoscaled pools: the integral of
+ * the serving count; the others: servers x H) with their 95% half-widths go into the
+ * outcomes, which requirements.c judges like every simulated check. Flaps (an action
+ * opposite to the previous one within one cooldown) at 2 or more per replication on a pool
+ * are AC208 warnings.
+ */
+static void scaling_simulate(ac_an_ctx *c, const ac_requirement *r, double H, ac_req_outcome *ev,
+                             ac_req_outcome *hr)
+{
+    const ac_model *m = c->model;
+    ac_sim_options so = c->opt->sim;
+    ac_sim_result *res = NULL;
+    ac_error err = {0};
+    double warm = 60.0, jobs = 0.0, act = 0.0, act_v = 0.0, hrs = 0.0, hrs_v = 0.0;
+    for (size_t i = 0; i < m->nnodes; i++) {
+        if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale)
+            warm = fmax(warm, 10.0 * m->nodes[i].u.pool.autoscale.interval);
+        jobs += c->a->nodes[i].arrival_rate;
+    }
+    so.replications = 10;
+    so.warmup = warm;
+    so.horizon = warm + H;
+    so.profile_offset = warm;
+    so.use_profiles = 1;
+    so.autoscale = 1;
+    if (so.max_events > 0 && 2.0 * jobs * (warm + H) * 10.0 > (double)so.max_events)
+        return; /* the peak rate bounds the events: cannot fit */
+    if (ac_sim_run(m, &so, &res, &err) != AC_OK) {
+        if (err.code == AC_ENOMEM)
+            c->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < res->nnodes; i++) {
+        const ac_sim_node_result *n = &res->nodes[i];
+        if (m->nodes[i].kind != AC_NODE_POOL || (r->target != AC_NONE && r->target != i))
+            continue;
+        if (n->scaling_actions.n > 0) {
+            act += n->scaling_actions.mean;
+            act_v += n->scaling_actions.ci95 * n->scaling_actions.ci95;
+            hrs += n->server_seconds.mean / 3600.0;
+            hrs_v += pow(n->server_seconds.ci95 / 3600.0, 2);
+            if (n->scaling_flaps.mean >= 2.0)
+                ac_an_finding(c, "AC208", m->nodes[i].u.pool.autoscale.loc, m->nodes[i].id,
+                              "the autoscaler of '%s' flaps: %.3g +- %.2g scale-ups and "
+                              "scale-downs reversed within one cooldown (%gs) over the profile "
+                              "(simulation)",
+                              m->nodes[i].id, n->scaling_flaps.mean, n->scaling_flaps.ci95,
+                              m->nodes[i].u.pool.autoscale.cooldown);
+        } else {
+            hrs += (double)m->nodes[i].u.pool.servers * H / 3600.0;
+        }
+    }
+    ev->has_sim = hr->has_sim = 1;
+    ev->sim_value = act;
+    ev->sim_ci95 = sqrt(act_v);
+    hr->sim_value = hrs;
+    hr->sim_ci95 = sqrt(hrs_v);
+    ac_sim_result_free(res);
+}
+
 /*
  * Scaling (format.md <scaling max-events max-server-hours>): over the profile's horizon H
- * (its last point; one period of a repeated profile) the scaling events (changes of the
- * autoscalers' target counts) and the server-hours int_0^H N dt / 3600 of every pool in
- * scope (all pools, autoscaled or not: server time is the cost; `target` narrows to one),
- * from the fluid transient with its scalers (transient.h). Two outcomes, one per limit (one
- * undecided "scaling" outcome when they cannot be evaluated).
+ * (its last point; one period of a repeated profile) the scaling actions (changes of the
+ * autoscaled pools' serving counts: the simulator's definition, ac_an_scaling_measure) and
+ * the server-hours int_0^H N dt / 3600 of every pool in scope (all pools, autoscaled or not:
+ * server time is the cost; `target` narrows to one), from the fluid transient with its
+ * scalers (transient.h). Two outcomes, one per limit (one undecided "scaling" outcome when
+ * they cannot be evaluated).
  *
  * Stated errors (the fluid model is deterministic; a real scaler is not):
- *  - events: +-1 per monotone run of the load and per autoscaled pool, +1 for the start.
+ *  - actions: +-1 per monotone run of the load and per autoscaled pool, +1 for the start.
  *    On a run the scaler acts each time the load has moved by the tolerance since the last
  *    action (the count is about ln(ratio of the run) / ln(1 +- tolerance)); where the look
  *    grid falls (its phase against the profile) moves the first and last of them by up to
@@ -378,8 +514,8 @@ static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     const ac_analysis *a = c->a;
     const ac_transient *tr = a->transient;
     ac_req_outcome ev, hr;
-    double H = profile_horizon(m), hours = 0.0, noise = 0.0, phase = 0.0, dt;
-    size_t events = 0, nscaled = 0, nmin = AC_UNBOUNDED, nmax = 0;
+    ac_an_scaling sc;
+    double H = ac_an_profile_horizon(m);
     size_t before = c->findings != NULL ? c->findings->count : 0;
 
     memset(&ev, 0, sizeof ev);
@@ -426,61 +562,46 @@ static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
         return;
     }
 
-    dt = tr->horizon / (double)(tr->nsamples - 1);
-    for (size_t i = 0; i < tr->nnodes; i++) {
-        const ac_transient_node *n = &tr->nodes[i];
-        const ac_pool *pool;
-        double W, zmax;
-        if (!n->modelled || (r->target != AC_NONE && r->target != i))
-            continue;
-        hours += ac_transient_server_hours_until(n, H);
-        if (!n->autoscaled)
-            continue;
-        pool = &m->nodes[i].u.pool;
-        nscaled++;
-        events += ac_transient_events_until(n, H);
-        nmin = n->start_servers < nmin ? n->start_servers : nmin;
-        nmax = n->start_servers > nmax ? n->start_servers : nmax;
-        for (size_t k = 0; k < n->nchanges && n->change_t[k] < H; k++) {
-            size_t prev = k > 0 ? n->change_servers[k - 1] : n->start_servers;
-            size_t now = n->change_servers[k];
-            phase += (double)(now > prev ? now - prev : prev - now) * pool->autoscale.interval;
-            nmin = now < nmin ? now : nmin;
-            nmax = now > nmax ? now : nmax;
-        }
-        W = floor(pool->autoscale.cooldown / pool->autoscale.interval) + 1.0;
-        zmax = W > 1.0 ? sqrt(2.0 * log(W)) : 0.0;
-        for (size_t s = 0; s + 1 < tr->nsamples && tr->t[s] < H; s++) {
-            double B = fmax(1.0, n->servers[s] * n->utilization[s]);
-            double sd = fmin(1.0, sqrt(2.0 / (B * pool->service_rate * pool->autoscale.interval)));
-            noise += n->servers[s] * sd * zmax * fmin(dt, H - tr->t[s]);
-        }
-    }
-    ev.value = (double)events;
+    ac_an_scaling_measure(m, tr, H, r->target, &sc);
+    ev.value = (double)sc.actions;
     ev.pass = ev.value <= ev.limit;
-    if (events > 0)
-        ev.rel_error = (double)((profile_runs(m, H) + 1) * nscaled) / ev.value;
-    hr.value = hours;
+    ev.rel_error = sc.actions_rel;
+    hr.value = sc.hours;
     hr.evaluated = 1;
     hr.pass = hr.value <= hr.limit;
-    if (hours > 0.0)
-        hr.rel_error = (phase / 3600.0 + noise / 3600.0) / hours;
+    hr.rel_error = sc.hours_rel;
+    if (c->findings != NULL && c->opt->validate != AC_VALIDATE_NEVER &&
+        ((r->max_events != AC_UNBOUNDED && scaling_straddles(&ev)) ||
+         (!isinf(r->max_server_hours) && scaling_straddles(&hr))))
+        scaling_simulate(c, r, H, &ev, &hr);
+    if (c->findings != NULL && sc.flaps >= 2) {
+        for (size_t i = 0; i < m->nnodes; i++)
+            if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.has_autoscale &&
+                (r->target == AC_NONE || r->target == i)) {
+                ac_an_finding(c, "AC208", m->nodes[i].u.pool.autoscale.loc, m->nodes[i].id,
+                              "the autoscalers flap in the fluid transient: %zu scaling actions "
+                              "reversed within one cooldown over the profile",
+                              sc.flaps);
+                break;
+            }
+    }
     if (r->max_events != AC_UNBOUNDED)
         emit(c, r, &ev);
     if (!isinf(r->max_server_hours))
         emit(c, r, &hr);
     if (c->findings != NULL && c->findings->count > before && (!ev.pass || !hr.pass)) {
         char detail[480];
-        if (nscaled > 0)
+        if (sc.nscaled > 0)
             snprintf(detail, sizeof detail,
                      "over the profile's %gs (fluid transient with its autoscalers, %s): %zu "
-                     "scaling events, %.6g server-hours; autoscaled servers between %zu and %zu",
-                     H, tr->method, events, hours, nmin, nmax);
+                     "scaling actions (serving-count changes), %.6g server-hours; autoscaled "
+                     "servers between %zu and %zu",
+                     H, tr->method, sc.actions, sc.hours, sc.nmin, sc.nmax);
         else
             snprintf(detail, sizeof detail,
                      "over the profile's %gs: no autoscaled pool in scope, %.6g server-hours at "
                      "fixed counts",
-                     H, hours);
+                     H, sc.hours);
         if (ac_diag_set_detail(c->findings, detail) != AC_OK)
             c->oom = 1;
     }

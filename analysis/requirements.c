@@ -125,9 +125,13 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
 
     {
         double sm = 0.0, sci = 0.0;
-        if ((o->evaluated || sim_metric(o)) &&
-            ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci) &&
-            isfinite(sm) && isfinite(sci)) {
+        if (o->has_sim) {
+            ck.has_sim = 1;
+            ck.sim_value = o->sim_value;
+            ck.sim_ci95 = o->sim_ci95;
+        } else if ((o->evaluated || sim_metric(o)) &&
+                   ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci) &&
+                   isfinite(sm) && isfinite(sci)) {
             ck.has_sim = 1;
             ck.sim_value = sm;
             ck.sim_ci95 = sci;

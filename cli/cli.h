@@ -27,6 +27,7 @@ int ac_cli_simulate(int argc, char **argv);
 int ac_cli_compare(int argc, char **argv);
 int ac_cli_search(int argc, char **argv);
 int ac_cli_size(int argc, char **argv);
+int ac_cli_tune(int argc, char **argv);
 
 /* Print "archcheck: " and the message to stderr; returns AC_EXIT_USAGE. */
 int ac_cli_fail(const char *fmt, ...)

@@ -23,6 +23,7 @@ static const char usage[] =
     "  compare  FILE [FILE2]  the baseline and every mitigation (or two files) side by side\n"
     "  search   FILE     the worst case of the <faults> space: a genetic search on the transient\n"
     "  size     FILE     the smallest servers/concurrency/consumers meeting the requirements\n"
+    "  tune     FILE     the autoscaler settings of least cost that meet the requirements\n"
     "  rules             list every rule: id, severity, description\n"
     "  schema            print the XSD of the input format\n"
     "\n"
@@ -89,6 +90,8 @@ static int dispatch(int argc, char **argv)
         return ac_cli_search(argc - 1, argv + 1);
     if (strcmp(cmd, "size") == 0)
         return ac_cli_size(argc - 1, argv + 1);
+    if (strcmp(cmd, "tune") == 0)
+        return ac_cli_tune(argc - 1, argv + 1);
     if (strcmp(cmd, "rules") == 0)
         return ac_cli_rules(argc - 1, argv + 1);
     if (strcmp(cmd, "schema") == 0)

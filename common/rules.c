@@ -122,6 +122,10 @@ static const ac_rule rules[] = {
     {"AC207", AC_SEV_ERROR, "scaling-requirement", "autoscaling exceeds its event or cost budget",
      "Over the profile's horizon, the autoscaler makes more scaling actions or uses more server "
      "hours than allowed."},
+    {"AC208", AC_SEV_WARNING, "autoscaler-flapping", "the autoscaler flaps",
+     "A scale-up and a scale-down within one cooldown of each other, twice or more over the "
+     "profile (per simulated replication, or in the fluid transient): the cooldown is too "
+     "short or the tolerance too narrow for the load's noise."},
     {"AC301", AC_SEV_ERROR, "resilience-requirement", "the resilience boundary is below the minimum",
      "Under the worst-case faults found, the degradation score exceeds tau at a lower workload "
      "than min-boundary."},

@@ -116,6 +116,19 @@ static void write_counts(ac_pdf_doc *d, const ac_report_file *rf)
     ac_pdf_doc_paragraph_write(d, d->cv.regular, BODY, 0.0, buf);
 }
 
+/* A bar's name that fits its slot (eight bars across the page: the table above has the full
+ * names): "random", "po2 dist", "po2 repl", ..., "jsq", "jiq", "shared". */
+static void bar_name(char *out, size_t size, const ac_dispatch_row *r)
+{
+    if (r->dispatch == AC_DISPATCH_POWER_OF_D)
+        snprintf(out, size, "po%zu %s", r->d,
+                 r->sampling == AC_SAMPLING_WITH_REPLACEMENT ? "repl" : "dist");
+    else if (r->dispatch == AC_DISPATCH_SHARED_QUEUE)
+        snprintf(out, size, "shared");
+    else
+        snprintf(out, size, "%.15s", r->name);
+}
+
 static void write_dispatch(ac_pdf_doc *d, const ac_report_file *rf)
 {
     static const scol cols[SIZE_COLS] = {{"dispatch", 110.0, AC_PLOT_LEFT},
@@ -125,6 +138,7 @@ static void write_dispatch(ac_pdf_doc *d, const ac_report_file *rf)
                                          {"approximation", 80.0, AC_PLOT_LEFT},
                                          {"servers needed", CONTENT_W - 370.0, AC_PLOT_RIGHT}};
     const char *names[MAX_BARS];
+    char shorts[MAX_BARS][16];
     double x[MAX_BARS], h[MAX_BARS], top = 0.0;
     size_t nb = 0;
     char title[200];
@@ -149,7 +163,8 @@ static void write_dispatch(ac_pdf_doc *d, const ac_report_file *rf)
         t[5] = need;
         row(d, cols, SIZE_COLS, t, 0, (int)(i % 2));
         if (nb < MAX_BARS) {
-            names[nb] = r->name;
+            bar_name(shorts[nb], sizeof shorts[nb], r);
+            names[nb] = shorts[nb];
             x[nb] = (double)nb;
             h[nb] = r->needed.status == AC_SIZE_OK || r->needed.status == AC_SIZE_UNCERTAIN
                         ? (double)r->needed.needed

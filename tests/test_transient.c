@@ -755,7 +755,7 @@ static void test_scaling_requirement(void **state)
                    "<requirements><scaling max-server-hours='3'/></requirements>\n", &o);
     ck = find_check(f.a, "server-hours");
     assert_int_equal(ck->status, AC_CHECK_FAIL);
-    assert_non_null(strstr(find_rule(&f.d, "AC207")->detail, "1 scaling events"));
+    assert_non_null(strstr(find_rule(&f.d, "AC207")->detail, "1 scaling actions"));
     fx_free(&f);
 
     /* 1 event against 0 allowed: within the stated +-2: undecided */

@@ -15,6 +15,7 @@
 #include "archcheck/error.h"
 #include "archcheck/model.h"
 #include "archcheck/size.h"
+#include "archcheck/tune.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -124,6 +125,13 @@ int ac_report_sizing_text(FILE *fp, const ac_report_file *file);
 
 /* A human-readable table of the solution: nodes, equilibria, end to end, headroom. */
 int ac_report_solution_text(FILE *fp, const ac_report_file *file);
+
+/* `archcheck tune` (report/tune.c): the settings as written and the best, their cost and
+ * checks, the search's work; as text, or as JSON (doc/output.md "tune"). Return 0 or AC_EIO. */
+int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model,
+                        const ac_tune_result *r);
+int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned long seed,
+                        const ac_model *model, const ac_tune_result *r);
 
 /*
  * The PDF report (`archcheck check --report OUT.pdf`): per file, a verdict page (verdict,

@@ -1,0 +1,1083 @@
+/*
+ * Autoscaler tuning (include/archcheck/tune.h): the GA of search/ over the scalers' settings,
+ * each candidate judged on the fluid transient (a workspace per job on its own clone of the
+ * model, whose <autoscale> fields the evaluation sets: the workspace reads them at each
+ * look), the cheapest feasible ones confirmed by the simulator with its autoscalers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/internal.h"
+#include "archcheck/search.h"
+#include "archcheck/tune.h"
+
+/* The five settings of a pool, in gene order. */
+enum { P_TARGET = 0, P_COOLDOWN, P_INTERVAL, P_MIN, P_MAX, P_N };
+
+/* What a check reads (the same list for every candidate). */
+typedef enum spec_kind {
+    S_LAT_NODE = 0,
+    S_LAT_E2E,
+    S_UTIL_NODE,
+    S_UTIL_ALL,
+    S_LOSS_NODE,
+    S_LOSS_E2E,
+    S_ACTIONS,
+    S_HOURS,
+    S_HEADROOM
+} spec_kind;
+
+typedef struct check_spec {
+    spec_kind kind;
+    size_t req, node;
+    double percentile; /* latency: (0, 100), 0 the mean */
+} check_spec;
+
+/* A candidate kept for the confirmation: its score and genes. */
+typedef struct cand {
+    double score;
+    double *genes;
+} cand;
+
+typedef struct tune_job {
+    ac_model *m; /* the clone whose <autoscale> fields each evaluation sets */
+    ac_transient_ws *ws;
+    double *scratch; /* nnodes + nlinks + 1 */
+    ac_tune_eval ev; /* the last evaluation's */
+    cand *top;       /* the best `ntop_max` feasible ones seen by this job, best first */
+    size_t ntop;
+    double *genes_store;
+    size_t failures;
+    const ac_transient *tr; /* the last evaluation's transient (the workspace's) */
+} tune_job;
+
+typedef struct tune_ctx {
+    const ac_model *model;
+    const ac_tune_options *opt;
+    size_t npools;
+    size_t *pool_node;    /* npools */
+    ac_tune_range *range; /* npools x P_N */
+    size_t ngenes;
+    size_t *gene_of; /* ngenes: pool x P_N + parameter */
+    check_spec specs[AC_TUNE_CHECKS_MAX];
+    size_t nspecs;
+    double H, cost_ref;
+    int robust; /* the simulator cannot confirm: feasible means every margin clear */
+    tune_job *jobs;
+    size_t njobs, ntop_max;
+} tune_ctx;
+
+void ac_tune_options_init(ac_tune_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->budget = AC_TUNE_BUDGET;
+    opt->population = 16;
+    opt->patience = 8;
+    opt->seed = 1;
+    opt->jobs = 1;
+    opt->target.lo = opt->target.hi = NAN;
+    opt->cooldown.lo = opt->cooldown.hi = NAN;
+    opt->interval.lo = opt->interval.hi = NAN;
+    opt->min.lo = opt->min.hi = NAN;
+    opt->max.lo = opt->max.hi = NAN;
+    opt->confirm = 4;
+    opt->replications = 10;
+    opt->max_events = 50000000ull;
+    opt->warmup = 60.0;
+}
+
+const char *ac_tune_confirm_name(ac_tune_confirm c)
+{
+    switch (c) {
+    case AC_TUNE_FLUID: return "fluid";
+    case AC_TUNE_SIMULATED: return "simulation";
+    case AC_TUNE_UNCERTAIN: return "uncertain";
+    default: return "none";
+    }
+}
+
+/* ------------------------------------------------------------------ the space */
+
+/* The range of parameter p of pool k: the option's, or the documented default. */
+static ac_tune_range default_range(const ac_tune_options *o, const ac_autoscale *as, int p)
+{
+    ac_tune_range r;
+    switch (p) {
+    case P_TARGET:
+        r = o->target;
+        if (isnan(r.lo)) {
+            r.lo = 0.3;
+            r.hi = 0.9;
+        }
+        break;
+    case P_COOLDOWN:
+        r = o->cooldown;
+        if (isnan(r.lo)) {
+            r.lo = 0.0;
+            r.hi = 900.0;
+        }
+        break;
+    case P_INTERVAL:
+        r = o->interval;
+        if (isnan(r.lo)) {
+            r.lo = 5.0;
+            r.hi = 60.0;
+        }
+        break;
+    case P_MIN:
+        r = o->min;
+        if (isnan(r.lo)) {
+            r.lo = 1.0;
+            r.hi = (double)as->max;
+        }
+        break;
+    default:
+        r = o->max;
+        if (isnan(r.lo)) {
+            r.lo = (double)as->min;
+            r.hi = 2.0 * (double)as->max;
+        }
+        break;
+    }
+    return r;
+}
+
+static int range_check(const ac_tune_range *r, int p, ac_error *err)
+{
+    static const char *const names[P_N] = {"target", "cooldown", "interval", "min", "max"};
+    double lo_min = p == P_TARGET ? 1e-6 : p == P_COOLDOWN ? 0.0 : p == P_INTERVAL ? 1e-3 : 1.0;
+    double hi_max = p == P_TARGET ? 1.0 : p == P_MIN || p == P_MAX ? 1e6 : 1e9;
+    if (!(r->lo >= lo_min) || !(r->hi <= hi_max) || !(r->lo <= r->hi))
+        return ac_error_set(err, AC_EINVAL,
+                            "tune: the %s range %g..%g is not within %g..%g with LOW <= HIGH",
+                            names[p], r->lo, r->hi, lo_min, hi_max);
+    if ((p == P_MIN || p == P_MAX) && (r->lo != floor(r->lo) || r->hi != floor(r->hi)))
+        return ac_error_set(err, AC_EINVAL, "tune: the %s range takes whole numbers", names[p]);
+    return AC_OK;
+}
+
+/* The settings that `genes` decode to (fixed ranges: their LOW; counts: floor(lo + g (hi -
+ * lo + 1)), at most hi; max raised to min). */
+static void decode(const tune_ctx *c, const double *genes, ac_tune_setting *out)
+{
+    double v[P_N];
+    for (size_t k = 0; k < c->npools; k++) {
+        for (int p = 0; p < P_N; p++)
+            v[p] = c->range[k * P_N + (size_t)p].lo;
+        for (size_t g = 0; g < c->ngenes; g++) {
+            size_t k2 = c->gene_of[g] / P_N, p = c->gene_of[g] % P_N;
+            const ac_tune_range *r = &c->range[c->gene_of[g]];
+            double x = fmin(fmax(genes[g], 0.0), 1.0);
+            if (k2 != k)
+                continue;
+            v[p] = p == P_MIN || p == P_MAX ? fmin(floor(r->lo + x * (r->hi - r->lo + 1.0)), r->hi)
+                                            : r->lo + x * (r->hi - r->lo);
+        }
+        out[k].node = c->pool_node[k];
+        out[k].target = v[P_TARGET];
+        out[k].cooldown = v[P_COOLDOWN];
+        out[k].interval = v[P_INTERVAL];
+        out[k].min = (size_t)v[P_MIN];
+        out[k].max = (size_t)fmax(v[P_MAX], v[P_MIN]);
+    }
+}
+
+/* The genes of the settings as written (clamped into the ranges): the GA's warm start. */
+static void encode_written(const tune_ctx *c, double *genes)
+{
+    for (size_t g = 0; g < c->ngenes; g++) {
+        size_t k = c->gene_of[g] / P_N, p = c->gene_of[g] % P_N;
+        const ac_autoscale *as = &c->model->nodes[c->pool_node[k]].u.pool.autoscale;
+        const ac_tune_range *r = &c->range[c->gene_of[g]];
+        double w = p == P_TARGET     ? as->target_utilization
+                   : p == P_COOLDOWN ? as->cooldown
+                   : p == P_INTERVAL ? as->interval
+                   : p == P_MIN      ? (double)as->min
+                                     : (double)as->max;
+        if (p == P_MIN || p == P_MAX)
+            genes[g] = (w - r->lo + 0.5) / (r->hi - r->lo + 1.0);
+        else
+            genes[g] = (w - r->lo) / (r->hi - r->lo);
+        genes[g] = fmin(fmax(genes[g], 0.0), 1.0);
+    }
+}
+
+static void written_settings(const tune_ctx *c, ac_tune_setting *out)
+{
+    for (size_t k = 0; k < c->npools; k++) {
+        const ac_autoscale *as = &c->model->nodes[c->pool_node[k]].u.pool.autoscale;
+        out[k].node = c->pool_node[k];
+        out[k].target = as->target_utilization;
+        out[k].cooldown = as->cooldown;
+        out[k].interval = as->interval;
+        out[k].min = as->min;
+        out[k].max = as->max;
+    }
+}
+
+static void apply(ac_model *m, const ac_tune_setting *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        ac_autoscale *as = &m->nodes[s[k].node].u.pool.autoscale;
+        as->target_utilization = s[k].target;
+        as->cooldown = s[k].cooldown;
+        as->interval = s[k].interval;
+        as->min = s[k].min;
+        as->max = s[k].max;
+    }
+}
+
+/* ------------------------------------------------------------------ the checks */
+
+static void spec_add(tune_ctx *c, spec_kind kind, size_t req, size_t node, double pct)
+{
+    if (c->nspecs >= AC_TUNE_CHECKS_MAX)
+        return;
+    c->specs[c->nspecs].kind = kind;
+    c->specs[c->nspecs].req = req;
+    c->specs[c->nspecs].node = node;
+    c->specs[c->nspecs].percentile = pct;
+    c->nspecs++;
+}
+
+/* The checks of the model's requirements; the kinds tune does not judge into `skipped`. */
+static void build_specs(tune_ctx *c, char *skipped, size_t size)
+{
+    const ac_model *m = c->model;
+    skipped[0] = '\0';
+    for (size_t q = 0; q < m->nrequirements; q++) {
+        const ac_requirement *r = &m->requirements[q];
+        size_t t = r->target;
+        switch (r->kind) {
+        case AC_REQ_LATENCY:
+            spec_add(c, t == AC_NONE ? S_LAT_E2E : S_LAT_NODE, q, t, r->percentile);
+            break;
+        case AC_REQ_UTILIZATION:
+            spec_add(c, t == AC_NONE ? S_UTIL_ALL : S_UTIL_NODE, q, t, 0);
+            break;
+        case AC_REQ_LOSS: spec_add(c, t == AC_NONE ? S_LOSS_E2E : S_LOSS_NODE, q, t, 0); break;
+        case AC_REQ_SCALING:
+            if (r->max_events != AC_UNBOUNDED)
+                spec_add(c, S_ACTIONS, q, t, 0);
+            if (!isinf(r->max_server_hours))
+                spec_add(c, S_HOURS, q, t, 0);
+            break;
+        case AC_REQ_HEADROOM: spec_add(c, S_HEADROOM, q, t, 0); break;
+        default: {
+            size_t len = strlen(skipped);
+            const char *name = ac_req_kind_name(r->kind);
+            if (strstr(skipped, name) == NULL && len + strlen(name) + 3 < size)
+                snprintf(skipped + len, size - len, "%s%s", len ? ", " : "", name);
+            break;
+        }
+        }
+    }
+}
+
+/* int_0^H f dt by trapezoids over the samples (f NULL: 0). */
+static double trapz(const ac_transient *tr, const double *f)
+{
+    double s = 0.0;
+    if (f == NULL)
+        return 0.0;
+    for (size_t i = 0; i + 1 < tr->nsamples; i++)
+        s += 0.5 * (f[i] + f[i + 1]) * (tr->t[i + 1] - tr->t[i]);
+    return s;
+}
+
+/* The mean of the quasi-stationary response laws of a node or link (transient.h: T = a +
+ * c0 B + W + S), mixed over the samples with `weight` (the jobs served) x the trapezoids' dt:
+ * E T = a + p_c c0 + p_w / rate + smean (1 - exp(-cap / smean)). The fluid's own jobs (Little)
+ * leave out the waiting of a pool below capacity, which the laws' Erlang C wait has. */
+static double law_mean(const ac_transient *tr, const double *law, const double *weight)
+{
+    size_t ns = tr->nsamples;
+    double num = 0.0, den = 0.0;
+    if (law == NULL || weight == NULL)
+        return NAN;
+    for (size_t s = 0; s < ns; s++) {
+        double dt =
+            (s > 0 ? tr->t[s] - tr->t[s - 1] : 0.0) + (s + 1 < ns ? tr->t[s + 1] - tr->t[s] : 0.0);
+        double w = fmax(weight[s], 0.0) * 0.5 * dt, m;
+        double pw = law[AC_TRANSIENT_LAW_PWAIT * ns + s], g = law[AC_TRANSIENT_LAW_WRATE * ns + s];
+        double sm = law[AC_TRANSIENT_LAW_SMEAN * ns + s], cap = law[AC_TRANSIENT_LAW_SCAP * ns + s];
+        if (!(w > 0.0))
+            continue;
+        m = law[AC_TRANSIENT_LAW_SHIFT * ns + s] +
+            law[AC_TRANSIENT_LAW_PCOLD * ns + s] * law[AC_TRANSIENT_LAW_COLD * ns + s];
+        if (pw > 0.0)
+            m += g > 0.0 ? pw / g : INFINITY;
+        if (sm > 0.0)
+            m += isinf(cap) ? sm : sm * (1.0 - exp(-cap / sm));
+        num += w * m;
+        den += w;
+    }
+    return den > 0.0 ? num / den : NAN;
+}
+
+/* A node's jobs-served weight (as ac_transient_node_quantile's). */
+static const double *served(const ac_transient_node *n)
+{
+    return n->execution_rate != NULL ? n->execution_rate : n->throughput;
+}
+
+/* The busy over the serving server-seconds of a pool; the time mean for other kinds. */
+static double util_of(const ac_transient *tr, size_t v)
+{
+    const ac_transient_node *n = &tr->nodes[v];
+    double num = 0.0, den = 0.0;
+    if (n->utilization == NULL)
+        return NAN;
+    if (n->servers == NULL)
+        return trapz(tr, n->utilization) / tr->horizon;
+    for (size_t i = 0; i + 1 < tr->nsamples; i++) {
+        double dt = tr->t[i + 1] - tr->t[i];
+        num += 0.5 *
+               (n->servers[i] * n->utilization[i] + n->servers[i + 1] * n->utilization[i + 1]) * dt;
+        den += 0.5 * (n->servers[i] + n->servers[i + 1]) * dt;
+    }
+    return den > 0.0 ? num / den : NAN;
+}
+
+static double max_of(const double *f, size_t n)
+{
+    double m = 0.0;
+    for (size_t i = 0; f != NULL && i < n; i++)
+        m = fmax(m, f[i]);
+    return m;
+}
+
+/* Headroom: min over the autoscaled pools of max mu u_lim / lambda_peak (the utilisation
+ * limit of the pool from the file's requirements, else 1). */
+static double headroom_of(const tune_ctx *c, const ac_model *m, const ac_transient *tr)
+{
+    double h = INFINITY;
+    for (size_t k = 0; k < c->npools; k++) {
+        size_t v = c->pool_node[k];
+        const ac_pool *p = &m->nodes[v].u.pool;
+        double ulim = 1.0, peak = max_of(tr->nodes[v].arrival_rate, tr->nsamples);
+        for (size_t q = 0; q < m->nrequirements; q++)
+            if (m->requirements[q].kind == AC_REQ_UTILIZATION &&
+                (m->requirements[q].target == AC_NONE || m->requirements[q].target == v))
+                ulim = fmin(ulim, m->requirements[q].max);
+        if (peak > 0.0)
+            h = fmin(h, (double)p->autoscale.max * p->service_rate * ulim / peak);
+    }
+    return h;
+}
+
+/* The fluid value of check spec k and its stated relative error. */
+static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr,
+                          const check_spec *k, double *rel)
+{
+    double v = NAN, p = k->percentile / 100.0;
+    ac_an_scaling sc;
+    *rel = AC_TUNE_FLUID_ERROR;
+    switch (k->kind) {
+    case S_LAT_NODE: {
+        const ac_transient_node *n = &tr->nodes[k->node];
+        if (p > 0.0)
+            (void)ac_transient_node_quantile(tr, k->node, p, NULL, &v);
+        else
+            v = law_mean(tr, n->law, served(n));
+        return v;
+    }
+    case S_LAT_E2E:
+        if (p > 0.0) {
+            (void)ac_transient_e2e_quantile(tr, p, j->scratch, &v);
+        } else if (tr->e2e_offered > 0.0) { /* sum over stages of visits x mean */
+            v = 0.0;
+            for (size_t i = 0; i < tr->nnodes; i++) {
+                double w = trapz(tr, served(&tr->nodes[i]));
+                if (w > 0.0)
+                    v +=
+                        w / tr->e2e_offered * law_mean(tr, tr->nodes[i].law, served(&tr->nodes[i]));
+            }
+            for (size_t l = 0; l < tr->nlinks; l++) {
+                double w = trapz(tr, tr->links[l].throughput);
+                if (w > 0.0)
+                    v += w / tr->e2e_offered *
+                         law_mean(tr, tr->links[l].law, tr->links[l].throughput);
+            }
+        }
+        return v;
+    case S_UTIL_NODE: return util_of(tr, k->node);
+    case S_UTIL_ALL:
+        v = 0.0;
+        for (size_t i = 0; i < tr->nnodes; i++)
+            if (tr->nodes[i].modelled && tr->nodes[i].offered > 0.0 && !isnan(util_of(tr, i)))
+                v = fmax(v, util_of(tr, i));
+        return v;
+    case S_LOSS_NODE: {
+        const ac_transient_node *n = &tr->nodes[k->node];
+        double a = trapz(tr, n->arrival_rate);
+        return a > 0.0 ? trapz(tr, n->loss_rate) / a : 0.0;
+    }
+    case S_LOSS_E2E: return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
+    case S_ACTIONS:
+        ac_an_scaling_measure(j->m, tr, c->H, k->node, &sc);
+        *rel = sc.actions_rel;
+        return (double)sc.actions;
+    case S_HOURS:
+        ac_an_scaling_measure(j->m, tr, c->H, k->node, &sc);
+        *rel = sc.hours_rel;
+        return sc.hours;
+    default: *rel = 0.0; return headroom_of(c, j->m, tr);
+    }
+}
+
+/* The limit of spec k and whether it is an upper one. */
+static double spec_limit(const ac_model *m, const check_spec *k, int *upper)
+{
+    const ac_requirement *r = &m->requirements[k->req];
+    *upper = k->kind != S_HEADROOM;
+    return k->kind == S_ACTIONS    ? (double)r->max_events
+           : k->kind == S_HOURS    ? r->max_server_hours
+           : k->kind == S_HEADROOM ? r->min
+                                   : r->max;
+}
+
+static void spec_name(const ac_model *m, const check_spec *k, char *out, size_t size)
+{
+    const char *id = k->node != AC_NONE ? m->nodes[k->node].id : NULL;
+    char pct[16];
+    if (k->percentile > 0.0)
+        snprintf(pct, sizeof pct, "p%g", k->percentile);
+    else
+        snprintf(pct, sizeof pct, "mean");
+    switch (k->kind) {
+    case S_LAT_NODE: snprintf(out, size, "latency %s of '%.20s'", pct, id); break;
+    case S_LAT_E2E: snprintf(out, size, "latency %s end to end", pct); break;
+    case S_UTIL_NODE: snprintf(out, size, "utilization of '%.20s'", id); break;
+    case S_UTIL_ALL: snprintf(out, size, "utilization (largest)"); break;
+    case S_LOSS_NODE: snprintf(out, size, "loss of '%.20s'", id); break;
+    case S_LOSS_E2E: snprintf(out, size, "loss end to end"); break;
+    case S_ACTIONS: snprintf(out, size, "scaling actions"); break;
+    case S_HOURS: snprintf(out, size, "server-hours"); break;
+    default: snprintf(out, size, "headroom (autoscaled max)"); break;
+    }
+}
+
+static int check_pass(const ac_tune_check *ck)
+{
+    if (isnan(ck->value))
+        return 0;
+    return ck->upper ? ck->value <= ck->limit : ck->value >= ck->limit;
+}
+
+/* Fill ev's checks, cost and counts from the transient tr of job j's model. */
+static void judge(const tune_ctx *c, tune_job *j, const ac_transient *tr, ac_tune_eval *ev)
+{
+    ac_an_scaling sc;
+    double q = NAN;
+    ev->nchecks = c->nspecs;
+    ev->feasible = 1;
+    for (size_t k = 0; k < c->nspecs; k++) {
+        ac_tune_check *ck = &ev->checks[k];
+        ck->requirement = c->specs[k].req;
+        spec_name(c->model, &c->specs[k], ck->what, sizeof ck->what);
+        ck->value = fluid_value(c, j, tr, &c->specs[k], &ck->rel_error);
+        ck->ci95 = 0.0;
+        ck->limit = spec_limit(c->model, &c->specs[k], &ck->upper);
+        ck->pass = check_pass(ck);
+        ev->feasible &= ck->pass;
+    }
+    ac_an_scaling_measure(j->m, tr, c->H, AC_NONE, &sc);
+    ev->server_hours = sc.hours;
+    ev->cost = sc.hours * 3600.0;
+    ev->actions = sc.actions;
+    ev->flaps = sc.flaps;
+    (void)ac_transient_e2e_quantile(tr, 0.95, j->scratch, &q);
+    ev->e2e_p95 = q;
+    ev->computed = 1;
+}
+
+/* The relative violation of a check (0 when met; 1000 at most, and for no value). */
+static double violation(const ac_tune_check *ck)
+{
+    double d;
+    if (isnan(ck->value))
+        return 1e3;
+    d = ck->upper ? ck->value - ck->limit : ck->limit - ck->value;
+    return d <= 0.0 ? 0.0 : fmin(1e3, d / fmax(fabs(ck->limit), 1e-12));
+}
+
+/* The transient of `s` on job j into *ev. Returns 0, 1 when the transient failed (counted;
+ * why in err), or a status. */
+static int evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
+                    ac_error *err)
+{
+    const ac_transient *tr;
+    int rc;
+    apply(j->m, s, c->npools);
+    if (ev->pools != s)
+        memcpy(ev->pools, s, c->npools * sizeof *s);
+    ev->computed = 0;
+    ev->nchecks = ev->nsim = 0;
+    rc = ac_transient_eval(j->ws, NULL, 1.0, &tr, err);
+    j->tr = rc == AC_OK ? tr : NULL;
+    if (rc == AC_ENUMERIC || rc == AC_ELIMIT) {
+        j->failures++;
+        return 1;
+    }
+    if (rc != AC_OK)
+        return rc;
+    judge(c, j, tr, ev);
+    return AC_OK;
+}
+
+static int margins_clear(const ac_tune_eval *ev);
+
+/* Robust mode: an unclear margin counts as a violation by what is missing of it. */
+static double score_of(const tune_ctx *c, const ac_tune_eval *ev)
+{
+    double v = 0.0;
+    if (!ev->computed)
+        return -1e7;
+    if (ev->feasible && (!c->robust || margins_clear(ev)))
+        return -ev->cost / c->cost_ref;
+    for (size_t k = 0; k < ev->nchecks; k++) {
+        ac_tune_check ck = ev->checks[k];
+        if (c->robust && !isnan(ck.value))
+            ck.value *= ck.upper ? 1.0 + ck.rel_error : 1.0 - ck.rel_error;
+        v += violation(&ck);
+    }
+    return -2.0 - v;
+}
+
+/* ------------------------------------------------------ the candidates kept */
+
+/* a before b: the higher score, then the genes in order. */
+static int cand_before(const double *ga, double sa, const double *gb, double sb, size_t n)
+{
+    if (sa != sb)
+        return sa > sb;
+    for (size_t i = 0; i < n; i++)
+        if (ga[i] != gb[i])
+            return ga[i] < gb[i];
+    return 0;
+}
+
+static void top_insert(const tune_ctx *c, tune_job *j, const double *genes, double score)
+{
+    size_t pos = j->ntop;
+    double *slot;
+    for (size_t i = 0; i < j->ntop; i++) {
+        if (memcmp(j->top[i].genes, genes, c->ngenes * sizeof *genes) == 0)
+            return; /* seen */
+        if (pos == j->ntop &&
+            cand_before(genes, score, j->top[i].genes, j->top[i].score, c->ngenes))
+            pos = i;
+    }
+    if (pos >= c->ntop_max)
+        return;
+    /* the last slot's genes are reused for the new one */
+    slot = j->ntop < c->ntop_max ? j->genes_store + j->ntop * c->ngenes
+                                 : j->top[c->ntop_max - 1].genes;
+    if (j->ntop < c->ntop_max)
+        j->ntop++;
+    memmove(&j->top[pos + 1], &j->top[pos], (j->ntop - 1 - pos) * sizeof *j->top);
+    memcpy(slot, genes, c->ngenes * sizeof *genes);
+    j->top[pos].genes = slot;
+    j->top[pos].score = score;
+}
+
+/* The GA's problem: score a candidate on job `job`'s workspace. */
+static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
+{
+    tune_ctx *c = ctx;
+    tune_job *j = &c->jobs[job];
+    ac_error e2 = {0};
+    int rc;
+    decode(c, genes, j->ev.pools);
+    rc = evaluate(c, j, j->ev.pools, &j->ev, &e2);
+    if (rc < 0) {
+        *err = e2;
+        return rc;
+    }
+    *out = score_of(c, &j->ev);
+    if (*out >= -1.0)
+        top_insert(c, j, genes, *out);
+    return AC_OK;
+}
+
+/* ------------------------------------------------------ the simulator's word */
+
+/* An estimate's mean and half-width (NAN when it has none). */
+static double est(const ac_sim_estimate *e, double *ci)
+{
+    *ci = e->n > 0 ? e->ci95 : NAN;
+    return e->n > 0 ? e->mean : NAN;
+}
+
+/* The largest over the entries of a KPI (its half-width with it). */
+static double entries_max(const ac_sim_result *res, size_t off, double *ci)
+{
+    double v = NAN;
+    *ci = NAN;
+    for (size_t i = 0; i < res->nentries; i++) {
+        const ac_sim_estimate *e =
+            (const ac_sim_estimate *)(const void *)((const char *)&res->entries[i] + off);
+        if (e->n > 0 && !(e->mean <= v)) {
+            v = e->mean;
+            *ci = e->ci95;
+        }
+    }
+    return v;
+}
+
+static size_t latency_off(double pct, int entry)
+{
+    if (entry)
+        return pct == 50.0   ? offsetof(ac_sim_entry_result, p50_response_time)
+               : pct == 95.0 ? offsetof(ac_sim_entry_result, p95_response_time)
+               : pct == 99.0 ? offsetof(ac_sim_entry_result, p99_response_time)
+                             : offsetof(ac_sim_entry_result, mean_response_time);
+    return pct == 50.0   ? offsetof(ac_sim_node_result, p50_response_time)
+           : pct == 95.0 ? offsetof(ac_sim_node_result, p95_response_time)
+           : pct == 99.0 ? offsetof(ac_sim_node_result, p99_response_time)
+                         : offsetof(ac_sim_node_result, mean_response_time);
+}
+
+/* The simulated value of spec k (NAN: the simulator does not measure it). */
+static double sim_value(const tune_ctx *c, const ac_model *m, const ac_sim_result *res,
+                        const check_spec *k, const ac_tune_eval *fl, size_t idx, double *ci)
+{
+    int measured = k->percentile == 0.0 || k->percentile == 50.0 || k->percentile == 95.0 ||
+                   k->percentile == 99.0;
+    double v = NAN, var = 0.0, e;
+    *ci = NAN;
+    switch (k->kind) {
+    case S_LAT_NODE:
+        if (!measured)
+            return NAN;
+        return est((const ac_sim_estimate *)(const void *)((const char *)&res->nodes[k->node] +
+                                                           latency_off(k->percentile, 0)),
+                   ci);
+    case S_LAT_E2E: return measured ? entries_max(res, latency_off(k->percentile, 1), ci) : NAN;
+    case S_UTIL_NODE: return est(&res->nodes[k->node].utilization, ci);
+    case S_UTIL_ALL:
+        for (size_t i = 0; i < res->nnodes; i++) {
+            double ci_i, u = est(&res->nodes[i].utilization, &ci_i);
+            if (!isnan(u) && !(u <= v)) {
+                v = u;
+                *ci = ci_i;
+            }
+        }
+        return v;
+    case S_LOSS_NODE: return est(&res->nodes[k->node].loss_probability, ci);
+    case S_LOSS_E2E:
+        return entries_max(res, offsetof(ac_sim_entry_result, failure_probability), ci);
+    case S_ACTIONS:
+    case S_HOURS:
+        v = 0.0;
+        for (size_t i = 0; i < res->nnodes; i++) {
+            const ac_sim_node_result *n = &res->nodes[i];
+            if (m->nodes[i].kind != AC_NODE_POOL || (k->node != AC_NONE && k->node != i))
+                continue;
+            if (k->kind == S_ACTIONS) {
+                if (n->scaling_actions.n == 0)
+                    continue;
+                v += n->scaling_actions.mean;
+                var += n->scaling_actions.ci95 * n->scaling_actions.ci95;
+            } else if (n->server_seconds.n > 0) {
+                v += n->server_seconds.mean / 3600.0;
+                var += pow(n->server_seconds.ci95 / 3600.0, 2);
+            } else {
+                v += (double)m->nodes[i].u.pool.servers * c->H / 3600.0;
+            }
+        }
+        *ci = sqrt(var);
+        return v;
+    default:
+        e = fl->checks[idx].value;
+        *ci = 0.0;
+        return e;
+    }
+}
+
+/* About the events a simulation of the transient tr's setting needs (two per job visit). */
+static double sim_events(const tune_ctx *c, const ac_transient *tr)
+{
+    double jobs = 0.0;
+    for (size_t i = 0; i < tr->nnodes; i++)
+        jobs += trapz(tr, tr->nodes[i].arrival_rate);
+    return 2.0 * jobs / c->H * (c->opt->warmup + c->H) * (double)c->opt->replications;
+}
+
+/* Simulate job 0's model (the candidate applied) over the profile: 1 every interval on the
+ * right side, -1 one wholly on the wrong side, 0 undecided or not run (why in note). */
+static int simulate(const tune_ctx *c, tune_job *j, ac_tune_eval *ev, int *out, char *note,
+                    size_t nsize, ac_error *err)
+{
+    const ac_transient *tr = j->tr;
+    ac_sim_options so;
+    ac_sim_result *res = NULL;
+    double need = sim_events(c, tr);
+    int rc, side = 1;
+    *out = 0;
+    if (need > (double)c->opt->max_events) {
+        snprintf(note, nsize,
+                 "a margin is within its stated error and the simulation would need about "
+                 "%.3g events (budget %llu)",
+                 need, c->opt->max_events);
+        return AC_OK;
+    }
+    ac_sim_options_init(&so);
+    so.seed = c->opt->seed;
+    so.replications = c->opt->replications;
+    so.warmup = c->opt->warmup;
+    so.horizon = c->opt->warmup + c->H;
+    so.profile_offset = c->opt->warmup;
+    so.use_profiles = 1;
+    so.autoscale = 1;
+    so.max_events = c->opt->max_events;
+    so.jobs = c->njobs;
+    rc = ac_sim_run(j->m, &so, &res, err);
+    if (rc == AC_ELIMIT || rc == AC_EINVAL) {
+        snprintf(note, nsize, "the simulation %s: %.150s",
+                 rc == AC_ELIMIT ? "exceeded its budget" : "refused the model", err->message);
+        memset(err, 0, sizeof *err);
+        return AC_OK;
+    }
+    if (rc != AC_OK)
+        return rc;
+    ev->nsim = ev->nchecks;
+    for (size_t k = 0; k < ev->nchecks; k++) {
+        ac_tune_check *s = &ev->sim[k];
+        *s = ev->checks[k];
+        s->value = sim_value(c, j->m, res, &c->specs[k], ev, k, &s->ci95);
+        s->rel_error = 0.0;
+        if (isnan(s->value) || isnan(s->ci95)) {
+            s->pass = 0;
+            side = side < 0 ? -1 : 0;
+            continue;
+        }
+        s->pass = s->upper ? s->value + s->ci95 <= s->limit : s->value - s->ci95 >= s->limit;
+        if (s->upper ? s->value - s->ci95 > s->limit : s->value + s->ci95 < s->limit)
+            side = -1;
+        else if (!s->pass && side > 0)
+            side = 0;
+    }
+    if (side == 0)
+        snprintf(note, nsize, "the simulation's intervals straddle a limit");
+    ac_sim_result_free(res);
+    *out = side;
+    return AC_OK;
+}
+
+/* Every fluid margin outside its stated error? */
+static int margins_clear(const ac_tune_eval *ev)
+{
+    for (size_t k = 0; k < ev->nchecks; k++) {
+        const ac_tune_check *ck = &ev->checks[k];
+        double m = ck->upper ? ck->limit - ck->value : ck->value - ck->limit;
+        if (!ck->pass || !(m > ck->rel_error * fabs(ck->value)))
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+static void ctx_free(tune_ctx *c)
+{
+    for (size_t i = 0; c->jobs != NULL && i < c->njobs; i++) {
+        ac_transient_ws_free(c->jobs[i].ws);
+        ac_model_free(c->jobs[i].m);
+        free(c->jobs[i].scratch);
+        free(c->jobs[i].ev.pools);
+        free(c->jobs[i].top);
+        free(c->jobs[i].genes_store);
+    }
+    free(c->jobs);
+    free(c->pool_node);
+    free(c->range);
+    free(c->gene_of);
+}
+
+/* The autoscaled pools, their ranges and the genes. */
+static int ctx_space(tune_ctx *c, ac_error *err)
+{
+    const ac_model *m = c->model;
+    for (size_t v = 0; v < m->nnodes; v++)
+        c->npools += m->nodes[v].kind == AC_NODE_POOL && m->nodes[v].u.pool.has_autoscale;
+    if (c->npools == 0)
+        return ac_error_set(err, AC_EINVAL, "tune: the model has no autoscaled pool");
+    c->H = ac_an_profile_horizon(m);
+    if (m->nprofiles == 0 || !(c->H > 0.0))
+        return ac_error_set(err, AC_EINVAL, "tune: the model has no <profile> to tune over");
+    c->pool_node = calloc(c->npools, sizeof *c->pool_node);
+    c->range = calloc(c->npools * P_N, sizeof *c->range);
+    c->gene_of = calloc(c->npools * P_N, sizeof *c->gene_of);
+    if (c->pool_node == NULL || c->range == NULL || c->gene_of == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    c->npools = 0;
+    for (size_t v = 0; v < m->nnodes; v++) {
+        const ac_pool *p = &m->nodes[v].u.pool;
+        if (m->nodes[v].kind != AC_NODE_POOL || !p->has_autoscale)
+            continue;
+        for (int q = 0; q < P_N; q++) {
+            ac_tune_range *r = &c->range[c->npools * P_N + (size_t)q];
+            int rc;
+            *r = default_range(c->opt, &p->autoscale, q);
+            if ((rc = range_check(r, q, err)) != AC_OK)
+                return rc;
+            if (r->hi > r->lo)
+                c->gene_of[c->ngenes++] = c->npools * P_N + (size_t)q;
+            c->cost_ref += (q == P_MAX ? fmax(r->hi, (double)p->servers) : 0.0) * c->H;
+        }
+        c->pool_node[c->npools++] = v;
+    }
+    for (size_t v = 0; v < m->nnodes; v++)
+        if (m->nodes[v].kind == AC_NODE_POOL && !m->nodes[v].u.pool.has_autoscale)
+            c->cost_ref += (double)m->nodes[v].u.pool.servers * c->H;
+    return AC_OK;
+}
+
+/* Job i: its clone (the scalers' widest bounds and shortest interval, for the workspace's
+ * tables), its workspace, its scratch. */
+static int job_new(tune_ctx *c, tune_job *j, ac_error *err)
+{
+    ac_transient_options to;
+    int rc;
+    if ((rc = ac_model_clone(c->model, &j->m, err)) != AC_OK)
+        return rc;
+    for (size_t k = 0; k < c->npools; k++) {
+        ac_autoscale *as = &j->m->nodes[c->pool_node[k]].u.pool.autoscale;
+        const ac_tune_range *r = &c->range[k * P_N];
+        as->min = (size_t)fmin((double)as->min, r[P_MIN].lo);
+        as->max = (size_t)fmax((double)as->max, r[P_MAX].hi);
+        as->interval = fmin(as->interval, r[P_INTERVAL].lo);
+    }
+    ac_transient_options_init(&to);
+    to.horizon = c->H;
+    j->scratch = calloc(c->model->nnodes + c->model->nlinks + 1, sizeof *j->scratch);
+    j->ev.pools = calloc(c->npools, sizeof *j->ev.pools);
+    j->top = calloc(c->ntop_max, sizeof *j->top);
+    j->genes_store = calloc(c->ntop_max * (c->ngenes + 1), sizeof *j->genes_store);
+    if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    return ac_transient_new(j->m, &to, &j->ws, err);
+}
+
+static int eval_alloc(ac_tune_eval *ev, size_t npools)
+{
+    ev->pools = calloc(npools, sizeof *ev->pools);
+    return ev->pools != NULL ? AC_OK : AC_ENOMEM;
+}
+
+/* The GA, stopped after `patience` generations without improvement or at the budget. */
+static int search(tune_ctx *c, ac_tune_result *r, ac_error *err)
+{
+    ac_search_problem pb = {c->ngenes, problem_eval, c};
+    ac_search_options so;
+    ac_search_ga *ga = NULL;
+    double *warm = calloc(c->ngenes + 1, sizeof *warm), best = -INFINITY;
+    size_t stale = 0;
+    int rc, done = 0;
+    if (warm == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    ac_search_options_init(&so);
+    so.budget = c->opt->budget;
+    so.population = c->opt->population;
+    so.seed = c->opt->seed;
+    so.jobs = c->njobs;
+    rc = ac_search_ga_new(&pb, &so, &ga, err);
+    if (rc == AC_OK) {
+        encode_written(c, warm);
+        rc = ac_search_ga_warm(ga, warm, 1, err);
+    }
+    while (rc == AC_OK && !done) {
+        const double *g;
+        double b;
+        rc = ac_search_ga_step(ga, &done, err);
+        r->generations++;
+        b = ac_search_ga_best(ga, &g);
+        stale = b > best ? 0 : stale + 1;
+        best = fmax(best, b);
+        if (stale >= c->opt->patience)
+            break;
+    }
+    r->budget_exhausted = rc == AC_OK && done && stale < c->opt->patience;
+    r->evaluations += ga != NULL ? ac_search_ga_evaluations(ga) : 0;
+    ac_search_ga_free(ga);
+    free(warm);
+    return rc;
+}
+
+/* The kept candidates of every job, merged, best first (at most ntop_max). */
+static size_t merge_tops(tune_ctx *c, cand *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->njobs; i++)
+        for (size_t t = 0; t < c->jobs[i].ntop; t++) {
+            const cand *x = &c->jobs[i].top[t];
+            size_t pos = n, dup = 0;
+            for (size_t k = 0; k < n && !dup; k++)
+                dup = memcmp(out[k].genes, x->genes, c->ngenes * sizeof *x->genes) == 0;
+            for (size_t k = 0; k < n && !dup && pos == n; k++)
+                if (cand_before(x->genes, x->score, out[k].genes, out[k].score, c->ngenes))
+                    pos = k;
+            if (dup || pos >= c->ntop_max)
+                continue;
+            if (n < c->ntop_max)
+                n++;
+            memmove(&out[pos + 1], &out[pos], (n - 1 - pos) * sizeof *out);
+            out[pos] = *x;
+        }
+    return n;
+}
+
+static int same_settings(const ac_tune_setting *a, const ac_tune_setting *b, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (a[k].target != b[k].target || a[k].cooldown != b[k].cooldown ||
+            a[k].interval != b[k].interval || a[k].min != b[k].min || a[k].max != b[k].max)
+            return 0;
+    return 1;
+}
+
+static void eval_copy(ac_tune_eval *dst, const ac_tune_eval *src, size_t npools)
+{
+    ac_tune_setting *keep = dst->pools;
+    *dst = *src;
+    dst->pools = keep;
+    memcpy(keep, src->pools, npools * sizeof *keep);
+}
+
+/* The cheapest kept candidates in turn: accepted on the fluid's margins or by simulation. */
+static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
+{
+    cand *list = calloc(c->ntop_max, sizeof *list);
+    ac_tune_setting *prev = calloc(c->npools * (c->ntop_max + 1), sizeof *prev);
+    tune_job *j = &c->jobs[0];
+    size_t n, seen = 0;
+    int rc = AC_OK, have_fallback = 0;
+    if (list == NULL || prev == NULL) {
+        free(list);
+        free(prev);
+        return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    }
+    n = merge_tops(c, list);
+    for (size_t i = 0; i < n && rc == AC_OK && r->confirmed == AC_TUNE_NONE; i++) {
+        char note[200] = "";
+        int side = 0;
+        decode(c, list[i].genes, j->ev.pools);
+        for (size_t k = 0; k < seen; k++)
+            if (same_settings(&prev[k * c->npools], j->ev.pools, c->npools))
+                goto next;
+        memcpy(&prev[seen++ * c->npools], j->ev.pools, c->npools * sizeof *prev);
+        rc = evaluate(c, j, j->ev.pools, &j->ev, err);
+        r->evaluations++;
+        if (rc != AC_OK || !j->ev.feasible) {
+            rc = rc > 0 ? AC_OK : rc;
+            continue;
+        }
+        if (margins_clear(&j->ev)) {
+            eval_copy(&r->best, &j->ev, c->npools);
+            r->confirmed = AC_TUNE_FLUID;
+            break;
+        }
+        rc = simulate(c, j, &j->ev, &side, note, sizeof note, err);
+        r->simulations += j->ev.nsim > 0;
+        if (side < 0) {
+            r->refused++;
+        } else if (side > 0) {
+            eval_copy(&r->best, &j->ev, c->npools);
+            r->confirmed = AC_TUNE_SIMULATED;
+        } else if (!have_fallback) {
+            eval_copy(&r->best, &j->ev, c->npools);
+            snprintf(r->note, sizeof r->note, "%s", note);
+            have_fallback = 1;
+        }
+    next:;
+    }
+    if (rc == AC_OK && r->confirmed == AC_TUNE_NONE && have_fallback)
+        r->confirmed = AC_TUNE_UNCERTAIN;
+    free(list);
+    free(prev);
+    return rc;
+}
+
+int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_result **out,
+                ac_error *err)
+{
+    ac_tune_options defaults;
+    tune_ctx c;
+    ac_tune_result *r;
+    static const double no_gene[1] = {0.0};
+    int rc;
+    *out = NULL;
+    if (opt == NULL) {
+        ac_tune_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (opt->budget < 1 || opt->budget > AC_SEARCH_BUDGET_MAX || opt->population < 2 ||
+        opt->jobs < 1 || opt->jobs > AC_SEARCH_JOBS_MAX || opt->confirm < 1 ||
+        opt->replications < 2 || !(opt->warmup >= 0.0))
+        return ac_error_set(err, AC_EINVAL, "tune: invalid options");
+    memset(&c, 0, sizeof c);
+    c.model = model;
+    c.opt = opt;
+    c.njobs = opt->jobs;
+    c.ntop_max = opt->confirm;
+    r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    rc = ctx_space(&c, err);
+    if (rc == AC_OK) {
+        build_specs(&c, r->not_judged, sizeof r->not_judged);
+        r->horizon = c.H;
+        r->npools = c.npools;
+        r->budget = opt->budget;
+        c.jobs = calloc(c.njobs, sizeof *c.jobs);
+        if (c.jobs == NULL || eval_alloc(&r->written, c.npools) != AC_OK ||
+            eval_alloc(&r->best, c.npools) != AC_OK)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    }
+    for (size_t i = 0; rc == AC_OK && i < c.njobs; i++)
+        rc = job_new(&c, &c.jobs[i], err);
+    if (rc == AC_OK) { /* the settings as written */
+        written_settings(&c, r->written.pools);
+        rc = evaluate(&c, &c.jobs[0], r->written.pools, &r->written, err);
+        r->evaluations++;
+        if (rc == 1)
+            rc = AC_ENUMERIC;
+        if (rc == AC_OK)
+            c.robust = sim_events(&c, c.jobs[0].tr) > (double)opt->max_events;
+        r->robust = c.robust;
+    }
+    if (rc == AC_OK && c.ngenes > 0)
+        rc = search(&c, r, err);
+    else if (rc == AC_OK) { /* every range fixed: its one setting */
+        double score;
+        rc = problem_eval(&c, 0, no_gene, &score, err);
+        r->evaluations++;
+    }
+    if (rc == AC_OK)
+        rc = confirm(&c, r, err);
+    for (size_t i = 0; c.jobs != NULL && i < c.njobs; i++)
+        r->failures += c.jobs[i].failures;
+    if (rc == AC_OK && r->confirmed != AC_TUNE_NONE && r->written.cost > 0.0)
+        r->saving = 1.0 - r->best.cost / r->written.cost;
+    else
+        r->saving = NAN;
+    ctx_free(&c);
+    if (rc != AC_OK) {
+        ac_tune_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return AC_OK;
+}
+
+void ac_tune_result_free(ac_tune_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->written.pools);
+    free(r->best.pools);
+    free(r);
+}

@@ -1,0 +1,174 @@
+/*
+ * archcheck: autoscaler tuning (`archcheck tune`, doc/models.md §7).
+ *
+ * ac_tune_run searches the settings of every autoscaled pool of a model (its <autoscale>
+ * target utilisation, cooldown, interval, min and max; tolerance and scale-up delay stay as
+ * written) for the least cost, the server-seconds of every pool over the profile's horizon
+ * H (its last point; one period of a repeated profile), among the settings that keep every
+ * requirement met over the profile. It reuses the GA of search/ (search.h: its loop, its
+ * operators, its parallel evaluation) on a real-coded space, one gene in [0, 1] per range
+ * whose LOW is below its HIGH; a candidate is evaluated on the fluid transient with its
+ * scalers (transient.h: a workspace per job, ac_transient_new / ac_transient_eval).
+ *
+ * Requirements over the profile (one definition with the simulator's, sim.h):
+ *   latency     node: the percentile of the response times of the jobs completing over [0,
+ *               H] (ac_transient_node_quantile), the mean by Little (int jobs / int
+ *               throughput); end to end: the transient's upper bound of the percentile
+ *               (ac_transient_e2e_quantile), the mean sum_v int jobs_v / requests offered;
+ *   utilization the busy server-seconds over the serving server-seconds (int N u / int N)
+ *               of the node (without a target: the largest over the nodes that carry load);
+ *   loss        node: int loss rate / int arrival rate; end to end: the error and throttle
+ *               fractions' sum (an upper bound);
+ *   scaling     scaling actions = changes of the serving count over [0, H) (the simulator's
+ *               definition, the analysis' too) and the server-hours of the pools in scope;
+ *   headroom    a necessary condition: every autoscaled pool's max meets its profile peak
+ *               times the headroom, max mu u_lim >= h lambda_peak (u_lim the utilisation
+ *               limit of the pool, else 1: stability);
+ *   the others (throughput, recovery, resilience) are not judged by tune (listed in the
+ *   result; `check` judges them).
+ * Score (maximised by the GA): a feasible setting -cost / cost_ref (cost_ref: every pool at
+ * the largest count of its range over H), an infeasible one -1 - sum of the relative
+ * violations, one whose transient fails (counted) -1e7.
+ *
+ * Stated errors: scaling events and server-hours as the analysis states them (the look
+ * grid's phase, the fluid's missing noise: analysis/req_capacity.c); latency, utilisation
+ * and loss from the fluid over a profile AC_TUNE_FLUID_ERROR (relative; the pointwise-
+ * stationary laws, measured on tests/test_tune.c's models, not proven). The cheapest feasible
+ * candidates (at most `confirm` of them, cheapest first) are taken in turn: one whose every
+ * margin exceeds its stated error is accepted on the fluid; one inside is simulated with
+ * the autoscalers running (ac_sim_options.autoscale, `replications` replications after a
+ * warm-up at the rate of t = 0, the profile over H; its 95% intervals): accepted when every
+ * interval is on the right side, refused when one is wholly on the wrong side, else left
+ * uncertain. A simulation that cannot fit max_events leaves it uncertain (said). When the
+ * simulation of the setting as written already cannot fit max_events (a long profile at a
+ * high rate), the search is robust instead: a candidate is feasible only when every margin
+ * exceeds its stated error (the values inflated by it are what is scored), so that what it
+ * finds is accepted on the fluid without a simulation.
+ *
+ * Work budget: `budget` evaluations of the transient in the GA (AC_TUNE_BUDGET by default),
+ * and the search stops earlier when the best has not improved for `patience` generations;
+ * when the budget is spent first the result says "budget exhausted" (the best so far). No
+ * wall clock. Deterministic for a seed and any number of jobs (the GA's guarantee; the
+ * candidates are ranked by score, then gene by gene).
+ */
+#ifndef ARCHCHECK_TUNE_H
+#define ARCHCHECK_TUNE_H
+
+#include <stddef.h>
+
+#include "archcheck/error.h"
+#include "archcheck/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The default budget: evaluations of the transient by the GA. */
+#define AC_TUNE_BUDGET 300
+/* The stated relative error of the fluid's latency, utilisation and loss over a profile. */
+#define AC_TUNE_FLUID_ERROR 0.15
+/* The most requirement checks of one evaluation. */
+#define AC_TUNE_CHECKS_MAX 64
+
+/* A range LOW..HIGH; NAN in both: the documented default. */
+typedef struct ac_tune_range {
+    double lo, hi;
+} ac_tune_range;
+
+typedef struct ac_tune_options {
+    size_t budget;                 /* GA evaluations, 1..10,000,000; default AC_TUNE_BUDGET */
+    size_t population;             /* default 16 */
+    size_t patience;               /* generations without improvement before stopping; default 8 */
+    unsigned long seed;            /* the GA's and the simulations' seed; default 1 */
+    size_t jobs;                   /* evaluation threads; default 1 */
+    ac_tune_range target;          /* target utilisation in (0, 1]; default 0.3..0.9 */
+    ac_tune_range cooldown;        /* s; default 0..900 */
+    ac_tune_range interval;        /* s, > 0; default 5..60 */
+    ac_tune_range min;             /* servers; default 1..the pool's max as written */
+    ac_tune_range max;             /* servers; default the pool's min as written..2 x its max */
+    size_t confirm;                /* candidates examined, cheapest first; default 4 */
+    size_t replications;           /* of each simulation; default 10 */
+    unsigned long long max_events; /* of each simulation; default 50,000,000 */
+    double warmup;                 /* s of each simulation before the profile; default 60 */
+} ac_tune_options;
+
+void ac_tune_options_init(ac_tune_options *opt);
+
+/* One pool's setting. */
+typedef struct ac_tune_setting {
+    size_t node; /* model node index */
+    double target, cooldown, interval;
+    size_t min, max;
+} ac_tune_setting;
+
+/* One requirement judged on one setting. */
+typedef struct ac_tune_check {
+    size_t requirement; /* index into model->requirements */
+    char what[64];      /* "latency p95 of 'web'", "scaling actions", ... */
+    double value;       /* NAN: not computed */
+    double ci95;        /* simulated checks: the 95% half-width; else 0 */
+    double limit;
+    int upper;        /* 1: value <= limit is met; 0: value >= limit */
+    double rel_error; /* the stated relative error of value */
+    int pass;
+} ac_tune_check;
+
+typedef enum ac_tune_confirm {
+    AC_TUNE_NONE = 0,  /* no feasible setting was found */
+    AC_TUNE_FLUID,     /* every margin exceeds its stated error */
+    AC_TUNE_SIMULATED, /* the simulator's intervals confirm every requirement */
+    AC_TUNE_UNCERTAIN  /* a margin within its error, and no simulation settled it */
+} ac_tune_confirm;
+
+/* "none", "fluid", "simulation", "uncertain". */
+const char *ac_tune_confirm_name(ac_tune_confirm c);
+
+/* The evaluation of one setting (its pools' settings, its cost and checks). */
+typedef struct ac_tune_eval {
+    ac_tune_setting *pools; /* npools entries, owned by the result */
+    double cost;            /* server-seconds of every pool over [0, H] */
+    double server_hours;    /* cost / 3600 */
+    size_t actions;         /* serving-count changes of the autoscaled pools over [0, H) */
+    size_t flaps;           /* of those, reversals within one cooldown */
+    double e2e_p95;         /* s, the end-to-end p95 bound over the profile (NAN: none) */
+    int computed;           /* 0: the transient failed (why in the result's note) */
+    int feasible;           /* every judged check passes on the fluid */
+    ac_tune_check checks[AC_TUNE_CHECKS_MAX];
+    size_t nchecks;
+    ac_tune_check sim[AC_TUNE_CHECKS_MAX]; /* the simulator's values (confirmed == SIMULATED,
+                                              or a simulated refusal), nsim entries */
+    size_t nsim;
+} ac_tune_eval;
+
+typedef struct ac_tune_result {
+    double horizon; /* s, H */
+    size_t npools;
+    ac_tune_eval written; /* the settings as written */
+    ac_tune_eval best;    /* the setting chosen (valid when confirmed != NONE) */
+    ac_tune_confirm confirmed;
+    double saving; /* 1 - best.cost / written.cost (NAN: not comparable) */
+    size_t budget, evaluations, generations;
+    int budget_exhausted; /* the budget ran out before the search settled */
+    size_t failures;      /* evaluations whose transient failed */
+    size_t simulations;   /* confirmations run */
+    size_t refused;       /* candidates the simulator refused */
+    int robust;           /* 1: the robust search (no simulation could confirm) */
+    char not_judged[256]; /* the requirement kinds tune does not judge, "" if none */
+    char note[256];       /* why a candidate stays uncertain, what failed; "" */
+} ac_tune_result;
+
+/*
+ * Tune `model` (valid, from the parser: at least one autoscaled pool and a <profile>). opt
+ * NULL: defaults. On success *out is the new result (free with ac_tune_result_free). Returns
+ * 0, AC_EINVAL (no autoscaled pool, no profile, a bad range or option: err says which),
+ * AC_ENOMEM, or the transient's status when the setting as written cannot be evaluated.
+ */
+int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_result **out,
+                ac_error *err);
+void ac_tune_result_free(ac_tune_result *r); /* NULL is a no-op */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
