@@ -139,8 +139,7 @@ static int run_one(const char *shape, size_t n)
 
 /* One `check` process of the network in `path`: wall, user + system seconds and peak KiB.
  * Returns the exit status (-1 when it did not exit). */
-static int check_once(const char *bin, const char *path, double *wall, double *cpu,
-                      long *peak_kib)
+static int check_once(const char *bin, const char *path, double *wall, double *cpu, long *peak_kib)
 {
     struct rusage ru;
     int st = 0;
@@ -236,8 +235,8 @@ static int check_mode(const char *bin, const size_t *sizes, size_t nsizes)
                 st = big && is_chain ? ((double)peak / 1024.0 <= 500.0 ? "PASS" : "MISS") : "INFO";
                 if (rc < 0)
                     st = "FAIL";
-                ac_bench_row(fig, (double)peak / 1024.0, "MiB",
-                             big && is_chain ? "500 MB" : NULL, NULL, st, "maximum RSS");
+                ac_bench_row(fig, (double)peak / 1024.0, "MiB", big && is_chain ? "500 MB" : NULL,
+                             NULL, st, "maximum RSS");
                 if (rc < 0)
                     status = 2;
                 else if (strcmp(st, "MISS") == 0 || (big && !(t <= (is_chain ? 10.0 : 3.0))))

@@ -26,8 +26,8 @@
 #include "archcheck/solver.h"
 #include "rows.h"
 
-#define KBUF 30
-#define RHO 0.9
+#define KBUF  30
+#define RHO   0.9
 #define PAIRS 5
 
 static double now(void)
@@ -166,9 +166,10 @@ static int whole_process(const char *bin, const char *python, const char *script
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (f == NULL)
         return -1;
-    fprintf(f, "<architecture name='k30' format='1'>\n<workload><source id='s' to='p' "
-               "rate='%.17g/s'/></workload>\n<pool id='p' servers='1000' service-rate='1/s' "
-               "dispatch='power-of-d' d='2' buffer='%d'/>\n</architecture>\n",
+    fprintf(f,
+            "<architecture name='k30' format='1'>\n<workload><source id='s' to='p' "
+            "rate='%.17g/s'/></workload>\n<pool id='p' servers='1000' service-rate='1/s' "
+            "dispatch='power-of-d' d='2' buffer='%d'/>\n</architecture>\n",
             RHO * 1000.0, KBUF);
     if (fclose(f) != 0)
         return -1;

@@ -25,8 +25,9 @@
 static inline void ac_bench_row(const char *figure, double value, const char *unit,
                                 const char *floor, const char *goal, const char *status,
                                 const char *detail_fmt, ...) AC_BENCH_PRINTF;
-static inline void ac_bench_row(const char *figure, double value, const char *unit, const char *floor,
-                         const char *goal, const char *status, const char *detail_fmt, ...)
+static inline void ac_bench_row(const char *figure, double value, const char *unit,
+                                const char *floor, const char *goal, const char *status,
+                                const char *detail_fmt, ...)
 {
     const char *path = getenv("AC_BENCH_ROWS");
     char detail[512] = "";
