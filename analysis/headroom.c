@@ -191,8 +191,9 @@ static int beyond_utilization(const ac_model *m)
 }
 
 /* Can anything fail as the load grows? Not when no requirement tightens with load, every
- * loaded node is a pool with a finite buffer and no retries (it loses work instead of
- * overloading) and no finite link carries flow. */
+ * loaded node is a pool with a finite buffer, no retries and no timeout (it loses work instead
+ * of overloading, and the throughput it passes on grows with its load) and no finite link
+ * carries flow. */
 static int can_bind(const ac_model *m, const ac_analysis *a)
 {
     /* (a bounded pool's loss grows with the load, but only a loss requirement can bind it;
@@ -203,7 +204,9 @@ static int can_bind(const ac_model *m, const ac_analysis *a)
         const ac_node *nd = &m->nodes[i];
         if (!(a->nodes[i].arrival_rate > 0.0))
             continue;
-        if (nd->kind != AC_NODE_POOL || nd->u.pool.buffer == AC_UNBOUNDED || nd->u.pool.retries > 0)
+        /* (a timeout makes the goodput passed on fall as the queue grows: probes decide) */
+        if (nd->kind != AC_NODE_POOL || nd->u.pool.buffer == AC_UNBOUNDED ||
+            nd->u.pool.retries > 0 || nd->u.pool.timeout > 0.0)
             return 1;
     }
     for (size_t l = 0; l < m->nlinks; l++)
