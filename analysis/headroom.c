@@ -155,15 +155,23 @@ static int probe(hr_search *s, double alpha, hr_probe *p)
     return 0;
 }
 
-/* Does anything but stability bound the headroom: a load-sensitive requirement, or retries
- * (metastability appears with load)? */
-static int load_sensitive(const ac_model *m)
+/* Is a requirement present that tightens with load (latency, utilisation, loss)? */
+static int tightens_with_load(const ac_model *m)
 {
     for (size_t i = 0; i < m->nrequirements; i++) {
         ac_req_kind k = m->requirements[i].kind;
         if (k == AC_REQ_LATENCY || k == AC_REQ_UTILIZATION || k == AC_REQ_LOSS)
             return 1;
     }
+    return 0;
+}
+
+/* Does anything but stability bound the headroom: a load-sensitive requirement, or retries
+ * (metastability appears with load)? */
+static int load_sensitive(const ac_model *m)
+{
+    if (tightens_with_load(m))
+        return 1;
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].kind == AC_NODE_POOL &&
             (m->nodes[i].u.pool.retries > 0 || m->nodes[i].u.pool.buffer != AC_UNBOUNDED))
@@ -183,17 +191,22 @@ static int beyond_utilization(const ac_model *m)
 }
 
 /* Can anything fail as the load grows? Not when no requirement tightens with load, every
- * loaded node is a pool with a finite buffer and no retries (it loses work instead of
- * overloading) and no finite link carries flow. */
+ * loaded node is a pool with a finite buffer, no retries and no timeout (it loses work instead
+ * of overloading, and the throughput it passes on grows with its load) and no finite link
+ * carries flow. */
 static int can_bind(const ac_model *m, const ac_analysis *a)
 {
-    if (load_sensitive(m))
+    /* (a bounded pool's loss grows with the load, but only a loss requirement can bind it;
+       retries are caught below) */
+    if (tightens_with_load(m))
         return 1;
     for (size_t i = 0; i < m->nnodes; i++) {
         const ac_node *nd = &m->nodes[i];
         if (!(a->nodes[i].arrival_rate > 0.0))
             continue;
-        if (nd->kind != AC_NODE_POOL || nd->u.pool.buffer == AC_UNBOUNDED || nd->u.pool.retries > 0)
+        /* (a timeout makes the goodput passed on fall as the queue grows: probes decide) */
+        if (nd->kind != AC_NODE_POOL || nd->u.pool.buffer == AC_UNBOUNDED ||
+            nd->u.pool.retries > 0 || nd->u.pool.timeout > 0.0)
             return 1;
     }
     for (size_t l = 0; l < m->nlinks; l++)

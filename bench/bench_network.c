@@ -10,10 +10,20 @@
  * end-to-end lattice), and the peak memory. Target: 1,000 pools in under 1 s.
  *
  * usage: bench_network [SHAPE] [N...]   (default: both shapes, 250 500 1000 2000)
+ *
+ * With --check ARCHCHECK [N...] (default 100 1000 10000): `ARCHCHECK check` of the same
+ * networks as whole processes (the XML written to a temporary file), the wall time (median
+ * of 3 up to 1,000 pools, one run above), the user and system time and the peak memory
+ * (wait4), the growth per decade; rows for the table (bench/rows.h). Floors (issue #14):
+ * the 10,000-pool chain in <= 10 s (goal 2 s) and <= 500 MB, the tree in <= 3 s. Exit 1 when
+ * a floor is missed, 2 when a run failed.
  */
+#define _DEFAULT_SOURCE /* wait4 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -26,6 +36,7 @@
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
 #include "common/strbuf.h"
+#include "rows.h"
 
 static double now(void)
 {
@@ -126,6 +137,119 @@ static int run_one(const char *shape, size_t n)
     return rc == AC_OK ? 0 : 1;
 }
 
+/* One `check` process of the network in `path`: wall, user + system seconds and peak KiB.
+ * Returns the exit status (-1 when it did not exit). */
+static int check_once(const char *bin, const char *path, double *wall, double *cpu, long *peak_kib)
+{
+    struct rusage ru;
+    int st = 0;
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) {
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        execl(bin, bin, "check", "--no-config", "--format", "json", path, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
+        return -1;
+    *wall = now() - t0;
+    *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    *peak_kib = ru.ru_maxrss;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* check of chains and trees of the given sizes; rows for the table. */
+static int check_mode(const char *bin, const size_t *sizes, size_t nsizes)
+{
+    static const char *const shapes[] = {"chain", "tree"};
+    int status = 0;
+    for (int s = 0; s < 2; s++) {
+        double prev_t = NAN, prev_m = NAN;
+        size_t prev_n = 0;
+        for (size_t k = 0; k < nsizes; k++) {
+            size_t n = sizes[k], runs = n <= 1000 ? 3 : 1;
+            char path[] = "/tmp/ac_bench_networkXXXXXX";
+            char *xml = network_xml(shapes[s], n);
+            int fd = mkstemp(path), rc = 0;
+            double walls[3], cpus[3], cpu, t, wall;
+            long peak = 0;
+            FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+            if (xml == NULL || f == NULL || fputs(xml, f) < 0 || fclose(f) != 0) {
+                free(xml);
+                return 2;
+            }
+            free(xml);
+            for (size_t r = 0; r < runs && rc >= 0; r++) {
+                long pk = 0;
+                rc = check_once(bin, path, &walls[r], &cpus[r], &pk);
+                peak = pk > peak ? pk : peak;
+                /* 0 pass, 1 fail, 3 inconclusive: a verdict; 2 or a signal: a failure */
+                if (rc == 2 || rc < 0 || rc > 3)
+                    rc = -1;
+            }
+            unlink(path);
+            if (rc < 0)
+                runs = 1;
+            qsort(walls, runs, sizeof walls[0], cmp_double);
+            qsort(cpus, runs, sizeof cpus[0], cmp_double);
+            /* judged on the processor time (user + system: one thread), which a machine
+               shared with other jobs does not inflate as it does the wall time */
+            t = cpu = cpus[runs / 2];
+            wall = walls[runs / 2];
+            printf("check %-5s %6zu pools  %8.3f s cpu (median of %zu)  %8.3f s wall  peak %8.1f "
+                   "MiB",
+                   shapes[s], n, cpu, runs, wall, (double)peak / 1024.0);
+            if (prev_n > 0)
+                printf("  x%.1f time, x%.1f memory for x%.0f pools", t / prev_t,
+                       (double)peak / prev_m, (double)n / (double)prev_n);
+            printf("\n");
+            {
+                char fig[96], growth[128] = "";
+                const char *floor = NULL, *goal = NULL, *st = "INFO";
+                int is_chain = s == 0, big = n == 10000;
+                if (prev_n > 0)
+                    snprintf(growth, sizeof growth, ", x%.1f time and x%.1f memory per x%.0f pools",
+                             t / prev_t, (double)peak / prev_m, (double)n / (double)prev_n);
+                if (big) {
+                    floor = is_chain ? "10 s" : "3 s";
+                    goal = is_chain ? "2 s" : NULL;
+                    st = t <= (is_chain ? 10.0 : 3.0) ? "PASS" : "MISS";
+                }
+                if (rc < 0)
+                    st = "FAIL";
+                snprintf(fig, sizeof fig, "check %s of %zu pools: time (user+sys)", shapes[s], n);
+                ac_bench_row(fig, t, "s", floor, goal, st, "median of %zu, wall %.3f s%s", runs,
+                             wall, growth);
+                snprintf(fig, sizeof fig, "check %s of %zu pools: peak memory", shapes[s], n);
+                st = big && is_chain ? ((double)peak / 1024.0 <= 500.0 ? "PASS" : "MISS") : "INFO";
+                if (rc < 0)
+                    st = "FAIL";
+                ac_bench_row(fig, (double)peak / 1024.0, "MiB", big && is_chain ? "500 MB" : NULL,
+                             NULL, st, "maximum RSS");
+                if (rc < 0)
+                    status = 2;
+                else if (strcmp(st, "MISS") == 0 || (big && !(t <= (is_chain ? 10.0 : 3.0))))
+                    status = status ? status : 1;
+            }
+            prev_t = t;
+            prev_m = (double)peak;
+            prev_n = n;
+        }
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static const char *const shapes[] = {"chain", "tree"};
@@ -133,6 +257,12 @@ int main(int argc, char **argv)
     size_t nsizes = sizeof sizes / sizeof sizes[0], given[16], ngiven = 0;
     int status = 0, first_shape = 0, nshapes = 2;
     gsl_set_error_handler_off();
+    if (argc > 2 && strcmp(argv[1], "--check") == 0) {
+        static const size_t decades[] = {100, 1000, 10000};
+        for (int i = 3; i < argc && ngiven < 16; i++)
+            given[ngiven++] = (size_t)strtoul(argv[i], NULL, 10);
+        return ngiven ? check_mode(argv[2], given, ngiven) : check_mode(argv[2], decades, 3);
+    }
     if (argc > 1) {
         first_shape = strcmp(argv[1], "tree") == 0;
         nshapes = 1;

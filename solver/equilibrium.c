@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
 #include "solver/pool.h"
@@ -39,6 +40,49 @@ static void clamp_unit(size_t n, double *q)
         q[i] = q[i] < 0.0 ? 0.0 : (q[i] > 1.0 ? 1.0 : q[i]);
 }
 
+/* Is the n x n row-major A tridiagonal (every entry off the three diagonals 0)? */
+static int is_tridiagonal(size_t n, const double *A)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            if ((j + 1 < i || j > i + 1) && A[i * n + j] != 0.0)
+                return 0;
+    return 1;
+}
+
+/*
+ * A x = b into b (A row-major, destroyed only on the dense path). A pool without retries
+ * under random, power-of-d or jsq dispatch has a tridiagonal Jacobian (a_k depends on q_{k-1}
+ * and q_k, the departures on q_k and q_{k+1}): then GSL's O(n) tridiagonal solve, whose
+ * elimination without pivoting is stable here (J's columns sum to 0 inside, so J and I - h J
+ * are column diagonally dominant); `work` holds 4 n doubles. Elsewhere (jiq's first column,
+ * retries' rank-one term), or when the tridiagonal solve fails or is not finite: dense LU.
+ */
+static int jacobian_solve(size_t n, double *A, double *b, double *work, ac_error *err)
+{
+    if (n > 1 && is_tridiagonal(n, A)) {
+        double *diag = work, *up = work + n, *low = work + 2 * n, *x = work + 3 * n;
+        gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
+        gsl_vector_view uv = gsl_vector_view_array(up, n - 1),
+                        lv = gsl_vector_view_array(low, n - 1);
+        gsl_vector_view xv = gsl_vector_view_array(x, n);
+        for (size_t i = 0; i < n; i++) {
+            diag[i] = A[i * n + i];
+            if (i + 1 < n) {
+                up[i] = A[i * n + i + 1];
+                low[i] = A[(i + 1) * n + i];
+            }
+        }
+        if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) ==
+                GSL_SUCCESS &&
+            max_abs(n, x) < INFINITY) {
+            memcpy(b, x, n * sizeof *b);
+            return 0;
+        }
+    }
+    return ac_solver_lu_solve(n, A, b, err);
+}
+
 /*
  * Newton's method on f(q) = 0: J(q) dq = -f(q), q <- q + dq (kept in [0, 1]^n), until
  * max|f| <= tol (lambda + mu) and the step is at rounding level.
@@ -47,9 +91,9 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
 {
     size_t n = m->n, it;
     double *f = malloc(n * sizeof *f), *J = malloc(n * n * sizeof *J);
-    double *q0 = malloc(n * sizeof *q0), s = scale_of(m);
+    double *q0 = malloc(n * sizeof *q0), *work = malloc(4 * n * sizeof *work), s = scale_of(m);
     int rc = AC_ENUMERIC;
-    if (f == NULL || J == NULL || q0 == NULL) {
+    if (f == NULL || J == NULL || q0 == NULL || work == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (Newton, %zu levels)", n);
         goto cleanup;
     }
@@ -64,7 +108,7 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
         ac_solver_model_jacobian(m, q, J);
         for (i = 0; i < n; i++)
             f[i] = -f[i];
-        if (ac_solver_lu_solve(n, J, f, err) < 0)
+        if (jacobian_solve(n, J, f, work, err) < 0)
             break;
         step = max_abs(n, f);
         if (!isfinite(step))
@@ -88,6 +132,7 @@ cleanup:
     free(f);
     free(J);
     free(q0);
+    free(work);
     return rc;
 }
 
@@ -98,14 +143,14 @@ cleanup:
  * pool has one equilibrium (its flux equations have one solution) and the cooperative ODE
  * converges to it from every state, so following the flow loosely with large steps is safe.
  */
-int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
-                  ac_error *err)
+int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt, ac_error *err)
 {
     size_t n = m->n, step, it, i;
     double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g), *f = malloc(n * sizeof *f);
-    double *J = malloc(n * n * sizeof *J), s = scale_of(m), h = 0.5 / s, res;
+    double *J = malloc(n * n * sizeof *J), *work = malloc(4 * n * sizeof *work);
+    double s = scale_of(m), h = 0.5 / s, res;
     int rc = AC_ENUMERIC, ok;
-    if (y == NULL || g == NULL || f == NULL || J == NULL) {
+    if (y == NULL || g == NULL || f == NULL || J == NULL || work == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (implicit Euler, %zu levels)", n);
         goto cleanup;
     }
@@ -136,7 +181,7 @@ int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *o
                 for (j = 0; j < n; j++)
                     J[i * n + j] = (i == j ? 1.0 : 0.0) - h * J[i * n + j];
             }
-            if (ac_solver_lu_solve(n, J, g, err) < 0)
+            if (jacobian_solve(n, J, g, work, err) < 0)
                 break;
             dmax = max_abs(n, g);
             if (!isfinite(dmax))
@@ -163,6 +208,7 @@ cleanup:
     free(g);
     free(f);
     free(J);
+    free(work);
     return rc;
 }
 

@@ -67,9 +67,8 @@ static int response_from_wait(const double *w, size_t nw, double N, double **out
     return 0;
 }
 
-int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
-                           const ac_solver_options *opt, ac_solver_pool_result *r,
-                           ac_error *err)
+int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
+                           ac_solver_pool_result *r, ac_error *err)
 {
     double N = (double)pool->servers, mu = pool->service_rate, a = arrival_rate / mu;
     double rho = a / N, alpha = N * mu, *w = NULL, *resp = NULL, *lp = NULL;
@@ -95,17 +94,7 @@ int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
     if (B == AC_UNBOUNDED) {
         /* Erlang C (rho < 1 here) */
         C = pool->servers > 0 ? ac_solver_erlang_c(pool->servers, a) : 1.0;
-        nw = 2;
-        while (C * pow(rho, (double)(nw - 1)) > 1e-17 && nw < AC_SOLVER_LEVELS_MAX)
-            nw++;
-        w = malloc(nw * sizeof *w);
-        if (w == NULL) {
-            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N)");
-            goto cleanup;
-        }
-        w[0] = 1.0 - C;
-        for (j = 1; j < nw; j++)
-            w[j] = C * (1.0 - rho) * pow(rho, (double)(j - 1));
+        nw = 0; /* the laws in closed form below */
         mean_n = a + C * rho / (1.0 - rho);
         /* E[n^2] = sum_{m<N} m^2 p_m + sum_{i>=0} (N+i)^2 C (1-rho) rho^i
                  = sum_{m<N} m^2 p_m + C (N^2 + 2N rho/(1-rho) + rho(1+rho)/(1-rho)^2);
@@ -178,19 +167,28 @@ int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
         C = 1.0 - w[0];
     }
 
-    rc = response_from_wait(w, nw, N, &resp, &nresp, err);
-    if (rc < 0)
-        goto cleanup;
+    if (B != AC_UNBOUNDED) {
+        rc = response_from_wait(w, nw, N, &resp, &nresp, err);
+        if (rc < 0)
+            goto cleanup;
+    }
     eq->rtd = calloc(1, sizeof *eq->rtd);
     if (eq->rtd == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (result)");
         goto cleanup;
     }
-    rc = ac_solver_mix_init(&eq->rtd->wait, alpha, w, nw, err);
-    if (rc == 0)
-        rc = ac_solver_mix_init(&eq->rtd->response, alpha, resp, nresp, err);
-    if (rc < 0)
-        goto cleanup;
+    if (B == AC_UNBOUNDED) {
+        /* Erlang C's wait C e^{-(N mu - lambda) t} and the response with its Exp(mu) service
+           in closed form (rtd.c): the Erlang mixtures of rate N mu without their phases */
+        ac_solver_mix_init_mmn(&eq->rtd->wait, C, alpha * (1.0 - rho), mu, alpha, 0);
+        ac_solver_mix_init_mmn(&eq->rtd->response, C, alpha * (1.0 - rho), mu, alpha, 1);
+    } else {
+        rc = ac_solver_mix_init(&eq->rtd->wait, alpha, w, nw, err);
+        if (rc == 0)
+            rc = ac_solver_mix_init(&eq->rtd->response, alpha, resp, nresp, err);
+        if (rc < 0)
+            goto cleanup;
+    }
 
     eq->dim = 1;
     eq->q = malloc(sizeof *eq->q);

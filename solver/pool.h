@@ -119,6 +119,10 @@ typedef struct ac_solver_mix {
     size_t n;
     double *tail; /* tail[i] = sum_{m > i} w_m, i = 0..n-1 */
     double mean;  /* s */
+    /* the unbounded M/M/N laws in closed form instead (ac_solver_mix_init_mmn; n = 0): 1 the
+       wait, P(W > t) = C e^{-gamma t}; 2 the response, the wait plus an Exp(mu) service */
+    int closed;
+    double c, gamma, mu;
 } ac_solver_mix;
 
 /* The laws of one equilibrium: the wait W and the response T = W + service. */
@@ -127,6 +131,10 @@ struct ac_solver_rtd {
 };
 
 int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n, ac_error *err);
+/* The M/M/N wait (response = 0) or response (1) law in closed form: P(wait) C, the wait's
+ * rate gamma = N mu - lambda > 0 (1/s), the service rate mu (1/s), `rate` N mu. */
+void ac_solver_mix_init_mmn(ac_solver_mix *mx, double C, double gamma, double mu, double rate,
+                            int response);
 void ac_solver_mix_clear(ac_solver_mix *mx);
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t);
 int ac_solver_mix_quantile(const ac_solver_mix *mx, double p, double *out, ac_error *err);

@@ -15,6 +15,7 @@ int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n
     size_t i;
     mx->rate = rate;
     mx->n = n;
+    mx->closed = 0;
     mx->tail = malloc((n ? n : 1) * sizeof *mx->tail);
     if (mx->tail == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
@@ -33,6 +34,49 @@ int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n
     return 0;
 }
 
+/*
+ * Unbounded M/M/N: W = 0 with probability 1 - C, else Exp(gamma), gamma = N mu - lambda;
+ * T = W + S, S ~ Exp(mu). E[W] = C / gamma, E[T] = E[W] + 1 / mu. The same laws as the
+ * Erlang mixtures of rate N mu (a service is a Geometric(1/N) number of Exp(N mu) phases),
+ * without their ~39 N phases.
+ */
+void ac_solver_mix_init_mmn(ac_solver_mix *mx, double C, double gamma, double mu, double rate,
+                            int response)
+{
+    mx->rate = rate;
+    mx->n = 0;
+    mx->tail = NULL;
+    mx->closed = response ? 2 : 1;
+    mx->c = C;
+    mx->gamma = gamma;
+    mx->mu = mu;
+    mx->mean = C / gamma + (response ? 1.0 / mu : 0.0);
+}
+
+/*
+ * P(W + S > t) = (1 - C) e^{-mu t} + C (gamma e^{-mu t} - mu e^{-gamma t}) / (gamma - mu)
+ *              = e^{-mu t} (1 + C mu t phi((gamma - mu) t)),  phi(x) = (1 - e^{-x}) / x,
+ * the second form (expm1: no cancellation as gamma -> mu) while |gamma - mu| t <= 1, the
+ * first beyond (its two exponentials then differ by a factor e or more).
+ */
+static double mmn_ccdf(const ac_solver_mix *mx, double t)
+{
+    double d = mx->gamma - mx->mu, x, v;
+    if (mx->closed == 1)
+        return t > 0.0 ? mx->c * exp(-mx->gamma * t) : mx->c;
+    if (!(t > 0.0))
+        return 1.0;
+    x = d * t;
+    if (fabs(x) <= 1.0) {
+        double phi = x == 0.0 ? 1.0 : -expm1(-x) / x;
+        v = exp(-mx->mu * t) * (1.0 + mx->c * mx->mu * t * phi);
+    } else {
+        v = (1.0 - mx->c) * exp(-mx->mu * t) +
+            mx->c * (mx->gamma * exp(-mx->mu * t) - mx->mu * exp(-mx->gamma * t)) / d;
+    }
+    return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+}
+
 void ac_solver_mix_clear(ac_solver_mix *mx)
 {
     if (mx == NULL)
@@ -40,6 +84,7 @@ void ac_solver_mix_clear(ac_solver_mix *mx)
     free(mx->tail);
     mx->tail = NULL;
     mx->n = 0;
+    mx->closed = 0;
 }
 
 /*
@@ -50,6 +95,8 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
     double x, lx, lp, s = 0.0;
     size_t i;
+    if (mx->closed)
+        return mmn_ccdf(mx, t);
     if (!(t > 0.0))
         return mx->n > 0 ? mx->tail[0] : 0.0;
     x = mx->rate * t;
@@ -149,8 +196,7 @@ void ac_solver_rtd_free(ac_solver_rtd *r)
 }
 
 /* A server queue: k jobs ahead => W ~ Erlang(k, mu), T ~ Erlang(k + 1, mu). */
-int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out,
-                        ac_error *err)
+int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out, ac_error *err)
 {
     ac_solver_rtd *r = calloc(1, sizeof *r);
     double *w = malloc((n + 1) * sizeof *w);

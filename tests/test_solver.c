@@ -212,6 +212,40 @@ static void test_shared_queue_erlang_c(void **state)
         }
 }
 
+/* Erlang C by the Erlang B recursion B_k = a B_{k-1} / (k + a B_{k-1}) (no overflow at large
+ * N): C = N B / (N - a (1 - B)). */
+static double erlang_c_rec(size_t N, double a)
+{
+    double b = 1.0;
+    for (size_t k = 1; k <= N; k++)
+        b = a * b / ((double)k + a * b);
+    return (double)N * b / ((double)N - a * (1.0 - b));
+}
+
+/* The M/M/N response law in closed form (rtd.c) where its two rates meet: N mu - lambda = mu
+ * exactly (P(T > t) = e^{-mu t} (1 + C mu t)) and 1e-9 apart, and a pool of 5,000 servers
+ * (about 195,000 Erlang phases before); against Erlang C by hand. */
+static void test_shared_queue_closed_law(void **state)
+{
+    static const size_t Ns[] = {5, 5, 5000};
+    static const double gap[] = {0.0, 1e-9, 0.0}; /* (N mu - lambda) - mu */
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        double mu = 1.0, N = (double)Ns[i], Lam = N * mu - mu - gap[i], a = Lam / mu;
+        double C = erlang_c_rec(Ns[i], a);
+        ac_pool p = make_pool(AC_DISPATCH_SHARED_QUEUE, Ns[i], mu, AC_UNBOUNDED);
+        ac_solver_pool_result *r = solve_ok(&p, Lam, NULL);
+        assert_double_close(C, erlang_c_sum(5, 4.0), Ns[i] == 5 ? 1e-8 : 1.0, 0.0);
+        for (double t = 0.05; t < 30.0; t *= 1.7) {
+            double expect = exp(-mu * t) * (1.0 + C * mu * t); /* gap 1e-9: within 1e-8 t */
+            assert_double_close(ac_solver_pool_ccdf(r, 0, t), expect, 1e-12 + 1e-8 * t, 1e-12);
+        }
+        assert_double_close(operating(r)->mean_field.mean_response_time,
+                            C / (N * mu - Lam) + 1.0 / mu, 1e-9, 1e-12);
+        ac_solver_pool_result_free(r);
+    }
+}
+
 /* M/M/N/N+B: p_n by its product form, loss p_{N+B} */
 static void test_shared_queue_loss(void **state)
 {
@@ -1295,6 +1329,7 @@ int main(void)
         cmocka_unit_test(test_queue_quantile_atom),
         cmocka_unit_test(test_solve_text_one_number),
         cmocka_unit_test(test_refined_at_100),
+        cmocka_unit_test(test_shared_queue_closed_law),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests_name("solver", tests, NULL, NULL);
