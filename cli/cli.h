@@ -182,12 +182,14 @@ typedef struct ac_cli_rule_filter {
 
 /* The options of the linter commands (lint and check), spliced into each one's option table:
  * the output options, --architectures-only, --no-config, --select, --exclude and --help. */
+/* clang-format off */
 #define AC_CLI_LINTER_OPTIONS                                                                      \
     {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},           \
         {"color", required_argument, NULL, 'c'}, {"sarif-root", required_argument, NULL, 'R'},    \
         {"architectures-only", no_argument, NULL, 'A'}, {"no-config", no_argument, NULL, 'N'},    \
         {"select", required_argument, NULL, 'S'}, {"exclude", required_argument, NULL, 'X'},      \
         {"help", no_argument, NULL, 'h'}
+/* clang-format on */
 
 typedef struct ac_cli_linter_opts {
     ac_cli_out_opts out;

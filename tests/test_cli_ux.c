@@ -739,8 +739,9 @@ static void test_did_you_mean(void **state)
          "t.xml:4:3: error: element <zzz>: This element is not expected in <architecture>. "
          "Expected one of: <workload>, <pool>, <function>, <queue>, <gateway>, <route>, <link>, "
          "<mitigation>, <faults>, <requirements>, <suppress>. [AC004]\n1 file: 1 error"},
-        {"</architecture>", "<requirements><latncy percentile=\"95\" max=\"1s\"/></requirements>"
-                            "</architecture>",
+        {"</architecture>",
+         "<requirements><latncy percentile=\"95\" max=\"1s\"/></requirements>"
+         "</architecture>",
          "t.xml:6:15: error: element <latncy>: This element is not expected in <requirements>. "
          "Did you mean <latency>? Expected one of: <latency>, <utilization>, <loss>, "
          "<throughput>, <headroom>, <recovery>, <scaling>, <resilience>. [AC004]\n1 file: 1 "

@@ -43,7 +43,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
 
-
 static const char xml_fmt[] =
     "<architecture name='as' format='1'>\n"
     "  <workload>\n"
