@@ -120,6 +120,19 @@ static double margin_of(const ac_model *m, ac_analysis *a)
     return mc.unknown || !isfinite(mc.g) ? NAN : mc.g;
 }
 
+int ac_an_probe_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
+                      ac_analysis *a, size_t *saturated, ac_error *err)
+{
+    int rc = ac_an_network_solve(m, opt, scale, a, err);
+    *saturated = AC_NONE;
+    if (rc == AC_OK && m->nrequirements > 0)
+        rc = ac_an_e2e_solve_points(m, a, 2048, err);
+    for (size_t i = 0; rc == AC_OK && i < m->nnodes && *saturated == AC_NONE; i++)
+        if (ac_an_node_saturated(&a->nodes[i]))
+            *saturated = i;
+    return rc;
+}
+
 /* Solve at alpha into the scratch analysis and test the requirements into *p. Returns 0, or
  * -1 when the budget is spent or the solve failed (s->rc set). */
 static int probe(hr_search *s, double alpha, hr_probe *p)
@@ -133,17 +146,13 @@ static int probe(hr_search *s, double alpha, hr_probe *p)
     if (s->probes >= s->budget)
         return -1;
     s->probes++;
-    s->rc = ac_an_network_solve(m, s->opt, alpha, sc, s->err);
-    if (s->rc == AC_OK && m->nrequirements > 0)
-        s->rc = ac_an_e2e_solve_points(m, sc, 2048, s->err);
+    s->rc = ac_an_probe_solve(m, s->opt, alpha, sc, &p->node, s->err);
     if (s->rc != AC_OK)
         return -1;
-    for (size_t i = 0; i < m->nnodes; i++)
-        if (ac_an_node_saturated(&sc->nodes[i])) {
-            snprintf(p->binding, sizeof p->binding, "stability");
-            p->node = i;
-            return 0; /* offered >= capacity: an overload (AC101) */
-        }
+    if (p->node != AC_NONE) {
+        snprintf(p->binding, sizeof p->binding, "stability");
+        return 0; /* offered >= capacity: an overload (AC101) */
+    }
     p->held =
         ac_an_requirements_hold_abs(m, sc, p->binding, sizeof p->binding, &p->node, &p->abs_share);
     if (p->held >= 0 && strcmp(p->binding, "stability") != 0)

@@ -213,6 +213,13 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r);
  * pass/fail predicate (for the headroom search). */
 void ac_an_check_requirements(ac_an_ctx *c);
 
+/* One probe of the load (headroom, sizing): solve `m` with every source scaled by `scale`
+ * into `a` (the end-to-end laws at 2048 points when there are requirements). *saturated is
+ * the first node offered at least its capacity (an overload, AC101), else AC_NONE. Returns
+ * AC_OK or the solve's error (err set). */
+int ac_an_probe_solve(const ac_model *m, const ac_analysis_options *opt, double scale,
+                      ac_analysis *a, size_t *saturated, ac_error *err);
+
 /* Do the requirements that tighten with load (latency, utilization, loss) and stability
  * all hold in a? Sets binding/node of the first one that fails. Returns 1 (hold), 0 (one
  * fails), or -1 when one of them has no value in a (not computed: nothing can be claimed). */

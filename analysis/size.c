@@ -125,19 +125,15 @@ static int probe_at(sizer *s, double scale, char *binding, size_t size, size_t *
     if (s->probes >= s->opt->max_probes)
         return PROBE_BUDGET;
     s->probes++;
-    rc = ac_an_network_solve(m, &s->probe, scale, &s->scratch, s->err);
-    if (rc == AC_OK && m->nrequirements > 0)
-        rc = ac_an_e2e_solve_points(m, &s->scratch, 2048, s->err);
+    rc = ac_an_probe_solve(m, &s->probe, scale, &s->scratch, node, s->err);
     if (rc != AC_OK) {
         s->rc = rc;
         return PROBE_ERROR;
     }
-    for (size_t i = 0; i < m->nnodes; i++)
-        if (ac_an_node_saturated(&s->scratch.nodes[i])) {
-            snprintf(binding, size, "stability");
-            *node = i;
-            return 0;
-        }
+    if (*node != AC_NONE) {
+        snprintf(binding, size, "stability");
+        return 0;
+    }
     return ac_an_requirements_hold(m, &s->scratch, binding, size, node);
 }
 

@@ -181,6 +181,30 @@ typedef struct ac_cli_rule_filter {
     size_t n;
 } ac_cli_rule_filter;
 
+/* The options of the linter commands (lint and check), spliced into each one's option table:
+ * the output options, --architectures-only, --no-config, --select, --exclude and --help. */
+/* clang-format off */
+#define AC_CLI_LINTER_OPTIONS                                                                      \
+    {"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},           \
+        {"color", required_argument, NULL, 'c'}, {"sarif-root", required_argument, NULL, 'R'},    \
+        {"architectures-only", no_argument, NULL, 'A'}, {"no-config", no_argument, NULL, 'N'},    \
+        {"select", required_argument, NULL, 'S'}, {"exclude", required_argument, NULL, 'X'},      \
+        {"help", no_argument, NULL, 'h'}
+/* clang-format on */
+
+typedef struct ac_cli_linter_opts {
+    ac_cli_out_opts out;
+    int arch_only; /* --architectures-only */
+    ac_cli_rule_filter filter;
+} ac_cli_linter_opts;
+
+void ac_cli_linter_opts_init(ac_cli_linter_opts *o, const char *const *formats);
+
+/* Take getopt's option `c` (argument `arg`) if it is one of AC_CLI_LINTER_OPTIONS but --help.
+ * Returns 1 taken, 0 not one of them, AC_EXIT_USAGE after printing why the argument is
+ * wrong. */
+int ac_cli_linter_opts_parse(ac_cli_linter_opts *o, int c, const char *arg);
+
 /* Add a comma-separated list of rule ids (each checked, with the nearest id suggested).
  * Returns 0 or AC_EXIT_USAGE after printing why. */
 int ac_cli_rule_filter_add(ac_cli_rule_filter *f, int select, const char *list);

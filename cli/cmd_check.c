@@ -124,8 +124,7 @@ static int write_report(const ac_report_run *run, const ac_cli_run_opts *ro)
     return 0;
 }
 
-static const struct option check_opts[] = {{"format", required_argument, NULL, 'f'},
-                                           {"output", required_argument, NULL, 'o'},
+static const struct option check_opts[] = {AC_CLI_LINTER_OPTIONS,
                                            {"fail-on", required_argument, NULL, 'F'},
                                            {"seed", required_argument, NULL, 's'},
                                            {"jobs", required_argument, NULL, 'j'},
@@ -137,15 +136,8 @@ static const struct option check_opts[] = {{"format", required_argument, NULL, '
                                            {"validate", no_argument, NULL, 'v'},
                                            {"no-validate", no_argument, NULL, 'V'},
                                            {"size", no_argument, NULL, 'Z'},
-                                           {"color", required_argument, NULL, 'c'},
-                                           {"sarif-root", required_argument, NULL, 'R'},
-                                           {"architectures-only", no_argument, NULL, 'A'},
-                                           {"no-config", no_argument, NULL, 'N'},
-                                           {"select", required_argument, NULL, 'S'},
-                                           {"exclude", required_argument, NULL, 'X'},
                                            {"quiet", no_argument, NULL, 'q'},
                                            {"verbose", no_argument, NULL, 'L'},
-                                           {"help", no_argument, NULL, 'h'},
                                            {NULL, 0, NULL, 0}};
 
 static int check_main(int argc, char **argv)
@@ -154,25 +146,25 @@ static int check_main(int argc, char **argv)
     static const char *const formats[] = {"text", "json", "sarif", "junit", "gitlab", NULL};
     const char *baseline = NULL, *write_baseline = NULL;
     ac_severity fail_on = AC_SEV_ERROR;
-    int never = 0, no_search = 0, quiet = 0, verbose = 0, arch_only = 0, c, status, rc, size = 0;
+    int never = 0, no_search = 0, quiet = 0, verbose = 0, c, status, rc, size = 0;
     ac_sizing **sizings = NULL;
     ac_cli_progress bar;
     unsigned long jobs = 1;
     ac_cli_run_opts ro;
-    ac_cli_out_opts oo;
-    ac_cli_rule_filter filter = {0};
+    ac_cli_linter_opts lo;
+    const ac_cli_out_opts *oo = &lo.out;
     ac_cli_input in;
     ac_report_run run;
     ac_analysis_options aopt;
 
     ac_cli_run_opts_init(&ro);
-    ac_cli_out_opts_init(&oo, formats);
+    ac_cli_linter_opts_init(&lo, formats);
     optind = 0;
     opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:j:qh", opts, NULL)) != -1) {
         int taken = ac_cli_run_opts_parse(&ro, c, optarg);
         if (taken == 0)
-            taken = ac_cli_out_opts_parse(&oo, c, optarg);
+            taken = ac_cli_linter_opts_parse(&lo, c, optarg);
         if (taken == AC_EXIT_USAGE)
             return AC_EXIT_USAGE;
         if (taken)
@@ -198,18 +190,11 @@ static int check_main(int argc, char **argv)
         case 'L': verbose = 1; break;
         case 'b': baseline = optarg; break;
         case 'B': write_baseline = optarg; break;
-        case 'A': arch_only = 1; break;
-        case 'N': break; /* --no-config: read by ac_cli_config_args */
-        case 'S':
-        case 'X':
-            if (ac_cli_rule_filter_add(&filter, c == 'S', optarg) != 0)
-                return AC_EXIT_USAGE;
-            break;
         case 'h': fputs(check_usage, stdout); return AC_EXIT_PASS;
         default: return ac_cli_bad_option(argv, opts, "f:o:j:qh", check_usage);
         }
     }
-    rc = ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on, arch_only);
+    rc = ac_cli_input_load_args(&in, argc, argv, "check", check_usage, fail_on, lo.arch_only);
     if (rc == AC_CLI_NOTHING)
         return AC_EXIT_PASS; /* --architectures-only skipped every file */
     if (rc != 0)
@@ -232,7 +217,7 @@ static int check_main(int argc, char **argv)
         if (in.files[i].verdict == AC_VERDICT_INVALID)
             continue;
         if (ac_cli_unused_suppressions(in.models[i], in.files[i].file, &in.diags[i]) != 0 ||
-            ac_cli_rule_filter_apply(&filter, &in.diags[i], in.analyses[i]) != 0) {
+            ac_cli_rule_filter_apply(&lo.filter, &in.diags[i], in.analyses[i]) != 0) {
             ac_cli_input_free(&in);
             return ac_cli_fail("out of memory");
         }
@@ -256,11 +241,11 @@ static int check_main(int argc, char **argv)
     run.command = "check";
     run.files = in.files;
     run.nfiles = in.n;
-    run.sarif_root = oo.sarif_root;
+    run.sarif_root = oo->sarif_root;
     run.fail_on = fail_on;
     run.seed = ro.seed;
     run.has_seed = ro.has_seed;
-    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
+    run.color = oo->format == AC_FORMAT_TEXT && oo->out == NULL && ac_cli_color(oo->color, stdout);
     status = ac_cli_exit_status(&run);
     if (never && status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS;
@@ -268,7 +253,7 @@ static int check_main(int argc, char **argv)
     run.verbose = verbose;
     run.has_exit_status = 1;
     run.exit_status = status;
-    if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
+    if (ac_cli_write(&run, oo->format, oo->out, stdout) != 0)
         status = AC_EXIT_USAGE;
     if (ro.report != NULL && write_report(&run, &ro) != 0)
         status = AC_EXIT_USAGE;

@@ -33,49 +33,33 @@ static const char lint_usage[] =
     "\n"
     "exit status: 0 every file is valid, 2 a file is invalid or the command line is wrong\n";
 
-static const struct option lint_opts[] = {{"format", required_argument, NULL, 'f'},
-                                          {"output", required_argument, NULL, 'o'},
-                                          {"color", required_argument, NULL, 'c'},
-                                          {"sarif-root", required_argument, NULL, 'R'},
-                                          {"architectures-only", no_argument, NULL, 'A'},
-                                          {"no-config", no_argument, NULL, 'N'},
-                                          {"select", required_argument, NULL, 'S'},
-                                          {"exclude", required_argument, NULL, 'X'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
+static const struct option lint_opts[] = {AC_CLI_LINTER_OPTIONS, {NULL, 0, NULL, 0}};
 
 static int lint_main(int argc, char **argv)
 {
     const struct option *opts = lint_opts;
     static const char *const formats[] = {"text", "json", "sarif", "gitlab", NULL};
-    ac_cli_out_opts oo;
-    ac_cli_rule_filter filter = {0};
+    ac_cli_linter_opts lo;
+    const ac_cli_out_opts *oo = &lo.out;
     ac_cli_input in;
     ac_report_run run;
-    int c, status, rc, arch_only = 0;
+    int c, status, rc;
 
-    ac_cli_out_opts_init(&oo, formats);
+    ac_cli_linter_opts_init(&lo, formats);
     optind = 0;
     opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
-        int taken = ac_cli_out_opts_parse(&oo, c, optarg);
+        int taken = ac_cli_linter_opts_parse(&lo, c, optarg);
         if (taken == AC_EXIT_USAGE)
             return AC_EXIT_USAGE;
         if (taken)
             continue;
         switch (c) {
-        case 'A': arch_only = 1; break;
-        case 'N': break; /* --no-config: read by ac_cli_config_args */
-        case 'S':
-        case 'X':
-            if (ac_cli_rule_filter_add(&filter, c == 'S', optarg) != 0)
-                return AC_EXIT_USAGE;
-            break;
         case 'h': fputs(lint_usage, stdout); return AC_EXIT_PASS;
         default: return ac_cli_bad_option(argv, opts, "f:o:h", lint_usage);
         }
     }
-    rc = ac_cli_input_load_args(&in, argc, argv, "lint", lint_usage, AC_SEV_ERROR, arch_only);
+    rc = ac_cli_input_load_args(&in, argc, argv, "lint", lint_usage, AC_SEV_ERROR, lo.arch_only);
     if (rc == AC_CLI_NOTHING)
         return AC_EXIT_PASS; /* --architectures-only skipped every file */
     if (rc != 0)
@@ -95,7 +79,7 @@ static int lint_main(int argc, char **argv)
         }
     }
     for (size_t i = 0; i < in.n; i++)
-        if (ac_cli_rule_filter_apply(&filter, &in.diags[i], NULL) != 0) {
+        if (ac_cli_rule_filter_apply(&lo.filter, &in.diags[i], NULL) != 0) {
             ac_cli_input_free(&in);
             return ac_cli_fail("out of memory");
         }
@@ -103,15 +87,15 @@ static int lint_main(int argc, char **argv)
     run.command = "lint";
     run.files = in.files;
     run.nfiles = in.n;
-    run.sarif_root = oo.sarif_root;
+    run.sarif_root = oo->sarif_root;
     run.fail_on = AC_SEV_ERROR;
-    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
+    run.color = oo->format == AC_FORMAT_TEXT && oo->out == NULL && ac_cli_color(oo->color, stdout);
     status = ac_cli_exit_status(&run);
     if (status != AC_EXIT_USAGE)
         status = AC_EXIT_PASS; /* lint judges validity only */
     run.has_exit_status = 1;
     run.exit_status = status;
-    if (ac_cli_write(&run, oo.format, oo.out, stdout) != 0)
+    if (ac_cli_write(&run, oo->format, oo->out, stdout) != 0)
         status = AC_EXIT_USAGE;
     ac_cli_input_free(&in);
     return status;

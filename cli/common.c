@@ -86,6 +86,23 @@ int ac_cli_out_opts_parse(ac_cli_out_opts *o, int c, const char *arg)
     }
 }
 
+void ac_cli_linter_opts_init(ac_cli_linter_opts *o, const char *const *formats)
+{
+    memset(o, 0, sizeof *o);
+    ac_cli_out_opts_init(&o->out, formats);
+}
+
+int ac_cli_linter_opts_parse(ac_cli_linter_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'A': o->arch_only = 1; return 1;
+    case 'N': return 1; /* --no-config: read by ac_cli_config_args */
+    case 'S':
+    case 'X': return ac_cli_rule_filter_add(&o->filter, c == 'S', arg) != 0 ? AC_EXIT_USAGE : 1;
+    default: return ac_cli_out_opts_parse(&o->out, c, arg);
+    }
+}
+
 int ac_cli_ulong_parse(const char *s, unsigned long max, unsigned long *out)
 {
     char *end;

@@ -560,6 +560,169 @@ static void schema_nearest(const char *kind, const char *word, char *out, size_t
     snprintf(out, size, "%s", best);
 }
 
+/* The node after n in document order below top, or NULL (an iterative walk); skip: not into
+ * n's children. */
+static xmlNodePtr xsd_next(xmlNodePtr n, xmlNodePtr top, int skip)
+{
+    if (!skip && n->children != NULL)
+        return n->children;
+    while (n != top && n->next == NULL)
+        n = n->parent;
+    return n == top ? NULL : n->next;
+}
+
+/* The first <xs:KIND> below top whose attribute `attr` is `value`, or NULL. */
+static xmlNodePtr xsd_find(xmlNodePtr top, const char *kind, const char *attr, const char *value)
+{
+    for (xmlNodePtr n = top; n != NULL; n = xsd_next(n, top, 0)) {
+        xmlChar *v;
+        int hit;
+        if (n->type != XML_ELEMENT_NODE || strcmp((const char *)n->name, kind) != 0)
+            continue;
+        v = xmlGetProp(n, (const xmlChar *)attr);
+        hit = v != NULL && strcmp((const char *)v, value) == 0;
+        xmlFree(v);
+        if (hit)
+            return n;
+    }
+    return NULL;
+}
+
+/* The elements allowed at one place: "<a>, <b>" and the nearest of them to a word. */
+typedef struct allowed_list {
+    char text[900];
+    size_t len;
+    int known;  /* the list is known (else the XSD did not say) */
+    int choice; /* any of them, in any order (else a sequence) */
+    const char *word;
+    char near[64];
+    size_t near_d;
+} allowed_list;
+
+static void allowed_add(allowed_list *a, const char *name, size_t n)
+{
+    char item[80];
+    size_t d;
+    if (n == 0 || n >= 64)
+        return;
+    snprintf(item, sizeof item, "<%.*s>", (int)n, name);
+    if (strstr(a->text, item) == NULL && a->len + strlen(item) + 3 < sizeof a->text)
+        a->len += (size_t)snprintf(a->text + a->len, sizeof a->text - a->len, "%s%s",
+                                   a->len > 0 ? ", " : "", item);
+    snprintf(item, sizeof item, "%.*s", (int)n, name);
+    d = ac_edit_distance(a->word, item);
+    if (d > 0 && d < a->near_d && d <= ac_suggest_limit(a->word)) {
+        a->near_d = d;
+        snprintf(a->near, sizeof a->near, "%s", item);
+    }
+}
+
+/* The complexType of <parent> in the parsed XSD (inline or named by its type), or NULL. */
+static xmlNodePtr xsd_type_of(xmlNodePtr root, const char *parent)
+{
+    xmlNodePtr decl = xsd_find(root, "element", "name", parent), type = NULL;
+    xmlChar *tname;
+    if (decl == NULL)
+        return NULL;
+    tname = xmlGetProp(decl, (const xmlChar *)"type");
+    if (tname != NULL)
+        type = xsd_find(root, "complexType", "name", (const char *)tname);
+    else
+        for (type = decl->children; type != NULL; type = type->next)
+            if (type->type == XML_ELEMENT_NODE &&
+                strcmp((const char *)type->name, "complexType") == 0)
+                break;
+    xmlFree(tname);
+    return type;
+}
+
+/* The child elements the embedded XSD declares in <parent>, in the schema's order. */
+static void schema_children(const char *parent, allowed_list *out)
+{
+    xmlDocPtr xsd = xmlReadMemory((const char *)ac_parser_schema_xsd, (int)ac_parser_schema_xsd_len,
+                                  "schema.xsd", NULL, XML_PARSE_NONET);
+    xmlNodePtr root = xsd != NULL ? xmlDocGetRootElement(xsd) : NULL;
+    xmlNodePtr type = root != NULL ? xsd_type_of(root, parent) : NULL;
+    if (type != NULL) {
+        out->known = 1;
+        for (xmlNodePtr c = type->children; c != NULL; c = c->next)
+            if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "annotation") != 0) {
+                out->choice = strcmp((const char *)c->name, "choice") == 0;
+                break;
+            }
+    }
+    for (xmlNodePtr n = type != NULL ? type->children : NULL; n != NULL;) {
+        int is_elem = n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, "element") == 0;
+        if (is_elem) {
+            xmlChar *name = xmlGetProp(n, (const xmlChar *)"name");
+            if (name != NULL)
+                allowed_add(out, (const char *)name, strlen((const char *)name));
+            xmlFree(name);
+        }
+        n = xsd_next(n, type, is_elem); /* not into an element's own type */
+    }
+    xmlFreeDoc(xsd);
+}
+
+/* libxml2's "Expected is ( a )." / "Expected is one of ( a, b )." after the message. */
+static int libxml2_expected(const char *rest, allowed_list *out)
+{
+    const char *p = strstr(rest, "Expected is "), *end;
+    if (p == NULL || (p = strchr(p, '(')) == NULL || (end = strstr(p, " )")) == NULL)
+        return 0;
+    out->known = 1;
+    out->choice = 1;
+    for (p++; p < end;) {
+        size_t n;
+        while (*p == ' ' || *p == ',')
+            p++;
+        n = strcspn(p, ", )");
+        if (p + n > end)
+            n = (size_t)(end - p);
+        allowed_add(out, p, n);
+        p += n;
+    }
+    return 1;
+}
+
+/* "This element is not expected": the elements allowed there (libxml2's list where it gives
+ * one, else the XSD's declarations in the parent) and the nearest of them (the nearest
+ * element of the whole schema when neither says what is allowed). */
+static void schema_unexpected(ac_pctx *ctx, ac_loc loc, const char *elem, const xmlNode *node,
+                              const char *rest)
+{
+    allowed_list a;
+    char mean[96] = "";
+    const char *parent =
+        node != NULL && node->parent != NULL && node->parent->type == XML_ELEMENT_NODE
+            ? (const char *)node->parent->name
+            : NULL;
+    memset(&a, 0, sizeof a);
+    a.word = elem;
+    a.near_d = (size_t)-1;
+    if (!libxml2_expected(rest, &a) && parent != NULL)
+        schema_children(parent, &a);
+    if (!a.known) /* else only what is allowed here is suggested */
+        schema_nearest("element", elem, a.near, sizeof a.near);
+    if (a.near[0] != '\0')
+        snprintf(mean, sizeof mean, " Did you mean <%s>?", a.near);
+    if (!a.known || parent == NULL)
+        ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: This element is not expected.%s", elem,
+                 mean);
+    else if (a.len == 0)
+        ac_pdiag(ctx, loc, NULL, "AC004",
+                 "element <%s>: This element is not expected: <%s> takes no child elements.%s",
+                 elem, parent, mean);
+    else
+        ac_pdiag(ctx, loc, NULL, "AC004",
+                 "element <%s>: This element is not expected in <%s>.%s %s: %s.", elem, parent,
+                 mean,
+                 strchr(a.text, ',') == NULL ? "Expected"
+                 : a.choice                  ? "Expected one of"
+                                             : "Allowed there, in this order",
+                 a.text);
+}
+
 static void schema_error(void *user, xmlErrorPtr e)
 {
     ac_pctx *ctx = user;
@@ -605,13 +768,8 @@ static void schema_error(void *user, xmlErrorPtr e)
             return; /* reported when the model is built, with a better message */
         loc = ac_xml_elem_loc(ctx, node);
         if (strncmp(rest, "This element is not expected.", 29) == 0) {
-            char near[64];
-            schema_nearest("element", elem, near, sizeof near);
-            if (near[0] != '\0') {
-                ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s Did you mean <%s>?", elem,
-                         rest, near);
-                return;
-            }
+            schema_unexpected(ctx, loc, elem, node, rest);
+            return;
         }
         ac_pdiag(ctx, loc, NULL, "AC004", "element <%s>: %s", elem, rest);
         return;

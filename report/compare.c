@@ -4,9 +4,10 @@
  *
  * "Best" is decided on the numbers alone: lower is better for latencies, utilisation and
  * loss (and for checks with an upper limit), higher for headroom (and checks with a lower
- * limit). A row has a best variant only when one variant's value is strictly better than every
- * other's; values within 0.01% of each other are ties (far below any approximation's stated
- * error, and invisible at the 4 significant digits printed).
+ * limit). Values within 0.01% of each other are ties (far below any approximation's stated
+ * error, and invisible at the 4 significant digits printed). Where a row's values differ,
+ * every variant with the best value is marked (cell.best, `*`); the row's `best` names a
+ * variant only when it alone has the best value.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -257,8 +258,9 @@ static void add_global_kpis(builder *b, const ac_compare_run *run)
     }
 }
 
-/* The variant with the strictly best value of the row, or AC_NONE. */
-static size_t find_best(const ac_compare_row *r, size_t n)
+/* The variant with the strictly best value of the row, or AC_NONE; marks every cell tied with
+ * the best value (cell.best) unless all the row's values tie. */
+static size_t find_best(ac_compare_row *r, size_t n)
 {
     size_t best = AC_NONE, present = 0, ties = 0;
     for (size_t v = 0; v < n; v++) {
@@ -273,14 +275,17 @@ static size_t find_best(const ac_compare_row *r, size_t n)
     if (present < 2 || best == AC_NONE)
         return AC_NONE;
     for (size_t v = 0; v < n; v++) {
-        const ac_compare_cell *c = &r->cells[v];
+        ac_compare_cell *c = &r->cells[v];
         double a = c->value, b = r->cells[best].value;
         if (!c->present || isnan(a))
             continue;
-        if (a == b ||
-            (isfinite(a) && isfinite(b) && fabs(a - b) <= TIE_REL * fmax(fabs(a), fabs(b))))
-            ties++;
+        c->best = a == b ||
+                  (isfinite(a) && isfinite(b) && fabs(a - b) <= TIE_REL * fmax(fabs(a), fabs(b)));
+        ties += (size_t)c->best;
     }
+    if (ties == present)
+        for (size_t v = 0; v < n; v++)
+            r->cells[v].best = 0;
     return ties == 1 ? best : AC_NONE;
 }
 
@@ -376,9 +381,9 @@ static void cell_text(char *buf, size_t n, const ac_compare_row *r, size_t v)
         snprintf(val, sizeof val, "-");
     if (c->has_status)
         snprintf(buf, n, "%s %s%s", val, ac_report_check_status_label(c->status),
-                 r->best == v ? " *" : "");
+                 c->best ? " *" : "");
     else
-        snprintf(buf, n, "%s%s", val, r->best == v ? " *" : "");
+        snprintf(buf, n, "%s%s", val, c->best ? " *" : "");
 }
 
 static void pad(FILE *fp, size_t n)
@@ -552,6 +557,10 @@ int ac_report_compare_json(FILE *fp, const ac_compare_run *run)
             ac_jsonw_object_begin(&w);
             ac_jsonw_key(&w, "variant");
             ac_jsonw_string(&w, run->variants[v].id);
+            if (c->best) {
+                ac_jsonw_key(&w, "best");
+                ac_jsonw_bool(&w, 1);
+            }
             if (c->present && isfinite(c->value)) {
                 ac_jsonw_key(&w, "value");
                 ac_jsonw_double(&w, c->value);

@@ -8,9 +8,10 @@
  * allocates. Determinism: no /ID, no date unless asked, fixed fonts and order.
  *
  * Layout: a title block (files, SHA-256, seed, version), the variants with their verdicts and
- * what each changed, the table (checks and KPIs; the reference variant is repeated in every
- * column group when there are more than COLS_PER_GROUP variants), the headroom factor per
- * variant as a bar chart, and a marked place for the resilience boundary per variant.
+ * what each changed, the table (checks and KPIs; each variant's column as wide as its widest
+ * text, as many columns per table as fit the page width, the reference variant repeated in
+ * every further table), the headroom factor per variant as a bar chart, and a marked place
+ * for the resilience boundary per variant.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,11 @@
 #include "report/pdf_doc.h"
 #include "report/plot.h"
 
-#define NAME_W 150.0
-#define COLS_PER_GROUP 4 /* variant columns per table (the reference included) */
+#define NAME_W   150.0                          /* the name column's width when there is room */
+#define NAME_MIN 110.0                          /* its narrowest (names wrap) */
+#define COL_PAD  8.0                            /* a variant column: its widest text plus this */
+#define COL_MAX  ((CONTENT_W - NAME_MIN) / 2.0) /* wider texts wrap (two columns always fit) */
+#define MAX_COLS 16 /* variant columns per table, the reference included (>= CONTENT_W/COL_PAD) */
 #define MAX_BARS 24
 
 typedef ac_pdf_doc cdoc;
@@ -66,7 +70,7 @@ static void make_cells(cdoc *d, const ccell *cells, size_t n, const double *widt
 
 static double cells_height(cdoc *d, const ccell *cells, size_t n, const double *widths)
 {
-    ac_pdf_cell row[COLS_PER_GROUP + 1];
+    ac_pdf_cell row[MAX_COLS + 1];
     make_cells(d, cells, n, widths, row);
     return ac_pdf_doc_row_height(d, row, n);
 }
@@ -74,7 +78,7 @@ static double cells_height(cdoc *d, const ccell *cells, size_t n, const double *
 static void draw_cells(cdoc *d, const ccell *cells, size_t n, const double *widths, double h,
                        int shade)
 {
-    ac_pdf_cell row[COLS_PER_GROUP + 1];
+    ac_pdf_cell row[MAX_COLS + 1];
     make_cells(d, cells, n, widths, row);
     ac_pdf_doc_row_draw(d, row, n, h, shade);
 }
@@ -83,7 +87,7 @@ static void draw_cells(cdoc *d, const ccell *cells, size_t n, const double *widt
 static void group_header(cdoc *d, const ac_compare_run *run, const size_t *cols, size_t n,
                          const double *widths)
 {
-    ccell cells[COLS_PER_GROUP + 1];
+    ccell cells[MAX_COLS + 1];
     double h;
     memset(cells, 0, sizeof cells);
     snprintf(cells[0].text, sizeof cells[0].text, "Check or quantity");
@@ -108,38 +112,83 @@ static void group_header(cdoc *d, const ac_compare_run *run, const size_t *cols,
     ac_plot_line(&d->cv, MARGIN_X, d->y, MARGIN_X + CONTENT_W, d->y, 0.6);
 }
 
-static void write_group(cdoc *d, const ac_compare_run *run, const ac_compare_table *t,
-                        const size_t *cols, size_t n)
+/* The text of variant column `v` in row `row` (value and mark, then the status of a check). */
+static void value_cell(const ac_compare_row *row, size_t v, ccell *out)
 {
-    double widths[COLS_PER_GROUP + 1];
-    widths[0] = NAME_W;
+    const ac_compare_cell *c = &row->cells[v];
+    char val[64];
+    if (c->present)
+        ac_report_compare_value_format(val, sizeof val, c->value, row->unit, 1);
+    else
+        snprintf(val, sizeof val, "\xE2\x80\x93");
+    if (c->has_status) {
+        snprintf(out->text, sizeof out->text, "%s%s\n%s", val, c->best ? " *" : "",
+                 ac_report_check_status_label(c->status));
+        out->color = ac_pdf_doc_status_color(c->status);
+    } else {
+        snprintf(out->text, sizeof out->text, "%s%s", val, c->best ? " *" : "");
+        out->color = AC_PDF_BLACK;
+    }
+    out->bold = c->best;
+}
+
+/* The width of the widest line of `text`. */
+static double widest_line(cdoc *d, HPDF_Font font, const char *text)
+{
+    double w = 0.0;
+    char line[256];
+    while (*text != '\0') {
+        size_t n = strcspn(text, "\n");
+        size_t k = n < sizeof line - 1 ? n : sizeof line - 1;
+        memcpy(line, text, k);
+        line[k] = '\0';
+        w = fmax(w, ac_plot_text_width(&d->cv, font, CELL, line));
+        text += n + (text[n] == '\n');
+    }
+    return w;
+}
+
+/* The width variant v's column needs: its id, its verdict and every value, on one line each. */
+static double column_need(cdoc *d, const ac_compare_run *run, const ac_compare_table *t, size_t v)
+{
+    double w = fmax(widest_line(d, d->cv.bold, run->variants[v].id),
+                    widest_line(d, d->cv.bold, ac_report_compare_verdict_label(&run->variants[v])));
+    for (size_t r = 0; r < t->nrows; r++) {
+        ccell c;
+        memset(&c, 0, sizeof c);
+        value_cell(&t->rows[r], v, &c);
+        w = fmax(w, widest_line(d, c.bold ? d->cv.bold : d->cv.regular, c.text));
+    }
+    return fmin(w + COL_PAD, COL_MAX);
+}
+
+/* The widths of one table from what its n variant columns need: the name column what is
+ * left (at most NAME_W: the rest is shared among the variant columns). */
+static void group_widths(const double *need, size_t n, double *out)
+{
+    double sum = 0.0, extra;
     for (size_t i = 0; i < n; i++)
-        widths[i + 1] = (CONTENT_W - NAME_W) / (double)COLS_PER_GROUP;
+        sum += need[i];
+    out[0] = fmin(NAME_W, CONTENT_W - sum);
+    extra = (CONTENT_W - sum - out[0]) / (double)n;
+    for (size_t i = 0; i < n; i++)
+        out[i + 1] = need[i] + extra;
+}
+
+static void write_group(cdoc *d, const ac_compare_run *run, const ac_compare_table *t,
+                        const double *need, const size_t *cols, size_t n)
+{
+    double widths[MAX_COLS + 1];
+    group_widths(need, n, widths);
     group_header(d, run, cols, n, widths);
     for (size_t r = 0; r < t->nrows; r++) {
         const ac_compare_row *row = &t->rows[r];
-        ccell cells[COLS_PER_GROUP + 1];
+        ccell cells[MAX_COLS + 1];
         double h;
         memset(cells, 0, sizeof cells);
         snprintf(cells[0].text, sizeof cells[0].text, "%s", row->name);
-        for (size_t i = 0; i < n; i++) {
-            const ac_compare_cell *c = &row->cells[cols[i]];
-            ccell *x = &cells[i + 1];
-            char v[64];
-            if (c->present)
-                ac_report_compare_value_format(v, sizeof v, c->value, row->unit, 1);
-            else
-                snprintf(v, sizeof v, "\xE2\x80\x93");
-            if (c->has_status) {
-                snprintf(x->text, sizeof x->text, "%s%s\n%s", v, row->best == cols[i] ? " *" : "",
-                         ac_report_check_status_label(c->status));
-                x->color = ac_pdf_doc_status_color(c->status);
-            } else {
-                snprintf(x->text, sizeof x->text, "%s%s", v, row->best == cols[i] ? " *" : "");
-                x->color = AC_PDF_BLACK;
-            }
-            x->bold = row->best == cols[i];
-        }
+        for (size_t i = 0; i < n; i++)
+            value_cell(row, cols[i], &cells[i + 1]);
         h = cells_height(d, cells, n + 1, widths);
         if (d->y - h < MARGIN_BOTTOM) {
             ac_pdf_doc_page_new(d);
@@ -152,25 +201,35 @@ static void write_group(cdoc *d, const ac_compare_run *run, const ac_compare_tab
 
 static void write_table(cdoc *d, const ac_compare_run *run, const ac_compare_table *t)
 {
-    size_t cols[COLS_PER_GROUP], start;
+    size_t cols[MAX_COLS], start;
+    double need[MAX_COLS];
     ac_pdf_doc_heading_write(d, 12.0, "Side by side");
     paragraph(d, "One row per requirement check and per KPI; a check's cell gives its value and "
-                 "its status. * and bold: the strictly best value of the row (lower is better, "
-                 "except for the headroom factor and minimum requirements). \xE2\x80\x93: no "
-                 "number (not analysed, or not applicable).");
+                 "its status. * and bold: the best value of a row whose values differ (lower is "
+                 "better, except for the headroom factor and minimum requirements; every variant "
+                 "with that value is marked). \xE2\x80\x93: no number (not analysed, or not "
+                 "applicable).");
     if (run->nvariants == 0 || t->nrows == 0) {
         paragraph(d, "Nothing to compare.");
         return;
     }
-    /* groups of columns: the reference, then up to COLS_PER_GROUP - 1 others */
+    /* tables of columns: the reference, then as many others as fit beside NAME_MIN */
+    need[0] = column_need(d, run, t, 0);
     start = 1;
     do {
-        size_t n = 0;
-        cols[n++] = 0;
-        for (size_t v = start; v < run->nvariants && n < COLS_PER_GROUP; v++)
+        size_t n = 1;
+        double used = NAME_MIN + need[0];
+        cols[0] = 0;
+        for (size_t v = start; v < run->nvariants && n < MAX_COLS; v++) {
+            double w = column_need(d, run, t, v);
+            if (n >= 2 && used + w > CONTENT_W)
+                break;
+            used += w;
+            need[n] = w;
             cols[n++] = v;
-        write_group(d, run, t, cols, n);
-        start += COLS_PER_GROUP - 1;
+        }
+        write_group(d, run, t, need, cols, n);
+        start += n - 1;
     } while (start < run->nvariants);
 }
 
@@ -238,8 +297,7 @@ static void write_variants(cdoc *d, const ac_compare_run *run)
 }
 
 /* The headroom factor per variant, with the headroom requirement as a dotted line. */
-static void write_headroom_chart(cdoc *d, const ac_compare_run *run,
-                                 const ac_compare_table *t)
+static void write_headroom_chart(cdoc *d, const ac_compare_run *run, const ac_compare_table *t)
 {
     const char *names[MAX_BARS];
     double x[MAX_BARS], h[MAX_BARS], limit = NAN, box_h = 210.0, top = 0.0;

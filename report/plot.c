@@ -308,7 +308,7 @@ void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size,
 size_t ac_plot_text_break(const ac_plot_canvas *c, HPDF_Font font, double size, const char *s,
                           double width, const char **next)
 {
-    const char *p = s, *space = NULL;
+    const char *p = s, *space = NULL, *hyphen = NULL;
     double w = 0.0;
     size_t len;
     while (*p != '\0' && *p != '\n') {
@@ -321,6 +321,8 @@ size_t ac_plot_text_break(const ac_plot_canvas *c, HPDF_Font font, double size, 
             break;
         if (*p == ' ')
             space = p;
+        else if ((*p == '-' || *p == '_' || *p == '/') && p != s)
+            hyphen = p + 1; /* a word too long for the line breaks after its hyphen */
         p += n;
     }
     if (*p == '\0' || *p == '\n') {
@@ -331,6 +333,9 @@ size_t ac_plot_text_break(const ac_plot_canvas *c, HPDF_Font font, double size, 
         *next = space;
         while (**next == ' ')
             (*next)++;
+    } else if (hyphen != NULL && hyphen != p) {
+        len = (size_t)(hyphen - s);
+        *next = hyphen;
     } else {
         len = (size_t)(p - s);
         *next = p;

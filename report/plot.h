@@ -92,7 +92,8 @@ void ac_plot_text(const ac_plot_canvas *c, HPDF_Font font, double size, double x
 void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x,
                            double y, const char *s);
 
-/* The longest prefix of `s` (whole UTF-8 characters, preferring a break at a space) whose
+/* The longest prefix of `s` (whole UTF-8 characters, preferring a break at a space, then
+ * one after a '-', '_' or '/' in a word too long for the line) whose
  * width is at most `width`: its byte count, at least one character. *next is where the next
  * line starts (spaces skipped). A newline ends a line. */
 size_t ac_plot_text_break(const ac_plot_canvas *c, HPDF_Font font, double size, const char *s,

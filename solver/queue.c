@@ -418,51 +418,67 @@ static void stated_error(ac_solver_queue_result *out, double scv, size_t k, doub
     }
 }
 
-int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
-                          const ac_solver_queue_consumer *consumer, const ac_solver_options *opt,
-                          ac_solver_queue_result *out, ac_error *err)
+/* What one solve carries between its steps (ac_solver_queue_solve). */
+typedef struct queue_solve {
+    const ac_queue *q;
+    const ac_solver_queue_consumer *consumer;
+    double arrival_rate;
+    double d, theta, c0, pc, V, p_ok, m1, occ, scv, lam_exec, t_inv, busy, cap_tail;
+    size_t k;
+    ac_pool slots; /* the consumer slots as a shared-queue pool */
+    int bulk;      /* the M/M^[b]/c bulk law */
+} queue_solve;
+
+/* The consumer's laws: p_ok, the slot occupancy (mean and scv) and t_inv, the time a failed
+ * receive stays invisible after its execution. */
+static void consumer_laws(queue_solve *s)
 {
-    const ac_function *fn = consumer->function;
-    double d, theta, c0, pc, V, f, p_ok, occ, m1, m2, scv, lam_exec, t_inv, busy = 0.0;
-    double cap_tail = 0.0, cap_dec = 0.0, cap_z = 0.0;
-    size_t k = consumer->fanout > 0 ? consumer->fanout : 1, R = q->max_receives;
-    ac_pool slots;
-    ac_error e2 = {0};
-    int rc, bulk;
-    memset(out, 0, sizeof *out);
-    if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate))
-        return ac_error_set(err, AC_EINVAL, "queue: invalid arrival rate %g", arrival_rate);
-    d = fn->duration + consumer->delay;
-    theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
-    c0 = fn->cold_start;
-    pc = consumer->cold_probability;
-    V = q->visibility_timeout;
-    f = fn->fail_prob;
+    const ac_function *fn = s->consumer->function;
+    double f = fn->fail_prob, m1, m2;
+    s->d = fn->duration + s->consumer->delay;
+    s->theta = fn->timeout > 0.0 ? fn->timeout : INFINITY;
+    s->c0 = fn->cold_start;
+    s->pc = s->consumer->cold_probability;
+    s->V = s->q->visibility_timeout;
     {
-        double warm = -expm1(-fmin(theta, V) / d);
-        double cold = V > c0 ? -expm1(-fmin(theta, V - c0) / d) : 0.0;
-        p_ok = (1.0 - f) * ((1.0 - pc) * warm + pc * cold);
+        double warm = -expm1(-fmin(s->theta, s->V) / s->d);
+        double cold = s->V > s->c0 ? -expm1(-fmin(s->theta, s->V - s->c0) / s->d) : 0.0;
+        s->p_ok = (1.0 - f) * ((1.0 - s->pc) * warm + s->pc * cold);
     }
     {
-        double e = isinf(theta) ? 0.0 : exp(-theta / d);
-        m1 = d * (1.0 - e);
-        m2 = isinf(theta) ? 2.0 * d * d : 2.0 * d * d * (1.0 - e * (1.0 + theta / d));
-        occ = pc * c0 + m1;
-        scv = fmax(0.0, (pc * c0 * c0 + 2.0 * pc * c0 * m1 + m2) / (occ * occ) - 1.0);
+        double e = isinf(s->theta) ? 0.0 : exp(-s->theta / s->d);
+        m1 = s->d * (1.0 - e);
+        m2 = isinf(s->theta) ? 2.0 * s->d * s->d
+                             : 2.0 * s->d * s->d * (1.0 - e * (1.0 + s->theta / s->d));
+        s->m1 = m1;
+        s->occ = s->pc * s->c0 + m1;
+        s->scv = fmax(
+            0.0, (s->pc * s->c0 * s->c0 + 2.0 * s->pc * s->c0 * m1 + m2) / (s->occ * s->occ) - 1.0);
     }
     {
         /* a failed receive stays invisible V after the receive minus its execution: a
            timeout (X > min(theta, V)) ran min(theta, V), an inherent failure E[X | X < m] */
-        double mm = fmin(theta, V), em = exp(-mm / d), pd = 1.0 - p_ok;
-        double ex = em < 1.0 ? d - mm * em / (1.0 - em) : mm;
-        t_inv =
-            pd > 0.0 ? fmax(0.0, (em * (V - mm) + (1.0 - em) * f * (V - ex)) / pd - pc * c0) : 0.0;
+        double mm = fmin(s->theta, s->V), em = exp(-mm / s->d), pd = 1.0 - s->p_ok;
+        double ex = em < 1.0 ? s->d - mm * em / (1.0 - em) : mm;
+        s->t_inv =
+            pd > 0.0
+                ? fmax(0.0, (em * (s->V - mm) + (1.0 - em) * f * (s->V - ex)) / pd - s->pc * s->c0)
+                : 0.0;
     }
-    out->arrival_rate = arrival_rate;
-    out->visibility_timeout = V;
+}
+
+/* The deliveries (receives, dead letters, executions, load) and the slots' waiting places. */
+static void deliveries(queue_solve *s, ac_solver_queue_result *out)
+{
+    const ac_queue *q = s->q;
+    const ac_function *fn = s->consumer->function;
+    size_t k = s->k, R = q->max_receives;
+    double cap_dec = 0.0, cap_z = 0.0;
+    out->arrival_rate = s->arrival_rate;
+    out->visibility_timeout = s->V;
     out->max_receives = R;
     out->slots = q->max_consumers < fn->concurrency ? q->max_consumers : fn->concurrency;
-    out->delivery_failure = fmin(1.0, fmax(0.0, 1.0 - pow(p_ok, (double)k)));
+    out->delivery_failure = fmin(1.0, fmax(0.0, 1.0 - pow(s->p_ok, (double)k)));
     out->receives = 0.0;
     for (size_t i = 0; i < R && i < 100000; i++) {
         double t = pow(out->delivery_failure, (double)i);
@@ -471,181 +487,229 @@ int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
             break;
     }
     out->dead_letter_probability = pow(out->delivery_failure, (double)R);
-    out->wait_scale = 0.5 * (1.0 + scv);
-    lam_exec = arrival_rate * out->receives * (double)k;
-    out->load = lam_exec * occ;
+    out->wait_scale = 0.5 * (1.0 + s->scv);
+    s->lam_exec = s->arrival_rate * out->receives * (double)k;
+    out->load = s->lam_exec * s->occ;
     out->utilization = out->slots > 0 ? out->load / (double)out->slots : INFINITY;
     out->approximation = AC_SOLVER_APPROX_EXACT;
-    memset(&slots, 0, sizeof slots);
-    slots.servers = out->slots;
-    slots.service_rate = 1.0 / occ;
-    slots.dispatch = AC_DISPATCH_SHARED_QUEUE;
-    slots.d = 2;
-    slots.buffer = AC_UNBOUNDED;
+    memset(&s->slots, 0, sizeof s->slots);
+    s->slots.servers = out->slots;
+    s->slots.service_rate = 1.0 / s->occ;
+    s->slots.dispatch = AC_DISPATCH_SHARED_QUEUE;
+    s->slots.d = 2;
+    s->slots.buffer = AC_UNBOUNDED;
     if (q->capacity != AC_UNBOUNDED) {
         /* the waiting places, in executions; a queue deeper than the pool solver's buffers
            (SQS holds ~unbounded backlogs) is solved as unbounded: below capacity its tail
            there is negligible, above it the backlog grows for a very long time */
-        double held = (double)q->capacity * (double)k -
-                      (k == 1 ? arrival_rate * out->receives * out->delivery_failure * t_inv : 0.0);
+        double held =
+            (double)q->capacity * (double)k -
+            (k == 1 ? s->arrival_rate * out->receives * out->delivery_failure * s->t_inv : 0.0);
         double wait = held > (double)out->slots ? held - (double)out->slots : 0.0;
         if (wait <= (double)AC_SOLVER_QUEUE_BUFFER_MAX)
-            slots.buffer = (size_t)wait;
-        if (k > 1 && fanout_capacity_unreached(out->slots, k, arrival_rate * out->receives,
-                                               pc * c0 + m1, q->capacity))
-            slots.buffer = AC_UNBOUNDED; /* then fanout_upper bounds the wait */
+            s->slots.buffer = (size_t)wait;
+        if (k > 1 && fanout_capacity_unreached(out->slots, k, s->arrival_rate * out->receives,
+                                               s->occ, q->capacity))
+            s->slots.buffer = AC_UNBOUNDED; /* then fanout_upper bounds the wait */
     }
-    if (q->batch_size > 1 && k == 1 && slots.buffer != AC_UNBOUNDED && lam_exec > 0.0 &&
-        bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &cap_tail, &cap_dec,
-                   &cap_z) == AC_OK) {
+    if (q->batch_size > 1 && k == 1 && s->slots.buffer != AC_UNBOUNDED && s->lam_exec > 0.0 &&
+        bulk_solve(out->slots, s->lam_exec * s->occ, (double)q->batch_size, &s->busy, &s->cap_tail,
+                   &cap_dec, &cap_z) == AC_OK) {
         /* a capacity the greedy batches never reach: P(visible >= n) = P(all busy) z^n, and
            the messages held are at most the visible ones, c b in flight and the invisible
            failed receives (Poisson of mean minv: 2 minv + 10 covers its tail) */
-        double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
+        double minv = s->arrival_rate * out->receives * out->delivery_failure * s->t_inv;
         double n0 =
             (double)q->capacity - (double)out->slots * (double)q->batch_size - 2.0 * minv - 10.0;
-        cap_tail = n0 > 0.0 ? cap_tail * pow(cap_z, n0) : 1.0;
-        if (cap_tail < 1e-9)
-            slots.buffer = AC_UNBOUNDED; /* the rejection is below cap_tail */
+        s->cap_tail = n0 > 0.0 ? s->cap_tail * pow(cap_z, n0) : 1.0;
+        if (s->cap_tail < 1e-9)
+            s->slots.buffer = AC_UNBOUNDED; /* the rejection is below cap_tail */
         else
-            cap_tail = 0.0;
+            s->cap_tail = 0.0;
     }
-    bulk = q->batch_size > 1 && k == 1 && slots.buffer == AC_UNBOUNDED && lam_exec > 0.0;
-    if (bulk) {
-        double p_all = 0.0, dec = 0.0, cm = (double)out->slots / occ, z = 0.0;
-        rc = bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &p_all, &dec, &z);
+    s->bulk = q->batch_size > 1 && k == 1 && s->slots.buffer == AC_UNBOUNDED && s->lam_exec > 0.0;
+}
+
+/* The slots by regime: the bulk law, full batches, M/M/c in closed form or the pool
+ * solver's M/M/c/K. Returns AC_OK, 1 when they cannot keep up (out set as an overload), or
+ * an error. */
+static int solve_slots(queue_solve *s, const ac_solver_options *opt, ac_solver_queue_result *out,
+                       ac_error *err)
+{
+    size_t batch = s->q->batch_size;
+    ac_error e2 = {0};
+    int rc;
+    if (s->bulk) {
+        double p_all = 0.0, dec = 0.0, cm = (double)out->slots / s->occ, z = 0.0;
+        rc =
+            bulk_solve(out->slots, s->lam_exec * s->occ, (double)batch, &s->busy, &p_all, &dec, &z);
         if (rc == AC_ENOMEM)
             return ac_error_set(err, rc, "out of memory (queue)");
         if (rc != AC_OK) { /* even full batches cannot keep up */
-            set_overload(out, occ, k, q->batch_size);
-            return AC_OK;
+            set_overload(out, s->occ, s->k, batch);
+            return 1;
         }
         out->erlang_c = p_all;
         out->wait_decay = cm * dec;
-    } else if (out->load >= (double)out->slots) {
-        if (q->batch_size > 1 && out->load / (double)q->batch_size < (double)out->slots) {
-            out->batching = 1;
-            lam_exec /= (double)q->batch_size;
-        } else if (slots.buffer != AC_UNBOUNDED) {
-            /* a full queue rejects: the M/M/c/K below has a steady state */
-        } else {
-            set_overload(out, occ, k, q->batch_size);
-            return AC_OK;
-        }
+        return AC_OK;
     }
-    if (bulk) {
-        /* solved above */
-    } else if (slots.buffer == AC_UNBOUNDED) {
+    if (out->load >= (double)out->slots) {
+        if (batch > 1 && out->load / (double)batch < (double)out->slots) {
+            out->batching = 1;
+            s->lam_exec /= (double)batch;
+        } else if (s->slots.buffer == AC_UNBOUNDED) {
+            set_overload(out, s->occ, s->k, batch);
+            return 1;
+        } /* else a full queue rejects: the M/M/c/K below has a steady state */
+    }
+    if (s->slots.buffer == AC_UNBOUNDED) {
         /* M/M/c in closed form: P(W > t) = C(c, a) e^{-(c mu - lambda) t} (the pool
            solver's phase mixture would need c phases per level: slow for thousands of
            slots near saturation) */
-        double a = lam_exec * occ, cm = (double)out->slots / occ;
+        double a = s->lam_exec * s->occ, cm = (double)out->slots / s->occ;
         if (a >= (double)out->slots) { /* even full batches cannot keep up */
             out->batching = 0;
-            set_overload(out, occ, k, q->batch_size);
-            return AC_OK;
+            set_overload(out, s->occ, s->k, batch);
+            return 1;
         }
         out->erlang_c = ac_solver_erlang_c(out->slots, a);
-        out->wait_decay = cm - lam_exec;
-    } else {
-        rc = ac_solver_pool_solve(&slots, lam_exec, opt, &out->slots_model, &e2);
-        if (rc != AC_OK)
-            return ac_error_set(err, rc, "queue: %s", e2.message);
+        out->wait_decay = cm - s->lam_exec;
+        return AC_OK;
     }
-    {
-        double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : cap_tail;
-        double pw =
-            out->slots_model != NULL ? out->slots_model->kpi.wait_probability : out->erlang_c;
-        double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
-                                             : out->erlang_c / out->wait_decay;
-        double pw_b = 0.0, dec_b = 0.0, z_b = 0.0, batch_err = 0.0, w_lo = -1.0, nf = 0.0;
-        held_law hl;
-        if (q->capacity != AC_UNBOUNDED && q->capacity <= AC_SOLVER_QUEUE_BUFFER_MAX && k == 1 &&
-            !out->batching && !bulk && lam_exec > 0.0) {
-            /* the failed receives' invisible time counts against the capacity */
-            double minv = arrival_rate * out->receives * out->delivery_failure * t_inv;
-            if (held_law_solve(q->capacity, out->slots, lam_exec * occ, minv, &hl) != AC_OK)
-                return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
-            loss = hl.reject;
-            pw = hl.wait_prob;
-            w0 = hl.queue_len / (lam_exec * (1.0 - loss));
-        } else {
-            hl.mean_held = -1.0;
-        }
-        out->reject_probability = loss;
-        if (!out->batching && loss > 0.0) { /* the slots serve the admitted messages */
-            out->load *= 1.0 - loss;
-            out->utilization *= 1.0 - loss;
-        }
-        out->execution_rate =
-            lam_exec * (1.0 - loss) * (out->batching ? (double)q->batch_size : 1.0);
-        out->mean_batch = 1.0;
-        if (bulk) { /* executions of min(b, visible) messages */
-            out->load = busy;
-            out->utilization = busy / (double)out->slots;
-            out->execution_rate = busy / occ;
-            out->mean_batch = out->execution_rate > 0.0 ? lam_exec / out->execution_rate : 1.0;
-        } else if (out->batching) {
-            out->mean_batch = (double)q->batch_size;
-        } else if (q->batch_size > 1 && lam_exec > 0.0 &&
-                   bulk_solve(out->slots, lam_exec * occ, (double)q->batch_size, &busy, &pw_b,
-                              &dec_b, &z_b) == AC_OK &&
-                   busy > 0.0) {
-            /* a bounded queue, a fan-out: the greedy batches of the unbounded queue and the
-               batches of one bracket the busy slots and the wait; headline the greedy busy
-               slots (fanout 1) and the wait of batches of one (the longer) */
-            batch_err = fabs(out->load - busy) / busy;
-            w_lo = pw_b * occ / ((double)out->slots * dec_b) * out->wait_scale;
-            if (k == 1) {
-                double one = out->load;
-                out->load = busy * (1.0 - loss);
-                out->utilization = out->load / (double)out->slots;
-                out->execution_rate = out->load / occ;
-                out->mean_batch = lam_exec * (1.0 - loss) / out->execution_rate;
-                batch_err = fabs(one - out->load) / out->load;
-            }
-        }
-        out->receive_rate = out->execution_rate * out->mean_batch / (double)k;
-        out->wait_probability = pw;
-        out->mean_wait = w0 * out->wait_scale;
-        if (w_lo >= 0.0 && out->mean_wait > 0.0)
-            batch_err =
-                fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) / out->mean_wait);
-        if (k > 1 &&
-            fanout_upper(out, arrival_rate * out->receives * (1.0 - loss), k, pc * c0, m1,
-                         &batch_err) != AC_OK) {
-            out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-            out->expected_rel_error = INFINITY; /* the deliveries' slots cannot keep up */
-        }
-        out->receive_wait = out->mean_wait;
-        set_mixture(out);
-        out->loss_probability = out->reject_probability +
-                                (1.0 - out->reject_probability) * out->dead_letter_probability;
-        out->throughput = arrival_rate * (1.0 - out->loss_probability);
-        /* held from arrival to deletion: a wait before each receive, V for each failed
-           one (pd receives of them), and the successful delivery, which lasts until the
-           slowest of its `fanout` successful executions ends */
-        out->mean_messages =
-            arrival_rate * (1.0 - out->reject_probability) *
-            (out->receives * out->receive_wait + out->delivery_failure * out->receives * V +
-             (1.0 - out->dead_letter_probability) *
-                 (pc * c0 + max_truncated(k, d, fmin(theta, V))));
-        if (hl.mean_held >= 0.0)
-            out->mean_messages = hl.mean_held;
-        stated_error(out, scv, k, pw, batch_err,
-                     cold_error(out, lam_exec * (1.0 - loss), occ, pc, c0, consumer->cold_rel_error,
-                                q->batch_size, bulk));
-        if (quantile(out, 0.50, &out->p50, &e2) != AC_OK ||
-            quantile(out, 0.95, &out->p95, &e2) != AC_OK ||
-            quantile(out, 0.99, &out->p99, &e2) != AC_OK) {
-            ac_solver_queue_result_clear(out);
-            return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
-        }
-        for (size_t i = 0; i < out->ntries; i++)
-            nf += (double)i * out->weight[i]; /* failed receives of a delivered message */
-        out->mean_wait = out->mean_wait * (1.0 + nf) + nf * V;
-    }
+    rc = ac_solver_pool_solve(&s->slots, s->lam_exec, opt, &out->slots_model, &e2);
+    if (rc != AC_OK)
+        return ac_error_set(err, rc, "queue: %s", e2.message);
     return AC_OK;
+}
+
+/* The admitted load, executions and batches after a rejection `loss`; *batch_err and *w_lo
+ * get the bracket of a batch size > 1 solved with batches of one (w_lo -1: none). */
+static void admitted(queue_solve *s, ac_solver_queue_result *out, double loss, double *batch_err,
+                     double *w_lo)
+{
+    size_t batch = s->q->batch_size;
+    double pw_b = 0.0, dec_b = 0.0, z_b = 0.0;
+    out->reject_probability = loss;
+    if (!out->batching && loss > 0.0) { /* the slots serve the admitted messages */
+        out->load *= 1.0 - loss;
+        out->utilization *= 1.0 - loss;
+    }
+    out->execution_rate = s->lam_exec * (1.0 - loss) * (out->batching ? (double)batch : 1.0);
+    out->mean_batch = 1.0;
+    if (s->bulk) { /* executions of min(b, visible) messages */
+        out->load = s->busy;
+        out->utilization = s->busy / (double)out->slots;
+        out->execution_rate = s->busy / s->occ;
+        out->mean_batch = out->execution_rate > 0.0 ? s->lam_exec / out->execution_rate : 1.0;
+    } else if (out->batching) {
+        out->mean_batch = (double)batch;
+    } else if (batch > 1 && s->lam_exec > 0.0 &&
+               bulk_solve(out->slots, s->lam_exec * s->occ, (double)batch, &s->busy, &pw_b, &dec_b,
+                          &z_b) == AC_OK &&
+               s->busy > 0.0) {
+        /* a bounded queue, a fan-out: the greedy batches of the unbounded queue and the
+           batches of one bracket the busy slots and the wait; headline the greedy busy
+           slots (fanout 1) and the wait of batches of one (the longer) */
+        *batch_err = fabs(out->load - s->busy) / s->busy;
+        *w_lo = pw_b * s->occ / ((double)out->slots * dec_b) * out->wait_scale;
+        if (s->k == 1) {
+            double one = out->load;
+            out->load = s->busy * (1.0 - loss);
+            out->utilization = out->load / (double)out->slots;
+            out->execution_rate = out->load / s->occ;
+            out->mean_batch = s->lam_exec * (1.0 - loss) / out->execution_rate;
+            *batch_err = fabs(one - out->load) / out->load;
+        }
+    }
+}
+
+/* The waits, losses, messages held, stated error and percentiles from the solved slots. */
+static int queue_kpis(queue_solve *s, ac_solver_queue_result *out, ac_error *err)
+{
+    const ac_queue *q = s->q;
+    size_t k = s->k;
+    double loss = out->slots_model != NULL ? out->slots_model->kpi.loss_probability : s->cap_tail;
+    double pw = out->slots_model != NULL ? out->slots_model->kpi.wait_probability : out->erlang_c;
+    double w0 = out->slots_model != NULL ? out->slots_model->kpi.mean_wait
+                                         : out->erlang_c / out->wait_decay;
+    double batch_err = 0.0, w_lo = -1.0, nf = 0.0;
+    ac_error e2 = {0};
+    held_law hl;
+    if (q->capacity != AC_UNBOUNDED && q->capacity <= AC_SOLVER_QUEUE_BUFFER_MAX && k == 1 &&
+        !out->batching && !s->bulk && s->lam_exec > 0.0) {
+        /* the failed receives' invisible time counts against the capacity */
+        double minv = s->arrival_rate * out->receives * out->delivery_failure * s->t_inv;
+        if (held_law_solve(q->capacity, out->slots, s->lam_exec * s->occ, minv, &hl) != AC_OK)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (queue)");
+        loss = hl.reject;
+        pw = hl.wait_prob;
+        w0 = hl.queue_len / (s->lam_exec * (1.0 - loss));
+    } else {
+        hl.mean_held = -1.0;
+    }
+    admitted(s, out, loss, &batch_err, &w_lo);
+    out->receive_rate = out->execution_rate * out->mean_batch / (double)k;
+    out->wait_probability = pw;
+    out->mean_wait = w0 * out->wait_scale;
+    if (w_lo >= 0.0 && out->mean_wait > 0.0)
+        batch_err = fmax(batch_err, (out->mean_wait - fmin(w_lo, out->mean_wait)) / out->mean_wait);
+    if (k > 1 && fanout_upper(out, s->arrival_rate * out->receives * (1.0 - loss), k, s->pc * s->c0,
+                              s->m1, &batch_err) != AC_OK) {
+        out->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        out->expected_rel_error = INFINITY; /* the deliveries' slots cannot keep up */
+    }
+    out->receive_wait = out->mean_wait;
+    set_mixture(out);
+    out->loss_probability =
+        out->reject_probability + (1.0 - out->reject_probability) * out->dead_letter_probability;
+    out->throughput = s->arrival_rate * (1.0 - out->loss_probability);
+    /* held from arrival to deletion: a wait before each receive, V for each failed
+       one (pd receives of them), and the successful delivery, which lasts until the
+       slowest of its `fanout` successful executions ends */
+    out->mean_messages =
+        s->arrival_rate * (1.0 - out->reject_probability) *
+        (out->receives * out->receive_wait + out->delivery_failure * out->receives * s->V +
+         (1.0 - out->dead_letter_probability) *
+             (s->pc * s->c0 + max_truncated(k, s->d, fmin(s->theta, s->V))));
+    if (hl.mean_held >= 0.0)
+        out->mean_messages = hl.mean_held;
+    stated_error(out, s->scv, k, pw, batch_err,
+                 cold_error(out, s->lam_exec * (1.0 - loss), s->occ, s->pc, s->c0,
+                            s->consumer->cold_rel_error, q->batch_size, s->bulk));
+    if (quantile(out, 0.50, &out->p50, &e2) != AC_OK ||
+        quantile(out, 0.95, &out->p95, &e2) != AC_OK ||
+        quantile(out, 0.99, &out->p99, &e2) != AC_OK) {
+        ac_solver_queue_result_clear(out);
+        return ac_error_set(err, AC_ENUMERIC, "queue: %s", e2.message);
+    }
+    for (size_t i = 0; i < out->ntries; i++)
+        nf += (double)i * out->weight[i]; /* failed receives of a delivered message */
+    out->mean_wait = out->mean_wait * (1.0 + nf) + nf * s->V;
+    return AC_OK;
+}
+
+int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
+                          const ac_solver_queue_consumer *consumer, const ac_solver_options *opt,
+                          ac_solver_queue_result *out, ac_error *err)
+{
+    queue_solve s;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate))
+        return ac_error_set(err, AC_EINVAL, "queue: invalid arrival rate %g", arrival_rate);
+    memset(&s, 0, sizeof s);
+    s.q = q;
+    s.consumer = consumer;
+    s.arrival_rate = arrival_rate;
+    s.k = consumer->fanout > 0 ? consumer->fanout : 1;
+    consumer_laws(&s);
+    deliveries(&s, out);
+    rc = solve_slots(&s, opt, out, err);
+    if (rc == 1)
+        return AC_OK; /* an overload */
+    if (rc != AC_OK)
+        return rc;
+    return queue_kpis(&s, out, err);
 }
 
 /*

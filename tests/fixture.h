@@ -1,7 +1,8 @@
 /*
- * The analysis fixture shared by the cmocka tests of the analysis (test_analysis.c,
- * test_network.c, test_serverless_accuracy.c): a model parsed from a string and its analysis
- * (header-only, every function static inline). Include after helpers.h.
+ * The fixture shared by the cmocka tests of the analysis (test_analysis.c, test_network.c,
+ * test_serverless_accuracy.c), the simulator and the search (test_sim_faults.c,
+ * test_sim_autoscale.c, test_search_resilience.c): a model parsed from a string and its
+ * analysis (header-only, every function static inline). Include after helpers.h.
  */
 #ifndef AC_TESTS_FIXTURE_H
 #define AC_TESTS_FIXTURE_H

@@ -729,9 +729,31 @@ static void test_did_you_mean(void **state)
         {"to=\"web\" rate", "to=\"wbe\" rate",
          "t.xml:2:29: error: attribute 'to' of <source> names 'wbe', which is not defined (did "
          "you mean 'web'?) [AC021]\n1 file: 1 error"},
+        /* item 10: the elements allowed there (the XSD's, or libxml2's list) */
         {"<pool id=\"db\"", "<pol id=\"db\"",
-         "t.xml:4:3: error: element <pol>: This element is not expected. Did you mean <pool>? "
-         "[AC004]\n1 file: 1 error"},
+         "t.xml:4:3: error: element <pol>: This element is not expected in <architecture>. Did "
+         "you mean <pool>? Expected one of: <workload>, <pool>, <function>, <queue>, <gateway>, "
+         "<route>, <link>, <mitigation>, <faults>, <requirements>, <suppress>. [AC004]\n1 file: "
+         "1 error"},
+        {"<pool id=\"db\"", "<zzz/><pool id=\"db\"",
+         "t.xml:4:3: error: element <zzz>: This element is not expected in <architecture>. "
+         "Expected one of: <workload>, <pool>, <function>, <queue>, <gateway>, <route>, <link>, "
+         "<mitigation>, <faults>, <requirements>, <suppress>. [AC004]\n1 file: 1 error"},
+        {"</architecture>",
+         "<requirements><latncy percentile=\"95\" max=\"1s\"/></requirements>"
+         "</architecture>",
+         "t.xml:6:15: error: element <latncy>: This element is not expected in <requirements>. "
+         "Did you mean <latency>? Expected one of: <latency>, <utilization>, <loss>, "
+         "<throughput>, <headroom>, <recovery>, <scaling>, <resilience>. [AC004]\n1 file: 1 "
+         "error"},
+        {"service-time=\"10ms\"/>\n  <pool id=\"db\"",
+         "service-time=\"10ms\"><autoscal/></pool>\n  <pool id=\"db\"",
+         "t.xml:3:50: error: element <autoscal>: This element is not expected in <pool>. Did you "
+         "mean <autoscale>? Expected: <autoscale>. [AC004]\n1 file: 1 error"},
+        /* a second <objective>: only what is allowed there is suggested */
+        {"</architecture>", "<faults><objective/><objectiv/></faults></architecture>",
+         "t.xml:6:21: error: element <objectiv>: This element is not expected in <faults>. "
+         "Expected: <fault>. [AC004]\n1 file: 1 error"},
         {"\"2\" service-time=\"10ms\"/>\n  <pool id=\"db\"",
          "\"2\" sevice-time=\"10ms\"/>\n  <pool id=\"db\"",
          "error: element <pool>: attribute 'sevice-time' is not allowed here (did you mean "

@@ -4,31 +4,13 @@
  * live drill, and the command end to end.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include <gsl/gsl_cdf.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-} fx;
-
-static void fx_parse(fx *f, const char *xml)
-{
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err),
-                     AC_OK);
-}
-
-static void fx_free(fx *f)
-{
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-}
 
 static double erlang_b(size_t c, double a)
 {

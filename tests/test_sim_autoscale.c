@@ -37,16 +37,11 @@
  * relative.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include "archcheck/model.h"
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
-
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-} fx;
 
 static const char xml_fmt[] =
     "<architecture name='as' format='1'>\n"
@@ -70,20 +65,12 @@ static const char blip[] = "<point at='0s' rate='50/s'/><point at='90s' rate='50
                            "<point at='90001ms' rate='150/s'/><point at='106s' rate='150/s'/>"
                            "<point at='106001ms' rate='10/s'/>";
 
-static void fx_parse(fx *f, const char *profile, int min, int max)
+/* The pool under `profile` with autoscaling between min and max servers. */
+static void fx_profile(fx *f, const char *profile, int min, int max)
 {
     char xml[2048];
     snprintf(xml, sizeof xml, xml_fmt, profile, min, max);
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err),
-                     AC_OK);
-}
-
-static void fx_free(fx *f)
-{
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
+    fx_parse(f, xml);
 }
 
 /* One replication of seed `seed` over [0, horizon], every second measured. */
@@ -135,7 +122,7 @@ static void test_step_up(void **state)
 {
     fx f;
     (void)state;
-    fx_parse(&f, step_up, 2, 40);
+    fx_profile(&f, step_up, 2, 40);
     for (unsigned long seed = 1; seed <= 5; seed++) {
         ac_sim_result *res = run(&f, seed, 330.0);
         const ac_sim_node_result *a = &res->nodes[0];
@@ -159,7 +146,7 @@ static void test_step_down(void **state)
 {
     fx f;
     (void)state;
-    fx_parse(&f, step_up_down, 2, 40);
+    fx_profile(&f, step_up_down, 2, 40);
     for (unsigned long seed = 1; seed <= 3; seed++) {
         ac_sim_result *res = run(&f, seed, 520.0);
         const ac_sim_node_result *a = &res->nodes[0];
@@ -180,7 +167,7 @@ static void test_flap_and_min(void **state)
 {
     fx f;
     (void)state;
-    fx_parse(&f, blip, 2, 40);
+    fx_profile(&f, blip, 2, 40);
     for (unsigned long seed = 1; seed <= 3; seed++) {
         ac_sim_result *res = run(&f, seed, 235.0);
         const ac_sim_node_result *a = &res->nodes[0];
@@ -191,7 +178,7 @@ static void test_flap_and_min(void **state)
         ac_sim_result_free(res);
     }
     fx_free(&f);
-    fx_parse(&f, blip, 9, 40);
+    fx_profile(&f, blip, 9, 40);
     for (unsigned long seed = 1; seed <= 3; seed++) {
         ac_sim_result *res = run(&f, seed, 235.0);
         const ac_sim_node_result *a = &res->nodes[0];
@@ -211,7 +198,7 @@ static void test_max(void **state)
 {
     fx f;
     (void)state;
-    fx_parse(&f, step_up, 2, 12);
+    fx_profile(&f, step_up, 2, 12);
     for (unsigned long seed = 1; seed <= 3; seed++) {
         ac_sim_result *res = run(&f, seed, 330.0);
         const ac_sim_node_result *a = &res->nodes[0];
@@ -233,7 +220,7 @@ static void test_deterministic(void **state)
     ac_sim_result *r1, *r2;
     char *s1 = NULL, *s2 = NULL;
     (void)state;
-    fx_parse(&f, step_up_down, 2, 40);
+    fx_profile(&f, step_up_down, 2, 40);
     r1 = run(&f, 11, 520.0);
     r2 = run(&f, 11, 520.0);
     assert_int_equal(ac_sim_result_format(r1, &s1, &f.err), 0);
@@ -257,7 +244,7 @@ static void test_off(void **state)
     ac_sim_options o;
     ac_sim_result *res = NULL;
     (void)state;
-    fx_parse(&f, step_up, 2, 40);
+    fx_profile(&f, step_up, 2, 40);
     ac_sim_options_init(&o);
     o.replications = 1;
     o.horizon = 330.0;

@@ -4,6 +4,7 @@
  * it, and plans the transient does not take are refused the same way.
  */
 #include "helpers.h"
+#include "fixture.h"
 
 #include <gsl/gsl_cdf.h>
 
@@ -11,25 +12,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-} fx;
-
-static void fx_parse(fx *f, const char *xml)
-{
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    assert_int_equal(ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err),
-                     AC_OK);
-}
-
-static void fx_free(fx *f)
-{
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-}
 
 static ac_sim_options opts(size_t reps, double horizon, double warmup,
                            const ac_transient_plan *plan)

@@ -120,15 +120,49 @@ static const ac_size_node *row_of(const fx *f, const ac_sizing *z, const char *i
     return NULL;
 }
 
+/* What one sizing row must say (0 / NULL / -1: not checked). */
+typedef struct size_want {
+    const char *node, *kind;
+    size_t designed, at_load, at_headroom;
+    const char *binding;
+    long long saved;        /* -1: not checked */
+    double headroom_factor; /* 0: not checked */
+} size_want;
+
+/* Size `xml` by the analysis alone and check the row of w->node against w. */
+static void expect_sizing(const char *xml, const size_want *w)
+{
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *r;
+    parse(&f, xml);
+    z = size_ok(&f, 0);
+    r = row_of(&f, z, w->node);
+    if (w->kind != NULL)
+        assert_string_equal(r->kind, w->kind);
+    if (w->designed > 0)
+        assert_int_equal(r->designed, w->designed);
+    assert_int_equal(r->at_load.status, AC_SIZE_OK);
+    assert_int_equal(r->at_load.needed, w->at_load);
+    if (w->at_headroom > 0) {
+        assert_int_equal(r->at_headroom.status, AC_SIZE_OK);
+        assert_int_equal(r->at_headroom.needed, w->at_headroom);
+    }
+    assert_string_equal(r->at_load.binding, w->binding);
+    if (w->headroom_factor > 0.0)
+        assert_double_close(z->headroom_factor, w->headroom_factor, 0, 0);
+    if (w->saved != -1)
+        assert_int_equal(z->saved, w->saved);
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
 /* ---- tests ---- */
 
 /* A shared-queue pool: lambda = 45/s, mu = 10/s, mean response <= 120 ms; with the required
  * headroom 1.5 the load is 67.5/s. The smallest c by Erlang C at both. */
 static void test_shared_queue_mean(void **state)
 {
-    fx f;
-    ac_sizing *z;
-    const ac_size_node *r;
     size_t c1 = 1, c2 = 1;
     (void)state;
     while (mmc_mean(c1, 45.0, 10.0) > 0.12)
@@ -137,81 +171,50 @@ static void test_shared_queue_mean(void **state)
         c2++;
     /* not within 0.1% of the limit: the answer is well defined */
     assert_true(fabs(mmc_mean(c1 - 1, 45.0, 10.0) - 0.12) > 1e-4);
-    parse(&f, "<architecture format=\"1\">\n"
-              "<workload><source id=\"s\" to=\"web\" rate=\"45/s\"/></workload>\n"
-              "<pool id=\"web\" servers=\"20\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
-              "<requirements><latency max=\"120ms\" target=\"web\"/><headroom min=\"1.5\"/>"
-              "</requirements>\n"
-              "</architecture>\n");
-    z = size_ok(&f, 0);
-    r = row_of(&f, z, "web");
-    assert_int_equal(r->designed, 20);
-    assert_int_equal(r->at_load.status, AC_SIZE_OK);
-    assert_int_equal(r->at_load.needed, c1);
-    assert_int_equal(r->at_headroom.status, AC_SIZE_OK);
-    assert_int_equal(r->at_headroom.needed, c2);
-    assert_string_equal(r->at_load.binding, "mean latency");
-    assert_double_close(z->headroom_factor, 1.5, 0, 0);
-    assert_int_equal(z->saved, 20 - (long long)c2);
-    ac_sizing_free(z);
-    fx_free(&f);
+    expect_sizing(
+        "<architecture format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"web\" rate=\"45/s\"/></workload>\n"
+        "<pool id=\"web\" servers=\"20\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
+        "<requirements><latency max=\"120ms\" target=\"web\"/><headroom min=\"1.5\"/>"
+        "</requirements>\n"
+        "</architecture>\n",
+        &(size_want){"web", NULL, 20, c1, c2, "mean latency", 20 - (long long)c2, 1.5});
 }
 
 /* The same pool with a p95 limit of 150 ms at 80/s (rho near 1 at the answer). */
 static void test_shared_queue_p95(void **state)
 {
-    fx f;
-    ac_sizing *z;
-    const ac_size_node *r;
     size_t c = 1;
     (void)state;
     while (mmc_quantile(c, 80.0, 10.0, 0.95) > 0.35)
         c++;
     assert_true(fabs(mmc_quantile(c - 1, 80.0, 10.0, 0.95) - 0.35) > 1e-3);
     assert_true(fabs(mmc_quantile(c, 80.0, 10.0, 0.95) - 0.35) > 1e-3);
-    parse(&f, "<architecture format=\"1\">\n"
-              "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
-              "<pool id=\"web\" servers=\"64\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
-              "<requirements><latency percentile=\"95\" max=\"350ms\" target=\"web\"/>"
-              "</requirements>\n"
-              "</architecture>\n");
-    z = size_ok(&f, 0);
-    r = row_of(&f, z, "web");
-    assert_int_equal(r->at_load.status, AC_SIZE_OK);
-    assert_int_equal(r->at_load.needed, c);
-    assert_int_equal(r->at_headroom.needed, c);
-    assert_string_equal(r->at_load.binding, "latency p95");
-    assert_int_equal(z->saved, 64 - (long long)c);
-    ac_sizing_free(z);
-    fx_free(&f);
+    expect_sizing(
+        "<architecture format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
+        "<pool id=\"web\" servers=\"64\" service-rate=\"10/s\" dispatch=\"shared-queue\"/>\n"
+        "<requirements><latency percentile=\"95\" max=\"350ms\" target=\"web\"/>"
+        "</requirements>\n"
+        "</architecture>\n",
+        &(size_want){"web", NULL, 0, c, c, "latency p95", 64 - (long long)c, 0.0});
 }
 
 /* A sync function: 200 requests/s of 100 ms (a = 20 Erlangs), throttling <= 0.1%: the
  * smallest concurrency C with B(C, 20) <= 1e-3. */
 static void test_function_erlang_b(void **state)
 {
-    fx f;
-    ac_sizing *z;
-    const ac_size_node *r;
     size_t c = 1;
     (void)state;
     while (erlang_b(c, 20.0) > 1e-3)
         c++;
-    parse(&f, "<architecture format=\"1\">\n"
-              "<workload><source id=\"s\" to=\"fn\" rate=\"200/s\"/></workload>\n"
-              "<function id=\"fn\" duration=\"100ms\" concurrency=\"100\" keep-alive=\"1000h\" "
-              "timeout=\"900s\"/>\n"
-              "<requirements><loss max=\"1e-3\" target=\"fn\"/></requirements>\n"
-              "</architecture>\n");
-    z = size_ok(&f, 0);
-    r = row_of(&f, z, "fn");
-    assert_string_equal(r->kind, "function");
-    assert_int_equal(r->designed, 100);
-    assert_int_equal(r->at_load.status, AC_SIZE_OK);
-    assert_int_equal(r->at_load.needed, c);
-    assert_string_equal(r->at_load.binding, "loss");
-    ac_sizing_free(z);
-    fx_free(&f);
+    expect_sizing("<architecture format=\"1\">\n"
+                  "<workload><source id=\"s\" to=\"fn\" rate=\"200/s\"/></workload>\n"
+                  "<function id=\"fn\" duration=\"100ms\" concurrency=\"100\" "
+                  "keep-alive=\"1000h\" timeout=\"900s\"/>\n"
+                  "<requirements><loss max=\"1e-3\" target=\"fn\"/></requirements>\n"
+                  "</architecture>\n",
+                  &(size_want){"fn", "function", 100, c, 0, "loss", -1, 0.0});
 }
 
 /* Simulate the pool of `f` with `servers` servers: the mean response time of node 0. */

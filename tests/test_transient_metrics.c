@@ -290,6 +290,61 @@ static void test_e2e_bound(void **state)
 
 /* ---- against the simulator: a pool under a step of its load ------------------------------ */
 
+/* A step of load against the simulator: the transient's p95 and p99 over the window
+ * [lo, hi] (the samples weighted by the throughput, or by the executions of a function)
+ * against the simulation of that window (40 replications), within tol plus the half-width. */
+typedef struct step_case {
+    const char *label, *xml;
+    double horizon;
+    size_t samples;
+    double lo, hi;
+    int executions;
+    unsigned long seed;
+    double tol;
+} step_case;
+
+static void step_vs_sim(const step_case *c)
+{
+    fx f;
+    ac_transient_options opt;
+    ac_sim_options so;
+    ac_sim_result *sr = NULL;
+    const ac_transient *tr;
+    double w[601], q95, q99;
+    assert_true(c->samples <= sizeof w / sizeof w[0]);
+    fx_parse(&f, c->xml);
+    ac_transient_options_init(&opt);
+    opt.horizon = c->horizon;
+    opt.samples = c->samples;
+    tr = fx_eval(&f, &opt, NULL);
+    for (size_t k = 0; k < tr->nsamples; k++) {
+        const double *x = c->executions ? tr->nodes[0].execution_rate : tr->nodes[0].throughput;
+        w[k] = tr->t[k] >= c->lo && tr->t[k] <= c->hi ? x[k] : 0.0;
+    }
+    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.95, w, &q95), AC_OK);
+    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.99, w, &q99), AC_OK);
+    ac_sim_options_init(&so);
+    so.seed = c->seed;
+    so.replications = 40;
+    so.horizon = c->hi;
+    so.warmup = c->lo;
+    so.use_profiles = 1;
+    assert_int_equal(ac_sim_run(f.m, &so, &sr, &f.err), AC_OK);
+    print_message("%s step: p95 transient %.4f s, sim %.4f +- %.4f (%+.1f%%); p99 %.4f vs "
+                  "%.4f +- %.4f (%+.1f%%)\n",
+                  c->label, q95, sr->nodes[0].p95_response_time.mean,
+                  sr->nodes[0].p95_response_time.ci95,
+                  100.0 * (q95 / sr->nodes[0].p95_response_time.mean - 1.0), q99,
+                  sr->nodes[0].p99_response_time.mean, sr->nodes[0].p99_response_time.ci95,
+                  100.0 * (q99 / sr->nodes[0].p99_response_time.mean - 1.0));
+    assert_double_close(q95, sr->nodes[0].p95_response_time.mean,
+                        sr->nodes[0].p95_response_time.ci95, c->tol);
+    assert_double_close(q99, sr->nodes[0].p99_response_time.mean,
+                        sr->nodes[0].p99_response_time.ci95, c->tol);
+    ac_sim_result_free(sr);
+    fx_free(&f);
+}
+
 /*
  * Random dispatch, 4 servers of 10/s: 12/s until 100 s, 32/s (rho = 0.8) over [100, 200),
  * 12/s after. The window [100, 200] s: the jobs leaving in it, in the simulator (40
@@ -301,7 +356,8 @@ static void test_e2e_bound(void **state)
  */
 static void test_pool_step_vs_sim(void **state)
 {
-    static const char xml[] =
+    static const step_case c = {
+        "pool",
         "<architecture name='s' format='1'>\n"
         "  <workload><source id='s' to='p' rate='12/s'/>\n"
         "    <profile source='s'><point at='0s' rate='12/s'/><point at='100s' rate='12/s'/>"
@@ -309,42 +365,16 @@ static void test_pool_step_vs_sim(void **state)
         "      <point at='200.001s' rate='12/s'/><point at='300s' rate='12/s'/></profile>\n"
         "  </workload>\n"
         "  <pool id='p' servers='4' service-time='100ms' dispatch='random'/>\n"
-        "</architecture>\n";
-    fx f;
-    ac_transient_options opt;
-    ac_sim_options so;
-    ac_sim_result *sr = NULL;
-    const ac_transient *tr;
-    double w[601], q95, q99;
+        "</architecture>\n",
+        300.0,
+        601,
+        100.0,
+        200.0,
+        0,
+        7,
+        0.25};
     (void)state;
-    fx_parse(&f, xml);
-    ac_transient_options_init(&opt);
-    opt.horizon = 300.0;
-    opt.samples = 601;
-    tr = fx_eval(&f, &opt, NULL);
-    for (size_t k = 0; k < tr->nsamples; k++)
-        w[k] = tr->t[k] >= 100.0 && tr->t[k] <= 200.0 ? tr->nodes[0].throughput[k] : 0.0;
-    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.95, w, &q95), AC_OK);
-    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.99, w, &q99), AC_OK);
-    ac_sim_options_init(&so);
-    so.seed = 7;
-    so.replications = 40;
-    so.horizon = 200.0;
-    so.warmup = 100.0;
-    so.use_profiles = 1;
-    assert_int_equal(ac_sim_run(f.m, &so, &sr, &f.err), AC_OK);
-    print_message("pool step: p95 transient %.4f s, sim %.4f +- %.4f (%+.1f%%); p99 %.4f vs "
-                  "%.4f +- %.4f (%+.1f%%)\n",
-                  q95, sr->nodes[0].p95_response_time.mean, sr->nodes[0].p95_response_time.ci95,
-                  100.0 * (q95 / sr->nodes[0].p95_response_time.mean - 1.0), q99,
-                  sr->nodes[0].p99_response_time.mean, sr->nodes[0].p99_response_time.ci95,
-                  100.0 * (q99 / sr->nodes[0].p99_response_time.mean - 1.0));
-    assert_double_close(q95, sr->nodes[0].p95_response_time.mean,
-                        sr->nodes[0].p95_response_time.ci95, 0.25);
-    assert_double_close(q99, sr->nodes[0].p99_response_time.mean,
-                        sr->nodes[0].p99_response_time.ci95, 0.25);
-    ac_sim_result_free(sr);
-    fx_free(&f);
+    step_vs_sim(&c);
 }
 
 /*
@@ -356,7 +386,8 @@ static void test_pool_step_vs_sim(void **state)
  */
 static void test_function_step_vs_sim(void **state)
 {
-    static const char xml[] =
+    static const step_case c = {
+        "function",
         "<architecture name='s' format='1'>\n"
         "  <workload><source id='s' to='fn' rate='200/s'/>\n"
         "    <profile source='s'><point at='0s' rate='200/s'/><point at='100s' rate='200/s'/>"
@@ -364,42 +395,16 @@ static void test_function_step_vs_sim(void **state)
         "  </workload>\n"
         "  <function id='fn' concurrency='100' duration='100ms' cold-start='500ms' timeout='60s'"
         "            keep-alive='10min' scale-rate='1000/s'/>\n"
-        "</architecture>\n";
-    fx f;
-    ac_transient_options opt;
-    ac_sim_options so;
-    ac_sim_result *sr = NULL;
-    const ac_transient *tr;
-    double w[401], q95, q99;
+        "</architecture>\n",
+        200.0,
+        401,
+        100.0,
+        105.0,
+        1,
+        11,
+        0.35};
     (void)state;
-    fx_parse(&f, xml);
-    ac_transient_options_init(&opt);
-    opt.horizon = 200.0;
-    opt.samples = 401;
-    tr = fx_eval(&f, &opt, NULL);
-    for (size_t k = 0; k < tr->nsamples; k++)
-        w[k] = tr->t[k] >= 100.0 && tr->t[k] <= 105.0 ? tr->nodes[0].execution_rate[k] : 0.0;
-    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.95, w, &q95), AC_OK);
-    assert_int_equal(ac_transient_node_quantile(tr, 0, 0.99, w, &q99), AC_OK);
-    ac_sim_options_init(&so);
-    so.seed = 11;
-    so.replications = 40;
-    so.horizon = 105.0;
-    so.warmup = 100.0;
-    so.use_profiles = 1;
-    assert_int_equal(ac_sim_run(f.m, &so, &sr, &f.err), AC_OK);
-    print_message("function step: p95 transient %.4f s, sim %.4f +- %.4f (%+.1f%%); p99 %.4f "
-                  "vs %.4f +- %.4f (%+.1f%%)\n",
-                  q95, sr->nodes[0].p95_response_time.mean, sr->nodes[0].p95_response_time.ci95,
-                  100.0 * (q95 / sr->nodes[0].p95_response_time.mean - 1.0), q99,
-                  sr->nodes[0].p99_response_time.mean, sr->nodes[0].p99_response_time.ci95,
-                  100.0 * (q99 / sr->nodes[0].p99_response_time.mean - 1.0));
-    assert_double_close(q95, sr->nodes[0].p95_response_time.mean,
-                        sr->nodes[0].p95_response_time.ci95, 0.35);
-    assert_double_close(q99, sr->nodes[0].p99_response_time.mean,
-                        sr->nodes[0].p99_response_time.ci95, 0.35);
-    ac_sim_result_free(sr);
-    fx_free(&f);
+    step_vs_sim(&c);
 }
 
 /* ---- links ------------------------------------------------------------------------------- */

@@ -196,6 +196,8 @@ typedef struct ac_compare_cell {
     int has_status;              /* check rows: the check's status */
     ac_check_status status;
     double limit;                /* check rows with a value: the limit */
+    int best;                    /* 1: the best value of a row whose values differ (every
+                                    variant tied with the best is marked) */
 } ac_compare_cell;
 
 typedef enum ac_compare_better {
