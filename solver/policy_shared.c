@@ -91,9 +91,8 @@ static int response_from_wait(const double *w, size_t nw, double N, double **out
     return 0;
 }
 
-int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
-                           const ac_solver_options *opt, ac_solver_pool_result *r,
-                           ac_error *err)
+int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
+                           ac_solver_pool_result *r, ac_error *err)
 {
     double N = (double)pool->servers, mu = pool->service_rate, a = arrival_rate / mu;
     double rho = a / N, alpha = N * mu, *w = NULL, *resp = NULL, *lp = NULL;

@@ -48,7 +48,9 @@ struct tr_driver {
     double *jrow, *dfdt; /* the Jacobian row-major (D x D), df/dt (D) */
     unsigned char *mask; /* the sparse pattern (D x D, row-major) */
     int klu_ready;       /* KLU has analysed the pattern (a restart need not redo it) */
+    int frozen;          /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
     size_t nnz;          /* its entries */
+    size_t dropped;      /* Jacobian entries left out of a frozen pattern */
     double tstop;        /* the stop time set, NAN: none */
     char why[96];        /* the last failure */
 };
@@ -68,7 +70,11 @@ static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
  * branches; with the diagonal from the start, so that I - gamma J keeps its pattern). When
  * it grows, J's storage may grow (SUNSparseMatrix_Reallocate) and KLU is told to analyse
  * the new pattern at its next factorisation; otherwise KLU refactorises on the pattern it
- * has analysed (no allocation).
+ * has analysed (no allocation). Once the pattern is frozen (ac_solver_tr_driver_freeze),
+ * an entry outside it is left out of J: the iteration matrix is then an approximation, as it
+ * already is between CVODE's Jacobian updates (Newton's convergence test and the error test
+ * are on f itself, so the solution keeps its tolerances; a poor matrix costs iterations or
+ * a shorter step, never accuracy), and nothing is allocated.
  */
 static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                   N_Vector t2, N_Vector t3)
@@ -83,6 +89,10 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
         return 1;
     for (size_t k = 0; k < D * D; k++)
         if (dr->jrow[k] != 0.0 && !dr->mask[k]) {
+            if (dr->frozen) {
+                dr->dropped++;
+                continue;
+            }
             dr->mask[k] = 1;
             dr->nnz++;
             grown = 1;
@@ -263,6 +273,12 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     if (CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS || CVodeReInit(dr->mem, t, dr->y) != CV_SUCCESS)
         return AC_ENUMERIC;
     return AC_OK;
+}
+
+void ac_solver_tr_driver_freeze(tr_driver *dr)
+{
+    if (dr != NULL)
+        dr->frozen = dr->cv && dr->klu_ready;
 }
 
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)
