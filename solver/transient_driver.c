@@ -185,8 +185,37 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr);
 }
 
-/* CVODE's memory, vector, sparse matrix (room for 8 entries a column to start with) and
- * KLU for c->dim states. */
+/* The Jacobians a seeding looks at (fewer when dim^2 is large). */
+#define TR_SEEDS 64
+
+/*
+ * Seed the pattern (before the first integration, so that KLU analyses it once and the
+ * frozen pattern of ac_solver_tr_driver_freeze misses few entries): the union of the
+ * Jacobians at the empty state and at TR_SEEDS states of magnitudes drawn log-uniformly over
+ * [1e-6, 1e4] (a fixed generator, so deterministic), which put the fluid mins on their
+ * branches in many combinations. A Jacobian that is not finite there is skipped.
+ */
+static void cv_seed_pattern(tr_driver *dr, double *y)
+{
+    size_t D = dr->D, nseeds = D * D <= 100000 ? TR_SEEDS : 2;
+    unsigned long long s = 0x9e3779b97f4a7c15ULL;
+    for (size_t it = 0; it <= nseeds; it++) {
+        for (size_t k = 0; k < D; k++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            y[k] = it == 0 ? 0.0 : pow(10.0, -6.0 + 10.0 * (double)(s >> 11) / 9007199254740992.0);
+        }
+        if (ac_solver_tr_jac(0.0, y, dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
+            continue;
+        for (size_t k = 0; k < D * D; k++)
+            if (dr->jrow[k] != 0.0 && isfinite(dr->jrow[k]) && !dr->mask[k]) {
+                dr->mask[k] = 1;
+                dr->nnz++;
+            }
+    }
+}
+
+/* CVODE's memory, vector, sparse matrix (room for the seeded pattern and 8 more entries a
+ * column) and KLU for c->dim states. */
 static int cv_new(tr_driver *dr, double h0)
 {
     const ac_transient_options *opt = dr->c->opt;
@@ -201,7 +230,10 @@ static int cv_new(tr_driver *dr, double h0)
         dr->mask[k * dr->D + k] = 1;
     dr->nnz = dr->D;
     dr->y = N_VNew_Serial(n, dr->sun);
-    dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, 8 * n, CSC_MAT, dr->sun) : NULL;
+    if (dr->y != NULL)
+        cv_seed_pattern(dr, N_VGetArrayPointer(dr->y));
+    dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, (sunindextype)dr->nnz + 8 * n, CSC_MAT, dr->sun)
+                          : NULL;
     dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
     dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
     if (dr->mem == NULL)
