@@ -5,24 +5,48 @@
  * An accepted arrival that finds n >= N jobs waits Erlang(n - N + 1, N mu); its response time
  * adds an Exp(mu) service, which is a Geometric(1/N) number of Exp(N mu) phases, so both laws
  * are Erlang mixtures of rate N mu. Unbounded: Erlang C, P(W > t) = C e^{-(N mu - Lambda) t}.
- * Transients use the fluid limit dx/dt = Lambda/N - mu min(x, 1), x = n/N (arrivals lost at
- * x = 1 + B/N).
+ * Transients use the fluid limit dx/dt = (Lambda/N) a(x) - mu min(x, 1), x = n/N, with the
+ * admitted share a(x) = clamp((x_B - x) / delta, 0, 1) at a finite buffer (x_B = 1 + B/N,
+ * delta = SHARED_EDGE / N: the last SHARED_EDGE jobs of the buffer): a step [x < x_B] would
+ * make the drift jump at a full buffer under overload, where the integrator then chatters
+ * with steps of 1e-9 s until its work budget is gone. The ramp keeps the drift Lipschitz and
+ * linear in Lambda; at a full buffer the fluid holds x_B - delta mu / (Lambda/N) (at most
+ * SHARED_EDGE jobs below the full buffer) and admits exactly the departures, so the loss
+ * Lambda - N mu is exact.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "solver/pool.h"
 
-/* f = lambda [x < 1 + B/N] - mu min(x, 1) */
+/* The jobs of a full buffer over which admission goes from 1 to 0 (the top of this file). */
+#define SHARED_EDGE 1e-2
+
+/* a(x) (the top of this file) and its derivative */
+static double shared_admit(const ac_solver_pool_model *m, double x, double *da)
+{
+    double delta = SHARED_EDGE / m->servers, room = m->buffer_x - x;
+    *da = 0.0;
+    if (!(room < delta))
+        return 1.0;
+    if (room <= 0.0)
+        return 0.0;
+    *da = -1.0 / delta;
+    return room / delta;
+}
+
+/* f = lambda a(x) - mu min(x, 1) */
 static void shared_drift(const ac_solver_pool_model *m, const double *q, double *f)
 {
-    double x = q[0];
-    f[0] = (x < m->buffer_x ? m->lambda + m->extra : 0.0) - m->mu * (x < 1.0 ? x : 1.0);
+    double x = q[0], da;
+    f[0] = (m->lambda + m->extra) * shared_admit(m, x, &da) - m->mu * (x < 1.0 ? x : 1.0);
 }
 
 static void shared_jacobian(const ac_solver_pool_model *m, const double *q, double *J)
 {
-    J[0] = q[0] < 1.0 ? -m->mu : 0.0;
+    double da;
+    (void)shared_admit(m, q[0], &da);
+    J[0] = (m->lambda + m->extra) * da - (q[0] < 1.0 ? m->mu : 0.0);
 }
 
 const ac_solver_policy ac_solver_policy_shared_queue = {

@@ -787,6 +787,7 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
     }
     finish(c, tr, ws->y);
     ac_solver_tr_metrics_finish(c, tr);
+    ac_solver_tr_driver_freeze(ws->dr); /* the first evaluation has set the pattern */
     return AC_OK;
 }
 

@@ -48,7 +48,9 @@ struct tr_driver {
     double *jrow, *dfdt; /* the Jacobian row-major (D x D), df/dt (D) */
     unsigned char *mask; /* the sparse pattern (D x D, row-major) */
     int klu_ready;       /* KLU has analysed the pattern (a restart need not redo it) */
+    int frozen;          /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
     size_t nnz;          /* its entries */
+    size_t dropped;      /* Jacobian entries left out of a frozen pattern */
     double tstop;        /* the stop time set, NAN: none */
     char why[96];        /* the last failure */
 };
@@ -68,7 +70,11 @@ static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
  * branches; with the diagonal from the start, so that I - gamma J keeps its pattern). When
  * it grows, J's storage may grow (SUNSparseMatrix_Reallocate) and KLU is told to analyse
  * the new pattern at its next factorisation; otherwise KLU refactorises on the pattern it
- * has analysed (no allocation).
+ * has analysed (no allocation). Once the pattern is frozen (ac_solver_tr_driver_freeze),
+ * an entry outside it is left out of J: the iteration matrix is then an approximation, as it
+ * already is between CVODE's Jacobian updates (Newton's convergence test and the error test
+ * are on f itself, so the solution keeps its tolerances; a poor matrix costs iterations or
+ * a shorter step, never accuracy), and nothing is allocated.
  */
 static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                   N_Vector t2, N_Vector t3)
@@ -83,6 +89,10 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
         return 1;
     for (size_t k = 0; k < D * D; k++)
         if (dr->jrow[k] != 0.0 && !dr->mask[k]) {
+            if (dr->frozen) {
+                dr->dropped++;
+                continue;
+            }
             dr->mask[k] = 1;
             dr->nnz++;
             grown = 1;
@@ -175,8 +185,37 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr);
 }
 
-/* CVODE's memory, vector, sparse matrix (room for 8 entries a column to start with) and
- * KLU for c->dim states. */
+/* The Jacobians a seeding looks at (fewer when dim^2 is large). */
+#define TR_SEEDS 64
+
+/*
+ * Seed the pattern (before the first integration, so that KLU analyses it once and the
+ * frozen pattern of ac_solver_tr_driver_freeze misses few entries): the union of the
+ * Jacobians at the empty state and at TR_SEEDS states of magnitudes drawn log-uniformly over
+ * [1e-6, 1e4] (a fixed generator, so deterministic), which put the fluid mins on their
+ * branches in many combinations. A Jacobian that is not finite there is skipped.
+ */
+static void cv_seed_pattern(tr_driver *dr, double *y)
+{
+    size_t D = dr->D, nseeds = D * D <= 100000 ? TR_SEEDS : 2;
+    unsigned long long s = 0x9e3779b97f4a7c15ULL;
+    for (size_t it = 0; it <= nseeds; it++) {
+        for (size_t k = 0; k < D; k++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            y[k] = it == 0 ? 0.0 : pow(10.0, -6.0 + 10.0 * (double)(s >> 11) / 9007199254740992.0);
+        }
+        if (ac_solver_tr_jac(0.0, y, dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
+            continue;
+        for (size_t k = 0; k < D * D; k++)
+            if (dr->jrow[k] != 0.0 && isfinite(dr->jrow[k]) && !dr->mask[k]) {
+                dr->mask[k] = 1;
+                dr->nnz++;
+            }
+    }
+}
+
+/* CVODE's memory, vector, sparse matrix (room for the seeded pattern and 8 more entries a
+ * column) and KLU for c->dim states. */
 static int cv_new(tr_driver *dr, double h0)
 {
     const ac_transient_options *opt = dr->c->opt;
@@ -191,7 +230,10 @@ static int cv_new(tr_driver *dr, double h0)
         dr->mask[k * dr->D + k] = 1;
     dr->nnz = dr->D;
     dr->y = N_VNew_Serial(n, dr->sun);
-    dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, 8 * n, CSC_MAT, dr->sun) : NULL;
+    if (dr->y != NULL)
+        cv_seed_pattern(dr, N_VGetArrayPointer(dr->y));
+    dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, (sunindextype)dr->nnz + 8 * n, CSC_MAT, dr->sun)
+                          : NULL;
     dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
     dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
     if (dr->mem == NULL)
@@ -263,6 +305,12 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     if (CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS || CVodeReInit(dr->mem, t, dr->y) != CV_SUCCESS)
         return AC_ENUMERIC;
     return AC_OK;
+}
+
+void ac_solver_tr_driver_freeze(tr_driver *dr)
+{
+    if (dr != NULL)
+        dr->frozen = dr->cv && dr->klu_ready;
 }
 
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)

@@ -445,6 +445,9 @@ void ac_solver_tr_driver_free(tr_driver *dr);
 const char *ac_solver_tr_driver_method(const tr_driver *dr);
 const char *ac_solver_tr_driver_why(const tr_driver *dr);
 int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double h0);
+/* from now on the Jacobian's sparse pattern stays as it is (the evaluations without a new
+ * pattern allocate nothing; entries outside it are left out of the iteration matrix) */
+void ac_solver_tr_driver_freeze(tr_driver *dr);
 /* a kink of the drift at t: a multistep integrator restarts (_restart), rkf45 goes on */
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0);
 int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y);

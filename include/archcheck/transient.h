@@ -19,7 +19,10 @@
  * of solver/transient_*.c, one file per kind (and doc/serverless.md gives the semantics).
  * Integrated with SUNDIALS CVODE's BDF with an exact dense Jacobian (analytic for the pools,
  * forward-mode differentiation of the flows for the serverless states) up to
- * AC_TRANSIENT_DENSE_MAX states, with GSL's rkf45 (explicit, no Jacobian) above (noted).
+ * AC_TRANSIENT_DENSE_MAX states (sparse LU, KLU: the pattern is seeded when the workspace is
+ * built and fixed after its first evaluation, so that later evaluations allocate nothing;
+ * an entry outside it is left out of Newton's matrix, which costs iterations, not accuracy),
+ * with GSL's rkf45 (explicit, no Jacobian) above (noted).
  * Every integration counts its work (steps x states) against options.max_work (AC_ELIMIT
  * past it).
  *
