@@ -975,13 +975,21 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
             rc = rc > 0 ? AC_OK : rc;
             continue;
         }
-        if (margins_clear(&j->ev)) {
+        /* The fluid's stated error on latency, utilisation and loss is measured, not proven
+         * (AC_TUNE_FLUID_ERROR): a candidate whose margins clear it is still simulated when
+         * the simulation fits its budget, and accepted on the fluid only when it cannot. */
+        if (margins_clear(&j->ev) && c->robust) {
             eval_copy(&r->best, &j->ev, c->npools);
             r->confirmed = AC_TUNE_FLUID;
             break;
         }
         rc = simulate(c, j, &j->ev, &side, note, sizeof note, err);
         r->simulations += j->ev.nsim > 0;
+        if (rc == AC_OK && side == 0 && margins_clear(&j->ev)) {
+            eval_copy(&r->best, &j->ev, c->npools);
+            r->confirmed = AC_TUNE_FLUID;
+            break;
+        }
         if (side < 0) {
             r->refused++;
         } else if (side > 0) {

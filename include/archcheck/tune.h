@@ -34,12 +34,13 @@
  * grid's phase, the fluid's missing noise: analysis/req_capacity.c); latency, utilisation
  * and loss from the fluid over a profile AC_TUNE_FLUID_ERROR (relative; the pointwise-
  * stationary laws, measured on tests/test_tune.c's models, not proven). The cheapest feasible
- * candidates (at most `confirm` of them, cheapest first) are taken in turn: one whose every
- * margin exceeds its stated error is accepted on the fluid; one inside is simulated with
+ * candidates (at most `confirm` of them, cheapest first) are taken in turn and simulated with
  * the autoscalers running (ac_sim_options.autoscale, `replications` replications after a
  * warm-up at the rate of t = 0, the profile over H; its 95% intervals): accepted when every
  * interval is on the right side, refused when one is wholly on the wrong side, else left
- * uncertain. A simulation that cannot fit max_events leaves it uncertain (said). When the
+ * uncertain, unless every fluid margin exceeds its stated error (then accepted on the
+ * fluid). A simulation that cannot fit max_events leaves it uncertain (said), or accepted
+ * on the fluid when every margin exceeds its stated error. When the
  * simulation of the setting as written already cannot fit max_events (a long profile at a
  * high rate), the search is robust instead: a candidate is feasible only when every margin
  * exceeds its stated error (the values inflated by it are what is scored), so that what it
