@@ -137,7 +137,10 @@ typedef struct ac_solver_equilibrium {
                                     sqrt(1^T S 1 / N) (NAN when not solved) */
     ac_solver_kpi mean_field;    /* at q (approximation exact or mean-field) */
     int has_refined;
-    ac_solver_kpi refined;       /* mean field + 1/N (has_refined) */
+    ac_solver_kpi refined;       /* mean field + 1/N (+ 1/N^2 when refined_order is 2) */
+    int refined_order;           /* 1 or 2: the order of `refined` (0 without) */
+    double mean_jobs_v, mean_jobs_a; /* E[L] = mean field + v/N + a/N^2 + ...: the 1/N and
+                                        1/N^2 coefficients (a NAN when not computed) */
     ac_solver_rtd *rtd;          /* response law at q (refined law when refined is the headline) */
 } ac_solver_equilibrium;
 
