@@ -82,40 +82,60 @@ static double ediff(double lambda, const double *v, size_t k)
     return lambda * ((k > 0 ? v[k - 1] : 0.0) - v[k]);
 }
 
-/*
- * Solve sum_{modes} J acting on one index of X = R, for a tensor of `order` (1..3) indices of
- * n, in place on R (row-major). J = Z T Z^T: R is rotated into the Schur basis (R x_i Z^T on
- * every index), solved by back substitution on the triangular T, and rotated back.
- */
-static void mode_mul(size_t n, size_t order, size_t mode, const gsl_matrix *M, int trans,
+/* x <- G applied on index `mode` of a tensor of `order` indices of n (row-major):
+ * x'[..a..] = sum_b G_ab x[..b..]; Gt = G^T (both row-major, n x n). Inner loops are axpys
+ * on contiguous rows. */
+static void mode_mul(size_t n, size_t order, size_t mode, const double *G, const double *Gt,
                      double *x, double *tmp)
 {
-    size_t outer = 1, inner = 1, i;
-    CBLAS_TRANSPOSE_t t = trans ? CblasTrans : CblasNoTrans;
+    size_t outer = 1, inner = 1, i, a, b, c;
     for (i = 0; i < mode; i++)
         outer *= n;
     for (i = mode + 1; i < order; i++)
         inner *= n;
-    /* x viewed as outer blocks of (n x inner): block <- op(M) block */
     for (i = 0; i < outer; i++) {
-        gsl_matrix_view xb = gsl_matrix_view_array(x + i * n * inner, n, inner);
-        gsl_matrix_view tb = gsl_matrix_view_array(tmp, n, inner);
-        gsl_blas_dgemm(t, CblasNoTrans, 1.0, M, &xb.matrix, 0.0, &tb.matrix);
-        gsl_matrix_memcpy(&xb.matrix, &tb.matrix);
+        double *restrict xb = x + i * n * inner;
+        memset(tmp, 0, n * inner * sizeof *tmp);
+        if (inner == 1) {
+            for (b = 0; b < n; b++) {
+                const double *g = Gt + b * n;
+                double xv = xb[b];
+                for (a = 0; a < n; a++)
+                    tmp[a] += g[a] * xv;
+            }
+        } else {
+            for (a = 0; a < n; a++) {
+                double *restrict o = tmp + a * inner;
+                for (b = 0; b < n; b++) {
+                    const double *restrict xr = xb + b * inner;
+                    double g = G[a * n + b];
+                    for (c = 0; c < inner; c++)
+                        o[c] += g * xr[c];
+                }
+            }
+        }
+        memcpy(xb, tmp, n * inner * sizeof *tmp);
     }
 }
 
-static void kron_sum_solve(size_t n, size_t order, const gsl_matrix *T, const gsl_matrix *Z,
-                           double *x, double *tmp)
+/*
+ * Solve sum over the indices of J acting on one index of X = R, for a tensor of `order`
+ * (1..3) indices of n, in place on R (row-major). With J = Z T Z^T: R is rotated into the
+ * Schur basis (Z^T on every index), solved by back substitution on the triangular T
+ * (sum_i T_{s_i s_i} on the diagonal, the terms of larger index already known), and rotated
+ * back (Z on every index).
+ */
+static void kron_sum_solve(size_t n, size_t order, const gsl_matrix *T, const double *Z,
+                           const double *Zt, int back, double *x, double *tmp)
 {
-    size_t mode, total = 1, idx, s[3] = {0, 0, 0}, st[3] = {1, 1, 1}, i;
+    size_t mode, total = 1, idx, s[3] = {0, 0, 0}, st[3] = {1, 1, 1}, i, tda = T->tda;
+    const double *t = T->data;
     for (mode = 0; mode < order; mode++)
-        mode_mul(n, order, mode, Z, 1, x, tmp);
+        mode_mul(n, order, mode, Zt, Z, x, tmp);
     for (i = 0; i < order; i++)
         total *= n;
     for (i = order; i-- > 1;)
         st[i - 1] = st[i] * n;
-    /* descending row-major order: every term needed has a larger index on one mode */
     for (idx = total; idx-- > 0;) {
         double v, diag = 0.0;
         size_t r = idx;
@@ -125,15 +145,47 @@ static void kron_sum_solve(size_t n, size_t order, const gsl_matrix *T, const gs
         }
         v = x[idx];
         for (i = 0; i < order; i++) {
-            size_t a = s[i], b;
-            diag += gsl_matrix_get(T, a, a);
-            for (b = a + 1; b < n; b++)
-                v -= gsl_matrix_get(T, a, b) * x[idx + (b - a) * st[i]];
+            const double *row = t + s[i] * tda;
+            const double *xs = x + idx - s[i] * st[i];
+            size_t c;
+            diag += row[s[i]];
+            for (c = s[i] + 1; c < n; c++)
+                v -= row[c] * xs[c * st[i]];
         }
         x[idx] = v / diag;
     }
-    for (mode = 0; mode < order; mode++)
-        mode_mul(n, order, mode, Z, 0, x, tmp);
+    for (mode = 0; back && mode < order; mode++)
+        mode_mul(n, order, mode, Z, Zt, x, tmp);
+}
+
+/* C2[j m] = C[j j m] from the Schur-basis C~ (C = C~ rotated by Z on every index):
+ * C[j j m] = sum_c Z_mc G_jc, G_jc = sum_ab Z_ja Z_jb C~_abc (O(n^4), a third of the full
+ * rotation back). */
+static void c_pairs(size_t n, const double *Z, const double *Ct, double *C2, double *tmp)
+{
+    size_t j, a, b, c, mm;
+    double *G = tmp, *M = tmp + n * n;
+    for (j = 0; j < n; j++) {
+        const double *z = Z + j * n;
+        memset(M, 0, n * n * sizeof *M);
+        for (a = 0; a < n; a++) {
+            const double *ca = Ct + a * n * n;
+            for (b = 0; b < n * n; b++)
+                M[b] += z[a] * ca[b];
+        }
+        for (c = 0; c < n; c++)
+            G[j * n + c] = 0.0;
+        for (b = 0; b < n; b++)
+            for (c = 0; c < n; c++)
+                G[j * n + c] += z[b] * M[b * n + c];
+    }
+    for (j = 0; j < n; j++)
+        for (mm = 0; mm < n; mm++) {
+            double v = 0.0;
+            for (c = 0; c < n; c++)
+                v += G[j * n + c] * Z[mm * n + c];
+            C2[j * n + mm] = v;
+        }
 }
 
 /* Real Schur form J = Z T Z^T with T upper triangular; 1 when T has a 2 x 2 block (complex
@@ -191,7 +243,8 @@ typedef struct r2_work {
     double *Qd;  /* the diagonal of Q */
     double *P;   /* Q'_kk = P_k . : P = J + 2 M (M the departures' Jacobian), n x n */
     double *f1, *F, *W, *V, *Je, *e2; /* f1, F = F'':W; J, W and V on the n levels */
-    double *C, *B, *tmp;
+    double *C, *C2, *B, *tmp; /* C (Schur basis), C2_jm = C_jjm, B */
+    double *Zd, *Zt; /* the Schur vectors Z and Z^T, row-major */
     gsl_matrix *T, *Z;
 } r2_work;
 
@@ -240,11 +293,11 @@ static void b_rhs(r2_work *w)
     double *X = w->tmp, lam = w->lambda;
     for (i = 0; i < n; i++)
         for (mm = 0; mm < n; mm++) {
-            double x = -PH(w, 0, 2, i) * w->C[(i * n + i) * n + mm] -
+            double x = -PH(w, 0, 2, i) * w->C2[i * n + mm] -
                        PH(w, 0, 3, i) * W[i * n + i] * W[i * n + mm];
             double x1 = -PH(w, 1, 1, i) * W[i * n + mm];
             if (i > 0) {
-                x += PH(w, 0, 2, i - 1) * w->C[((i - 1) * n + i - 1) * n + mm] +
+                x += PH(w, 0, 2, i - 1) * w->C2[(i - 1) * n + mm] +
                      PH(w, 0, 3, i - 1) * W[(i - 1) * n + i - 1] * W[(i - 1) * n + mm];
                 x1 += PH(w, 1, 1, i - 1) * W[(i - 1) * n + mm];
             }
@@ -275,8 +328,11 @@ static void r2_work_free(r2_work *w)
     free(w->Je);
     free(w->e2);
     free(w->C);
+    free(w->C2);
     free(w->B);
     free(w->tmp);
+    free(w->Zd);
+    free(w->Zt);
     gsl_matrix_free(w->T);
     gsl_matrix_free(w->Z);
 }
@@ -295,13 +351,17 @@ static int r2_work_alloc(r2_work *w, size_t n, ac_error *err)
     w->Je = malloc(n * n * sizeof *w->Je);
     w->e2 = malloc(n * sizeof *w->e2);
     w->C = malloc(n * n * n * sizeof *w->C);
+    w->C2 = malloc(n * n * sizeof *w->C2);
     w->B = malloc(n * n * sizeof *w->B);
     w->tmp = malloc(n * n * n * sizeof *w->tmp);
+    w->Zd = malloc(n * n * sizeof *w->Zd);
+    w->Zt = malloc(n * n * sizeof *w->Zt);
     w->T = gsl_matrix_alloc(n, n);
     w->Z = gsl_matrix_alloc(n, n);
     if (w->ph == NULL || w->Qd == NULL || w->P == NULL || w->f1 == NULL || w->F == NULL ||
-        w->W == NULL || w->V == NULL || w->Je == NULL || w->e2 == NULL || w->C == NULL ||
-        w->B == NULL || w->tmp == NULL || w->T == NULL || w->Z == NULL) {
+        w->W == NULL || w->V == NULL || w->Je == NULL || w->e2 == NULL || w->C == NULL || w->C2 == NULL ||
+        w->B == NULL || w->tmp == NULL || w->Zd == NULL || w->Zt == NULL || w->T == NULL ||
+        w->Z == NULL) {
         r2_work_free(w);
         return ac_error_set(err, AC_ENOMEM, "out of memory (1/N^2 term on %zu levels)", n);
     }
@@ -353,13 +413,13 @@ static void a_solve(r2_work *w, double *A, double *aa)
     for (j = 0; j < ne; j++) {
         double Wjj = w->W[j * ne + j];
         e2[j] = 0.5 * PH(w, 0, 2, j) * w->B[j * ne + j] +
-                PH(w, 0, 3, j) * w->C[(j * ne + j) * ne + j] / 6.0 +
+                PH(w, 0, 3, j) * w->C2[j * ne + j] / 6.0 +
                 PH(w, 0, 4, j) * Wjj * Wjj / 8.0 + PH(w, 1, 1, j) * w->V[j] +
                 0.5 * PH(w, 1, 2, j) * Wjj + PH(w, 2, 0, j);
     }
     for (i = 0; i < ne; i++)
         A[i] = -ediff(w->lambda, e2, i);
-    kron_sum_solve(ne, 1, w->T, w->Z, A, w->tmp);
+    kron_sum_solve(ne, 1, w->T, w->Zd, w->Zt, 1, A, w->tmp);
     for (j = 0; j < ne; j++)
         e2[j] += PH(w, 0, 1, j) * A[j];
     for (i = 0; i < ne; i++)
@@ -371,7 +431,7 @@ int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne,
                       ac_error *err)
 {
     r2_work w;
-    size_t n = m->n, i;
+    size_t n = m->n, i, j;
     int rc;
     if (m->policy != &ac_solver_policy_power_of_d || m->retries > 0 || ne == 0 || ne > n)
         return 1;
@@ -382,10 +442,16 @@ int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne,
     rc = schur(ne, w.Je, w.T, w.Z, err);
     if (rc != 0)
         goto cleanup;
+    for (i = 0; i < ne; i++)
+        for (j = 0; j < ne; j++) {
+            w.Zd[i * ne + j] = gsl_matrix_get(w.Z, i, j);
+            w.Zt[j * ne + i] = w.Zd[i * ne + j];
+        }
     c_rhs(&w);
-    kron_sum_solve(ne, 3, w.T, w.Z, w.C, w.tmp);
+    kron_sum_solve(ne, 3, w.T, w.Zd, w.Zt, 0, w.C, w.tmp);
+    c_pairs(ne, w.Zd, w.C, w.C2, w.tmp);
     b_rhs(&w);
-    kron_sum_solve(ne, 2, w.T, w.Z, w.B, w.tmp);
+    kron_sum_solve(ne, 2, w.T, w.Zd, w.Zt, 1, w.B, w.tmp);
     a_solve(&w, A, aa);
     for (i = ne; i < n; i++) {
         A[i] = 0.0;
