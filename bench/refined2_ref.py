@@ -232,7 +232,7 @@ def main():
         print("%d %2d  %.2f  %.15f  %.15f  %.15f   (residual %.1e)" %
               (d, K, rho, x.sum(), V.sum(), A.sum(), res))
     print("exact CTMC E[L] against mf + v/N and mf + v/N + a/N^2:")
-    for d, K, rho, N in [(2, 5, 0.9, 10), (2, 5, 0.9, 20), (2, 6, 0.7, 10), (3, 5, 0.9, 10)]:
+    for d, K, rho, N in [(2, 5, 0.9, 10), (2, 6, 0.7, 10), (3, 5, 0.9, 10), (2, 7, 0.9, 10)]:
         mf, v, a = results[(d, K, rho)]
         e, m = exact_ctmc(N, K, d, rho, 1.0)
         print("d=%d K=%d rho=%.2f N=%d (%d states): exact %.10f  1/N %.10f  1/N^2 %.10f" %
