@@ -222,11 +222,11 @@ static int one_case(size_t d, size_t n, double rho, stats *st)
     ok = e <= eq->refined.expected_rel_error + ci / s &&
          emf <= eq->mean_field.expected_rel_error + ci / s &&
          r->kpi.approximation == AC_SOLVER_APPROX_REFINED;
-    printf("%zu %4zu %4.2f  %8.5f %8.5f %8.5f  %8.5f+-%.5f  %d  %6.3f%% (%6.3f%%)  %6.2f%% %6.3f%%  "
-           "%5.2f %5.2f  %s\n",
-           d, n, rho, mf, r1, r2, s, ci, eq->refined_order, 100.0 * e,
-           100.0 * eq->refined.expected_rel_error, 100.0 * t1, 100.0 * t2, k1, k2,
-           ok ? "ok" : "FAIL");
+    printf(
+        "%zu %4zu %4.2f  %8.5f %8.5f %8.5f  %8.5f+-%.5f  %d  %6.3f%% (%6.3f%%)  %6.2f%% %6.3f%%  "
+        "%5.2f %5.2f  %s\n",
+        d, n, rho, mf, r1, r2, s, ci, eq->refined_order, 100.0 * e,
+        100.0 * eq->refined.expected_rel_error, 100.0 * t1, 100.0 * t2, k1, k2, ok ? "ok" : "FAIL");
     fflush(stdout);
     if (!ok)
         st->fail = 1;

@@ -376,8 +376,8 @@ cleanup:
     return rc < 0 ? rc : 0;
 }
 
-static int refine(const solve_ctx *x, const double *q, size_t ne, const double *J,
-                  const double *W, ac_solver_equilibrium *eq, int keep_rtd, ac_error *err)
+static int refine(const solve_ctx *x, const double *q, size_t ne, const double *J, const double *W,
+                  ac_solver_equilibrium *eq, int keep_rtd, ac_error *err)
 {
     ac_solver_pool_model *m = x->m;
     size_t n = m->n, i, j;

@@ -239,16 +239,16 @@ cleanup:
 typedef struct r2_work {
     size_t n;
     double lambda, mu;
-    double *ph;  /* ph[(o * 5 + m) * n + j]: m-th derivative of phi_o at q_j */
-    double *Qd;  /* the diagonal of Q */
-    double *P;   /* Q'_kk = P_k . : P = J + 2 M (M the departures' Jacobian), n x n */
+    double *ph; /* ph[(o * 5 + m) * n + j]: m-th derivative of phi_o at q_j */
+    double *Qd; /* the diagonal of Q */
+    double *P;  /* Q'_kk = P_k . : P = J + 2 M (M the departures' Jacobian), n x n */
     double *f1, *F, *W, *V, *Je, *e2; /* f1, F = F'':W; J, W and V on the n levels */
-    double *C, *C2, *B, *tmp; /* C (Schur basis), C2_jm = C_jjm, B */
-    double *Zd, *Zt; /* the Schur vectors Z and Z^T, row-major */
+    double *C, *C2, *B, *tmp;         /* C (Schur basis), C2_jm = C_jjm, B */
+    double *Zd, *Zt;                  /* the Schur vectors Z and Z^T, row-major */
     gsl_matrix *T, *Z;
 } r2_work;
 
-#define PH(w, o, m, j) ((w)->ph[((size_t)(o) * 5 + (size_t)(m)) * (w)->n + (j)])
+#define PH(w, o, m, j) ((w)->ph[((size_t)(o)*5 + (size_t)(m)) * (w)->n + (j)])
 
 /* RHS of L3 C: -3 sym(Y), Y_ilm = F''D/2 + Q_il V_m + (Q'W)_ilm + f1_i W_lm, into w->C. */
 static void c_rhs(r2_work *w)
@@ -279,9 +279,9 @@ static void c_rhs(r2_work *w)
         for (l = 0; l < n; l++)
             for (mm = 0; mm < n; mm++)
                 w->C[(i * n + l) * n + mm] =
-                    -0.5 * (Y[(i * n + l) * n + mm] + Y[(i * n + mm) * n + l] +
-                            Y[(l * n + i) * n + mm] + Y[(l * n + mm) * n + i] +
-                            Y[(mm * n + i) * n + l] + Y[(mm * n + l) * n + i]);
+                    -0.5 *
+                    (Y[(i * n + l) * n + mm] + Y[(i * n + mm) * n + l] + Y[(l * n + i) * n + mm] +
+                     Y[(l * n + mm) * n + i] + Y[(mm * n + i) * n + l] + Y[(mm * n + l) * n + i]);
 }
 
 /* RHS of J B + B J^T: -(X + X^T) - diag(Q'.V + Q'':W/2 + Q1), X = (F''C + F'''D/3)/2
@@ -293,8 +293,8 @@ static void b_rhs(r2_work *w)
     double *X = w->tmp, lam = w->lambda;
     for (i = 0; i < n; i++)
         for (mm = 0; mm < n; mm++) {
-            double x = -PH(w, 0, 2, i) * w->C2[i * n + mm] -
-                       PH(w, 0, 3, i) * W[i * n + i] * W[i * n + mm];
+            double x =
+                -PH(w, 0, 2, i) * w->C2[i * n + mm] - PH(w, 0, 3, i) * W[i * n + i] * W[i * n + mm];
             double x1 = -PH(w, 1, 1, i) * W[i * n + mm];
             if (i > 0) {
                 x += PH(w, 0, 2, i - 1) * w->C2[(i - 1) * n + mm] +
@@ -359,9 +359,9 @@ static int r2_work_alloc(r2_work *w, size_t n, ac_error *err)
     w->T = gsl_matrix_alloc(n, n);
     w->Z = gsl_matrix_alloc(n, n);
     if (w->ph == NULL || w->Qd == NULL || w->P == NULL || w->f1 == NULL || w->F == NULL ||
-        w->W == NULL || w->V == NULL || w->Je == NULL || w->e2 == NULL || w->C == NULL || w->C2 == NULL ||
-        w->B == NULL || w->tmp == NULL || w->Zd == NULL || w->Zt == NULL || w->T == NULL ||
-        w->Z == NULL) {
+        w->W == NULL || w->V == NULL || w->Je == NULL || w->e2 == NULL || w->C == NULL ||
+        w->C2 == NULL || w->B == NULL || w->tmp == NULL || w->Zd == NULL || w->Zt == NULL ||
+        w->T == NULL || w->Z == NULL) {
         r2_work_free(w);
         return ac_error_set(err, AC_ENOMEM, "out of memory (1/N^2 term on %zu levels)", n);
     }
@@ -412,8 +412,7 @@ static void a_solve(r2_work *w, double *A, double *aa)
     double *e2 = w->e2;
     for (j = 0; j < ne; j++) {
         double Wjj = w->W[j * ne + j];
-        e2[j] = 0.5 * PH(w, 0, 2, j) * w->B[j * ne + j] +
-                PH(w, 0, 3, j) * w->C2[j * ne + j] / 6.0 +
+        e2[j] = 0.5 * PH(w, 0, 2, j) * w->B[j * ne + j] + PH(w, 0, 3, j) * w->C2[j * ne + j] / 6.0 +
                 PH(w, 0, 4, j) * Wjj * Wjj / 8.0 + PH(w, 1, 1, j) * w->V[j] +
                 0.5 * PH(w, 1, 2, j) * Wjj + PH(w, 2, 0, j);
     }
@@ -426,9 +425,8 @@ static void a_solve(r2_work *w, double *A, double *aa)
         aa[i] = ediff(1.0, e2, i);
 }
 
-int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne,
-                      const double *J, const double *W, const double *V, double *A, double *aa,
-                      ac_error *err)
+int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne, const double *J,
+                      const double *W, const double *V, double *A, double *aa, ac_error *err)
 {
     r2_work w;
     size_t n = m->n, i, j;

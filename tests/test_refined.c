@@ -134,7 +134,8 @@ static void check_sim(size_t d, size_t servers, double rho, int distinct, unsign
              "<pool id=\"p\" servers=\"%zu\" service-rate=\"1/s\" dispatch=\"power-of-d\" "
              "d=\"%zu\"%s/>\n"
              "</architecture>\n",
-             rho * (double)servers, servers, d, distinct ? " sampling=\"distinct\"" : " sampling=\"with-replacement\"");
+             rho * (double)servers, servers, d,
+             distinct ? " sampling=\"distinct\"" : " sampling=\"with-replacement\"");
     m = parse(xml);
     r = solve_ok(&m->nodes[0].u.pool, rho * (double)servers);
     e = &r->equilibria[r->operating];
