@@ -345,7 +345,7 @@ static int refine_second(const solve_ctx *x, const double *q, size_t ne, const d
     const ac_solver_pool_model *m = x->m;
     size_t n = m->n, i;
     double *A = malloc(2 * n * sizeof *A), N = m->servers, mf = eq->mean_field.mean_jobs;
-    double sv = 0.0, sa = 0.0, t1, t2, e2;
+    double sv = 0.0, sa = 0.0, t1, t2, e2, amax = 0.0;
     int rc;
     if (A == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (1/N^2 term)");
@@ -365,9 +365,15 @@ static int refine_second(const solve_ctx *x, const double *q, size_t ne, const d
     e2 = AC_SOLVER_REFINED2_KAPPA * t2 * t2 / t1;
     if (!(e2 < *e1))
         goto cleanup;
+    /* terms below the solve's rounding (1e-9 of the largest) are dropped: a level whose
+       1/N^2 term is 0 exactly (q_1 = rho without loss, flow conservation) stays exact */
+    for (i = 0; i < 2 * n; i++)
+        amax = fmax(amax, fabs(A[i]));
     for (i = 0; i < n; i++) {
-        qr[i] += A[i] / (N * N);
-        ar[i] += A[n + i] / (N * N);
+        if (fabs(A[i]) > 1e-9 * amax)
+            qr[i] += A[i] / (N * N);
+        if (fabs(A[n + i]) > 1e-9 * amax)
+            ar[i] += A[n + i] / (N * N);
     }
     *e1 = e2;
     eq->refined_order = 2;
