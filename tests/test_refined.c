@@ -75,8 +75,10 @@ static void test_refined2_rmf_reference(void **state)
  * The exact chain at N = 10 (bench/refined2_ref.py) against the headline: within its stated
  * error. A buffer of 5 at rho 0.9: the 1/N^2 term (a = -48.3) is larger than the 1/N term,
  * so the headline stays at order 1 with the next term's size as its error (the exact 2.33488
- * is 4.1% off R1 = 2.43070; kappa g^2 alone stated 0.7%). Where the order is 2, the 1/N^2
- * value is also closer to the exact one than the 1/N value.
+ * is 4.1% off R1 = 2.43070; kappa g^2 alone stated 0.7%). Power-of-three, buffer 5: the
+ * terms decrease (t2 = t1/4) but the last level holds mass and the 1/N^2 value is 8.9% off
+ * (order 1 kept, 4.5% off). Where the order is 2, the 1/N^2 value is also closer to the exact
+ * one than the 1/N value.
  */
 static void test_refined2_exact_chain(void **state)
 {
@@ -86,6 +88,8 @@ static void test_refined2_exact_chain(void **state)
         int order;
     } ref[] = {
         {2, 5, 0.9, 2.3348813054, 1},
+        {2, 6, 0.7, 1.2187342954, 2}, /* 1/N 1.2150242, 1/N^2 1.2191083 */
+        {3, 5, 0.9, 2.1411118146, 1}, /* 1/N 2.2364246, 1/N^2 2.3322397: the full buffer */
     };
     size_t i;
     (void)state;
