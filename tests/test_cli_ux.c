@@ -296,7 +296,7 @@ static void test_lint_stdout_and_json_shape(void **state)
 }
 
 /* Item 6: check --verbose lists every check with its value, limit and status in text
- * (checkout: p95 326.6 ms (the web pool at order 1/N^2) > 200 ms, web at 0.9 > 0.85, db 0.3375, headroom 0.639 < 1.2). */
+ * (checkout: p95 326.6 ms > 200 ms, web at 0.9 > 0.85, db 0.3375, headroom 0.639 < 1.2). */
 static void test_check_verbose(void **state)
 {
     ac_test_run r =
