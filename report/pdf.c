@@ -1020,8 +1020,9 @@ static const char *approx_explained(ac_solver_approx a)
                "its stated error is the gap to the refined 1/N correction (or, for jsq and jiq, "
                "to the M/M/N bound).";
     case AC_SOLVER_APPROX_REFINED:
-        return "refined: the mean field plus its 1/N correction (Gast and Van Houdt 2017); its "
-               "stated error is the square of the correction's relative size.";
+        return "refined: the mean field plus its 1/N and, where the terms decrease, 1/N\xC2\xB2 "
+               "corrections (Gast and Van Houdt 2017; Gast, Bortolussi and Tribastone 2019); its "
+               "stated error is the estimated size of the next term.";
     case AC_SOLVER_APPROX_FLUID:
         return "fluid: the deterministic fluid limit, used for transients of a shared queue.";
     case AC_SOLVER_APPROX_SIMULATION:

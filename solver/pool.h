@@ -104,6 +104,16 @@ int ac_solver_lyapunov(size_t n, const double *J, const double *Q, double min_re
                        double *W, ac_error *err);
 int ac_solver_is_pd(size_t n, const double *W, int *pd, ac_error *err);
 
+/* The 1/N^2 term of the refined mean field (refined2.c, power-of-d without retries): at the
+ * equilibrium q with Jacobian J (n x n), Lyapunov solution W (n x n, zero-padded) and 1/N
+ * term V (J V = -F'':W/2 - f1), on the first ne levels: A[k] the 1/N^2 term of E[q_k] and
+ * aa[k] that of the arrival law E[a_k] (both of length n, 0 beyond ne). Returns 0, 1 when
+ * not computed (another policy, retries, complex eigenvalues, a Schur form that does not
+ * reproduce J, a non-finite result), AC_ENOMEM. */
+int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne,
+                      const double *J, const double *W, const double *V, double *A, double *aa,
+                      ac_error *err);
+
 /* Equilibrium search (equilibrium.c). q has dimension m->n. */
 int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *err);
 int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,

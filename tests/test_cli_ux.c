@@ -296,7 +296,7 @@ static void test_lint_stdout_and_json_shape(void **state)
 }
 
 /* Item 6: check --verbose lists every check with its value, limit and status in text
- * (checkout: p95 326.5 ms > 200 ms, web at 0.9 > 0.85, db 0.3375, headroom 0.639 < 1.2). */
+ * (checkout: p95 326.6 ms > 200 ms, web at 0.9 > 0.85, db 0.3375, headroom 0.639 < 1.2). */
 static void test_check_verbose(void **state)
 {
     ac_test_run r =
@@ -305,7 +305,7 @@ static void test_check_verbose(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "samples/checkout.xml: 6 checks\n"));
     assert_non_null(strstr(r.out, "    PASS                stability of 'web': 0.9, limit <= 1"));
-    assert_non_null(strstr(r.out, "    FAIL AC201          latency p95 end to end: 326.5 ms"));
+    assert_non_null(strstr(r.out, "    FAIL AC201          latency p95 end to end: 326.6 ms"));
     assert_non_null(strstr(r.out, "limit <= 200 ms [line 28]\n"));
     assert_non_null(strstr(r.out, "    FAIL AC202          utilization of 'web': 0.9 "));
     assert_non_null(strstr(r.out, "    PASS                utilization of 'db': 0.3375, limit "

@@ -137,7 +137,10 @@ typedef struct ac_solver_equilibrium {
                                     sqrt(1^T S 1 / N) (NAN when not solved) */
     ac_solver_kpi mean_field;    /* at q (approximation exact or mean-field) */
     int has_refined;
-    ac_solver_kpi refined;       /* mean field + 1/N (has_refined) */
+    ac_solver_kpi refined;       /* mean field + 1/N (+ 1/N^2 when refined_order is 2) */
+    int refined_order;           /* 1 or 2: the order of `refined` (0 without) */
+    double mean_jobs_v, mean_jobs_a; /* E[L] = mean field + v/N + a/N^2 + ...: the 1/N and
+                                        1/N^2 coefficients (a NAN when not computed) */
     ac_solver_rtd *rtd;          /* response law at q (refined law when refined is the headline) */
 } ac_solver_equilibrium;
 
@@ -190,13 +193,17 @@ typedef struct ac_solver_pool_result {
  * Jacobian) from empty and from full (which bracket every equilibrium, the system being
  * cooperative), each limit polished by Newton. For each equilibrium: eigenvalues of J,
  * the Lyapunov equation J S + S J^T + Q = 0, the KPIs, the refined mean field
- * q + V/N with J V = -1/2 sum_ij d2f/dq_i dq_j S_ij - g (power-of-d and random only).
+ * q + V/N with J V = -1/2 sum_ij d2f/dq_i dq_j S_ij - g (power-of-d and random only), and
+ * for power-of-d without retries its 1/N^2 term A (Gast, Bortolussi, Tribastone 2019;
+ * doc/models.md section 2), used where |A|/N^2 <= |V|/(2N) in the mean jobs.
  *
  * Headline approximation: exact for random without retries and for shared-queue without
  * retries; refined whenever it is computed (unless opt->refine is NEVER); else mean-field.
- * With g = |refined - mean field| / mean field, expected_rel_error is kappa g^2 for the
- * refined numbers (kappa measured against the simulator by bench/bench_refined.c) and
- * g + kappa g^2 for the mean field; for jsq/jiq the gap to the M/M/N lower bound.
+ * With t1 = |sum V|/(N mf), t2 = |sum A|/(N^2 mf) (mf the mean field's mean jobs),
+ * expected_rel_error is 4 t2^2/t1 for the second-order numbers, max(4 t1^2, t2) for the
+ * first-order ones (t2 = 0 where the 1/N^2 term is not computed; the constants measured
+ * against the simulator by bench/bench_refined.c), and the gap to the refined value plus
+ * that for the mean field; for jsq/jiq the gap to the M/M/N lower bound.
  *
  * `opt` may be NULL (defaults). On success *out owns a new result (free it with
  * ac_solver_pool_result_free). Returns 0, AC_EINVAL (bad parameters), AC_ENOMEM,
