@@ -11,9 +11,11 @@
  *      the fluid boundary is ~4% optimistic against Erlang-B), so the fluid alone never
  *      passes;
  *   3. PASS when the simulated score's 95% interval lies below tau (and the fluid's is below
- *      too), FAIL (AC301) when it lies at or above tau, else INCONCLUSIVE (AC900) with the
- *      reason (an interval across tau, a term the simulator does not measure, a simulation
- *      over its budget, the search skipped or refused).
+ *      too) and every plan the search tried was integrated, FAIL (AC301) when it lies at or
+ *      above tau, else INCONCLUSIVE (AC900) with the reason (an interval across tau, a term
+ *      the simulator does not measure, a simulation over its budget, the search skipped or
+ *      refused, plans whose transient failed to integrate: their score is unknown, and the
+ *      worst case may be among them; a FAIL stands, the plan found is a counterexample).
  * The PASS is the search's: a plan worse than the one found is not excluded (a heuristic
  * search), as every message says.
  */
@@ -27,6 +29,7 @@
 
 typedef struct res_run {
     size_t evals;
+    size_t failures, limited; /* plans the transient could not integrate (limited: its budget) */
     double fluid;
     ac_search_confirmation conf;
     char plan[200]; /* the worst case, in words */
@@ -92,6 +95,8 @@ static int search_and_confirm(const ac_an_ctx *c, const ac_model *m, double s, r
             memcpy(g, genes, n * sizeof *g);
             rc = ac_search_polish(&pr, g, &best, so.budget / 10 + 2 * n, &pe, err);
             out->evals += pe;
+            out->failures = ac_search_objective_failures(obj);
+            out->limited = ac_search_objective_failures_limit(obj);
             ac_search_space_decode(sp, g, plan);
         }
         free(g);
@@ -157,6 +162,16 @@ static void judge(ac_an_ctx *c, const ac_requirement *r, const char *what, const
                       "evaluations) scores %.4g on the fluid model, which alone cannot pass, "
                       "and is not confirmed by simulation: %s",
                       what, run->plan, run->evals, run->fluid, cf->why);
+    } else if (side < 0 && run->fluid < r->tau && run->failures > 0) {
+        /* the plan found stays below tau, but plans the search could not score may not */
+        ac_an_finding(c, "AC900", r->loc, NULL,
+                      "requirement resilience %s is undecided: the worst case found (%s; %zu "
+                      "evaluations) scores %.4g +- %.2g in simulation (95%%, fluid %.4g), below "
+                      "tau %.4g, but %zu of the plans searched could not be integrated by the "
+                      "transient (%zu of them over its work budget) and have no score: the "
+                      "worst case may be among them",
+                      what, run->plan, run->evals, cf->score, cf->ci95, run->fluid, r->tau,
+                      run->failures, run->limited);
     } else if (side < 0 && run->fluid < r->tau) {
         ck.status = AC_CHECK_PASS;
         ck.rule[0] = '\0';

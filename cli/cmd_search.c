@@ -57,6 +57,7 @@ typedef struct found {
     const char *method;
     unsigned long seed;
     size_t evals, best_at, nfaults, nterms, polish_evals;
+    size_t failures; /* evaluations whose transient failed to integrate (search and polish) */
     double score;
     int has_boundary;
     ac_search_boundary b;
@@ -87,6 +88,19 @@ static const char *boundary_status(ac_search_boundary_status s)
                                          : (s == AC_SEARCH_BOUNDARY_BELOW ? "below" : "above");
 }
 
+/* A boundary resting on plans that failed to integrate is an upper bound only. */
+static void print_failures_text(FILE *fp, const ac_search_boundary *b)
+{
+    if (b->failures_below > 0)
+        fprintf(fp,
+                "    an upper bound only: %zu plans failed to integrate at probes judged below "
+                "tau (%zu over every probe), and one of them may reach tau\n",
+                b->failures_below, b->failures);
+    else if (b->failures > 0)
+        fprintf(fp, "    %zu plans failed to integrate, all at probes that reached tau\n",
+                b->failures);
+}
+
 static void print_boundary_text(FILE *fp, const found *f)
 {
     const ac_search_boundary *b = &f->b;
@@ -100,6 +114,7 @@ static void print_boundary_text(FILE *fp, const found *f)
                 "  resilience boundary %s %.6g/s (workload x%.6g): %zu probes, %zu evaluations\n",
                 b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most" : "above", b->rate, b->scale,
                 b->probes, b->evaluations);
+    print_failures_text(fp, b);
 }
 
 static const char *variant_id(const found *f, const ac_search_variant *v)
@@ -146,6 +161,7 @@ static void print_study_text(FILE *fp, const found *f)
             fputs("\n", fp);
         else
             fprintf(fp, ", R_g %+.4g\n", v->gain);
+        print_failures_text(fp, &v->own);
         if (v->mitigation == AC_NONE)
             continue;
         print_bound_text(fp, "B_r against the baseline's worst case", &v->against);
@@ -163,6 +179,11 @@ static void print_text(FILE *fp, const found *f)
             "evaluation %zu; then %zu more polishing it)\n",
             f->file, f->method, f->evals, f->seed, f->best_at, f->polish_evals);
     fprintf(fp, "  score %.6g of 1 (tau %.6g)\n", f->score, f->m->faults.tau);
+    if (f->failures > 0)
+        fprintf(fp,
+                "  %zu of the plans tried failed to integrate and have no score: the worst "
+                "case may be among them\n",
+                f->failures);
     for (size_t k = 0; k < f->nfaults; k++) {
         const ac_transient_fault *p = &f->plan[k];
         fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", f->m->nodes[p->target].id,
@@ -241,6 +262,14 @@ static void print_confirm_json(ac_jsonw *w, const found *f)
     ac_jsonw_object_end(w);
 }
 
+static void json_failures(ac_jsonw *w, const ac_search_boundary *b)
+{
+    ac_jsonw_key(w, "failed_integrations");
+    ac_jsonw_uint(w, b->failures);
+    ac_jsonw_key(w, "failed_integrations_below_tau");
+    ac_jsonw_uint(w, b->failures_below);
+}
+
 static void print_study_json(ac_jsonw *w, const found *f)
 {
     const ac_search_study *st = f->study;
@@ -257,6 +286,7 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_uint(w, st->evaluations);
     ac_jsonw_key(w, "budget");
     ac_jsonw_uint(w, st->budget);
+    json_failures(w, &st->variants[0].own);
     ac_jsonw_object_end(w);
     ac_jsonw_key(w, "mitigations");
     ac_jsonw_array_begin(w);
@@ -279,6 +309,7 @@ static void print_study_json(ac_jsonw *w, const found *f)
             ac_jsonw_key(w, "boundary_against_baseline_worst_case_status");
             ac_jsonw_string(w, boundary_status(v->against.status));
             json_num_or_null(w, "gain_against_baseline_worst_case", v->gain_against);
+            json_failures(w, &v->own);
         }
         ac_jsonw_object_end(w);
     }
@@ -309,6 +340,8 @@ static void print_json(FILE *fp, const found *f)
     ac_jsonw_uint(&w, f->polish_evals);
     ac_jsonw_key(&w, "best_score");
     ac_jsonw_double(&w, f->score);
+    ac_jsonw_key(&w, "failed_integrations");
+    ac_jsonw_uint(&w, f->failures);
     ac_jsonw_key(&w, "tau");
     ac_jsonw_double(&w, f->m->faults.tau);
     ac_jsonw_key(&w, "worst_case");
@@ -381,6 +414,7 @@ static void print_json(FILE *fp, const found *f)
         ac_jsonw_uint(&w, f->b.probes);
         ac_jsonw_key(&w, "evaluations");
         ac_jsonw_uint(&w, f->b.evaluations);
+        json_failures(&w, &f->b);
         ac_jsonw_object_end(&w);
     }
     ac_jsonw_object_end(&w);
@@ -599,6 +633,7 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     ac_search_problem pr;
     ac_error err = {0};
     double horizon;
+    size_t failures;
     found f;
     int rc, status = AC_EXIT_PASS;
     memset(&f, 0, sizeof f);
@@ -622,6 +657,7 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         rc = ac_search_ga_run(ga, &err);
     if (rc == 0)
         rc = worst_case(m, o, sp, obj, ga, horizon, &f, &err);
+    failures = obj != NULL ? ac_search_objective_failures(obj) : 0; /* before the boundary's */
     if (rc == 0 && o->boundary && o->mitigation == NULL) {
         f.has_boundary = 1;
         rc = ac_search_boundary_find(m, obj, &o->so, m->faults.tau, 1.0 / 16.0, 16.0, 1e-3, &f.b,
@@ -644,16 +680,17 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     f.seed = o->so.seed;
     f.evals = ac_search_ga_evaluations(ga);
     f.best_at = ac_search_ga_best_at(ga);
+    f.failures = failures;
     f.study = study;
     if (o->json)
         print_json(stdout, &f);
     else
         print_text(stdout, &f);
-    if (ac_search_objective_failures(obj) > 0)
+    if (failures > 0)
         fprintf(stderr,
-                "archcheck: %s: note: %zu of %zu evaluations failed to integrate and scored 0 "
+                "archcheck: %s: note: %zu evaluations failed to integrate and have no score "
                 "(a worst case may lie among them)\n",
-                file, ac_search_objective_failures(obj), f.evals);
+                file, failures);
     if (o->export_fis != NULL)
         status = export_one(o->export_fis, &f, horizon, 1);
     if (status == 0 && o->export_ctk != NULL)

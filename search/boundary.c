@@ -39,6 +39,8 @@ typedef struct probe_ctx {
     const ac_transient_fault *fixed; /* a fixed plan instead of a search (NULL: search) */
     double *best;                    /* ngenes: the worst case of the last probe */
     double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
+    size_t last_failures; /* plans of the last probe that failed to integrate */
+    size_t failures, failures_below;
 } probe_ctx;
 
 /* W(scale): the worst case searched at `scale` (the fixed plan when the space has no gene). */
@@ -46,7 +48,9 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
 {
     ac_search_ga *ga = NULL;
     const double *pop;
+    size_t failed0 = ac_search_objective_failures(c->obj);
     int rc = ac_search_objective_set_scale(c->obj, scale, err);
+    c->last_failures = 0;
     if (rc != 0)
         return rc;
     c->probes++;
@@ -78,8 +82,17 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
         c->nwarm = ac_search_ga_population(ga, &pop);
         memcpy(c->warm, pop, c->nwarm * c->pr.ngenes * sizeof *c->warm);
     }
+    c->last_failures = ac_search_objective_failures(c->obj) - failed0;
+    c->failures += c->last_failures;
     ac_search_ga_free(ga);
     return rc;
+}
+
+/* A probe judged below tau: its failed plans could have reached tau (the bracket's low side,
+ * and so B_r, then rests on plans whose score is unknown). */
+static void below(probe_ctx *c)
+{
+    c->failures_below += c->last_failures;
 }
 
 /* Keep the last probe's worst case as the one at hi. */
@@ -157,10 +170,13 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
         goto cleanup;
     }
     if (rc == 0)
+        below(&c);
+    if (rc == 0)
         rc = probe(&c, hi, &whi, err);
     if (rc == 0)
         keep_hi(&c);
     if (rc == 0 && whi < tau) {
+        below(&c);
         out->status = AC_SEARCH_BOUNDARY_ABOVE;
         out->lo = out->hi = hi;
         goto cleanup;
@@ -173,8 +189,10 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
         if (rc == 0 && w >= tau) {
             hi = mid;
             keep_hi(&c);
-        } else if (rc == 0)
+        } else if (rc == 0) {
             lo = mid;
+            below(&c);
+        }
     }
     out->status = AC_SEARCH_BOUNDARY_FOUND;
     out->lo = lo;
@@ -182,6 +200,8 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
 cleanup:
     out->probes = c.probes;
     out->evaluations = c.evals;
+    out->failures = c.failures;
+    out->failures_below = c.failures_below;
     out->scale = out->hi;
     out->rate = out->hi * out->peak_rate;
     return rc;

@@ -56,9 +56,12 @@ static int open_objective(const ac_model *m, const ac_search_study_options *o, a
     return rc;
 }
 
+/* R_g; NAN unless both boundaries are FOUND on probes that integrated every plan below tau
+ * (else either is an upper bound only, and their ratio is not known). */
 static double gain(const ac_search_boundary *b, const ac_search_boundary *base)
 {
-    if (b->status != AC_SEARCH_BOUNDARY_FOUND || base->status != AC_SEARCH_BOUNDARY_FOUND)
+    if (b->status != AC_SEARCH_BOUNDARY_FOUND || base->status != AC_SEARCH_BOUNDARY_FOUND ||
+        b->failures_below > 0 || base->failures_below > 0)
         return NAN;
     return b->rate / base->rate - 1.0;
 }
@@ -86,7 +89,7 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
         ac_search_space_decode(sp, worst, st->baseline_worst);
         v->computed = 1;
         v->against = v->own;
-        v->gain = v->gain_against = 0.0;
+        v->gain = v->gain_against = v->own.failures_below > 0 ? NAN : 0.0;
         st->evaluations += v->own.evaluations;
     }
     free(worst);
@@ -130,9 +133,12 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
         if (v->against.status != AC_SEARCH_BOUNDARY_ABOVE &&
             (v->own.status == AC_SEARCH_BOUNDARY_ABOVE || v->against.rate < v->own.rate)) {
             size_t probes = v->own.probes, evals = v->own.evaluations;
+            size_t failures = v->own.failures, below = v->own.failures_below;
             v->own = v->against;
             v->own.probes = probes;
             v->own.evaluations = evals;
+            v->own.failures = failures; /* its own search's plans still count */
+            v->own.failures_below = below;
             v->own_is_baseline_worst = 1;
         }
         v->computed = 1;

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "archcheck/analysis.h"
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 
@@ -359,6 +360,95 @@ static void test_check_resilience(void **state)
     unlink(pass);
 }
 
+/*
+ * Plans the transient cannot integrate are no evidence of harmlessness. With a work budget of
+ * 300 (steps x states) only the no-fault plan integrates on thr_xml at 200/s (its fluid
+ * throttle share 1 - C / (lambda T) = 1 - 10 / (200 x 0.1) = 0.5 below tau 0.7); every delay
+ * runs out of the budget. The true worst case (100 ms) is Erlang-B(10, 40) = 0.76 >= tau: a
+ * search that scored the failed plans 0 and kept the integrated one would PASS a requirement
+ * that FAILs. Instead: the failures are counted (-1 each, below every integrated score), the
+ * boundary says its low side rests on failed plans, and the requirement is INCONCLUSIVE with
+ * the count; with the default budget it FAILs (AC301), as the closed form says.
+ */
+static void test_failed_integrations(void **state)
+{
+    static const char req[] = "  <requirements>\n"
+                              "    <resilience tau='0.7' min-boundary='200/s'/>\n"
+                              "  </requirements>\n"
+                              "</architecture>\n";
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    char xml[4096];
+    ac_transient_options to;
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_search_problem pr;
+    ac_search_boundary b;
+    ac_analysis_options ao;
+    double g = 1.0, score = 0.0;
+    fx f;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, req);
+    fx_parse(&f, xml);
+    ac_transient_options_init(&to);
+    to.max_work = 300.0;
+    assert_int_equal(ac_search_space_new(f.m, 20.0, &sp, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_new(f.m, sp, &to, 16.0, 1, &obj, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_set_scale(obj, 4.0, &f.err), AC_OK);
+    pr = ac_search_objective_problem(obj);
+    assert_int_equal(pr.eval(pr.ctx, 0, &g, &score, &f.err), AC_OK);
+    assert_double_close(score, -1.0, 0.0, 0.0);
+    assert_int_equal(ac_search_objective_failures(obj), 1);
+    assert_int_equal(ac_search_objective_failures_limit(obj), 1);
+    g = 0.0;
+    assert_int_equal(pr.eval(pr.ctx, 0, &g, &score, &f.err), AC_OK);
+    assert_double_close(score, 0.5, 1e-3, 0.0);
+    assert_int_equal(ac_search_objective_failures(obj), 1);
+    {
+        ac_search_options so;
+        ac_search_options_init(&so);
+        so.budget = 40;
+        so.population = 10;
+        assert_int_equal(ac_search_boundary_find(f.m, obj, &so, 0.7, 1.0 / 16.0, 16.0, 1e-3, &b,
+                                                 &f.err),
+                         AC_OK);
+    }
+    print_message("boundary %.4g/s, %zu failures, %zu below tau\n", b.rate, b.failures,
+                  b.failures_below);
+    assert_true(b.failures > 0);
+    assert_true(b.failures_below > 0);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    for (int budget = 0; budget < 2; budget++) {
+        ac_analysis *an = NULL;
+        ac_diag_list d;
+        int found = 0;
+        ac_diag_list_init(&d);
+        ac_analysis_options_init(&ao);
+        ao.validate = AC_VALIDATE_NEVER;
+        if (budget == 0)
+            ao.transient_opt.max_work = 300.0;
+        assert_int_equal(ac_analysis_run(f.m, &ao, &an, &d, &f.err), AC_OK);
+        for (size_t i = 0; i < an->nchecks; i++)
+            if (strncmp(an->checks[i].name, "resilience", 10) == 0) {
+                found = 1;
+                assert_int_equal(an->checks[i].status,
+                                 budget == 0 ? AC_CHECK_INCONCLUSIVE : AC_CHECK_FAIL);
+            }
+        assert_true(found);
+        found = 0;
+        for (size_t i = 0; i < d.count; i++)
+            if (budget == 0 && strstr(d.items[i].message, "could not be integrated") != NULL) {
+                print_message("%s\n", d.items[i].message);
+                found = 1;
+            } else if (budget == 1 && strcmp(d.items[i].rule, "AC301") == 0)
+                found = 1;
+        assert_true(found);
+        ac_analysis_free(an);
+        ac_diag_list_clear(&d);
+    }
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
+        cmocka_unit_test(test_failed_integrations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,11 +161,20 @@ typedef struct ac_search_problem {
 } ac_search_problem;
 
 /* The evaluations of the objective's problem whose transient failed to integrate
- * (AC_ENUMERIC): each scored 0 rather than ending the search. */
+ * (AC_ENUMERIC, or AC_ELIMIT: the work budget of transient.h's max_work used up), since the
+ * objective was made: each scored -1 (below every plan that integrates) rather than ending
+ * the search. Such a plan's score is
+ * unknown, not 0: a search with failures has not shown that its best is the worst of what it
+ * tried (a worst case may lie among the failed plans), so a verdict that rests on the worst
+ * case staying below tau cannot be a PASS (analysis/req_resilience.c) and a boundary whose
+ * probes below tau had failures is an upper bound only (ac_search_boundary). Deterministic:
+ * the same for any number of jobs. */
 size_t ac_search_objective_failures(const ac_search_objective *obj);
+/* Of them, the ones that used up the work budget (AC_ELIMIT). */
+size_t ac_search_objective_failures_limit(const ac_search_objective *obj);
 
 /* The problem of an objective (its space's genes, ac_search_objective_eval; a plan the
- * transient cannot integrate scores 0 and is counted by ac_search_objective_failures). */
+ * transient cannot integrate scores -1 and is counted by ac_search_objective_failures). */
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
 
 /* -------------------------------------------------------------- operators */
@@ -314,6 +323,10 @@ typedef struct ac_search_boundary {
     double rate;        /* /s, B_r = scale x peak_rate */
     size_t probes;      /* worst-case searches */
     size_t evaluations; /* over every probe */
+    size_t failures;    /* plans whose transient failed to integrate, over every probe */
+    size_t failures_below; /* of them, those in probes judged below tau: when > 0 the low side
+                              of the bracket is not shown (a failed plan may reach tau there),
+                              so B_r is an upper bound only (FOUND or ABOVE alike) */
 } ac_search_boundary;
 
 /* The sources' highest total request rate (/s) at workload factor 1 (the profiles are linear
@@ -442,7 +455,8 @@ typedef struct ac_search_variant {
                                    too) */
     int own_is_baseline_worst;  /* 1: `own` is the baseline worst case's boundary */
     ac_search_boundary against; /* B_r against the baseline's worst case (mitigations) */
-    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND; else NAN */
+    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND and
+                                   neither has failures_below; else NAN */
     double gain_against;        /* against.rate / B_r(none) - 1, the same way */
 } ac_search_variant;
 
