@@ -119,7 +119,8 @@ static void print_boundary_text(FILE *fp, const found *f)
 
 static const char *variant_id(const found *f, const ac_search_variant *v)
 {
-    return v->mitigation == AC_NONE ? "(baseline)" : f->m->mitigations[v->mitigation].id;
+    (void)f;
+    return v->id[0] != '\0' ? v->id : "(baseline)";
 }
 
 static void print_confirm_text(FILE *fp, const found *f)
@@ -147,11 +148,13 @@ static void print_bound_text(FILE *fp, const char *what, const ac_search_boundar
 static void print_study_text(FILE *fp, const found *f)
 {
     const ac_search_study *st = f->study;
-    fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations):\n", st->tau,
-            st->evaluations, st->budget);
+    fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations; %s):\n", st->tau,
+            st->evaluations, st->budget, st->scope);
     for (size_t i = 0; i < st->nvariants; i++) {
         const ac_search_variant *v = &st->variants[i];
-        fprintf(fp, "  %s\n", variant_id(f, v));
+        fprintf(fp, "  %s%s\n", variant_id(f, v),
+                i > 0 && v->mitigation == AC_NONE ? " (a combination the file does not declare)"
+                                                  : "");
         if (!v->computed) {
             fprintf(fp, "    not computed: %s\n", v->why);
             continue;
@@ -162,13 +165,17 @@ static void print_study_text(FILE *fp, const found *f)
         else
             fprintf(fp, ", R_g %+.4g\n", v->gain);
         print_failures_text(fp, &v->own);
-        if (v->mitigation == AC_NONE)
+        if (i == 0)
             continue;
         print_bound_text(fp, "B_r against the baseline's worst case", &v->against);
         if (isnan(v->gain_against))
             fputs("\n", fp);
         else
             fprintf(fp, ", gain %+.4g\n", v->gain_against);
+        fprintf(fp,
+                "    %zu evaluations (warm-started from the baseline's final population: %zu "
+                "saved)\n",
+                v->evaluations, v->evaluations_cold - v->evaluations);
     }
 }
 
@@ -286,6 +293,10 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_uint(w, st->evaluations);
     ac_jsonw_key(w, "budget");
     ac_jsonw_uint(w, st->budget);
+    ac_jsonw_key(w, "every_combination");
+    ac_jsonw_bool(w, st->all_subsets);
+    ac_jsonw_key(w, "variants");
+    ac_jsonw_string(w, st->scope);
     json_failures(w, &st->variants[0].own);
     ac_jsonw_object_end(w);
     ac_jsonw_key(w, "mitigations");
@@ -295,12 +306,25 @@ static void print_study_json(ac_jsonw *w, const found *f)
         ac_jsonw_object_begin(w);
         ac_jsonw_key(w, "id");
         ac_jsonw_string(w, variant_id(f, v));
+        ac_jsonw_key(w, "declared");
+        ac_jsonw_bool(w, v->mitigation != AC_NONE);
+        if (v->mitigation == AC_NONE) {
+            ac_jsonw_key(w, "parts");
+            ac_jsonw_array_begin(w);
+            for (size_t k = 0; k < v->nparts; k++)
+                ac_jsonw_string(w, f->m->mitigations[v->parts[k]].id);
+            ac_jsonw_array_end(w);
+        }
         ac_jsonw_key(w, "computed");
         ac_jsonw_bool(w, v->computed);
         if (!v->computed) {
             ac_jsonw_key(w, "why");
             ac_jsonw_string(w, v->why);
         } else {
+            ac_jsonw_key(w, "evaluations");
+            ac_jsonw_uint(w, v->evaluations);
+            ac_jsonw_key(w, "evaluations_saved");
+            ac_jsonw_uint(w, v->evaluations_cold - v->evaluations);
             json_num_or_null(w, "resilience_boundary", v->own.rate);
             ac_jsonw_key(w, "boundary_status");
             ac_jsonw_string(w, boundary_status(v->own.status));

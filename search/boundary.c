@@ -40,6 +40,8 @@ typedef struct probe_ctx {
     double *best;                    /* ngenes: the worst case of the last probe */
     double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
     size_t last_failures; /* plans of the last probe that failed to integrate */
+    double tau;
+    int stop_at_tau; /* a probe ends once a plan reaches tau */
     size_t failures, failures_below;
 } probe_ctx;
 
@@ -65,17 +67,22 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
     rc = ac_search_ga_new(&c->pr, &c->opt, &ga, err);
     if (rc == 0 && c->nwarm > 0)
         rc = ac_search_ga_warm(ga, c->warm, c->nwarm, err);
-    if (rc == 0)
-        rc = ac_search_ga_run(ga, err);
+    for (int done = 0; rc == 0 && !done;) {
+        rc = ac_search_ga_step(ga, &done, err);
+        /* W(scale) >= tau is decided by the first plan that reaches it */
+        if (c->stop_at_tau && ac_search_ga_best(ga, NULL) >= c->tau)
+            done = 1;
+    }
     if (rc == 0) {
         const double *g;
         size_t pe = 0;
         *out = ac_search_ga_best(ga, &g);
         memcpy(c->best, g, c->pr.ngenes * sizeof *c->best);
         c->evals += ac_search_ga_evaluations(ga);
-        /* the peak near the GA's best (a tenth of the budget more) */
-        rc =
-            ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe, err);
+        /* the peak near the GA's best (a tenth of the budget more), unless decided */
+        if (!(c->stop_at_tau && *out >= c->tau))
+            rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes,
+                                  &pe, err);
         c->evals += pe;
     }
     if (rc == 0) {
@@ -117,6 +124,15 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
                                   double rel_tol, ac_search_boundary *out, double *worst,
                                   ac_error *err)
 {
+    return ac_search_boundary_find_warm(model, obj, opt, NULL, tau, lo, hi, rel_tol, out, worst,
+                                        err);
+}
+
+int ac_search_boundary_find_warm(const ac_model *model, ac_search_objective *obj,
+                                 const ac_search_options *opt, ac_search_warm *warm, double tau,
+                                 double lo, double hi, double rel_tol, ac_search_boundary *out,
+                                 double *worst, ac_error *err)
+{
     probe_ctx c;
     int rc;
     memset(out, 0, sizeof *out);
@@ -124,16 +140,31 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
     c.obj = obj;
     c.pr = ac_search_objective_problem(obj);
     c.best_hi = worst;
+    c.tau = tau;
     if (opt != NULL)
         c.opt = *opt;
     else
         ac_search_options_init(&c.opt);
     c.warm = calloc(c.opt.population * (c.pr.ngenes + 1), sizeof *c.warm);
     c.best = calloc(c.pr.ngenes + 1, sizeof *c.best);
-    if (c.warm == NULL || c.best == NULL)
+    if (c.warm == NULL || c.best == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (boundary)");
-    else
-        rc = bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+        goto cleanup;
+    }
+    if (warm != NULL) {
+        c.stop_at_tau = warm->stop_at_tau;
+        c.nwarm = warm->genes != NULL ? warm->count : 0;
+        if (c.nwarm > c.opt.population)
+            c.nwarm = c.opt.population;
+        if (c.nwarm > 0)
+            memcpy(c.warm, warm->genes, c.nwarm * c.pr.ngenes * sizeof *c.warm);
+    }
+    rc = bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+    if (rc == 0 && warm != NULL && warm->last != NULL) {
+        warm->nlast = c.nwarm; /* bisect updates its copy: see the end of bisect */
+        memcpy(warm->last, c.warm, c.nwarm * c.pr.ngenes * sizeof *c.warm);
+    }
+cleanup:
     free(c.warm);
     free(c.best);
     return rc;
@@ -202,6 +233,7 @@ cleanup:
     out->evaluations = c.evals;
     out->failures = c.failures;
     out->failures_below = c.failures_below;
+    pc->nwarm = c.nwarm; /* the last probe's population, for a warm start elsewhere */
     out->scale = out->hi;
     out->rate = out->hi * out->peak_rate;
     return rc;

@@ -166,15 +166,26 @@ static void test_study(void **state)
     o.search.budget = 40;
     o.search.population = 10;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
-    assert_int_equal(st->nvariants, 3);
+    /* the baseline, the two declared mitigations, and their combination */
+    assert_int_equal(st->nvariants, 4);
+    assert_true(st->all_subsets);
     assert_int_equal(st->variants[0].mitigation, AC_NONE);
-    for (size_t i = 0; i < 3; i++) {
+    assert_string_equal(st->variants[3].id, "more+snap");
+    assert_int_equal(st->variants[3].mitigation, AC_NONE);
+    assert_int_equal(st->variants[3].nparts, 2);
+    for (size_t i = 0; i < 4; i++) {
         const ac_search_variant *v = &st->variants[i];
-        print_message("variant %zu: B_r %.4f/s, against %.4f/s, R_g %.4f\n", i, v->own.rate,
-                      v->against.rate, v->gain);
+        print_message("variant %zu %s: B_r %.4f/s, against %.4f/s, R_g %.4f, %zu evaluations "
+                      "(at most %zu cold)\n",
+                      i, v->id, v->own.rate, v->against.rate, v->gain, v->evaluations,
+                      v->evaluations_cold);
         assert_true(v->computed);
         assert_int_equal(v->own.status, AC_SEARCH_BOUNDARY_FOUND);
+        assert_true(v->evaluations <= v->evaluations_cold);
     }
+    /* SnapStart changes no throttle: the combination is twice the concurrency */
+    assert_double_close(st->variants[3].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(st->variants[3].gain, 1.0, 0.03, 0.0);
     assert_double_close(st->variants[0].own.rate, 10.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(st->variants[1].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(st->variants[1].against.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
@@ -184,6 +195,25 @@ static void test_study(void **state)
     assert_true(st->evaluations <= st->budget);
     assert_int_equal(st->nfaults, 1);
     assert_double_close(st->baseline_worst[0].value, 0.1, 0.0, 0.02);
+    {
+        /* the warm start and the early stop, measured against cold full probes: the same
+           boundaries (to the bisection's tolerance and the search's 1.5%), fewer evaluations */
+        ac_search_study *cold = NULL;
+        size_t warm_evals = 0, cold_evals = 0;
+        o.warm_start = 0;
+        assert_int_equal(ac_search_study_run(f.m, &o, &cold, &f.err), AC_OK);
+        for (size_t i = 1; i < 4; i++) {
+            assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0,
+                                0.015);
+            warm_evals += st->variants[i].evaluations;
+            cold_evals += cold->variants[i].evaluations;
+        }
+        print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n",
+                      warm_evals, cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
+        assert_true(warm_evals < cold_evals);
+        ac_search_study_free(cold);
+        o.warm_start = 1;
+    }
     ac_search_study_free(st);
     o.max_evaluations = 700; /* the baseline spends ~600 of them */
     o.mitigation = 1;
@@ -198,6 +228,64 @@ static void test_study(void **state)
     o.mitigation = 7;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_EINVAL);
     fx_free(&f);
+}
+
+/*
+ * The variants of a study: with 4 simple mitigations every combination of two or more (11)
+ * less the declared combine's set {more, pw} (10), those holding SnapStart and provisioned
+ * concurrency on one function listed but excluded (AWS refuses them: 1 pair, 2 triples, the
+ * quadruple); with a fifth, the declared ones and every pair (10 less the declared 1), said so.
+ * A budget that holds the baseline alone leaves the others not searched.
+ */
+static void test_study_variants(void **state)
+{
+    static const char mits[] = "  <mitigation id='more' kind='set' target='fn' attribute='concurrency' value='20'/>\n"
+                               "  <mitigation id='snap' kind='snapstart' target='fn' restore='10ms'/>\n"
+                               "  <mitigation id='pc' kind='provisioned-concurrency' target='fn' amount='5'/>\n"
+                               "  <mitigation id='pw' kind='pre-warming' target='fn' amount='5'/>\n"
+                               "  <mitigation id='both' kind='combine' of='more pw'/>\n";
+    static const char fifth[] =
+        "  <mitigation id='keep' kind='set' target='fn' attribute='keep-alive' value='2h'/>\n";
+    const char *cut = strstr(thr_xml, "  <mitigation id='more'");
+    const char *rest = strstr(thr_xml, "  <faults");
+    char xml[4096];
+    ac_search_study_options o;
+    ac_search_study *st = NULL;
+    (void)state;
+    for (int five = 0; five < 2; five++) {
+        size_t excluded = 0, combos = 0;
+        fx f;
+        snprintf(xml, sizeof xml, "%.*s%s%s%s", (int)(cut - thr_xml), thr_xml, mits,
+                 five ? fifth : "", rest);
+        fx_parse(&f, xml);
+        ac_search_study_options_init(&o);
+        o.search.budget = 4;
+        o.search.population = 4;
+        o.max_evaluations = 1;
+        if (ac_search_study_run(f.m, &o, &st, &f.err) != AC_OK)
+            fail_msg("%s", f.err.message);
+        assert_int_equal(st->nvariants, five ? 1 + 6 + 9 : 1 + 5 + 10);
+        assert_int_equal(st->all_subsets, !five);
+        assert_non_null(strstr(st->scope, five ? "every pair" : "every combination"));
+        assert_true(st->variants[0].computed);
+        for (size_t i = 1; i < st->nvariants; i++) {
+            const ac_search_variant *v = &st->variants[i];
+            assert_false(v->computed);
+            combos += v->mitigation == AC_NONE;
+            excluded += v->excluded != 0;
+            if (v->excluded)
+                assert_non_null(strstr(v->why, "SnapStart"));
+            else
+                assert_non_null(strstr(v->why, "budget"));
+            if (v->mitigation == AC_NONE)
+                assert_false(v->nparts == 2 && strcmp(v->id, "more+pw") == 0);
+        }
+        assert_int_equal(combos, five ? 9 : 10);
+        assert_int_equal(excluded, five ? 1 : 4);
+        assert_string_equal(st->variants[6].id, five ? "keep" : "more+snap");
+        ac_search_study_free(st);
+        fx_free(&f);
+    }
 }
 
 /* The exports carry every fault: the FIS actions with their parameters and windows, the ones
@@ -455,6 +543,7 @@ int main(void)
         cmocka_unit_test(test_confirm_erlang_b),
         cmocka_unit_test(test_confirm_not_computed),
         cmocka_unit_test(test_study),
+        cmocka_unit_test(test_study_variants),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),

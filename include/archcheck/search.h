@@ -352,6 +352,25 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
                                   double rel_tol, ac_search_boundary *out, double *worst,
                                   ac_error *err);
 
+/* A warm start of a boundary, and its last population. */
+typedef struct ac_search_warm {
+    const double *genes; /* generation 0 of the first probe (count x ngenes; at most the
+                            population are taken), or NULL */
+    size_t count;
+    int stop_at_tau;     /* 1: a probe ends as soon as a plan reaches tau (that decides
+                            W >= tau; the worst case kept at hi is then the first plan found
+                            to reach it, not the worst) and is not polished */
+    double *last;        /* NULL, or room for population x ngenes: the last probe's population
+                            (for the warm start of another variant's search) */
+    size_t nlast;        /* out: its individuals */
+} ac_search_warm;
+
+/* ac_search_boundary_find_worst with a warm start (warm NULL: none, as find_worst). */
+int ac_search_boundary_find_warm(const ac_model *model, ac_search_objective *obj,
+                                 const ac_search_options *opt, ac_search_warm *warm, double tau,
+                                 double lo, double hi, double rel_tol, ac_search_boundary *out,
+                                 double *worst, ac_error *err);
+
 /* The boundary of one fixed plan (faults: the space's nfaults entries, or NULL: no fault):
  * the same bisection on the objective of that plan, one evaluation per probe (how a
  * mitigation fares against the baseline's worst case). */
@@ -440,15 +459,30 @@ typedef struct ac_search_study_options {
     double lo, hi, rel_tol;         /* the factor's bracket and tolerance; default 1/16, 16,
                                        1e-3 */
     size_t max_evaluations;         /* over the study; default AC_SEARCH_STUDY_BUDGET */
-    size_t mitigation;              /* AC_NONE: every mitigation (default); else that one */
+    size_t mitigation;              /* AC_NONE: every mitigation and combination (default);
+                                       else that one */
+    int warm_start;                 /* 1 (default): each variant's search starts from the
+                                       baseline's final population, and its probes end once a
+                                       plan reaches tau; 0: cold, full probes (to measure) */
 } ac_search_study_options;
 
 void ac_search_study_options_init(ac_search_study_options *opt);
 
+/* Every combination of the simple (non-combine) mitigations is studied when there are at
+ * most this many of them; past it, the declared ones and every pair (search/variants.c). */
+#define AC_SEARCH_SUBSETS_MAX 4
+/* The most parts of an undeclared combination. */
+#define AC_SEARCH_PARTS_MAX AC_SEARCH_SUBSETS_MAX
+
 typedef struct ac_search_variant {
-    size_t mitigation; /* index into model->mitigations; AC_NONE: the baseline */
+    size_t mitigation; /* index into model->mitigations (a declared one); AC_NONE: the
+                          baseline (nparts 0) or a combination the file does not declare */
+    size_t nparts;     /* an undeclared combination: its simple mitigations, model order */
+    size_t parts[AC_SEARCH_PARTS_MAX];
+    char id[160];      /* "" for the baseline; the declared id; "a+b" for a combination */
+    int excluded;      /* 1: its parts cannot be combined (why says so); not computed */
     int computed;      /* 0: not computed, `why` says why (not applicable, over the budget,
-                          a search that failed) */
+                          a search that failed, parts that cannot be combined) */
     char why[256];
     ac_search_boundary own;     /* B_r against its own worst cases: the lower of its own
                                    search's and the baseline worst case's (a plan of its space
@@ -458,16 +492,26 @@ typedef struct ac_search_variant {
     double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND and
                                    neither has failures_below; else NAN */
     double gain_against;        /* against.rate / B_r(none) - 1, the same way */
+    size_t evaluations;         /* spent on the variant (own + against) */
+    size_t evaluations_cold;    /* the most its probes could have spent without the warm
+                                   start and the early stop (probes x (budget + polish)):
+                                   evaluations_cold - evaluations were saved */
 } ac_search_variant;
 
 typedef struct ac_search_study {
     double tau;
-    size_t nvariants; /* the baseline first, then the mitigations in model order */
+    size_t nvariants; /* the baseline first, then the declared mitigations in model order, then
+                         the undeclared combinations (by size, then model order) */
     ac_search_variant *variants;
+    int all_subsets;  /* 1: every combination of the simple mitigations is among them */
+    char scope[160];  /* which variants, in words */
     size_t evaluations; /* spent over the study */
     size_t budget;      /* the study's budget */
     size_t nfaults;
     ac_transient_fault *baseline_worst; /* the baseline's worst case at its B_r (nfaults) */
+    size_t ngenes;
+    double *final; /* the baseline's final population (nfinal x ngenes): the warm start */
+    size_t nfinal;
 } ac_search_study;
 
 /*
