@@ -109,6 +109,8 @@ static int search_and_confirm(const ac_an_ctx *c, const ac_model *m, double s, r
         ac_search_confirm_options co;
         ac_search_confirm_options_init(&co);
         co.seed = so.seed;
+        if (c->opt->search_confirm_events > 0)
+            co.max_events = c->opt->search_confirm_events;
         rc = ac_search_confirm(m, plan, ac_search_space_nfaults(sp), s, horizon, terms,
                                ac_search_objective_nterms(obj), out->fluid, &co, &out->conf, err);
     }
@@ -213,6 +215,8 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
         rates[i] = c->a->nodes[i].arrival_rate;
     to.scale = s;
     ac_search_confirm_options_init(&co);
+    if (c->opt->search_confirm_events > 0)
+        co.max_events = c->opt->search_confirm_events;
     need = ac_search_confirm_events_min(m, rates, s, ac_transient_horizon(m, &to), &co);
     free(rates);
     if (!(need > (double)co.max_events))
@@ -220,7 +224,8 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
     snprintf(note, size,
              "its worst case could not be confirmed: the simulation would need at least %.3g "
              "events (%zu replications over the warm-up and the horizon), over its budget of "
-             "%.3g, and the fluid model alone cannot pass (the search was not run)",
+             "%.3g (--confirm-events), and the fluid model alone cannot pass (the search was "
+             "not run)",
              need, co.replications, (double)co.max_events);
     return 1;
 }

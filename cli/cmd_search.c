@@ -33,6 +33,8 @@ static const char search_usage[] =
     "      --confirm N          re-run the worst case in the simulator: N replications\n"
     "                           (default 10; 0: not), its score with a 95%% interval\n"
     "                           beside the fluid score\n"
+    "      --confirm-events N   the confirmation's event budget over its replications\n"
+    "                           (default 50000000; past it: not confirmed, with the reason)\n"
     "      --mitigation ID|all  the resilience study: B_r of the baseline and of the\n"
     "                           mitigation (all: every one), each against its own worst\n"
     "                           case and the baseline's, and the gain R_g\n"
@@ -451,6 +453,7 @@ typedef struct cli_opts {
     int has_budget, has_seed, json, boundary;
     double horizon;
     size_t confirm;         /* replications; 0: no confirmation */
+    unsigned long long confirm_events; /* 0: the default */
     const char *mitigation; /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
@@ -469,6 +472,13 @@ static int parse_more(int c, cli_opts *o, int *status)
         o->confirm = (size_t)v;
         return 1;
     case 'm': o->mitigation = optarg; return 1;
+    case 'E':
+        if (ac_cli_ulong_parse(optarg, 1000000000000ul, &v) != 0 || v == 0)
+            *status = ac_cli_fail("--confirm-events takes a whole number from 1 to 10^12: got "
+                                  "'%s'",
+                                  optarg);
+        o->confirm_events = v;
+        return 1;
     case 'S':
         if (ac_cli_ulong_parse(optarg, 1000000000ul, &v) != 0 || v == 0)
             *status = ac_cli_fail("--study-budget takes a whole number from 1 to 1000000000: "
@@ -491,6 +501,7 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"horizon", required_argument, NULL, 'H'},
                                          {"boundary", no_argument, NULL, 'B'},
                                          {"confirm", required_argument, NULL, 'C'},
+                                         {"confirm-events", required_argument, NULL, 'E'},
                                          {"mitigation", required_argument, NULL, 'm'},
                                          {"study-budget", required_argument, NULL, 'S'},
                                          {"export-fis", required_argument, NULL, 'F'},
@@ -638,6 +649,8 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
         ac_search_confirm_options_init(&co);
         co.replications = o->confirm;
         co.seed = o->so.seed;
+        if (o->confirm_events > 0)
+            co.max_events = o->confirm_events;
         f->has_confirm = 1;
         rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms, f->score,
                                &co, &f->conf, err);

@@ -444,6 +444,21 @@ static void test_check_resilience(void **state)
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
+    /* the confirmation's event budget: 10 replications of (60 s warm-up + 20 s) at 100/s
+       need at least 8e4 events, over a budget of 1000: not run, said so */
+    a = run_ac("check", "--confirm-events", "1000", pass, NULL);
+    assert_int_equal(a.status, 3);
+    assert_non_null(strstr(a.out, "at least 8e+04 events"));
+    assert_non_null(strstr(a.out, "(--confirm-events)"));
+    ac_test_run_free(&a);
+    a = run_ac("search", "--confirm-events", "100", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "not confirmed by simulation"));
+    assert_non_null(strstr(a.out, "event budget"));
+    ac_test_run_free(&a);
+    a = run_ac("search", "--confirm-events", "0", pass, NULL);
+    assert_int_equal(a.status, 2);
+    ac_test_run_free(&a);
     unlink(path);
     unlink(pass);
 }
