@@ -161,6 +161,10 @@ static void print_study_text(FILE *fp, const found *f)
             fprintf(fp, "    not computed: %s\n", v->why);
             continue;
         }
+        if (!isnan(v->worst_score))
+            fprintf(fp, "    worst-case score at the design's workload %.6g%s\n", v->worst_score,
+                    v->worst_failures > 0 ? " (some plans failed to integrate: a lower bound)"
+                                          : "");
         print_bound_text(fp, "B_r against its own worst case", &v->own);
         if (isnan(v->gain))
             fputs("\n", fp);
@@ -323,6 +327,7 @@ static void print_study_json(ac_jsonw *w, const found *f)
             ac_jsonw_key(w, "why");
             ac_jsonw_string(w, v->why);
         } else {
+            json_num_or_null(w, "worst_case_score", v->worst_score);
             ac_jsonw_key(w, "evaluations");
             ac_jsonw_uint(w, v->evaluations);
             ac_jsonw_key(w, "evaluations_saved");

@@ -31,6 +31,8 @@ void ac_search_study_options_init(ac_search_study_options *opt)
     opt->max_evaluations = AC_SEARCH_STUDY_BUDGET;
     opt->mitigation = AC_NONE;
     opt->warm_start = 1;
+    opt->combinations = 1;
+    opt->score_at = 1.0;
 }
 
 void ac_search_study_free(ac_search_study *study)
@@ -78,6 +80,46 @@ static double gain(const ac_search_boundary *b, const ac_search_boundary *base)
     return b->rate / base->rate - 1.0;
 }
 
+/* The worst-case score of a variant at the workload factor o->score_at (a search of the
+ * per-probe budget and its polish, warm-started from `warm`: the baseline's final population,
+ * or none), with the failed integrations it met. */
+static int worst_at(ac_search_objective *obj, const ac_search_study_options *o, const double *warm,
+                    size_t nwarm, ac_search_variant *v, ac_error *err)
+{
+    ac_search_problem pr = ac_search_objective_problem(obj);
+    ac_search_ga *ga = NULL;
+    size_t failed0 = ac_search_objective_failures(obj), pe = 0;
+    double *g = calloc(pr.ngenes + 1, sizeof *g);
+    int rc = g == NULL ? ac_error_set(err, AC_ENOMEM, "out of memory (study)") : 0;
+    if (rc == 0)
+        rc = ac_search_objective_set_scale(obj, o->score_at, err);
+    if (rc == 0 && pr.ngenes == 0) {
+        v->evaluations++;
+        rc = ac_search_objective_eval(obj, 0, NULL, &v->worst_score, NULL, err);
+        goto cleanup;
+    }
+    if (rc == 0)
+        rc = ac_search_ga_new(&pr, &o->search, &ga, err);
+    if (rc == 0 && nwarm > 0)
+        rc = ac_search_ga_warm(ga, warm, nwarm, err);
+    if (rc == 0)
+        rc = ac_search_ga_run(ga, err);
+    if (rc == 0) {
+        const double *best;
+        v->worst_score = ac_search_ga_best(ga, &best);
+        memcpy(g, best, pr.ngenes * sizeof *g);
+        v->evaluations += ac_search_ga_evaluations(ga);
+        rc = ac_search_polish(&pr, g, &v->worst_score, o->search.budget / 10 + 2 * pr.ngenes, &pe,
+                              err);
+        v->evaluations += pe;
+    }
+cleanup:
+    v->worst_failures = ac_search_objective_failures(obj) - failed0;
+    ac_search_ga_free(ga);
+    free(g);
+    return rc;
+}
+
 /* The baseline: its boundary and worst case at it. */
 static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_search_study *st,
                         ac_error *err)
@@ -113,7 +155,10 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
         v->evaluations_cold = v->own.evaluations;
         v->against = v->own;
         v->gain = v->gain_against = v->own.failures_below > 0 ? NAN : 0.0;
-        st->evaluations += v->own.evaluations;
+        if (o->score_at > 0.0)
+            rc = worst_at(obj, o, NULL, 0, v, err);
+        v->evaluations_cold = v->evaluations;
+        st->evaluations += v->evaluations;
     }
     free(worst);
     ac_search_objective_free(obj);
@@ -129,7 +174,7 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     ac_search_space *sp = NULL;
     ac_search_objective *obj = NULL;
     ac_error e = {0};
-    size_t need = max_probes(o) * (probe_cost(o, st->ngenes) + 1);
+    size_t need = (max_probes(o) + (o->score_at > 0.0)) * (probe_cost(o, st->ngenes) + 1);
     int rc;
     if (v->excluded)
         return 0;
@@ -151,9 +196,13 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     if (rc == 0)
         rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi, o->rel_tol,
                                      &v->against, &e);
+    if (rc == 0 && o->score_at > 0.0)
+        rc = worst_at(obj, o, st->final, o->warm_start ? st->nfinal : 0, v, &e);
     if (rc == 0) {
-        v->evaluations = v->own.evaluations + v->against.evaluations;
-        v->evaluations_cold = v->own.probes * probe_cost(o, st->ngenes) + v->against.evaluations;
+        size_t at = v->evaluations; /* worst_at's */
+        v->evaluations += v->own.evaluations + v->against.evaluations;
+        v->evaluations_cold = at + v->own.probes * probe_cost(o, st->ngenes) +
+                              v->against.evaluations;
         /* the baseline's worst case is a plan of the variant's space too: its own worst case
            is at least as bad, so its boundary is at most that one's */
         if (v->against.status != AC_SEARCH_BOUNDARY_ABOVE &&
@@ -195,12 +244,13 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     if (!model->faults.present)
         return ac_error_set(err, AC_EINVAL, "study: the model has no <faults>");
     if (!(o.lo > 0.0) || !(o.hi > o.lo) || !isfinite(o.hi) || !(o.rel_tol > 0.0) ||
-        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations))
+        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations) ||
+        !(o.score_at >= 0.0) || o.score_at > o.hi)
         return ac_error_set(err, AC_EINVAL, "study: invalid options");
     st = calloc(1, sizeof *st);
     if (st == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
-    rc = ac_search_study_variants(model, o.mitigation, st, err);
+    rc = ac_search_study_variants(model, o.mitigation, o.combinations, st, err);
     if (rc != 0) {
         ac_search_study_free(st);
         return rc;

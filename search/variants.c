@@ -101,7 +101,7 @@ static int leaf_masks(const ac_model *m, const size_t *rank, uint64_t *mask, ac_
 
 /* The undeclared combinations to list: masks of two or more leaves (all subsets, or pairs),
  * minus the declared combines' sets. Writes at most `cap` into out; returns how many. */
-static size_t combinations(size_t nleaves, int all, const uint64_t *declared, size_t ndeclared,
+static size_t list_combinations(size_t nleaves, int all, const uint64_t *declared, size_t ndeclared,
                            uint64_t *out, size_t cap)
 {
     size_t k = 0;
@@ -152,7 +152,8 @@ static void combination_variant(const ac_model *m, uint64_t set, const size_t *l
                 v->excluded = 1;
 }
 
-int ac_search_study_variants(const ac_model *m, size_t only, ac_search_study *st, ac_error *err)
+int ac_search_study_variants(const ac_model *m, size_t only, int combinations, ac_search_study *st,
+                             ac_error *err)
 {
     size_t n = m->nmitigations, nleaves = 0, ndecl = 0, ncomb = 0, cap, nv;
     size_t *rank = calloc(n + 1, sizeof *rank), *leaf = calloc(n + 1, sizeof *leaf);
@@ -171,7 +172,7 @@ int ac_search_study_variants(const ac_model *m, size_t only, ac_search_study *st
     for (size_t i = 0; rc == 0 && only == AC_NONE && i < n; i++)
         if (m->mitigations[i].kind == AC_MIT_COMBINE)
             decl[ndecl++] = mask[i];
-    cap = only != AC_NONE || nleaves < 2
+    cap = only != AC_NONE || nleaves < 2 || !combinations
               ? 0
               : (all ? ((size_t)1 << nleaves)
                      : (nleaves > PAIRS_LEAVES_MAX ? PAIRS_LEAVES_MAX : nleaves) * nleaves / 2);
@@ -179,7 +180,7 @@ int ac_search_study_variants(const ac_model *m, size_t only, ac_search_study *st
     if (rc == 0 && comb == NULL)
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (study)");
     if (rc == 0 && cap > 0)
-        ncomb = combinations(nleaves, all, decl, ndecl, comb, cap);
+        ncomb = list_combinations(nleaves, all, decl, ndecl, comb, cap);
     nv = 1 + (only == AC_NONE ? n : 1) + ncomb;
     if (rc == 0 && (st->variants = calloc(nv, sizeof *st->variants)) == NULL)
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (study)");
@@ -187,14 +188,15 @@ int ac_search_study_variants(const ac_model *m, size_t only, ac_search_study *st
         st->nvariants = nv;
         st->all_subsets = only == AC_NONE && all;
         snprintf(st->scope, sizeof st->scope, "%s",
-                 only != AC_NONE ? "one mitigation"
+                 only != AC_NONE   ? "one mitigation"
+                 : !combinations ? "every declared mitigation (no other combination)"
                  : all ? "every combination of the simple mitigations (at most "
                          "AC_SEARCH_SUBSETS_MAX = 4 of them) and every declared mitigation"
                        : "more than 4 simple mitigations: every declared mitigation and every "
                          "pair, not every combination");
         for (size_t i = 0; i < nv; i++) {
             ac_search_variant *v = &st->variants[i];
-            v->gain = v->gain_against = NAN;
+            v->gain = v->gain_against = v->worst_score = NAN;
             v->mitigation = AC_NONE;
             if (i == 0)
                 continue;

@@ -183,6 +183,10 @@ static void test_study(void **state)
         assert_int_equal(v->own.status, AC_SEARCH_BOUNDARY_FOUND);
         assert_true(v->evaluations <= v->evaluations_cold);
     }
+    /* at the design's 50/s the worst delay (T = 0.2 s) brings the function to its fluid
+       capacity C / T = 50/s: the fluid throttle share max(0, 1 - C / (lambda T)) is 0 */
+    assert_double_close(st->variants[0].worst_score, 0.0, 0.01, 0.0);
+    assert_double_close(st->variants[1].worst_score, 0.0, 0.01, 0.0);
     /* SnapStart changes no throttle: the combination is twice the concurrency */
     assert_double_close(st->variants[3].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(st->variants[3].gain, 1.0, 0.03, 0.0);
@@ -365,6 +369,19 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* The k-th "value" (0-based) after the row of `metric` in compare's JSON; NAN if absent. */
+static double row_value(const char *json, const char *metric, int k)
+{
+    char key[96];
+    const char *p;
+    snprintf(key, sizeof key, "\"metric\": \"%s\"", metric);
+    p = strstr(json, key);
+    for (int i = 0; p != NULL && i <= k; i++) {
+        p = strstr(p + 1, "\"value\": ");
+    }
+    return p != NULL ? strtod(p + 9, NULL) : NAN;
+}
+
 /* End to end: the confirmation, the study and the exports of `search`, the same output for
  * --jobs 1 and 2, and bad options refused. */
 static void test_command(void **state)
@@ -390,6 +407,19 @@ static void test_command(void **state)
     free(text);
     ac_test_run_free(&a);
     ac_test_run_free(&b);
+    /* compare --search: the rows of the study, against the fluid closed form C / (0.3 T) */
+    a = run_ac("compare", "--search", "-f", "json", path, NULL);
+    assert_int_equal(a.status, 0);
+    assert_double_close(row_value(a.out, "resilience_boundary", 0), 10.0 / (0.3 * 0.2), 0.0,
+                        0.015);
+    assert_double_close(row_value(a.out, "resilience_boundary", 1), 20.0 / (0.3 * 0.2), 0.0,
+                        0.015);
+    assert_double_close(row_value(a.out, "resilience_gain", 1), 1.0, 0.03, 0.0);
+    assert_double_close(row_value(a.out, "worst_case_score", 0), 0.0, 0.01, 0.0);
+    ac_test_run_free(&a);
+    a = run_ac("compare", "-f", "json", path, NULL);
+    assert_null(strstr(a.out, "resilience_boundary"));
+    ac_test_run_free(&a);
     a = run_ac("search", "--mitigation", "nope", path, NULL);
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.err, "no mitigation 'nope'"));

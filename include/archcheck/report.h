@@ -167,6 +167,11 @@ typedef struct ac_compare_variant {
     const ac_analysis *analysis; /* NULL when it could not be analysed (then error says why) */
     const ac_diag_list *diags;   /* its findings, or NULL */
     ac_verdict verdict;          /* of its findings (meaningful when analysis != NULL) */
+    int has_search;              /* 1: the resilience study ran (compare --search): the three
+                                    numbers below, each NAN when not known */
+    double worst_score;          /* the worst-case score at the design's workload, in [0, 1] */
+    double resilience_boundary;  /* B_r, /s (fluid) */
+    double resilience_gain;      /* R_g = B_r / B_r(baseline) - 1 */
 } ac_compare_variant;
 
 /* A whole comparison. Borrowed from the caller. */
@@ -224,8 +229,9 @@ typedef struct ac_compare_table {
  * The rows of a comparison, in this order: every check (the reference variant's in its order,
  * then checks only other variants have), then per node (in the order of the first model that
  * has it) utilisation, mean response time, p95 response time and loss probability, then end to
- * end mean, p95 and p99 response time, then the headroom factor. Rows no variant has a number
- * for are left out. On success *out is a new table (free with ac_report_compare_table_free).
+ * end mean, p95 and p99 response time, then the headroom factor, then (compare --search) the
+ * worst-case score (metric "worst_case_score"), the resilience boundary ("resilience_boundary")
+ * and its gain ("resilience_gain"). Rows no variant has a number for are left out. On success *out is a new table (free with ac_report_compare_table_free).
  * Returns 0 or AC_ENOMEM.
  */
 int ac_report_compare_table_new(const ac_compare_run *run, ac_compare_table **out, ac_error *err);

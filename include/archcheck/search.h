@@ -464,6 +464,11 @@ typedef struct ac_search_study_options {
     int warm_start;                 /* 1 (default): each variant's search starts from the
                                        baseline's final population, and its probes end once a
                                        plan reaches tau; 0: cold, full probes (to measure) */
+    int combinations;               /* 1 (default): the combinations the file does not declare
+                                       too; 0: the declared mitigations only */
+    double score_at;                /* the workload factor of each variant's worst-case score
+                                       (a search of the per-probe budget); default 1 (the
+                                       design's workload); 0: none */
 } ac_search_study_options;
 
 void ac_search_study_options_init(ac_search_study_options *opt);
@@ -492,7 +497,10 @@ typedef struct ac_search_variant {
     double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND and
                                    neither has failures_below; else NAN */
     double gain_against;        /* against.rate / B_r(none) - 1, the same way */
-    size_t evaluations;         /* spent on the variant (own + against) */
+    double worst_score;         /* the worst-case score found at the workload factor
+                                   score_at (NAN: not searched) */
+    size_t worst_failures;      /* plans of that search that failed to integrate */
+    size_t evaluations;         /* spent on the variant (own + against + the score) */
     size_t evaluations_cold;    /* the most its probes could have spent without the warm
                                    start and the early stop (probes x (budget + polish)):
                                    evaluations_cold - evaluations were saved */
