@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "archcheck/parser.h"
+#include "archcheck/report.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
@@ -41,6 +42,9 @@ static const char search_usage[] =
     "      --study-budget N     evaluations the study may spend (default 200000)\n"
     "      --export-fis FILE    the worst case as an AWS FIS experiment template (JSON)\n"
     "      --export-chaostoolkit FILE  the worst case as a Chaos Toolkit experiment\n"
+    "      --report OUT.pdf     the worst case (each fault's window on the time axis, the\n"
+    "                           terms) and the convergence (best score per evaluation, the\n"
+    "                           GA against random sampling: a second search of the budget)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -462,6 +466,7 @@ typedef struct cli_opts {
     const char *mitigation; /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
+    const char *report; /* --report OUT.pdf, or NULL */
 } cli_opts;
 
 /* --confirm, --mitigation, --study-budget, --export-*; 1 when c was one of them. */
@@ -493,6 +498,7 @@ static int parse_more(int c, cli_opts *o, int *status)
         return 1;
     case 'F': o->export_fis = optarg; return 1;
     case 'T': o->export_ctk = optarg; return 1;
+    case 'R': o->report = optarg; return 1;
     default: return 0;
     }
 }
@@ -511,6 +517,7 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"study-budget", required_argument, NULL, 'S'},
                                          {"export-fis", required_argument, NULL, 'F'},
                                          {"export-chaostoolkit", required_argument, NULL, 'T'},
+                                         {"report", required_argument, NULL, 'R'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -596,6 +603,91 @@ static int export_one(const char *path, const found *f, double horizon, int fis)
     return 0;
 }
 
+/* The best score after each step of a search: evals[k], best[k] for k < *n (cap entries at
+ * least budget / population + 1); `ga` is the search to step (run to its budget). */
+static int trace_run(ac_search_ga *ga, double *evals, double *best, size_t cap, size_t *n,
+                     ac_error *err)
+{
+    int rc = 0;
+    *n = 0;
+    for (int done = 0; rc == 0 && !done;) {
+        rc = ac_search_ga_step(ga, &done, err);
+        if (rc == 0 && *n < cap) {
+            evals[*n] = (double)ac_search_ga_evaluations(ga);
+            best[*n] = ac_search_ga_best(ga, NULL);
+            (*n)++;
+        }
+    }
+    return rc;
+}
+
+/* The convergence of the other method (random against the GA, or the GA against random), the
+ * same budget and seed, on the objective's problem. */
+static int trace_other(ac_search_objective *obj, const cli_opts *o, double *evals, double *best,
+                       size_t cap, size_t *n, ac_error *err)
+{
+    ac_search_problem pr = ac_search_objective_problem(obj);
+    ac_search_options so = o->so;
+    ac_search_ga *ga = NULL;
+    int rc;
+    so.method = so.method == AC_SEARCH_GA ? AC_SEARCH_RANDOM : AC_SEARCH_GA;
+    rc = ac_search_ga_new(&pr, &so, &ga, err);
+    if (rc == 0)
+        rc = trace_run(ga, evals, best, cap, n, err);
+    ac_search_ga_free(ga);
+    return rc;
+}
+
+/* --report: the search's pages. 0 or AC_EXIT_USAGE after saying why. */
+static int write_report(const cli_opts *o, const found *f, double horizon, ac_search_objective *obj,
+                        const double *trace, size_t ntrace, size_t cap)
+{
+    ac_report_search rs;
+    ac_report_pdf_options po;
+    ac_error err = {0};
+    double *other = calloc(2 * cap + 2, sizeof *other);
+    size_t nother = 0;
+    int rc = other == NULL ? ac_error_set(&err, AC_ENOMEM, "out of memory") : 0;
+    if (rc == 0)
+        rc = trace_other(obj, o, other, other + cap + 1, cap, &nother, &err);
+    memset(&rs, 0, sizeof rs);
+    rs.file = f->file;
+    rs.model = f->m;
+    rs.method = f->method;
+    rs.horizon = horizon;
+    rs.score = f->score;
+    rs.tau = f->m->faults.tau;
+    rs.evaluations = f->evals;
+    rs.failures = f->failures;
+    rs.plan = f->plan;
+    rs.nfaults = f->nfaults;
+    rs.terms = f->terms;
+    rs.nterms = f->nterms;
+    rs.has_confirm = f->has_confirm && f->conf.computed;
+    rs.sim_score = f->conf.score;
+    rs.sim_ci95 = f->conf.ci95;
+    {
+        int ga = o->so.method == AC_SEARCH_GA;
+        const double *mine_e = trace, *mine_b = trace + cap + 1;
+        const double *oth_e = other, *oth_b = other != NULL ? other + cap + 1 : NULL;
+        rs.ga_evals = ga ? mine_e : oth_e;
+        rs.ga_best = ga ? mine_b : oth_b;
+        rs.ga_n = ga ? ntrace : nother;
+        rs.random_evals = ga ? oth_e : mine_e;
+        rs.random_best = ga ? oth_b : mine_b;
+        rs.random_n = ga ? nother : ntrace;
+    }
+    ac_report_pdf_options_init(&po);
+    if (rc == 0)
+        rc = ac_report_search_pdf(o->report, &rs, &po, &err);
+    free(other);
+    if (rc != 0) {
+        fprintf(stderr, "archcheck: %s\n", err.message);
+        return AC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The study of --mitigation; 0 or a status (err set). */
 static int run_study(const ac_model *m, const cli_opts *o, const ac_transient_options *to,
                      ac_search_study **out, ac_error *err)
@@ -674,8 +766,8 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     ac_search_study *study = NULL;
     ac_search_problem pr;
     ac_error err = {0};
-    double horizon;
-    size_t failures;
+    double horizon, *trace = NULL;
+    size_t failures, cap, ntrace = 0;
     found f;
     int rc, status = AC_EXIT_PASS;
     memset(&f, 0, sizeof f);
@@ -695,8 +787,13 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         pr = ac_search_objective_problem(obj);
         rc = ac_search_ga_new(&pr, &o->so, &ga, &err);
     }
+    cap = o->so.budget / (o->so.population > 0 ? o->so.population : 1) + 2;
+    trace = o->report != NULL ? calloc(2 * cap + 2, sizeof *trace) : NULL;
+    if (rc == 0 && o->report != NULL && trace == NULL)
+        rc = ac_error_set(&err, AC_ENOMEM, "out of memory");
     if (rc == 0)
-        rc = ac_search_ga_run(ga, &err);
+        rc = trace != NULL ? trace_run(ga, trace, trace + cap + 1, cap, &ntrace, &err)
+                           : ac_search_ga_run(ga, &err);
     if (rc == 0)
         rc = worst_case(m, o, sp, obj, ga, horizon, &f, &err);
     failures = obj != NULL ? ac_search_objective_failures(obj) : 0; /* before the boundary's */
@@ -737,7 +834,14 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         status = export_one(o->export_fis, &f, horizon, 1);
     if (status == 0 && o->export_ctk != NULL)
         status = export_one(o->export_ctk, &f, horizon, 0);
+    if (status == 0 && o->report != NULL) {
+        if (ac_search_objective_set_scale(obj, 1.0, &err) != 0) /* after --boundary's probes */
+            status = AC_EXIT_USAGE;
+        else
+            status = write_report(o, &f, horizon, obj, trace, ntrace, cap);
+    }
 cleanup:
+    free(trace);
     free(f.plan);
     free(f.terms);
     ac_search_study_free(study);

@@ -5,6 +5,8 @@
  */
 #include "helpers.h"
 
+#include <sys/stat.h>
+
 #include <gsl/gsl_cdf.h>
 
 #include "archcheck/analysis.h"
@@ -407,6 +409,34 @@ static void test_command(void **state)
     free(text);
     ac_test_run_free(&a);
     ac_test_run_free(&b);
+    /* --report: the two pages, the same bytes for the same seed */
+    {
+        char p1[] = "/tmp/ac_sres_pdf_XXXXXX", p2[] = "/tmp/ac_sres_pdf_XXXXXX";
+        char *x, *y;
+        write_tmp(p1, "");
+        write_tmp(p2, "");
+        a = run_ac("search", "--confirm", "0", "--report", p1, path, NULL);
+        b = run_ac("search", "--confirm", "0", "--report", p2, path, NULL);
+        assert_int_equal(a.status, 0);
+        assert_int_equal(b.status, 0);
+        x = slurp(p1);
+        y = slurp(p2);
+        assert_memory_equal(x, "%PDF-", 5);
+        {
+            struct stat s1, s2;
+            assert_int_equal(stat(p1, &s1), 0);
+            assert_int_equal(stat(p2, &s2), 0);
+            assert_int_equal(s1.st_size, s2.st_size);
+            assert_memory_equal(x, y, (size_t)s1.st_size);
+        }
+        assert_non_null(strstr(x, "/Count 2"));
+        free(x);
+        free(y);
+        ac_test_run_free(&a);
+        ac_test_run_free(&b);
+        unlink(p1);
+        unlink(p2);
+    }
     /* compare --search: the rows of the study, against the fluid closed form C / (0.3 T) */
     a = run_ac("compare", "--search", "-f", "json", path, NULL);
     assert_int_equal(a.status, 0);
