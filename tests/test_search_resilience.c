@@ -6,6 +6,7 @@
 #include "helpers.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -294,6 +295,29 @@ static void test_study_variants(void **state)
     }
 }
 
+/* The exit status of tests/validate_exports.py KIND on `text` (the published formats'
+ * required keys and types: the FIS CreateExperimentTemplate request, the Chaos Toolkit
+ * experiment); -1 when python3 is not there (the check is then skipped). */
+static int validate_export(const char *kind, const char *text)
+{
+    char path[] = "/tmp/ac_sres_exp_XXXXXX", cmd[1024];
+    int fd, rc;
+    FILE *fp;
+    if (system("python3 -c 'import json' >/dev/null 2>&1") != 0)
+        return -1;
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "python3 %s/tests/validate_exports.py %s %s", AC_SOURCE_DIR, kind,
+             path);
+    rc = system(cmd);
+    unlink(path);
+    return rc == -1 ? -1 : WEXITSTATUS(rc);
+}
+
 /* The exports carry every fault: the FIS actions with their parameters and windows, the ones
  * FIS has no action for in a tag, and the Chaos Toolkit experiment every fault. */
 static void test_export(void **state)
@@ -330,6 +354,20 @@ static void test_export(void **state)
     assert_non_null(strstr(buf, "\"archcheck:not-exported\": \"fn.cold-start = 1.5 s"));
     assert_non_null(strstr(buf, "\"startAfter\": [\n"));
     assert_non_null(strstr(buf, "\"wait-db-3\"\n"));
+    {
+        /* valid against the FIS request's required keys and types; without its role, not */
+        int v = validate_export("fis", buf);
+        char *role = strstr(buf, "\"roleArn\"");
+        if (v < 0) {
+            free(buf);
+            fx_free(&f);
+            skip();
+        }
+        assert_int_equal(v, 0);
+        assert_non_null(role);
+        memcpy(role, "\"roleAr_\"", 9);
+        assert_int_equal(validate_export("fis", buf), 1);
+    }
     free(buf);
     fp = open_memstream(&buf, &len);
     assert_non_null(fp);
@@ -340,6 +378,13 @@ static void test_export(void **state)
     assert_non_null(strstr(buf, "\"attribute\": \"cold-start\""));
     assert_non_null(strstr(buf, "\"attribute\": \"servers-down\""));
     assert_non_null(strstr(buf, "\"after\": 120"));
+    assert_int_equal(validate_export("chaostoolkit", buf), 0);
+    {
+        char *m = strstr(buf, "\"method\"");
+        assert_non_null(m);
+        memcpy(m, "\"metho_\"", 8);
+        assert_int_equal(validate_export("chaostoolkit", buf), 1);
+    }
     free(buf);
     fx_free(&f);
 }
