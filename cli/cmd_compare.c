@@ -54,7 +54,7 @@ static const char compare_usage[] =
 typedef struct compare_state {
     ac_cli_input in;
     ac_compare_variant *variants;
-    ac_model **models;        /* the clones (mitigations), NULL for the inputs' own models */
+    ac_model **models; /* the clones (mitigations), NULL for the inputs' own models */
     ac_analysis **analyses;
     ac_diag_list *diags;
     char (*changes)[NOTE_MAX];

@@ -461,9 +461,9 @@ typedef struct cli_opts {
     ac_search_options so;
     int has_budget, has_seed, json, boundary;
     double horizon;
-    size_t confirm;         /* replications; 0: no confirmation */
+    size_t confirm;                    /* replications; 0: no confirmation */
     unsigned long long confirm_events; /* 0: the default */
-    const char *mitigation; /* NULL, "all" or an id */
+    const char *mitigation;            /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
     const char *report; /* --report OUT.pdf, or NULL */

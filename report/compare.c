@@ -274,8 +274,8 @@ static void add_search_rows(builder *b, const ac_compare_run *run)
             return;
         for (size_t v = 0; v < run->nvariants; v++) {
             const ac_compare_variant *x = &run->variants[v];
-            double y = k == 0 ? x->worst_score
-                              : (k == 1 ? x->resilience_boundary : x->resilience_gain);
+            double y =
+                k == 0 ? x->worst_score : (k == 1 ? x->resilience_boundary : x->resilience_gain);
             if (!x->has_search || isnan(y))
                 continue;
             row->cells[v].present = 1;

@@ -20,9 +20,9 @@
 #include "report/pdf_doc.h"
 #include "report/plot.h"
 
-#define NAME_W 150.0
+#define NAME_W         150.0
 #define COLS_PER_GROUP 4 /* variant columns per table (the reference included) */
-#define MAX_BARS 24
+#define MAX_BARS       24
 
 typedef ac_pdf_doc cdoc;
 typedef ac_pdf_rgb rgb;
@@ -238,8 +238,7 @@ static void write_variants(cdoc *d, const ac_compare_run *run)
 }
 
 /* The headroom factor per variant, with the headroom requirement as a dotted line. */
-static void write_headroom_chart(cdoc *d, const ac_compare_run *run,
-                                 const ac_compare_table *t)
+static void write_headroom_chart(cdoc *d, const ac_compare_run *run, const ac_compare_table *t)
 {
     const char *names[MAX_BARS];
     double x[MAX_BARS], h[MAX_BARS], limit = NAN, box_h = 210.0, top = 0.0;
@@ -318,8 +317,7 @@ static void write_resilience_chart(cdoc *d, const ac_compare_run *run)
     paragraph(d, "B_r: the lowest peak request rate at which the worst-case score found "
                  "reaches tau (the fluid study of the fault search; a heuristic search: a worse "
                  "plan is not excluded). Dotted: the baseline's.");
-    ac_plot_init(&p, "Resilience boundary B_r", AC_PLOT_LINEAR, NULL, AC_PLOT_LINEAR,
-                 "requests/s");
+    ac_plot_init(&p, "Resilience boundary B_r", AC_PLOT_LINEAR, NULL, AC_PLOT_LINEAR, "requests/s");
     p.xaxis.categories = names;
     p.xaxis.ncategories = n;
     p.yaxis.min = 0.0;

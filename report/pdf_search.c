@@ -125,8 +125,8 @@ static void worst_case_page(ac_pdf_doc *d, const ac_report_search *s)
                                 s->failures);
     if (s->has_confirm && len < sizeof buf)
         snprintf(buf + len, sizeof buf - len,
-                 " Re-run in the simulator with the same plan: %.4g +- %.2g (95%%).",
-                 s->sim_score, s->sim_ci95);
+                 " Re-run in the simulator with the same plan: %.4g +- %.2g (95%%).", s->sim_score,
+                 s->sim_ci95);
     paragraph(d, buf);
     paragraph(d, "The search is a heuristic: a plan worse than this one is not excluded.");
     windows(d, s);
@@ -140,18 +140,19 @@ static void convergence_page(ac_pdf_doc *d, const ac_report_search *s)
     ac_plot p;
     ac_pdf_doc_page_new(d);
     ac_pdf_doc_heading_write(d, 15.0, "Convergence");
-    paragraph(d, "The best score found after each generation, the genetic algorithm against "
-                 "uniform random sampling of the same space with the same budget and seed "
-                 "(dotted: tau), before the polish of the best. One seed: the ten-seed comparison is "
-                 "in the benchmarks (make bench).");
+    paragraph(d,
+              "The best score found after each generation, the genetic algorithm against "
+              "uniform random sampling of the same space with the same budget and seed "
+              "(dotted: tau), before the polish of the best. One seed: the ten-seed comparison is "
+              "in the benchmarks (make bench).");
     snprintf(title, sizeof title, "Best score per evaluation (GA %.4g, random %.4g)",
              s->ga_n > 0 ? s->ga_best[s->ga_n - 1] : NAN,
              s->random_n > 0 ? s->random_best[s->random_n - 1] : NAN);
     ac_plot_init(&p, title, AC_PLOT_LINEAR, "evaluations", AC_PLOT_LINEAR, "best score");
     ac_plot_add(&p, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, s->ga_evals, s->ga_best, s->ga_n,
                 "genetic algorithm");
-    ac_plot_add(&p, AC_PLOT_KIND_STEP, AC_PLOT_DASHED, s->random_evals, s->random_best,
-                s->random_n, "random sampling");
+    ac_plot_add(&p, AC_PLOT_KIND_STEP, AC_PLOT_DASHED, s->random_evals, s->random_best, s->random_n,
+                "random sampling");
     tx[0] = 0.0;
     tx[1] = (double)s->evaluations;
     ty[0] = ty[1] = s->tau;
@@ -184,6 +185,6 @@ int ac_report_search_pdf(const char *path, const ac_report_search *search,
 {
     if (!(search->horizon > 0.0))
         return ac_error_set(err, AC_EINVAL, "search report: the horizon must be positive");
-    return ac_pdf_doc_write(path, opt, "search report", "archcheck worst-case search",
-                            draw_search, search, err);
+    return ac_pdf_doc_write(path, opt, "search report", "archcheck worst-case search", draw_search,
+                            search, err);
 }

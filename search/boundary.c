@@ -38,7 +38,7 @@ typedef struct probe_ctx {
     size_t evals, probes;
     const ac_transient_fault *fixed; /* a fixed plan instead of a search (NULL: search) */
     double *best;                    /* ngenes: the worst case of the last probe */
-    double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
+    double *best_hi;      /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
     size_t last_failures; /* plans of the last probe that failed to integrate */
     double tau;
     int stop_at_tau; /* a probe ends once a plan reaches tau */
@@ -81,8 +81,8 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
         c->evals += ac_search_ga_evaluations(ga);
         /* the peak near the GA's best (a tenth of the budget more), unless decided */
         if (!(c->stop_at_tau && *out >= c->tau))
-            rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes,
-                                  &pe, err);
+            rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe,
+                                  err);
         c->evals += pe;
     }
     if (rc == 0) {

@@ -144,8 +144,8 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
     }
     if (rc == 0) {
         ac_search_warm w = {NULL, 0, 0, st->final, 0};
-        rc = ac_search_boundary_find_warm(m, obj, &o->search, &w, st->tau, o->lo, o->hi,
-                                          o->rel_tol, &v->own, worst, err);
+        rc = ac_search_boundary_find_warm(m, obj, &o->search, &w, st->tau, o->lo, o->hi, o->rel_tol,
+                                          &v->own, worst, err);
         st->nfinal = w.nlast;
     }
     if (rc == 0) {
@@ -201,8 +201,8 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     if (rc == 0) {
         size_t at = v->evaluations; /* worst_at's */
         v->evaluations += v->own.evaluations + v->against.evaluations;
-        v->evaluations_cold = at + v->own.probes * probe_cost(o, st->ngenes) +
-                              v->against.evaluations;
+        v->evaluations_cold =
+            at + v->own.probes * probe_cost(o, st->ngenes) + v->against.evaluations;
         /* the baseline's worst case is a plan of the variant's space too: its own worst case
            is at least as bad, so its boundary is at most that one's */
         if (v->against.status != AC_SEARCH_BOUNDARY_ABOVE &&
@@ -244,8 +244,9 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     if (!model->faults.present)
         return ac_error_set(err, AC_EINVAL, "study: the model has no <faults>");
     if (!(o.lo > 0.0) || !(o.hi > o.lo) || !isfinite(o.hi) || !(o.rel_tol > 0.0) ||
-        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations) ||
-        !(o.score_at >= 0.0) || o.score_at > o.hi)
+        o.max_evaluations == 0 ||
+        (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations) || !(o.score_at >= 0.0) ||
+        o.score_at > o.hi)
         return ac_error_set(err, AC_EINVAL, "study: invalid options");
     st = calloc(1, sizeof *st);
     if (st == NULL)

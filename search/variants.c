@@ -46,8 +46,8 @@ static int conflict(const ac_model *m, size_t a, size_t b, char *why, size_t siz
     if (x->kind == y->kind &&
         (x->kind != AC_MIT_SET || (x->attribute != NULL && y->attribute != NULL &&
                                    strcmp(x->attribute, y->attribute) == 0))) {
-        snprintf(why, size, "'%s' and '%s' change the same setting of '%s'", x->id,
-                 y->id, m->nodes[x->target].id);
+        snprintf(why, size, "'%s' and '%s' change the same setting of '%s'", x->id, y->id,
+                 m->nodes[x->target].id);
         return 1;
     }
     return 0;
@@ -102,7 +102,7 @@ static int leaf_masks(const ac_model *m, const size_t *rank, uint64_t *mask, ac_
 /* The undeclared combinations to list: masks of two or more leaves (all subsets, or pairs),
  * minus the declared combines' sets. Writes at most `cap` into out; returns how many. */
 static size_t list_combinations(size_t nleaves, int all, const uint64_t *declared, size_t ndeclared,
-                           uint64_t *out, size_t cap)
+                                uint64_t *out, size_t cap)
 {
     size_t k = 0;
     uint64_t limit = all ? (uint64_t)1 << nleaves : 0;
@@ -143,8 +143,8 @@ static void combination_variant(const ac_model *m, uint64_t set, const size_t *l
         if (!(set >> r & 1))
             continue;
         v->parts[v->nparts++] = leaf[r];
-        len += (size_t)snprintf(v->id + len, len < sizeof v->id ? sizeof v->id - len : 0,
-                                "%s%s", len > 0 ? "+" : "", m->mitigations[leaf[r]].id);
+        len += (size_t)snprintf(v->id + len, len < sizeof v->id ? sizeof v->id - len : 0, "%s%s",
+                                len > 0 ? "+" : "", m->mitigations[leaf[r]].id);
     }
     for (size_t a = 0; a < v->nparts && v->why[0] == '\0'; a++)
         for (size_t b = a + 1; b < v->nparts && v->why[0] == '\0'; b++)
@@ -188,10 +188,10 @@ int ac_search_study_variants(const ac_model *m, size_t only, int combinations, a
         st->nvariants = nv;
         st->all_subsets = only == AC_NONE && all;
         snprintf(st->scope, sizeof st->scope, "%s",
-                 only != AC_NONE   ? "one mitigation"
+                 only != AC_NONE ? "one mitigation"
                  : !combinations ? "every declared mitigation (no other combination)"
-                 : all ? "every combination of the simple mitigations (at most "
-                         "AC_SEARCH_SUBSETS_MAX = 4 of them) and every declared mitigation"
+                 : all           ? "every combination of the simple mitigations (at most "
+                                   "AC_SEARCH_SUBSETS_MAX = 4 of them) and every declared mitigation"
                        : "more than 4 simple mitigations: every declared mitigation and every "
                          "pair, not every combination");
         for (size_t i = 0; i < nv; i++) {

@@ -210,13 +210,12 @@ static void test_study(void **state)
         o.warm_start = 0;
         assert_int_equal(ac_search_study_run(f.m, &o, &cold, &f.err), AC_OK);
         for (size_t i = 1; i < 4; i++) {
-            assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0,
-                                0.015);
+            assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0, 0.015);
             warm_evals += st->variants[i].evaluations;
             cold_evals += cold->variants[i].evaluations;
         }
-        print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n",
-                      warm_evals, cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
+        print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n", warm_evals,
+                      cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
         assert_true(warm_evals < cold_evals);
         ac_search_study_free(cold);
         o.warm_start = 1;
@@ -246,11 +245,12 @@ static void test_study(void **state)
  */
 static void test_study_variants(void **state)
 {
-    static const char mits[] = "  <mitigation id='more' kind='set' target='fn' attribute='concurrency' value='20'/>\n"
-                               "  <mitigation id='snap' kind='snapstart' target='fn' restore='10ms'/>\n"
-                               "  <mitigation id='pc' kind='provisioned-concurrency' target='fn' amount='5'/>\n"
-                               "  <mitigation id='pw' kind='pre-warming' target='fn' amount='5'/>\n"
-                               "  <mitigation id='both' kind='combine' of='more pw'/>\n";
+    static const char mits[] =
+        "  <mitigation id='more' kind='set' target='fn' attribute='concurrency' value='20'/>\n"
+        "  <mitigation id='snap' kind='snapstart' target='fn' restore='10ms'/>\n"
+        "  <mitigation id='pc' kind='provisioned-concurrency' target='fn' amount='5'/>\n"
+        "  <mitigation id='pw' kind='pre-warming' target='fn' amount='5'/>\n"
+        "  <mitigation id='both' kind='combine' of='more pw'/>\n";
     static const char fifth[] =
         "  <mitigation id='keep' kind='set' target='fn' attribute='keep-alive' value='2h'/>\n";
     const char *cut = strstr(thr_xml, "  <mitigation id='more'");
@@ -485,10 +485,8 @@ static void test_command(void **state)
     /* compare --search: the rows of the study, against the fluid closed form C / (0.3 T) */
     a = run_ac("compare", "--search", "-f", "json", path, NULL);
     assert_int_equal(a.status, 0);
-    assert_double_close(row_value(a.out, "resilience_boundary", 0), 10.0 / (0.3 * 0.2), 0.0,
-                        0.015);
-    assert_double_close(row_value(a.out, "resilience_boundary", 1), 20.0 / (0.3 * 0.2), 0.0,
-                        0.015);
+    assert_double_close(row_value(a.out, "resilience_boundary", 0), 10.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(row_value(a.out, "resilience_boundary", 1), 20.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(row_value(a.out, "resilience_gain", 1), 1.0, 0.03, 0.0);
     assert_double_close(row_value(a.out, "worst_case_score", 0), 0.0, 0.01, 0.0);
     ac_test_run_free(&a);
@@ -616,9 +614,8 @@ static void test_failed_integrations(void **state)
         ac_search_options_init(&so);
         so.budget = 40;
         so.population = 10;
-        assert_int_equal(ac_search_boundary_find(f.m, obj, &so, 0.7, 1.0 / 16.0, 16.0, 1e-3, &b,
-                                                 &f.err),
-                         AC_OK);
+        assert_int_equal(
+            ac_search_boundary_find(f.m, obj, &so, 0.7, 1.0 / 16.0, 16.0, 1e-3, &b, &f.err), AC_OK);
     }
     print_message("boundary %.4g/s, %zu failures, %zu below tau\n", b.rate, b.failures,
                   b.failures_below);

@@ -317,13 +317,13 @@ typedef enum ac_search_boundary_status {
 
 typedef struct ac_search_boundary {
     ac_search_boundary_status status;
-    double lo, hi;      /* the final bracket of the workload factor */
-    double scale;       /* = hi: the factor reported */
-    double peak_rate;   /* /s, the sources' highest total rate at factor 1 */
-    double rate;        /* /s, B_r = scale x peak_rate */
-    size_t probes;      /* worst-case searches */
-    size_t evaluations; /* over every probe */
-    size_t failures;    /* plans whose transient failed to integrate, over every probe */
+    double lo, hi;         /* the final bracket of the workload factor */
+    double scale;          /* = hi: the factor reported */
+    double peak_rate;      /* /s, the sources' highest total rate at factor 1 */
+    double rate;           /* /s, B_r = scale x peak_rate */
+    size_t probes;         /* worst-case searches */
+    size_t evaluations;    /* over every probe */
+    size_t failures;       /* plans whose transient failed to integrate, over every probe */
     size_t failures_below; /* of them, those in probes judged below tau: when > 0 the low side
                               of the bracket is not shown (a failed plan may reach tau there),
                               so B_r is an upper bound only (FOUND or ABOVE alike) */
@@ -357,12 +357,12 @@ typedef struct ac_search_warm {
     const double *genes; /* generation 0 of the first probe (count x ngenes; at most the
                             population are taken), or NULL */
     size_t count;
-    int stop_at_tau;     /* 1: a probe ends as soon as a plan reaches tau (that decides
-                            W >= tau; the worst case kept at hi is then the first plan found
-                            to reach it, not the worst) and is not polished */
-    double *last;        /* NULL, or room for population x ngenes: the last probe's population
-                            (for the warm start of another variant's search) */
-    size_t nlast;        /* out: its individuals */
+    int stop_at_tau; /* 1: a probe ends as soon as a plan reaches tau (that decides
+                        W >= tau; the worst case kept at hi is then the first plan found
+                        to reach it, not the worst) and is not polished */
+    double *last;    /* NULL, or room for population x ngenes: the last probe's population
+                        (for the warm start of another variant's search) */
+    size_t nlast;    /* out: its individuals */
 } ac_search_warm;
 
 /* ac_search_boundary_find_worst with a warm start (warm NULL: none, as find_worst). */
@@ -440,9 +440,8 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
  * `node_rates` the model's offered rates (jobs/s at scale 1, one per node; NaN or negative
  * counts 0). Above opt->max_events the confirmation cannot succeed (a search whose worst case
  * cannot be confirmed cannot settle a requirement). opt NULL: defaults. */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
-                                    double scale, double horizon,
-                                    const ac_search_confirm_options *opt);
+double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
+                                    double horizon, const ac_search_confirm_options *opt);
 
 /* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
  * -1 when wholly below, 0 when it straddles tau or was not computed. */
@@ -484,10 +483,10 @@ typedef struct ac_search_variant {
                           baseline (nparts 0) or a combination the file does not declare */
     size_t nparts;     /* an undeclared combination: its simple mitigations, model order */
     size_t parts[AC_SEARCH_PARTS_MAX];
-    char id[160];      /* "" for the baseline; the declared id; "a+b" for a combination */
-    int excluded;      /* 1: its parts cannot be combined (why says so); not computed */
-    int computed;      /* 0: not computed, `why` says why (not applicable, over the budget,
-                          a search that failed, parts that cannot be combined) */
+    char id[160]; /* "" for the baseline; the declared id; "a+b" for a combination */
+    int excluded; /* 1: its parts cannot be combined (why says so); not computed */
+    int computed; /* 0: not computed, `why` says why (not applicable, over the budget,
+                     a search that failed, parts that cannot be combined) */
     char why[256];
     ac_search_boundary own;     /* B_r against its own worst cases: the lower of its own
                                    search's and the baseline worst case's (a plan of its space
@@ -511,8 +510,8 @@ typedef struct ac_search_study {
     size_t nvariants; /* the baseline first, then the declared mitigations in model order, then
                          the undeclared combinations (by size, then model order) */
     ac_search_variant *variants;
-    int all_subsets;  /* 1: every combination of the simple mitigations is among them */
-    char scope[160];  /* which variants, in words */
+    int all_subsets;    /* 1: every combination of the simple mitigations is among them */
+    char scope[160];    /* which variants, in words */
     size_t evaluations; /* spent over the study */
     size_t budget;      /* the study's budget */
     size_t nfaults;
