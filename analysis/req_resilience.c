@@ -11,9 +11,11 @@
  *      the fluid boundary is ~4% optimistic against Erlang-B), so the fluid alone never
  *      passes;
  *   3. PASS when the simulated score's 95% interval lies below tau (and the fluid's is below
- *      too), FAIL (AC301) when it lies at or above tau, else INCONCLUSIVE (AC900) with the
- *      reason (an interval across tau, a term the simulator does not measure, a simulation
- *      over its budget, the search skipped or refused).
+ *      too) and every plan the search tried was integrated, FAIL (AC301) when it lies at or
+ *      above tau, else INCONCLUSIVE (AC900) with the reason (an interval across tau, a term
+ *      the simulator does not measure, a simulation over its budget, the search skipped or
+ *      refused, plans whose transient failed to integrate: their score is unknown, and the
+ *      worst case may be among them; a FAIL stands, the plan found is a counterexample).
  * The PASS is the search's: a plan worse than the one found is not excluded (a heuristic
  * search), as every message says.
  */
@@ -27,6 +29,7 @@
 
 typedef struct res_run {
     size_t evals;
+    size_t failures, limited; /* plans the transient could not integrate (limited: its budget) */
     double fluid;
     ac_search_confirmation conf;
     char plan[200]; /* the worst case, in words */
@@ -92,6 +95,8 @@ static int search_and_confirm(const ac_an_ctx *c, const ac_model *m, double s, r
             memcpy(g, genes, n * sizeof *g);
             rc = ac_search_polish(&pr, g, &best, so.budget / 10 + 2 * n, &pe, err);
             out->evals += pe;
+            out->failures = ac_search_objective_failures(obj);
+            out->limited = ac_search_objective_failures_limit(obj);
             ac_search_space_decode(sp, g, plan);
         }
         free(g);
@@ -104,6 +109,8 @@ static int search_and_confirm(const ac_an_ctx *c, const ac_model *m, double s, r
         ac_search_confirm_options co;
         ac_search_confirm_options_init(&co);
         co.seed = so.seed;
+        if (c->opt->search_confirm_events > 0)
+            co.max_events = c->opt->search_confirm_events;
         rc = ac_search_confirm(m, plan, ac_search_space_nfaults(sp), s, horizon, terms,
                                ac_search_objective_nterms(obj), out->fluid, &co, &out->conf, err);
     }
@@ -157,6 +164,16 @@ static void judge(ac_an_ctx *c, const ac_requirement *r, const char *what, const
                       "evaluations) scores %.4g on the fluid model, which alone cannot pass, "
                       "and is not confirmed by simulation: %s",
                       what, run->plan, run->evals, run->fluid, cf->why);
+    } else if (side < 0 && run->fluid < r->tau && run->failures > 0) {
+        /* the plan found stays below tau, but plans the search could not score may not */
+        ac_an_finding(c, "AC900", r->loc, NULL,
+                      "requirement resilience %s is undecided: the worst case found (%s; %zu "
+                      "evaluations) scores %.4g +- %.2g in simulation (95%%, fluid %.4g), below "
+                      "tau %.4g, but %zu of the plans searched could not be integrated by the "
+                      "transient (%zu of them over its work budget) and have no score: the "
+                      "worst case may be among them",
+                      what, run->plan, run->evals, cf->score, cf->ci95, run->fluid, r->tau,
+                      run->failures, run->limited);
     } else if (side < 0 && run->fluid < r->tau) {
         ck.status = AC_CHECK_PASS;
         ck.rule[0] = '\0';
@@ -198,6 +215,8 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
         rates[i] = c->a->nodes[i].arrival_rate;
     to.scale = s;
     ac_search_confirm_options_init(&co);
+    if (c->opt->search_confirm_events > 0)
+        co.max_events = c->opt->search_confirm_events;
     need = ac_search_confirm_events_min(m, rates, s, ac_transient_horizon(m, &to), &co);
     free(rates);
     if (!(need > (double)co.max_events))
@@ -205,7 +224,8 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
     snprintf(note, size,
              "its worst case could not be confirmed: the simulation would need at least %.3g "
              "events (%zu replications over the warm-up and the horizon), over its budget of "
-             "%.3g, and the fluid model alone cannot pass (the search was not run)",
+             "%.3g (--confirm-events), and the fluid model alone cannot pass (the search was "
+             "not run)",
              need, co.replications, (double)co.max_events);
     return 1;
 }

@@ -37,6 +37,8 @@ static const char check_usage[] =
     "      --jobs N         worker threads for the worst-case search (at most 64 are used)\n"
     "      --no-search      skip the worst-case search (<resilience> requirements are then\n"
     "                       INCONCLUSIVE)\n"
+    "      --confirm-events N  event budget of the simulation confirming each worst case\n"
+    "                       (over its replications; default 50000000)\n"
     "      --validate       simulate and compare every approximation (by default the simulator\n"
     "                       runs only where an approximation's error could flip a verdict)\n"
     "      --no-validate    never simulate (undecided checks stay INCONCLUSIVE)\n"
@@ -129,6 +131,7 @@ static const struct option check_opts[] = {AC_CLI_LINTER_OPTIONS,
                                            {"seed", required_argument, NULL, 's'},
                                            {"jobs", required_argument, NULL, 'j'},
                                            {"no-search", no_argument, NULL, 'n'},
+                                           {"confirm-events", required_argument, NULL, 'E'},
                                            {"report", required_argument, NULL, 'r'},
                                            {"timestamp", no_argument, NULL, 'T'},
                                            {"baseline", required_argument, NULL, 'b'},
@@ -149,7 +152,7 @@ static int check_main(int argc, char **argv)
     int never = 0, no_search = 0, quiet = 0, verbose = 0, c, status, rc, size = 0;
     ac_sizing **sizings = NULL;
     ac_cli_progress bar;
-    unsigned long jobs = 1;
+    unsigned long jobs = 1, confirm_events = 0;
     ac_cli_run_opts ro;
     ac_cli_linter_opts lo;
     const ac_cli_out_opts *oo = &lo.out;
@@ -185,6 +188,13 @@ static int check_main(int argc, char **argv)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
             break;
         case 'n': no_search = 1; break;
+        case 'E':
+            if (ac_cli_ulong_parse(optarg, 1000000000000ul, &confirm_events) != 0 ||
+                confirm_events == 0)
+                return ac_cli_fail("--confirm-events takes a whole number from 1 to 10^12: "
+                                   "got '%s'",
+                                   optarg);
+            break;
         case 'Z': size = 1; break;
         case 'q': quiet = 1; break;
         case 'L': verbose = 1; break;
@@ -202,6 +212,7 @@ static int check_main(int argc, char **argv)
     ac_cli_run_opts_apply(&ro, &aopt);
     aopt.search = !no_search;
     aopt.search_jobs = jobs > AC_SEARCH_JOBS_MAX ? AC_SEARCH_JOBS_MAX : (size_t)jobs;
+    aopt.search_confirm_events = confirm_events;
     ac_cli_progress_init(&bar, "check", quiet, stderr);
     if (bar.on) {
         aopt.sim.progress = ac_cli_progress_update;

@@ -9,12 +9,14 @@
  * passes: 0 produced, 2 invalid input or command line, 3 some variant could not be analysed.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "archcheck/analysis.h"
 #include "archcheck/model.h"
+#include "archcheck/search.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
 
@@ -37,6 +39,10 @@ static const char compare_usage[] =
     "                        else 1); every variant uses the same seed\n"
     "      --validate        simulate and compare every approximation\n"
     "      --no-validate     never simulate\n"
+    "      --search          rows of the worst-case fault search (the file's <faults>): each\n"
+    "                        variant's worst-case score at its workload, its resilience\n"
+    "                        boundary B_r and gain R_g (the fluid study of `search\n"
+    "                        --mitigation all`, declared mitigations only)\n"
     "  -h, --help            this help\n"
     "\n"
     "exit status: 0 the comparison was produced (whatever the verdicts), 2 invalid input or\n"
@@ -48,7 +54,7 @@ static const char compare_usage[] =
 typedef struct compare_state {
     ac_cli_input in;
     ac_compare_variant *variants;
-    ac_model **models;        /* the clones (mitigations), NULL for the inputs' own models */
+    ac_model **models; /* the clones (mitigations), NULL for the inputs' own models */
     ac_analysis **analyses;
     ac_diag_list *diags;
     char (*changes)[NOTE_MAX];
@@ -114,6 +120,40 @@ static int analyse_variant(compare_state *s, size_t v, const ac_analysis_options
     return 0;
 }
 
+/* compare --search: the study of the declared mitigations, its numbers on the columns of the
+ * same id (the baseline's on column 0). 0, or AC_EXIT_INCONCLUSIVE after saying why. */
+static int add_search(compare_state *s, size_t nvar, const ac_model *m, const char *file)
+{
+    ac_search_study_options o;
+    ac_search_study *st = NULL;
+    ac_error err = {0};
+    ac_search_study_options_init(&o);
+    o.combinations = 0;
+    if (m->faults.has_budget)
+        o.search.budget = m->faults.budget;
+    if (m->faults.has_seed)
+        o.search.seed = m->faults.seed;
+    if (!m->faults.present || ac_search_study_run(m, &o, &st, &err) != 0) {
+        fprintf(stderr, "archcheck: %s: no search rows: %s\n", file,
+                m->faults.present ? err.message : "the file has no <faults>");
+        return AC_EXIT_INCONCLUSIVE;
+    }
+    for (size_t v = 0; v < nvar; v++)
+        for (size_t i = 0; i < st->nvariants; i++) {
+            const ac_search_variant *sv = &st->variants[i];
+            ac_compare_variant *x = &s->variants[v];
+            if ((v == 0) != (i == 0) || (i > 0 && strcmp(sv->id, x->id) != 0))
+                continue;
+            x->has_search = 1;
+            x->worst_score = sv->computed ? sv->worst_score : NAN;
+            x->resilience_boundary =
+                sv->computed && sv->own.status == AC_SEARCH_BOUNDARY_FOUND ? sv->own.rate : NAN;
+            x->resilience_gain = sv->computed ? sv->gain : NAN;
+        }
+    ac_search_study_free(st);
+    return 0;
+}
+
 /* The PDF (see ac_cli_pdf_options_init for its fonts and date). */
 static int write_pdf(const ac_compare_run *run, const ac_cli_run_opts *ro)
 {
@@ -165,12 +205,13 @@ int ac_cli_compare(int argc, char **argv)
                                          {"seed", required_argument, NULL, 's'},
                                          {"validate", no_argument, NULL, 'v'},
                                          {"no-validate", no_argument, NULL, 'V'},
+                                         {"search", no_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", NULL};
     const char **only = NULL;
     size_t nonly = 0, nfiles, nvar, v = 0;
-    int c, status = AC_EXIT_PASS;
+    int c, status = AC_EXIT_PASS, search = 0;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
     ac_analysis_options aopt;
@@ -197,6 +238,7 @@ int ac_cli_compare(int argc, char **argv)
             continue;
         switch (c) {
         case 'm': only[nonly++] = optarg; break;
+        case 'S': search = 1; break;
         case 'h':
             free(only);
             fputs(compare_usage, stdout);
@@ -325,6 +367,8 @@ int ac_cli_compare(int argc, char **argv)
     for (size_t k = 0; k < v; k++)
         if (s.variants[k].analysis == NULL)
             status = AC_EXIT_INCONCLUSIVE;
+    if (search && nfiles == 1 && add_search(&s, v, s.in.models[0], s.in.files[0].file) != 0)
+        status = AC_EXIT_INCONCLUSIVE;
     if (write_output(&run, oo.format == AC_FORMAT_JSON, oo.out) != 0)
         status = AC_EXIT_USAGE;
     if (ro.report != NULL && write_pdf(&run, &ro) != 0)

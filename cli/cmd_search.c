@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "archcheck/parser.h"
+#include "archcheck/report.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
@@ -33,12 +34,17 @@ static const char search_usage[] =
     "      --confirm N          re-run the worst case in the simulator: N replications\n"
     "                           (default 10; 0: not), its score with a 95%% interval\n"
     "                           beside the fluid score\n"
+    "      --confirm-events N   the confirmation's event budget over its replications\n"
+    "                           (default 50000000; past it: not confirmed, with the reason)\n"
     "      --mitigation ID|all  the resilience study: B_r of the baseline and of the\n"
     "                           mitigation (all: every one), each against its own worst\n"
     "                           case and the baseline's, and the gain R_g\n"
     "      --study-budget N     evaluations the study may spend (default 200000)\n"
     "      --export-fis FILE    the worst case as an AWS FIS experiment template (JSON)\n"
     "      --export-chaostoolkit FILE  the worst case as a Chaos Toolkit experiment\n"
+    "      --report OUT.pdf     the worst case (each fault's window on the time axis, the\n"
+    "                           terms) and the convergence (best score per evaluation, the\n"
+    "                           GA against random sampling: a second search of the budget)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -57,6 +63,7 @@ typedef struct found {
     const char *method;
     unsigned long seed;
     size_t evals, best_at, nfaults, nterms, polish_evals;
+    size_t failures; /* evaluations whose transient failed to integrate (search and polish) */
     double score;
     int has_boundary;
     ac_search_boundary b;
@@ -87,6 +94,19 @@ static const char *boundary_status(ac_search_boundary_status s)
                                          : (s == AC_SEARCH_BOUNDARY_BELOW ? "below" : "above");
 }
 
+/* A boundary resting on plans that failed to integrate is an upper bound only. */
+static void print_failures_text(FILE *fp, const ac_search_boundary *b)
+{
+    if (b->failures_below > 0)
+        fprintf(fp,
+                "    an upper bound only: %zu plans failed to integrate at probes judged below "
+                "tau (%zu over every probe), and one of them may reach tau\n",
+                b->failures_below, b->failures);
+    else if (b->failures > 0)
+        fprintf(fp, "    %zu plans failed to integrate, all at probes that reached tau\n",
+                b->failures);
+}
+
 static void print_boundary_text(FILE *fp, const found *f)
 {
     const ac_search_boundary *b = &f->b;
@@ -100,11 +120,13 @@ static void print_boundary_text(FILE *fp, const found *f)
                 "  resilience boundary %s %.6g/s (workload x%.6g): %zu probes, %zu evaluations\n",
                 b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most" : "above", b->rate, b->scale,
                 b->probes, b->evaluations);
+    print_failures_text(fp, b);
 }
 
 static const char *variant_id(const found *f, const ac_search_variant *v)
 {
-    return v->mitigation == AC_NONE ? "(baseline)" : f->m->mitigations[v->mitigation].id;
+    (void)f;
+    return v->id[0] != '\0' ? v->id : "(baseline)";
 }
 
 static void print_confirm_text(FILE *fp, const found *f)
@@ -132,27 +154,38 @@ static void print_bound_text(FILE *fp, const char *what, const ac_search_boundar
 static void print_study_text(FILE *fp, const found *f)
 {
     const ac_search_study *st = f->study;
-    fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations):\n", st->tau,
-            st->evaluations, st->budget);
+    fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations; %s):\n", st->tau,
+            st->evaluations, st->budget, st->scope);
     for (size_t i = 0; i < st->nvariants; i++) {
         const ac_search_variant *v = &st->variants[i];
-        fprintf(fp, "  %s\n", variant_id(f, v));
+        fprintf(fp, "  %s%s\n", variant_id(f, v),
+                i > 0 && v->mitigation == AC_NONE ? " (a combination the file does not declare)"
+                                                  : "");
         if (!v->computed) {
             fprintf(fp, "    not computed: %s\n", v->why);
             continue;
         }
+        if (!isnan(v->worst_score))
+            fprintf(fp, "    worst-case score at the design's workload %.6g%s\n", v->worst_score,
+                    v->worst_failures > 0 ? " (some plans failed to integrate: a lower bound)"
+                                          : "");
         print_bound_text(fp, "B_r against its own worst case", &v->own);
         if (isnan(v->gain))
             fputs("\n", fp);
         else
             fprintf(fp, ", R_g %+.4g\n", v->gain);
-        if (v->mitigation == AC_NONE)
+        print_failures_text(fp, &v->own);
+        if (i == 0)
             continue;
         print_bound_text(fp, "B_r against the baseline's worst case", &v->against);
         if (isnan(v->gain_against))
             fputs("\n", fp);
         else
             fprintf(fp, ", gain %+.4g\n", v->gain_against);
+        fprintf(fp,
+                "    %zu evaluations (warm-started from the baseline's final population: %zu "
+                "saved)\n",
+                v->evaluations, v->evaluations_cold - v->evaluations);
     }
 }
 
@@ -163,6 +196,11 @@ static void print_text(FILE *fp, const found *f)
             "evaluation %zu; then %zu more polishing it)\n",
             f->file, f->method, f->evals, f->seed, f->best_at, f->polish_evals);
     fprintf(fp, "  score %.6g of 1 (tau %.6g)\n", f->score, f->m->faults.tau);
+    if (f->failures > 0)
+        fprintf(fp,
+                "  %zu of the plans tried failed to integrate and have no score: the worst "
+                "case may be among them\n",
+                f->failures);
     for (size_t k = 0; k < f->nfaults; k++) {
         const ac_transient_fault *p = &f->plan[k];
         fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", f->m->nodes[p->target].id,
@@ -241,6 +279,14 @@ static void print_confirm_json(ac_jsonw *w, const found *f)
     ac_jsonw_object_end(w);
 }
 
+static void json_failures(ac_jsonw *w, const ac_search_boundary *b)
+{
+    ac_jsonw_key(w, "failed_integrations");
+    ac_jsonw_uint(w, b->failures);
+    ac_jsonw_key(w, "failed_integrations_below_tau");
+    ac_jsonw_uint(w, b->failures_below);
+}
+
 static void print_study_json(ac_jsonw *w, const found *f)
 {
     const ac_search_study *st = f->study;
@@ -257,6 +303,11 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_uint(w, st->evaluations);
     ac_jsonw_key(w, "budget");
     ac_jsonw_uint(w, st->budget);
+    ac_jsonw_key(w, "every_combination");
+    ac_jsonw_bool(w, st->all_subsets);
+    ac_jsonw_key(w, "variants");
+    ac_jsonw_string(w, st->scope);
+    json_failures(w, &st->variants[0].own);
     ac_jsonw_object_end(w);
     ac_jsonw_key(w, "mitigations");
     ac_jsonw_array_begin(w);
@@ -265,12 +316,26 @@ static void print_study_json(ac_jsonw *w, const found *f)
         ac_jsonw_object_begin(w);
         ac_jsonw_key(w, "id");
         ac_jsonw_string(w, variant_id(f, v));
+        ac_jsonw_key(w, "declared");
+        ac_jsonw_bool(w, v->mitigation != AC_NONE);
+        if (v->mitigation == AC_NONE) {
+            ac_jsonw_key(w, "parts");
+            ac_jsonw_array_begin(w);
+            for (size_t k = 0; k < v->nparts; k++)
+                ac_jsonw_string(w, f->m->mitigations[v->parts[k]].id);
+            ac_jsonw_array_end(w);
+        }
         ac_jsonw_key(w, "computed");
         ac_jsonw_bool(w, v->computed);
         if (!v->computed) {
             ac_jsonw_key(w, "why");
             ac_jsonw_string(w, v->why);
         } else {
+            json_num_or_null(w, "worst_case_score", v->worst_score);
+            ac_jsonw_key(w, "evaluations");
+            ac_jsonw_uint(w, v->evaluations);
+            ac_jsonw_key(w, "evaluations_saved");
+            ac_jsonw_uint(w, v->evaluations_cold - v->evaluations);
             json_num_or_null(w, "resilience_boundary", v->own.rate);
             ac_jsonw_key(w, "boundary_status");
             ac_jsonw_string(w, boundary_status(v->own.status));
@@ -279,6 +344,7 @@ static void print_study_json(ac_jsonw *w, const found *f)
             ac_jsonw_key(w, "boundary_against_baseline_worst_case_status");
             ac_jsonw_string(w, boundary_status(v->against.status));
             json_num_or_null(w, "gain_against_baseline_worst_case", v->gain_against);
+            json_failures(w, &v->own);
         }
         ac_jsonw_object_end(w);
     }
@@ -309,6 +375,8 @@ static void print_json(FILE *fp, const found *f)
     ac_jsonw_uint(&w, f->polish_evals);
     ac_jsonw_key(&w, "best_score");
     ac_jsonw_double(&w, f->score);
+    ac_jsonw_key(&w, "failed_integrations");
+    ac_jsonw_uint(&w, f->failures);
     ac_jsonw_key(&w, "tau");
     ac_jsonw_double(&w, f->m->faults.tau);
     ac_jsonw_key(&w, "worst_case");
@@ -381,6 +449,7 @@ static void print_json(FILE *fp, const found *f)
         ac_jsonw_uint(&w, f->b.probes);
         ac_jsonw_key(&w, "evaluations");
         ac_jsonw_uint(&w, f->b.evaluations);
+        json_failures(&w, &f->b);
         ac_jsonw_object_end(&w);
     }
     ac_jsonw_object_end(&w);
@@ -392,10 +461,12 @@ typedef struct cli_opts {
     ac_search_options so;
     int has_budget, has_seed, json, boundary;
     double horizon;
-    size_t confirm;         /* replications; 0: no confirmation */
-    const char *mitigation; /* NULL, "all" or an id */
+    size_t confirm;                    /* replications; 0: no confirmation */
+    unsigned long long confirm_events; /* 0: the default */
+    const char *mitigation;            /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
+    const char *report; /* --report OUT.pdf, or NULL */
 } cli_opts;
 
 /* --confirm, --mitigation, --study-budget, --export-*; 1 when c was one of them. */
@@ -411,6 +482,13 @@ static int parse_more(int c, cli_opts *o, int *status)
         o->confirm = (size_t)v;
         return 1;
     case 'm': o->mitigation = optarg; return 1;
+    case 'E':
+        if (ac_cli_ulong_parse(optarg, 1000000000000ul, &v) != 0 || v == 0)
+            *status = ac_cli_fail("--confirm-events takes a whole number from 1 to 10^12: got "
+                                  "'%s'",
+                                  optarg);
+        o->confirm_events = v;
+        return 1;
     case 'S':
         if (ac_cli_ulong_parse(optarg, 1000000000ul, &v) != 0 || v == 0)
             *status = ac_cli_fail("--study-budget takes a whole number from 1 to 1000000000: "
@@ -420,6 +498,7 @@ static int parse_more(int c, cli_opts *o, int *status)
         return 1;
     case 'F': o->export_fis = optarg; return 1;
     case 'T': o->export_ctk = optarg; return 1;
+    case 'R': o->report = optarg; return 1;
     default: return 0;
     }
 }
@@ -433,10 +512,12 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"horizon", required_argument, NULL, 'H'},
                                          {"boundary", no_argument, NULL, 'B'},
                                          {"confirm", required_argument, NULL, 'C'},
+                                         {"confirm-events", required_argument, NULL, 'E'},
                                          {"mitigation", required_argument, NULL, 'm'},
                                          {"study-budget", required_argument, NULL, 'S'},
                                          {"export-fis", required_argument, NULL, 'F'},
                                          {"export-chaostoolkit", required_argument, NULL, 'T'},
+                                         {"report", required_argument, NULL, 'R'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -522,6 +603,91 @@ static int export_one(const char *path, const found *f, double horizon, int fis)
     return 0;
 }
 
+/* The best score after each step of a search: evals[k], best[k] for k < *n (cap entries at
+ * least budget / population + 1); `ga` is the search to step (run to its budget). */
+static int trace_run(ac_search_ga *ga, double *evals, double *best, size_t cap, size_t *n,
+                     ac_error *err)
+{
+    int rc = 0;
+    *n = 0;
+    for (int done = 0; rc == 0 && !done;) {
+        rc = ac_search_ga_step(ga, &done, err);
+        if (rc == 0 && *n < cap) {
+            evals[*n] = (double)ac_search_ga_evaluations(ga);
+            best[*n] = ac_search_ga_best(ga, NULL);
+            (*n)++;
+        }
+    }
+    return rc;
+}
+
+/* The convergence of the other method (random against the GA, or the GA against random), the
+ * same budget and seed, on the objective's problem. */
+static int trace_other(ac_search_objective *obj, const cli_opts *o, double *evals, double *best,
+                       size_t cap, size_t *n, ac_error *err)
+{
+    ac_search_problem pr = ac_search_objective_problem(obj);
+    ac_search_options so = o->so;
+    ac_search_ga *ga = NULL;
+    int rc;
+    so.method = so.method == AC_SEARCH_GA ? AC_SEARCH_RANDOM : AC_SEARCH_GA;
+    rc = ac_search_ga_new(&pr, &so, &ga, err);
+    if (rc == 0)
+        rc = trace_run(ga, evals, best, cap, n, err);
+    ac_search_ga_free(ga);
+    return rc;
+}
+
+/* --report: the search's pages. 0 or AC_EXIT_USAGE after saying why. */
+static int write_report(const cli_opts *o, const found *f, double horizon, ac_search_objective *obj,
+                        const double *trace, size_t ntrace, size_t cap)
+{
+    ac_report_search rs;
+    ac_report_pdf_options po;
+    ac_error err = {0};
+    double *other = calloc(2 * cap + 2, sizeof *other);
+    size_t nother = 0;
+    int rc = other == NULL ? ac_error_set(&err, AC_ENOMEM, "out of memory") : 0;
+    if (rc == 0)
+        rc = trace_other(obj, o, other, other + cap + 1, cap, &nother, &err);
+    memset(&rs, 0, sizeof rs);
+    rs.file = f->file;
+    rs.model = f->m;
+    rs.method = f->method;
+    rs.horizon = horizon;
+    rs.score = f->score;
+    rs.tau = f->m->faults.tau;
+    rs.evaluations = f->evals;
+    rs.failures = f->failures;
+    rs.plan = f->plan;
+    rs.nfaults = f->nfaults;
+    rs.terms = f->terms;
+    rs.nterms = f->nterms;
+    rs.has_confirm = f->has_confirm && f->conf.computed;
+    rs.sim_score = f->conf.score;
+    rs.sim_ci95 = f->conf.ci95;
+    {
+        int ga = o->so.method == AC_SEARCH_GA;
+        const double *mine_e = trace, *mine_b = trace + cap + 1;
+        const double *oth_e = other, *oth_b = other != NULL ? other + cap + 1 : NULL;
+        rs.ga_evals = ga ? mine_e : oth_e;
+        rs.ga_best = ga ? mine_b : oth_b;
+        rs.ga_n = ga ? ntrace : nother;
+        rs.random_evals = ga ? oth_e : mine_e;
+        rs.random_best = ga ? oth_b : mine_b;
+        rs.random_n = ga ? nother : ntrace;
+    }
+    ac_report_pdf_options_init(&po);
+    if (rc == 0)
+        rc = ac_report_search_pdf(o->report, &rs, &po, &err);
+    free(other);
+    if (rc != 0) {
+        fprintf(stderr, "archcheck: %s\n", err.message);
+        return AC_EXIT_USAGE;
+    }
+    return 0;
+}
+
 /* The study of --mitigation; 0 or a status (err set). */
 static int run_study(const ac_model *m, const cli_opts *o, const ac_transient_options *to,
                      ac_search_study **out, ac_error *err)
@@ -580,6 +746,8 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
         ac_search_confirm_options_init(&co);
         co.replications = o->confirm;
         co.seed = o->so.seed;
+        if (o->confirm_events > 0)
+            co.max_events = o->confirm_events;
         f->has_confirm = 1;
         rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms, f->score,
                                &co, &f->conf, err);
@@ -598,7 +766,8 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     ac_search_study *study = NULL;
     ac_search_problem pr;
     ac_error err = {0};
-    double horizon;
+    double horizon, *trace = NULL;
+    size_t failures, cap, ntrace = 0;
     found f;
     int rc, status = AC_EXIT_PASS;
     memset(&f, 0, sizeof f);
@@ -618,10 +787,16 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
         pr = ac_search_objective_problem(obj);
         rc = ac_search_ga_new(&pr, &o->so, &ga, &err);
     }
+    cap = o->so.budget / (o->so.population > 0 ? o->so.population : 1) + 2;
+    trace = o->report != NULL ? calloc(2 * cap + 2, sizeof *trace) : NULL;
+    if (rc == 0 && o->report != NULL && trace == NULL)
+        rc = ac_error_set(&err, AC_ENOMEM, "out of memory");
     if (rc == 0)
-        rc = ac_search_ga_run(ga, &err);
+        rc = trace != NULL ? trace_run(ga, trace, trace + cap + 1, cap, &ntrace, &err)
+                           : ac_search_ga_run(ga, &err);
     if (rc == 0)
         rc = worst_case(m, o, sp, obj, ga, horizon, &f, &err);
+    failures = obj != NULL ? ac_search_objective_failures(obj) : 0; /* before the boundary's */
     if (rc == 0 && o->boundary && o->mitigation == NULL) {
         f.has_boundary = 1;
         rc = ac_search_boundary_find(m, obj, &o->so, m->faults.tau, 1.0 / 16.0, 16.0, 1e-3, &f.b,
@@ -644,21 +819,29 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
     f.seed = o->so.seed;
     f.evals = ac_search_ga_evaluations(ga);
     f.best_at = ac_search_ga_best_at(ga);
+    f.failures = failures;
     f.study = study;
     if (o->json)
         print_json(stdout, &f);
     else
         print_text(stdout, &f);
-    if (ac_search_objective_failures(obj) > 0)
+    if (failures > 0)
         fprintf(stderr,
-                "archcheck: %s: note: %zu of %zu evaluations failed to integrate and scored 0 "
+                "archcheck: %s: note: %zu evaluations failed to integrate and have no score "
                 "(a worst case may lie among them)\n",
-                file, ac_search_objective_failures(obj), f.evals);
+                file, failures);
     if (o->export_fis != NULL)
         status = export_one(o->export_fis, &f, horizon, 1);
     if (status == 0 && o->export_ctk != NULL)
         status = export_one(o->export_ctk, &f, horizon, 0);
+    if (status == 0 && o->report != NULL) {
+        if (ac_search_objective_set_scale(obj, 1.0, &err) != 0) /* after --boundary's probes */
+            status = AC_EXIT_USAGE;
+        else
+            status = write_report(o, &f, horizon, obj, trace, ntrace, cap);
+    }
 cleanup:
+    free(trace);
     free(f.plan);
     free(f.terms);
     ac_search_study_free(study);

@@ -258,6 +258,38 @@ static void add_global_kpis(builder *b, const ac_compare_run *run)
     }
 }
 
+/* The resilience study's rows (compare --search). */
+static void add_search_rows(builder *b, const ac_compare_run *run)
+{
+    static const struct {
+        const char *metric, *name, *unit;
+        ac_compare_better better;
+    } rows[] = {{"worst_case_score", "worst-case score (fault search)", "", AC_COMPARE_LOWER},
+                {"resilience_boundary", "resilience boundary B_r (fluid)", "/s", AC_COMPARE_HIGHER},
+                {"resilience_gain", "resilience gain R_g", "", AC_COMPARE_HIGHER}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0] && !b->oom; k++) {
+        size_t present = 0;
+        ac_compare_row *row =
+            add_row(b, rows[k].name, rows[k].metric, 0, NULL, rows[k].unit, rows[k].better, 0);
+        if (row == NULL)
+            return;
+        for (size_t v = 0; v < run->nvariants; v++) {
+            const ac_compare_variant *x = &run->variants[v];
+            double y =
+                k == 0 ? x->worst_score : (k == 1 ? x->resilience_boundary : x->resilience_gain);
+            if (!x->has_search || isnan(y))
+                continue;
+            row->cells[v].present = 1;
+            row->cells[v].value = y;
+            present++;
+        }
+        if (present == 0) {
+            free(row->cells);
+            b->t->nrows--;
+        }
+    }
+}
+
 /* The variant with the strictly best value of the row, or AC_NONE; marks every cell tied with
  * the best value (cell.best) unless all the row's values tie. */
 static size_t find_best(ac_compare_row *r, size_t n)
@@ -304,6 +336,7 @@ int ac_report_compare_table_new(const ac_compare_run *run, ac_compare_table **ou
     add_checks(&b, run);
     add_node_kpis(&b, run);
     add_global_kpis(&b, run);
+    add_search_rows(&b, run);
     if (b.oom) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory building the comparison");
         goto cleanup;
@@ -449,8 +482,8 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
         }
         fputc('\n', fp);
     }
-    fputs("\n* the best value of the row (lower is better, except headroom and minimum "
-          "requirements)\n",
+    fputs("\n* the best value of the row (lower is better, except headroom, resilience boundary "
+          "and gain, and minimum requirements)\n",
           fp);
     for (size_t v = 0; v < run->nvariants; v++) {
         const ac_compare_variant *x = &run->variants[v];

@@ -342,15 +342,46 @@ static void write_headroom_chart(cdoc *d, const ac_compare_run *run, const ac_co
     ac_pdf_doc_bars_draw(d, &p, x, h, n, limit, box_h);
 }
 
-/* RESILIENCE-BOUNDARY: the place for the resilience boundary per variant (the lowest workload
- * at which the worst-case degradation exceeds tau). The worst-case search is not part of this
- * comparison yet; when ac_analysis carries a boundary, draw it here as a second bar chart like
- * write_headroom_chart, and add a row to ac_report_compare_table_new. */
-static void write_resilience_placeholder(cdoc *d)
+/* The resilience boundary B_r per variant (compare --search; the fluid study), with the
+ * baseline's as a dotted line. */
+static void write_resilience_chart(cdoc *d, const ac_compare_run *run)
 {
+    const char *names[MAX_BARS];
+    double x[MAX_BARS], h[MAX_BARS], box_h = 210.0, top = 0.0, base = NAN;
+    size_t n = 0, any = 0, searched = 0;
+    ac_plot p;
+    for (size_t v = 0; v < run->nvariants && n < MAX_BARS; v++) {
+        const ac_compare_variant *c = &run->variants[v];
+        names[n] = c->id;
+        x[n] = (double)n;
+        h[n] = c->has_search && isfinite(c->resilience_boundary) ? c->resilience_boundary : NAN;
+        searched += c->has_search != 0;
+        if (isfinite(h[n])) {
+            any++;
+            top = fmax(top, h[n]);
+            if (v == 0)
+                base = h[n];
+        }
+        n++;
+    }
+    if (searched == 0)
+        return; /* compare without --search */
+    if (any > 0)
+        ac_pdf_doc_room_ensure(d, box_h + 40.0);
     ac_pdf_doc_heading_write(d, 12.0, "Resilience boundary per variant");
-    paragraph(d, "Not computed by this version: the worst-case search that gives each variant's "
-                 "resilience boundary is not part of the comparison yet.");
+    if (any == 0) {
+        paragraph(d, "No variant has a resilience boundary (see the table's rows).");
+        return;
+    }
+    paragraph(d, "B_r: the lowest peak request rate at which the worst-case score found "
+                 "reaches tau (the fluid study of the fault search; a heuristic search: a worse "
+                 "plan is not excluded). Dotted: the baseline's.");
+    ac_plot_init(&p, "Resilience boundary B_r", AC_PLOT_LINEAR, NULL, AC_PLOT_LINEAR, "requests/s");
+    p.xaxis.categories = names;
+    p.xaxis.ncategories = n;
+    p.yaxis.min = 0.0;
+    p.yaxis.max = top * 1.15;
+    ac_pdf_doc_bars_draw(d, &p, x, h, n, base, box_h);
 }
 
 /* What the callback of ac_pdf_doc_write draws. */
@@ -370,7 +401,7 @@ static void draw_compare(cdoc *d, const void *ctx)
     write_variants(d, c->run);
     write_table(d, c->run, c->table);
     write_headroom_chart(d, c->run, c->table);
-    write_resilience_placeholder(d);
+    write_resilience_chart(d, c->run);
     ac_pdf_doc_cjk_note(d, 12.0, "comparison", "");
 }
 

@@ -38,7 +38,11 @@ typedef struct probe_ctx {
     size_t evals, probes;
     const ac_transient_fault *fixed; /* a fixed plan instead of a search (NULL: search) */
     double *best;                    /* ngenes: the worst case of the last probe */
-    double *best_hi; /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
+    double *best_hi;      /* ngenes: the worst case at the bracket's hi (NULL: not kept) */
+    size_t last_failures; /* plans of the last probe that failed to integrate */
+    double tau;
+    int stop_at_tau; /* a probe ends once a plan reaches tau */
+    size_t failures, failures_below;
 } probe_ctx;
 
 /* W(scale): the worst case searched at `scale` (the fixed plan when the space has no gene). */
@@ -46,7 +50,9 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
 {
     ac_search_ga *ga = NULL;
     const double *pop;
+    size_t failed0 = ac_search_objective_failures(c->obj);
     int rc = ac_search_objective_set_scale(c->obj, scale, err);
+    c->last_failures = 0;
     if (rc != 0)
         return rc;
     c->probes++;
@@ -61,25 +67,39 @@ static int probe(probe_ctx *c, double scale, double *out, ac_error *err)
     rc = ac_search_ga_new(&c->pr, &c->opt, &ga, err);
     if (rc == 0 && c->nwarm > 0)
         rc = ac_search_ga_warm(ga, c->warm, c->nwarm, err);
-    if (rc == 0)
-        rc = ac_search_ga_run(ga, err);
+    for (int done = 0; rc == 0 && !done;) {
+        rc = ac_search_ga_step(ga, &done, err);
+        /* W(scale) >= tau is decided by the first plan that reaches it */
+        if (c->stop_at_tau && ac_search_ga_best(ga, NULL) >= c->tau)
+            done = 1;
+    }
     if (rc == 0) {
         const double *g;
         size_t pe = 0;
         *out = ac_search_ga_best(ga, &g);
         memcpy(c->best, g, c->pr.ngenes * sizeof *c->best);
         c->evals += ac_search_ga_evaluations(ga);
-        /* the peak near the GA's best (a tenth of the budget more) */
-        rc =
-            ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe, err);
+        /* the peak near the GA's best (a tenth of the budget more), unless decided */
+        if (!(c->stop_at_tau && *out >= c->tau))
+            rc = ac_search_polish(&c->pr, c->best, out, c->opt.budget / 10 + 2 * c->pr.ngenes, &pe,
+                                  err);
         c->evals += pe;
     }
     if (rc == 0) {
         c->nwarm = ac_search_ga_population(ga, &pop);
         memcpy(c->warm, pop, c->nwarm * c->pr.ngenes * sizeof *c->warm);
     }
+    c->last_failures = ac_search_objective_failures(c->obj) - failed0;
+    c->failures += c->last_failures;
     ac_search_ga_free(ga);
     return rc;
+}
+
+/* A probe judged below tau: its failed plans could have reached tau (the bracket's low side,
+ * and so B_r, then rests on plans whose score is unknown). */
+static void below(probe_ctx *c)
+{
+    c->failures_below += c->last_failures;
 }
 
 /* Keep the last probe's worst case as the one at hi. */
@@ -104,6 +124,15 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
                                   double rel_tol, ac_search_boundary *out, double *worst,
                                   ac_error *err)
 {
+    return ac_search_boundary_find_warm(model, obj, opt, NULL, tau, lo, hi, rel_tol, out, worst,
+                                        err);
+}
+
+int ac_search_boundary_find_warm(const ac_model *model, ac_search_objective *obj,
+                                 const ac_search_options *opt, ac_search_warm *warm, double tau,
+                                 double lo, double hi, double rel_tol, ac_search_boundary *out,
+                                 double *worst, ac_error *err)
+{
     probe_ctx c;
     int rc;
     memset(out, 0, sizeof *out);
@@ -111,16 +140,31 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
     c.obj = obj;
     c.pr = ac_search_objective_problem(obj);
     c.best_hi = worst;
+    c.tau = tau;
     if (opt != NULL)
         c.opt = *opt;
     else
         ac_search_options_init(&c.opt);
     c.warm = calloc(c.opt.population * (c.pr.ngenes + 1), sizeof *c.warm);
     c.best = calloc(c.pr.ngenes + 1, sizeof *c.best);
-    if (c.warm == NULL || c.best == NULL)
+    if (c.warm == NULL || c.best == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (boundary)");
-    else
-        rc = bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+        goto cleanup;
+    }
+    if (warm != NULL) {
+        c.stop_at_tau = warm->stop_at_tau;
+        c.nwarm = warm->genes != NULL ? warm->count : 0;
+        if (c.nwarm > c.opt.population)
+            c.nwarm = c.opt.population;
+        if (c.nwarm > 0)
+            memcpy(c.warm, warm->genes, c.nwarm * c.pr.ngenes * sizeof *c.warm);
+    }
+    rc = bisect(model, &c, tau, lo, hi, rel_tol, out, err);
+    if (rc == 0 && warm != NULL && warm->last != NULL) {
+        warm->nlast = c.nwarm; /* bisect updates its copy: see the end of bisect */
+        memcpy(warm->last, c.warm, c.nwarm * c.pr.ngenes * sizeof *c.warm);
+    }
+cleanup:
     free(c.warm);
     free(c.best);
     return rc;
@@ -157,10 +201,13 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
         goto cleanup;
     }
     if (rc == 0)
+        below(&c);
+    if (rc == 0)
         rc = probe(&c, hi, &whi, err);
     if (rc == 0)
         keep_hi(&c);
     if (rc == 0 && whi < tau) {
+        below(&c);
         out->status = AC_SEARCH_BOUNDARY_ABOVE;
         out->lo = out->hi = hi;
         goto cleanup;
@@ -173,8 +220,10 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
         if (rc == 0 && w >= tau) {
             hi = mid;
             keep_hi(&c);
-        } else if (rc == 0)
+        } else if (rc == 0) {
             lo = mid;
+            below(&c);
+        }
     }
     out->status = AC_SEARCH_BOUNDARY_FOUND;
     out->lo = lo;
@@ -182,6 +231,9 @@ static int bisect(const ac_model *model, probe_ctx *pc, double tau, double lo, d
 cleanup:
     out->probes = c.probes;
     out->evaluations = c.evals;
+    out->failures = c.failures;
+    out->failures_below = c.failures_below;
+    pc->nwarm = c.nwarm; /* the last probe's population, for a warm start elsewhere */
     out->scale = out->hi;
     out->rate = out->hi * out->peak_rate;
     return rc;

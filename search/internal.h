@@ -22,4 +22,14 @@ int ac_search_pool_eval(ac_search_pool *pool, const double *genes, double *score
 
 void ac_search_pool_free(ac_search_pool *pool); /* NULL is a no-op */
 
+/* The variants of a study (search/variants.c): st->variants (owned by st), st->nvariants,
+ * st->all_subsets and st->scope; `only` a mitigation index (that one alone) or AC_NONE (every
+ * declared one, and the combinations unless `combinations` is 0). Returns 0 or AC_ENOMEM. */
+int ac_search_study_variants(const ac_model *m, size_t only, int combinations, ac_search_study *st,
+                             ac_error *err);
+
+/* A clone of m with the variant applied (*out, caller frees); 0, AC_EINVAL or AC_ENOMEM. */
+int ac_search_variant_model(const ac_model *m, const ac_search_variant *v, ac_model **out,
+                            ac_error *err);
+
 #endif

@@ -40,7 +40,8 @@ struct ac_search_objective {
     ac_transient_fault *plans; /* jobs x nfaults */
     double *scratch;           /* jobs x (nnodes + nlinks + 1): the end-to-end bound's */
     size_t nscratch;
-    size_t *failed; /* per job: evaluations the transient could not integrate */
+    size_t *failed;  /* per job: evaluations the transient could not integrate */
+    size_t *limited; /* per job: of them, those that ran out of the work budget (AC_ELIMIT) */
 };
 
 /* int_0^T y dt by trapezoids over the samples. */
@@ -248,7 +249,9 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
         o->nscratch = model->nnodes + model->nlinks + 1;
         o->scratch = calloc(jobs * o->nscratch, sizeof *o->scratch);
         o->failed = calloc(jobs, sizeof *o->failed);
-        if (o->ws == NULL || o->plans == NULL || o->scratch == NULL || o->failed == NULL)
+        o->limited = calloc(jobs, sizeof *o->limited);
+        if (o->ws == NULL || o->plans == NULL || o->scratch == NULL || o->failed == NULL ||
+            o->limited == NULL)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
     }
     for (size_t j = 0; j < jobs && rc == 0; j++)
@@ -274,6 +277,7 @@ void ac_search_objective_free(ac_search_objective *obj)
     free(obj->plans);
     free(obj->scratch);
     free(obj->failed);
+    free(obj->limited);
     free(obj->terms);
     free(obj);
 }
@@ -328,9 +332,12 @@ int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double 
     return ac_search_objective_eval_plan(obj, job, plan, out, terms, err);
 }
 
-/* The search's evaluation: a plan whose transient fails to integrate (AC_ENUMERIC) scores
- * 0 and is counted (ac_search_objective_failures), so that one plan does not end the search;
- * the count is reported beside the worst case. */
+/* The search's evaluation: a plan whose transient fails to integrate (AC_ENUMERIC, or
+ * AC_ELIMIT: its work budget used up) scores -1, below every plan that integrates (so the
+ * search's best is a plan with a score whenever one was found), and is counted
+ * (ac_search_objective_failures), so that one plan does not end the search. Its score is
+ * unknown: whoever reads the search's best must read the count with it (a worst case may
+ * hide among those plans). */
 static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
 {
     ac_search_objective *obj = ctx;
@@ -338,9 +345,10 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
     int rc;
     memset(&e2, 0, sizeof e2);
     rc = ac_search_objective_eval(obj, job, genes, out, NULL, &e2);
-    if (rc == AC_ENUMERIC && job < obj->jobs) {
+    if ((rc == AC_ENUMERIC || rc == AC_ELIMIT) && job < obj->jobs) {
         obj->failed[job]++;
-        *out = 0.0;
+        obj->limited[job] += rc == AC_ELIMIT;
+        *out = -1.0;
         return 0;
     }
     if (rc != 0)
@@ -353,6 +361,14 @@ size_t ac_search_objective_failures(const ac_search_objective *obj)
     size_t n = 0;
     for (size_t j = 0; j < obj->jobs; j++)
         n += obj->failed[j];
+    return n;
+}
+
+size_t ac_search_objective_failures_limit(const ac_search_objective *obj)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < obj->jobs; j++)
+        n += obj->limited[j];
     return n;
 }
 

@@ -1,20 +1,24 @@
 /*
  * The resilience study (include/archcheck/search.h, doc/models.md §6): the boundary B_r of
- * the baseline and of every mitigation, each against its own worst cases and against the
- * baseline's, and the gains R_g(m) = B_r(m) / B_r(none) - 1.
+ * the baseline and of every variant (search/variants.c: each declared mitigation and the
+ * combinations), each against its own worst cases and against the baseline's, and the gains
+ * R_g(m) = B_r(m) / B_r(none) - 1.
  *
- * A mitigation is applied to a clone of the model (ac_model_apply_mitigation); its space is
- * the same <faults> (the mitigations change parameters, not nodes), so the baseline's worst
- * plan applies to it as it is. Budget: before a variant, the most its two boundaries can
- * spend, (2 + ceil(log2(ln(hi / lo) / ln(1 + rel_tol)))) probes of the per-probe budget plus
- * as many single evaluations, must fit in what is left; else it is not computed.
+ * A variant is applied to a clone of the model; its space is the same <faults> (the
+ * mitigations change parameters, not nodes), so the baseline's worst plan applies to it as it
+ * is. Each variant's search starts from the baseline's final population (its last probe's, at
+ * B_r(none)) and each of its probes ends once a plan reaches tau (which decides that probe):
+ * the baseline's worst plans are the first candidates against a mitigation. Budget: before a
+ * variant, the most its two boundaries can spend, (2 + ceil(log2(ln(hi / lo) /
+ * ln(1 + rel_tol)))) probes of the per-probe budget (and its polish) plus as many single
+ * evaluations, must fit in what is left; else it is not computed.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "archcheck/search.h"
+#include "search/internal.h"
 
 void ac_search_study_options_init(ac_search_study_options *opt)
 {
@@ -26,6 +30,9 @@ void ac_search_study_options_init(ac_search_study_options *opt)
     opt->rel_tol = 1e-3;
     opt->max_evaluations = AC_SEARCH_STUDY_BUDGET;
     opt->mitigation = AC_NONE;
+    opt->warm_start = 1;
+    opt->combinations = 1;
+    opt->score_at = 1.0;
 }
 
 void ac_search_study_free(ac_search_study *study)
@@ -34,6 +41,7 @@ void ac_search_study_free(ac_search_study *study)
         return;
     free(study->variants);
     free(study->baseline_worst);
+    free(study->final);
     free(study);
 }
 
@@ -41,6 +49,12 @@ void ac_search_study_free(ac_search_study *study)
 static size_t max_probes(const ac_search_study_options *o)
 {
     return 2 + (size_t)ceil(log2(log(o->hi / o->lo) / log1p(o->rel_tol)) + 1e-9);
+}
+
+/* The most one probe's search can spend: its budget and the polish (boundary.c). */
+static size_t probe_cost(const ac_search_study_options *o, size_t ngenes)
+{
+    return o->search.budget + o->search.budget / 10 + 2 * ngenes;
 }
 
 /* The space and objective of model m at the study's options. */
@@ -56,11 +70,54 @@ static int open_objective(const ac_model *m, const ac_search_study_options *o, a
     return rc;
 }
 
+/* R_g; NAN unless both boundaries are FOUND on probes that integrated every plan below tau
+ * (else either is an upper bound only, and their ratio is not known). */
 static double gain(const ac_search_boundary *b, const ac_search_boundary *base)
 {
-    if (b->status != AC_SEARCH_BOUNDARY_FOUND || base->status != AC_SEARCH_BOUNDARY_FOUND)
+    if (b->status != AC_SEARCH_BOUNDARY_FOUND || base->status != AC_SEARCH_BOUNDARY_FOUND ||
+        b->failures_below > 0 || base->failures_below > 0)
         return NAN;
     return b->rate / base->rate - 1.0;
+}
+
+/* The worst-case score of a variant at the workload factor o->score_at (a search of the
+ * per-probe budget and its polish, warm-started from `warm`: the baseline's final population,
+ * or none), with the failed integrations it met. */
+static int worst_at(ac_search_objective *obj, const ac_search_study_options *o, const double *warm,
+                    size_t nwarm, ac_search_variant *v, ac_error *err)
+{
+    ac_search_problem pr = ac_search_objective_problem(obj);
+    ac_search_ga *ga = NULL;
+    size_t failed0 = ac_search_objective_failures(obj), pe = 0;
+    double *g = calloc(pr.ngenes + 1, sizeof *g);
+    int rc = g == NULL ? ac_error_set(err, AC_ENOMEM, "out of memory (study)") : 0;
+    if (rc == 0)
+        rc = ac_search_objective_set_scale(obj, o->score_at, err);
+    if (rc == 0 && pr.ngenes == 0) {
+        v->evaluations++;
+        rc = ac_search_objective_eval(obj, 0, NULL, &v->worst_score, NULL, err);
+        goto cleanup;
+    }
+    if (rc == 0)
+        rc = ac_search_ga_new(&pr, &o->search, &ga, err);
+    if (rc == 0 && nwarm > 0)
+        rc = ac_search_ga_warm(ga, warm, nwarm, err);
+    if (rc == 0)
+        rc = ac_search_ga_run(ga, err);
+    if (rc == 0) {
+        const double *best;
+        v->worst_score = ac_search_ga_best(ga, &best);
+        memcpy(g, best, pr.ngenes * sizeof *g);
+        v->evaluations += ac_search_ga_evaluations(ga);
+        rc = ac_search_polish(&pr, g, &v->worst_score, o->search.budget / 10 + 2 * pr.ngenes, &pe,
+                              err);
+        v->evaluations += pe;
+    }
+cleanup:
+    v->worst_failures = ac_search_objective_failures(obj) - failed0;
+    ac_search_ga_free(ga);
+    free(g);
+    return rc;
 }
 
 /* The baseline: its boundary and worst case at it. */
@@ -79,15 +136,29 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
         if (worst == NULL || st->baseline_worst == NULL)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (study)");
     }
-    if (rc == 0)
-        rc = ac_search_boundary_find_worst(m, obj, &o->search, st->tau, o->lo, o->hi, o->rel_tol,
-                                           &v->own, worst, err);
+    if (rc == 0) {
+        st->ngenes = ac_search_space_ngenes(sp);
+        st->final = calloc(o->search.population * (st->ngenes + 1), sizeof *st->final);
+        if (st->final == NULL)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    }
+    if (rc == 0) {
+        ac_search_warm w = {NULL, 0, 0, st->final, 0};
+        rc = ac_search_boundary_find_warm(m, obj, &o->search, &w, st->tau, o->lo, o->hi, o->rel_tol,
+                                          &v->own, worst, err);
+        st->nfinal = w.nlast;
+    }
     if (rc == 0) {
         ac_search_space_decode(sp, worst, st->baseline_worst);
         v->computed = 1;
+        v->evaluations = v->own.evaluations;
+        v->evaluations_cold = v->own.evaluations;
         v->against = v->own;
-        v->gain = v->gain_against = 0.0;
-        st->evaluations += v->own.evaluations;
+        v->gain = v->gain_against = v->own.failures_below > 0 ? NAN : 0.0;
+        if (o->score_at > 0.0)
+            rc = worst_at(obj, o, NULL, 0, v, err);
+        v->evaluations_cold = v->evaluations;
+        st->evaluations += v->evaluations;
     }
     free(worst);
     ac_search_objective_free(obj);
@@ -95,7 +166,7 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
     return rc;
 }
 
-/* One mitigation: its clone, boundaries and gains; a failure is the variant's `why`. */
+/* One variant: its clone, boundaries and gains; a failure is the variant's `why`. */
 static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_search_study *st,
                        ac_search_variant *v)
 {
@@ -103,9 +174,10 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     ac_search_space *sp = NULL;
     ac_search_objective *obj = NULL;
     ac_error e = {0};
-    char note[256];
-    size_t need = max_probes(o) * (o->search.budget + 1);
+    size_t need = (max_probes(o) + (o->score_at > 0.0)) * (probe_cost(o, st->ngenes) + 1);
     int rc;
+    if (v->excluded)
+        return 0;
     if (st->evaluations + need > st->budget) {
         snprintf(v->why, sizeof v->why,
                  "not searched: it could need %zu evaluations and %zu of the budget of %zu "
@@ -113,32 +185,41 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
                  need, st->budget - st->evaluations, st->budget);
         return 0;
     }
-    rc = ac_model_clone(m, &mm, &e);
-    if (rc == 0)
-        rc = ac_model_apply_mitigation(mm, v->mitigation, note, sizeof note, &e);
+    rc = ac_search_variant_model(m, v, &mm, &e);
     if (rc == 0)
         rc = open_objective(mm, o, &sp, &obj, &e);
-    if (rc == 0)
-        rc = ac_search_boundary_find_worst(mm, obj, &o->search, st->tau, o->lo, o->hi, o->rel_tol,
-                                           &v->own, NULL, &e);
+    if (rc == 0) {
+        ac_search_warm w = {st->final, o->warm_start ? st->nfinal : 0, o->warm_start, NULL, 0};
+        rc = ac_search_boundary_find_warm(mm, obj, &o->search, &w, st->tau, o->lo, o->hi,
+                                          o->rel_tol, &v->own, NULL, &e);
+    }
     if (rc == 0)
         rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi, o->rel_tol,
                                      &v->against, &e);
+    if (rc == 0 && o->score_at > 0.0)
+        rc = worst_at(obj, o, st->final, o->warm_start ? st->nfinal : 0, v, &e);
     if (rc == 0) {
+        size_t at = v->evaluations; /* worst_at's */
+        v->evaluations += v->own.evaluations + v->against.evaluations;
+        v->evaluations_cold =
+            at + v->own.probes * probe_cost(o, st->ngenes) + v->against.evaluations;
         /* the baseline's worst case is a plan of the variant's space too: its own worst case
            is at least as bad, so its boundary is at most that one's */
         if (v->against.status != AC_SEARCH_BOUNDARY_ABOVE &&
             (v->own.status == AC_SEARCH_BOUNDARY_ABOVE || v->against.rate < v->own.rate)) {
             size_t probes = v->own.probes, evals = v->own.evaluations;
+            size_t failures = v->own.failures, below = v->own.failures_below;
             v->own = v->against;
             v->own.probes = probes;
             v->own.evaluations = evals;
+            v->own.failures = failures; /* its own search's plans still count */
+            v->own.failures_below = below;
             v->own_is_baseline_worst = 1;
         }
         v->computed = 1;
         v->gain = gain(&v->own, &st->variants[0].own);
         v->gain_against = gain(&v->against, &st->variants[0].own);
-        st->evaluations += v->own.evaluations + v->against.evaluations;
+        st->evaluations += v->evaluations;
     } else {
         snprintf(v->why, sizeof v->why, "%.200s", e.message);
     }
@@ -153,7 +234,7 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
 {
     ac_search_study_options o;
     ac_search_study *st;
-    size_t nv = 1;
+    size_t nv;
     int rc;
     *out = NULL;
     if (opt != NULL)
@@ -163,25 +244,21 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     if (!model->faults.present)
         return ac_error_set(err, AC_EINVAL, "study: the model has no <faults>");
     if (!(o.lo > 0.0) || !(o.hi > o.lo) || !isfinite(o.hi) || !(o.rel_tol > 0.0) ||
-        o.max_evaluations == 0 || (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations))
+        o.max_evaluations == 0 ||
+        (o.mitigation != AC_NONE && o.mitigation >= model->nmitigations) || !(o.score_at >= 0.0) ||
+        o.score_at > o.hi)
         return ac_error_set(err, AC_EINVAL, "study: invalid options");
     st = calloc(1, sizeof *st);
     if (st == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
-    nv += o.mitigation == AC_NONE ? model->nmitigations : 1;
-    st->variants = calloc(nv, sizeof *st->variants);
-    if (st->variants == NULL) {
-        free(st);
-        return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    rc = ac_search_study_variants(model, o.mitigation, o.combinations, st, err);
+    if (rc != 0) {
+        ac_search_study_free(st);
+        return rc;
     }
-    st->nvariants = nv;
+    nv = st->nvariants;
     st->tau = model->faults.tau;
     st->budget = o.max_evaluations;
-    for (size_t i = 0; i < nv; i++) {
-        st->variants[i].mitigation =
-            i == 0 ? AC_NONE : (o.mitigation == AC_NONE ? i - 1 : o.mitigation);
-        st->variants[i].gain = st->variants[i].gain_against = NAN;
-    }
     rc = run_baseline(model, &o, st, err);
     for (size_t i = 1; i < nv && rc == 0; i++) {
         rc = run_variant(model, &o, st, &st->variants[i]);

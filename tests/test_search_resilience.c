@@ -6,8 +6,12 @@
 #include "helpers.h"
 #include "fixture.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+
 #include <gsl/gsl_cdf.h>
 
+#include "archcheck/analysis.h"
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 
@@ -147,15 +151,30 @@ static void test_study(void **state)
     o.search.budget = 40;
     o.search.population = 10;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
-    assert_int_equal(st->nvariants, 3);
+    /* the baseline, the two declared mitigations, and their combination */
+    assert_int_equal(st->nvariants, 4);
+    assert_true(st->all_subsets);
     assert_int_equal(st->variants[0].mitigation, AC_NONE);
-    for (size_t i = 0; i < 3; i++) {
+    assert_string_equal(st->variants[3].id, "more+snap");
+    assert_int_equal(st->variants[3].mitigation, AC_NONE);
+    assert_int_equal(st->variants[3].nparts, 2);
+    for (size_t i = 0; i < 4; i++) {
         const ac_search_variant *v = &st->variants[i];
-        print_message("variant %zu: B_r %.4f/s, against %.4f/s, R_g %.4f\n", i, v->own.rate,
-                      v->against.rate, v->gain);
+        print_message("variant %zu %s: B_r %.4f/s, against %.4f/s, R_g %.4f, %zu evaluations "
+                      "(at most %zu cold)\n",
+                      i, v->id, v->own.rate, v->against.rate, v->gain, v->evaluations,
+                      v->evaluations_cold);
         assert_true(v->computed);
         assert_int_equal(v->own.status, AC_SEARCH_BOUNDARY_FOUND);
+        assert_true(v->evaluations <= v->evaluations_cold);
     }
+    /* at the design's 50/s the worst delay (T = 0.2 s) brings the function to its fluid
+       capacity C / T = 50/s: the fluid throttle share max(0, 1 - C / (lambda T)) is 0 */
+    assert_double_close(st->variants[0].worst_score, 0.0, 0.01, 0.0);
+    assert_double_close(st->variants[1].worst_score, 0.0, 0.01, 0.0);
+    /* SnapStart changes no throttle: the combination is twice the concurrency */
+    assert_double_close(st->variants[3].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(st->variants[3].gain, 1.0, 0.03, 0.0);
     assert_double_close(st->variants[0].own.rate, 10.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(st->variants[1].own.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
     assert_double_close(st->variants[1].against.rate, 20.0 / (0.3 * 0.2), 0.0, 0.015);
@@ -165,6 +184,24 @@ static void test_study(void **state)
     assert_true(st->evaluations <= st->budget);
     assert_int_equal(st->nfaults, 1);
     assert_double_close(st->baseline_worst[0].value, 0.1, 0.0, 0.02);
+    {
+        /* the warm start and the early stop, measured against cold full probes: the same
+           boundaries (to the bisection's tolerance and the search's 1.5%), fewer evaluations */
+        ac_search_study *cold = NULL;
+        size_t warm_evals = 0, cold_evals = 0;
+        o.warm_start = 0;
+        assert_int_equal(ac_search_study_run(f.m, &o, &cold, &f.err), AC_OK);
+        for (size_t i = 1; i < 4; i++) {
+            assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0, 0.015);
+            warm_evals += st->variants[i].evaluations;
+            cold_evals += cold->variants[i].evaluations;
+        }
+        print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n", warm_evals,
+                      cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
+        assert_true(warm_evals < cold_evals);
+        ac_search_study_free(cold);
+        o.warm_start = 1;
+    }
     ac_search_study_free(st);
     o.max_evaluations = 700; /* the baseline spends ~600 of them */
     o.mitigation = 1;
@@ -179,6 +216,88 @@ static void test_study(void **state)
     o.mitigation = 7;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_EINVAL);
     fx_free(&f);
+}
+
+/*
+ * The variants of a study: with 4 simple mitigations every combination of two or more (11)
+ * less the declared combine's set {more, pw} (10), those holding SnapStart and provisioned
+ * concurrency on one function listed but excluded (AWS refuses them: 1 pair, 2 triples, the
+ * quadruple); with a fifth, the declared ones and every pair (10 less the declared 1), said so.
+ * A budget that holds the baseline alone leaves the others not searched.
+ */
+static void test_study_variants(void **state)
+{
+    static const char mits[] =
+        "  <mitigation id='more' kind='set' target='fn' attribute='concurrency' value='20'/>\n"
+        "  <mitigation id='snap' kind='snapstart' target='fn' restore='10ms'/>\n"
+        "  <mitigation id='pc' kind='provisioned-concurrency' target='fn' amount='5'/>\n"
+        "  <mitigation id='pw' kind='pre-warming' target='fn' amount='5'/>\n"
+        "  <mitigation id='both' kind='combine' of='more pw'/>\n";
+    static const char fifth[] =
+        "  <mitigation id='keep' kind='set' target='fn' attribute='keep-alive' value='2h'/>\n";
+    const char *cut = strstr(thr_xml, "  <mitigation id='more'");
+    const char *rest = strstr(thr_xml, "  <faults");
+    char xml[4096];
+    ac_search_study_options o;
+    ac_search_study *st = NULL;
+    (void)state;
+    for (int five = 0; five < 2; five++) {
+        size_t excluded = 0, combos = 0;
+        fx f;
+        snprintf(xml, sizeof xml, "%.*s%s%s%s", (int)(cut - thr_xml), thr_xml, mits,
+                 five ? fifth : "", rest);
+        fx_parse(&f, xml);
+        ac_search_study_options_init(&o);
+        o.search.budget = 4;
+        o.search.population = 4;
+        o.max_evaluations = 1;
+        if (ac_search_study_run(f.m, &o, &st, &f.err) != AC_OK)
+            fail_msg("%s", f.err.message);
+        assert_int_equal(st->nvariants, five ? 1 + 6 + 9 : 1 + 5 + 10);
+        assert_int_equal(st->all_subsets, !five);
+        assert_non_null(strstr(st->scope, five ? "every pair" : "every combination"));
+        assert_true(st->variants[0].computed);
+        for (size_t i = 1; i < st->nvariants; i++) {
+            const ac_search_variant *v = &st->variants[i];
+            assert_false(v->computed);
+            combos += v->mitigation == AC_NONE;
+            excluded += v->excluded != 0;
+            if (v->excluded)
+                assert_non_null(strstr(v->why, "SnapStart"));
+            else
+                assert_non_null(strstr(v->why, "budget"));
+            if (v->mitigation == AC_NONE)
+                assert_false(v->nparts == 2 && strcmp(v->id, "more+pw") == 0);
+        }
+        assert_int_equal(combos, five ? 9 : 10);
+        assert_int_equal(excluded, five ? 1 : 4);
+        assert_string_equal(st->variants[6].id, five ? "keep" : "more+snap");
+        ac_search_study_free(st);
+        fx_free(&f);
+    }
+}
+
+/* The exit status of tests/validate_exports.py KIND on `text` (the published formats'
+ * required keys and types: the FIS CreateExperimentTemplate request, the Chaos Toolkit
+ * experiment); -1 when python3 is not there (the check is then skipped). */
+static int validate_export(const char *kind, const char *text)
+{
+    char path[] = "/tmp/ac_sres_exp_XXXXXX", cmd[1024];
+    int fd, rc;
+    FILE *fp;
+    if (system("python3 -c 'import json' >/dev/null 2>&1") != 0)
+        return -1;
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "python3 %s/tests/validate_exports.py %s %s", AC_SOURCE_DIR, kind,
+             path);
+    rc = system(cmd);
+    unlink(path);
+    return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
 
 /* The exports carry every fault: the FIS actions with their parameters and windows, the ones
@@ -217,6 +336,20 @@ static void test_export(void **state)
     assert_non_null(strstr(buf, "\"archcheck:not-exported\": \"fn.cold-start = 1.5 s"));
     assert_non_null(strstr(buf, "\"startAfter\": [\n"));
     assert_non_null(strstr(buf, "\"wait-db-3\"\n"));
+    {
+        /* valid against the FIS request's required keys and types; without its role, not */
+        int v = validate_export("fis", buf);
+        char *role = strstr(buf, "\"roleArn\"");
+        if (v < 0) {
+            free(buf);
+            fx_free(&f);
+            skip();
+        }
+        assert_int_equal(v, 0);
+        assert_non_null(role);
+        memcpy(role, "\"roleAr_\"", 9);
+        assert_int_equal(validate_export("fis", buf), 1);
+    }
     free(buf);
     fp = open_memstream(&buf, &len);
     assert_non_null(fp);
@@ -227,6 +360,13 @@ static void test_export(void **state)
     assert_non_null(strstr(buf, "\"attribute\": \"cold-start\""));
     assert_non_null(strstr(buf, "\"attribute\": \"servers-down\""));
     assert_non_null(strstr(buf, "\"after\": 120"));
+    assert_int_equal(validate_export("chaostoolkit", buf), 0);
+    {
+        char *m = strstr(buf, "\"method\"");
+        assert_non_null(m);
+        memcpy(m, "\"metho_\"", 8);
+        assert_int_equal(validate_export("chaostoolkit", buf), 1);
+    }
     free(buf);
     fx_free(&f);
 }
@@ -258,6 +398,19 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* The k-th "value" (0-based) after the row of `metric` in compare's JSON; NAN if absent. */
+static double row_value(const char *json, const char *metric, int k)
+{
+    char key[96];
+    const char *p;
+    snprintf(key, sizeof key, "\"metric\": \"%s\"", metric);
+    p = strstr(json, key);
+    for (int i = 0; p != NULL && i <= k; i++) {
+        p = strstr(p + 1, "\"value\": ");
+    }
+    return p != NULL ? strtod(p + 9, NULL) : NAN;
+}
+
 /* End to end: the confirmation, the study and the exports of `search`, the same output for
  * --jobs 1 and 2, and bad options refused. */
 static void test_command(void **state)
@@ -283,6 +436,45 @@ static void test_command(void **state)
     free(text);
     ac_test_run_free(&a);
     ac_test_run_free(&b);
+    /* --report: the two pages, the same bytes for the same seed */
+    {
+        char p1[] = "/tmp/ac_sres_pdf_XXXXXX", p2[] = "/tmp/ac_sres_pdf_XXXXXX";
+        char *x, *y;
+        write_tmp(p1, "");
+        write_tmp(p2, "");
+        a = run_ac("search", "--confirm", "0", "--report", p1, path, NULL);
+        b = run_ac("search", "--confirm", "0", "--report", p2, path, NULL);
+        assert_int_equal(a.status, 0);
+        assert_int_equal(b.status, 0);
+        x = slurp(p1);
+        y = slurp(p2);
+        assert_memory_equal(x, "%PDF-", 5);
+        {
+            struct stat s1, s2;
+            assert_int_equal(stat(p1, &s1), 0);
+            assert_int_equal(stat(p2, &s2), 0);
+            assert_int_equal(s1.st_size, s2.st_size);
+            assert_memory_equal(x, y, (size_t)s1.st_size);
+        }
+        assert_non_null(strstr(x, "/Count 2"));
+        free(x);
+        free(y);
+        ac_test_run_free(&a);
+        ac_test_run_free(&b);
+        unlink(p1);
+        unlink(p2);
+    }
+    /* compare --search: the rows of the study, against the fluid closed form C / (0.3 T) */
+    a = run_ac("compare", "--search", "-f", "json", path, NULL);
+    assert_int_equal(a.status, 0);
+    assert_double_close(row_value(a.out, "resilience_boundary", 0), 10.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(row_value(a.out, "resilience_boundary", 1), 20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(row_value(a.out, "resilience_gain", 1), 1.0, 0.03, 0.0);
+    assert_double_close(row_value(a.out, "worst_case_score", 0), 0.0, 0.01, 0.0);
+    ac_test_run_free(&a);
+    a = run_ac("compare", "-f", "json", path, NULL);
+    assert_null(strstr(a.out, "resilience_boundary"));
+    ac_test_run_free(&a);
     a = run_ac("search", "--mitigation", "nope", path, NULL);
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.err, "no mitigation 'nope'"));
@@ -337,8 +529,111 @@ static void test_check_resilience(void **state)
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
+    /* the confirmation's event budget: 10 replications of (60 s warm-up + 20 s) at 100/s
+       need at least 8e4 events, over a budget of 1000: not run, said so */
+    a = run_ac("check", "--confirm-events", "1000", pass, NULL);
+    assert_int_equal(a.status, 3);
+    assert_non_null(strstr(a.out, "at least 8e+04 events"));
+    assert_non_null(strstr(a.out, "(--confirm-events)"));
+    ac_test_run_free(&a);
+    a = run_ac("search", "--confirm-events", "100", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "not confirmed by simulation"));
+    assert_non_null(strstr(a.out, "event budget"));
+    ac_test_run_free(&a);
+    a = run_ac("search", "--confirm-events", "0", pass, NULL);
+    assert_int_equal(a.status, 2);
+    ac_test_run_free(&a);
     unlink(path);
     unlink(pass);
+}
+
+/*
+ * Plans the transient cannot integrate are no evidence of harmlessness. With a work budget of
+ * 300 (steps x states) only the no-fault plan integrates on thr_xml at 200/s (its fluid
+ * throttle share 1 - C / (lambda T) = 1 - 10 / (200 x 0.1) = 0.5 below tau 0.7); every delay
+ * runs out of the budget. The true worst case (100 ms) is Erlang-B(10, 40) = 0.76 >= tau: a
+ * search that scored the failed plans 0 and kept the integrated one would PASS a requirement
+ * that FAILs. Instead: the failures are counted (-1 each, below every integrated score), the
+ * boundary says its low side rests on failed plans, and the requirement is INCONCLUSIVE with
+ * the count; with the default budget it FAILs (AC301), as the closed form says.
+ */
+static void test_failed_integrations(void **state)
+{
+    static const char req[] = "  <requirements>\n"
+                              "    <resilience tau='0.7' min-boundary='200/s'/>\n"
+                              "  </requirements>\n"
+                              "</architecture>\n";
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    char xml[4096];
+    ac_transient_options to;
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_search_problem pr;
+    ac_search_boundary b;
+    ac_analysis_options ao;
+    double g = 1.0, score = 0.0;
+    fx f;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, req);
+    fx_parse(&f, xml);
+    ac_transient_options_init(&to);
+    to.max_work = 300.0;
+    assert_int_equal(ac_search_space_new(f.m, 20.0, &sp, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_new(f.m, sp, &to, 16.0, 1, &obj, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_set_scale(obj, 4.0, &f.err), AC_OK);
+    pr = ac_search_objective_problem(obj);
+    assert_int_equal(pr.eval(pr.ctx, 0, &g, &score, &f.err), AC_OK);
+    assert_double_close(score, -1.0, 0.0, 0.0);
+    assert_int_equal(ac_search_objective_failures(obj), 1);
+    assert_int_equal(ac_search_objective_failures_limit(obj), 1);
+    g = 0.0;
+    assert_int_equal(pr.eval(pr.ctx, 0, &g, &score, &f.err), AC_OK);
+    assert_double_close(score, 0.5, 1e-3, 0.0);
+    assert_int_equal(ac_search_objective_failures(obj), 1);
+    {
+        ac_search_options so;
+        ac_search_options_init(&so);
+        so.budget = 40;
+        so.population = 10;
+        assert_int_equal(
+            ac_search_boundary_find(f.m, obj, &so, 0.7, 1.0 / 16.0, 16.0, 1e-3, &b, &f.err), AC_OK);
+    }
+    print_message("boundary %.4g/s, %zu failures, %zu below tau\n", b.rate, b.failures,
+                  b.failures_below);
+    assert_true(b.failures > 0);
+    assert_true(b.failures_below > 0);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    for (int budget = 0; budget < 2; budget++) {
+        ac_analysis *an = NULL;
+        ac_diag_list d;
+        int found = 0;
+        ac_diag_list_init(&d);
+        ac_analysis_options_init(&ao);
+        ao.validate = AC_VALIDATE_NEVER;
+        if (budget == 0)
+            ao.transient_opt.max_work = 300.0;
+        assert_int_equal(ac_analysis_run(f.m, &ao, &an, &d, &f.err), AC_OK);
+        for (size_t i = 0; i < an->nchecks; i++)
+            if (strncmp(an->checks[i].name, "resilience", 10) == 0) {
+                found = 1;
+                assert_int_equal(an->checks[i].status,
+                                 budget == 0 ? AC_CHECK_INCONCLUSIVE : AC_CHECK_FAIL);
+            }
+        assert_true(found);
+        found = 0;
+        for (size_t i = 0; i < d.count; i++)
+            if (budget == 0 && strstr(d.items[i].message, "could not be integrated") != NULL) {
+                print_message("%s\n", d.items[i].message);
+                found = 1;
+            } else if (budget == 1 && strcmp(d.items[i].rule, "AC301") == 0)
+                found = 1;
+        assert_true(found);
+        ac_analysis_free(an);
+        ac_diag_list_clear(&d);
+    }
+    fx_free(&f);
 }
 
 int main(void)
@@ -347,9 +642,11 @@ int main(void)
         cmocka_unit_test(test_confirm_erlang_b),
         cmocka_unit_test(test_confirm_not_computed),
         cmocka_unit_test(test_study),
+        cmocka_unit_test(test_study_variants),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
+        cmocka_unit_test(test_failed_integrations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

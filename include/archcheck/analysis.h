@@ -62,6 +62,9 @@ typedef struct ac_analysis_options {
                              the <faults budget>, else 2000, and a tenth more polishing it);
                              a search that could exceed what is left is not run (INCONCLUSIVE);
                              default 200000 */
+    unsigned long long search_confirm_events; /* the event budget of the simulation that
+                             confirms a worst case, over its replications; 0: the default
+                             of ac_search_confirm_options (50,000,000) */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */

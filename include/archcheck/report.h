@@ -14,6 +14,7 @@
 #include "archcheck/analysis.h"
 #include "archcheck/error.h"
 #include "archcheck/model.h"
+#include "archcheck/search.h"
 #include "archcheck/size.h"
 #include "archcheck/tune.h"
 
@@ -160,6 +161,36 @@ void ac_report_pdf_options_init(ac_report_pdf_options *opt);
 int ac_report_pdf(const char *path, const ac_report_run *run, const ac_report_pdf_options *opt,
                   ac_error *err);
 
+/* ---------------------------------------------------------------- archcheck search */
+
+/* What `search --report` draws (everything borrowed). */
+typedef struct ac_report_search {
+    const char *file;
+    const ac_model *model;
+    const char *method;  /* "ga" or "random" */
+    double horizon;      /* s, > 0 */
+    double score, tau;   /* the worst case's fluid score, the objective's tau */
+    size_t evaluations;  /* of the search */
+    size_t failures;     /* plans that failed to integrate */
+    const ac_transient_fault *plan; /* the worst case (nfaults) */
+    size_t nfaults;
+    const ac_search_term_value *terms; /* its terms (nterms) */
+    size_t nterms;
+    int has_confirm;     /* 1: sim_score, sim_ci95 hold the simulation's confirmation */
+    double sim_score, sim_ci95;
+    const double *ga_evals, *ga_best; /* after each generation of the GA: evaluations, best */
+    size_t ga_n;
+    const double *random_evals, *random_best; /* the same for random sampling */
+    size_t random_n;
+} ac_report_search;
+
+/* The search's pages (report/pdf_search.c): the worst case (each fault's window on the time
+ * axis, the terms, the score against tau) and the convergence (best score per evaluation, GA
+ * against random). Written atomically and deterministically. Returns 0, AC_EINVAL (no
+ * horizon), AC_EIO or AC_ENOMEM with `err` saying why. */
+int ac_report_search_pdf(const char *path, const ac_report_search *search,
+                         const ac_report_pdf_options *opt, ac_error *err);
+
 /* ---------------------------------------------------------------- archcheck compare */
 
 /* One column of `archcheck compare`: the baseline, a mitigation applied to it, or a file.
@@ -175,6 +206,11 @@ typedef struct ac_compare_variant {
     const ac_analysis *analysis; /* NULL when it could not be analysed (then error says why) */
     const ac_diag_list *diags;   /* its findings, or NULL */
     ac_verdict verdict;          /* of its findings (meaningful when analysis != NULL) */
+    int has_search;              /* 1: the resilience study ran (compare --search): the three
+                                    numbers below, each NAN when not known */
+    double worst_score;          /* the worst-case score at the design's workload, in [0, 1] */
+    double resilience_boundary;  /* B_r, /s (fluid) */
+    double resilience_gain;      /* R_g = B_r / B_r(baseline) - 1 */
 } ac_compare_variant;
 
 /* A whole comparison. Borrowed from the caller. */
@@ -234,8 +270,9 @@ typedef struct ac_compare_table {
  * The rows of a comparison, in this order: every check (the reference variant's in its order,
  * then checks only other variants have), then per node (in the order of the first model that
  * has it) utilisation, mean response time, p95 response time and loss probability, then end to
- * end mean, p95 and p99 response time, then the headroom factor. Rows no variant has a number
- * for are left out. On success *out is a new table (free with ac_report_compare_table_free).
+ * end mean, p95 and p99 response time, then the headroom factor, then (compare --search) the
+ * worst-case score (metric "worst_case_score"), the resilience boundary ("resilience_boundary")
+ * and its gain ("resilience_gain"). Rows no variant has a number for are left out. On success *out is a new table (free with ac_report_compare_table_free).
  * Returns 0 or AC_ENOMEM.
  */
 int ac_report_compare_table_new(const ac_compare_run *run, ac_compare_table **out, ac_error *err);
@@ -255,8 +292,8 @@ int ac_report_compare_json(FILE *fp, const ac_compare_run *run);
 
 /* The comparison as a PDF document: the variants and their verdicts, the table (split into
  * column groups when there are many variants), what each mitigation changed, a bar chart of
- * the headroom factor per variant, and a place for the resilience boundary per variant (not
- * computed yet). Written atomically and deterministically, like ac_report_pdf (opt NULL:
+ * the headroom factor per variant, and with compare --search a bar chart of the resilience
+ * boundary per variant. Written atomically and deterministically, like ac_report_pdf (opt NULL:
  * defaults). Returns 0, or AC_EIO / AC_ENOMEM with `err` saying why. */
 int ac_report_compare_pdf(const char *path, const ac_compare_run *run,
                           const ac_report_pdf_options *opt, ac_error *err);

@@ -161,11 +161,20 @@ typedef struct ac_search_problem {
 } ac_search_problem;
 
 /* The evaluations of the objective's problem whose transient failed to integrate
- * (AC_ENUMERIC): each scored 0 rather than ending the search. */
+ * (AC_ENUMERIC, or AC_ELIMIT: the work budget of transient.h's max_work used up), since the
+ * objective was made: each scored -1 (below every plan that integrates) rather than ending
+ * the search. Such a plan's score is
+ * unknown, not 0: a search with failures has not shown that its best is the worst of what it
+ * tried (a worst case may lie among the failed plans), so a verdict that rests on the worst
+ * case staying below tau cannot be a PASS (analysis/req_resilience.c) and a boundary whose
+ * probes below tau had failures is an upper bound only (ac_search_boundary). Deterministic:
+ * the same for any number of jobs. */
 size_t ac_search_objective_failures(const ac_search_objective *obj);
+/* Of them, the ones that used up the work budget (AC_ELIMIT). */
+size_t ac_search_objective_failures_limit(const ac_search_objective *obj);
 
 /* The problem of an objective (its space's genes, ac_search_objective_eval; a plan the
- * transient cannot integrate scores 0 and is counted by ac_search_objective_failures). */
+ * transient cannot integrate scores -1 and is counted by ac_search_objective_failures). */
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
 
 /* -------------------------------------------------------------- operators */
@@ -308,12 +317,16 @@ typedef enum ac_search_boundary_status {
 
 typedef struct ac_search_boundary {
     ac_search_boundary_status status;
-    double lo, hi;      /* the final bracket of the workload factor */
-    double scale;       /* = hi: the factor reported */
-    double peak_rate;   /* /s, the sources' highest total rate at factor 1 */
-    double rate;        /* /s, B_r = scale x peak_rate */
-    size_t probes;      /* worst-case searches */
-    size_t evaluations; /* over every probe */
+    double lo, hi;         /* the final bracket of the workload factor */
+    double scale;          /* = hi: the factor reported */
+    double peak_rate;      /* /s, the sources' highest total rate at factor 1 */
+    double rate;           /* /s, B_r = scale x peak_rate */
+    size_t probes;         /* worst-case searches */
+    size_t evaluations;    /* over every probe */
+    size_t failures;       /* plans whose transient failed to integrate, over every probe */
+    size_t failures_below; /* of them, those in probes judged below tau: when > 0 the low side
+                              of the bracket is not shown (a failed plan may reach tau there),
+                              so B_r is an upper bound only (FOUND or ABOVE alike) */
 } ac_search_boundary;
 
 /* The sources' highest total request rate (/s) at workload factor 1 (the profiles are linear
@@ -338,6 +351,25 @@ int ac_search_boundary_find_worst(const ac_model *model, ac_search_objective *ob
                                   const ac_search_options *opt, double tau, double lo, double hi,
                                   double rel_tol, ac_search_boundary *out, double *worst,
                                   ac_error *err);
+
+/* A warm start of a boundary, and its last population. */
+typedef struct ac_search_warm {
+    const double *genes; /* generation 0 of the first probe (count x ngenes; at most the
+                            population are taken), or NULL */
+    size_t count;
+    int stop_at_tau; /* 1: a probe ends as soon as a plan reaches tau (that decides
+                        W >= tau; the worst case kept at hi is then the first plan found
+                        to reach it, not the worst) and is not polished */
+    double *last;    /* NULL, or room for population x ngenes: the last probe's population
+                        (for the warm start of another variant's search) */
+    size_t nlast;    /* out: its individuals */
+} ac_search_warm;
+
+/* ac_search_boundary_find_worst with a warm start (warm NULL: none, as find_worst). */
+int ac_search_boundary_find_warm(const ac_model *model, ac_search_objective *obj,
+                                 const ac_search_options *opt, ac_search_warm *warm, double tau,
+                                 double lo, double hi, double rel_tol, ac_search_boundary *out,
+                                 double *worst, ac_error *err);
 
 /* The boundary of one fixed plan (faults: the space's nfaults entries, or NULL: no fault):
  * the same bisection on the objective of that plan, one evaluation per probe (how a
@@ -408,9 +440,8 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
  * `node_rates` the model's offered rates (jobs/s at scale 1, one per node; NaN or negative
  * counts 0). Above opt->max_events the confirmation cannot succeed (a search whose worst case
  * cannot be confirmed cannot settle a requirement). opt NULL: defaults. */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
-                                    double scale, double horizon,
-                                    const ac_search_confirm_options *opt);
+double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
+                                    double horizon, const ac_search_confirm_options *opt);
 
 /* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
  * -1 when wholly below, 0 when it straddles tau or was not computed. */
@@ -427,33 +458,67 @@ typedef struct ac_search_study_options {
     double lo, hi, rel_tol;         /* the factor's bracket and tolerance; default 1/16, 16,
                                        1e-3 */
     size_t max_evaluations;         /* over the study; default AC_SEARCH_STUDY_BUDGET */
-    size_t mitigation;              /* AC_NONE: every mitigation (default); else that one */
+    size_t mitigation;              /* AC_NONE: every mitigation and combination (default);
+                                       else that one */
+    int warm_start;                 /* 1 (default): each variant's search starts from the
+                                       baseline's final population, and its probes end once a
+                                       plan reaches tau; 0: cold, full probes (to measure) */
+    int combinations;               /* 1 (default): the combinations the file does not declare
+                                       too; 0: the declared mitigations only */
+    double score_at;                /* the workload factor of each variant's worst-case score
+                                       (a search of the per-probe budget); default 1 (the
+                                       design's workload); 0: none */
 } ac_search_study_options;
 
 void ac_search_study_options_init(ac_search_study_options *opt);
 
+/* Every combination of the simple (non-combine) mitigations is studied when there are at
+ * most this many of them; past it, the declared ones and every pair (search/variants.c). */
+#define AC_SEARCH_SUBSETS_MAX 4
+/* The most parts of an undeclared combination. */
+#define AC_SEARCH_PARTS_MAX AC_SEARCH_SUBSETS_MAX
+
 typedef struct ac_search_variant {
-    size_t mitigation; /* index into model->mitigations; AC_NONE: the baseline */
-    int computed;      /* 0: not computed, `why` says why (not applicable, over the budget,
-                          a search that failed) */
+    size_t mitigation; /* index into model->mitigations (a declared one); AC_NONE: the
+                          baseline (nparts 0) or a combination the file does not declare */
+    size_t nparts;     /* an undeclared combination: its simple mitigations, model order */
+    size_t parts[AC_SEARCH_PARTS_MAX];
+    char id[160]; /* "" for the baseline; the declared id; "a+b" for a combination */
+    int excluded; /* 1: its parts cannot be combined (why says so); not computed */
+    int computed; /* 0: not computed, `why` says why (not applicable, over the budget,
+                     a search that failed, parts that cannot be combined) */
     char why[256];
     ac_search_boundary own;     /* B_r against its own worst cases: the lower of its own
                                    search's and the baseline worst case's (a plan of its space
                                    too) */
     int own_is_baseline_worst;  /* 1: `own` is the baseline worst case's boundary */
     ac_search_boundary against; /* B_r against the baseline's worst case (mitigations) */
-    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND; else NAN */
+    double gain;                /* R_g = own.rate / B_r(none) - 1, when both are FOUND and
+                                   neither has failures_below; else NAN */
     double gain_against;        /* against.rate / B_r(none) - 1, the same way */
+    double worst_score;         /* the worst-case score found at the workload factor
+                                   score_at (NAN: not searched) */
+    size_t worst_failures;      /* plans of that search that failed to integrate */
+    size_t evaluations;         /* spent on the variant (own + against + the score) */
+    size_t evaluations_cold;    /* the most its probes could have spent without the warm
+                                   start and the early stop (probes x (budget + polish)):
+                                   evaluations_cold - evaluations were saved */
 } ac_search_variant;
 
 typedef struct ac_search_study {
     double tau;
-    size_t nvariants; /* the baseline first, then the mitigations in model order */
+    size_t nvariants; /* the baseline first, then the declared mitigations in model order, then
+                         the undeclared combinations (by size, then model order) */
     ac_search_variant *variants;
+    int all_subsets;    /* 1: every combination of the simple mitigations is among them */
+    char scope[160];    /* which variants, in words */
     size_t evaluations; /* spent over the study */
     size_t budget;      /* the study's budget */
     size_t nfaults;
     ac_transient_fault *baseline_worst; /* the baseline's worst case at its B_r (nfaults) */
+    size_t ngenes;
+    double *final; /* the baseline's final population (nfinal x ngenes): the warm start */
+    size_t nfinal;
 } ac_search_study;
 
 /*
