@@ -61,6 +61,9 @@ static void load_fonts(ac_pdf_doc *d)
     d->cv.bold = HPDF_GetFont(d->doc, bold_name, "UTF-8");
     if (d->cv.regular == NULL || d->cv.bold == NULL)
         ac_plot_throw(&d->cv);
+    snprintf(d->doing, sizeof d->doing, "writing the fonts' ToUnicode maps");
+    AC_PLOT_CHECK(&d->cv, ac_plot_font_tounicode(d->doc, d->cv.regular));
+    AC_PLOT_CHECK(&d->cv, ac_plot_font_tounicode(d->doc, d->cv.bold));
 }
 
 /* The creator, the title and, if asked, the creation and modification dates. */

@@ -24,26 +24,34 @@ typedef struct word {
     char text[64];
 } word;
 
-/* What poppler's `tool` (pdfinfo, pdffonts, "pdftotext -bbox") says of `pdf` (stderr
- * dropped: poppler warns about libharu's CMap), or NULL if it failed. */
+/* What poppler's `tool` (pdfinfo, pdffonts, "pdftotext -bbox") says of `pdf`, or NULL if it
+ * failed. Poppler must say nothing on stderr: a warning there is a defect of the file (it
+ * used to warn "Invalid 'begincidrange' operator in ToUnicode CMap" on every report). */
 static char *command_output(const char *tool, const char *pdf)
 {
-    char cmd[1400], out[] = "/tmp/ac_pages_XXXXXX";
+    char cmd[1500], out[] = "/tmp/ac_pages_XXXXXX", err[40];
     int fd = mkstemp(out);
-    char *text;
+    char *text, *warn;
     if (fd < 0)
         return NULL;
     close(fd);
+    snprintf(err, sizeof err, "%s.err", out);
     if (strncmp(tool, "pdftotext", 9) == 0)
-        snprintf(cmd, sizeof cmd, "%s '%s' '%s' 2>/dev/null", tool, pdf, out);
+        snprintf(cmd, sizeof cmd, "%s '%s' '%s' 2>'%s'", tool, pdf, out, err);
     else
-        snprintf(cmd, sizeof cmd, "%s '%s' > '%s' 2>/dev/null", tool, pdf, out);
+        snprintf(cmd, sizeof cmd, "%s '%s' > '%s' 2>'%s'", tool, pdf, out, err);
     if (system(cmd) != 0) {
         unlink(out);
+        unlink(err);
         return NULL;
     }
     text = ac_test_read_file(out);
+    warn = ac_test_read_file(err);
     unlink(out);
+    unlink(err);
+    if (warn != NULL && warn[0] != '\0')
+        fail_msg("%s on %s says: %.300s", tool, pdf, warn);
+    free(warn);
     return text;
 }
 
