@@ -3,7 +3,8 @@
  * `check --report` of each sample (samples/NAME.xml) and `compare --report` of a file with six
  * variants and of samples/retry-storm.xml. On every page: the footer numbers the page, no word lies
  * outside the page box or on another word (pdftotext -bbox), no "nan"/"inf"; every font is
- * embedded with a ToUnicode map (pdffonts); the page count is pdfinfo's. In the comparison,
+ * embedded with a ToUnicode map (pdffonts); the page count is pdfinfo's and pdftoppm renders
+ * every page; poppler says nothing on stderr. In the comparison,
  * every table row's cells stand in order on one line (pdftotext -layout) with the values and
  * best-value marks of `compare --format text`, the header holds whole variant ids, and the
  * best marks follow the closed form (the headroom of web-tier.xml: 0.85 / rho).
@@ -58,7 +59,7 @@ static char *command_output(const char *tool, const char *pdf)
 static int have_poppler(void)
 {
     return system("pdftotext -v >/dev/null 2>&1 && pdffonts -v >/dev/null 2>&1 && "
-                  "pdfinfo -v >/dev/null 2>&1") == 0;
+                  "pdfinfo -v >/dev/null 2>&1 && pdftoppm -v >/dev/null 2>&1") == 0;
 }
 
 /* The value of attribute `name` in the tag at s. */
@@ -110,6 +111,41 @@ static void check_page_words(const char *pdf, int pageno, const char *page, cons
         }
 }
 
+/* Render every page of `pdf` with pdftoppm (at 18 dpi: what is checked is that poppler
+ * rasterises each page without a word on stderr); the number of images it wrote. */
+static int rendered_pages(const char *pdf)
+{
+    char dir[] = "/tmp/ac_render_XXXXXX", cmd[1400], err[64];
+    struct dirent *e;
+    DIR *dp;
+    char *warn;
+    int n = 0;
+    if (mkdtemp(dir) == NULL)
+        return -1;
+    snprintf(err, sizeof err, "%s.err", dir);
+    snprintf(cmd, sizeof cmd, "pdftoppm -r 18 -png '%s' '%s/p' 2>'%s'", pdf, dir, err);
+    if (system(cmd) != 0)
+        n = -1;
+    warn = ac_test_read_file(err);
+    unlink(err);
+    dp = opendir(dir);
+    while (dp != NULL && (e = readdir(dp)) != NULL) {
+        char path[1200];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+        n += n >= 0;
+    }
+    if (dp != NULL)
+        closedir(dp);
+    rmdir(dir);
+    if (warn != NULL && warn[0] != '\0')
+        fail_msg("pdftoppm on %s says: %.300s", pdf, warn);
+    free(warn);
+    return n;
+}
+
 /* Every check of one PDF but the table's; returns its page count. */
 static int check_pdf(const char *pdf)
 {
@@ -155,6 +191,7 @@ static int check_pdf(const char *pdf)
             break;
     }
     assert_int_equal(k, pages);
+    assert_int_equal(rendered_pages(pdf), pages);
     /* every font embedded, subset, with a ToUnicode map */
     p = strstr(fonts, "----");
     assert_non_null(p);
