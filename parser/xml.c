@@ -613,7 +613,7 @@ static void allowed_add(allowed_list *a, const char *name, size_t n)
     d = ac_edit_distance(a->word, item);
     if (d > 0 && d < a->near_d && d <= ac_suggest_limit(a->word)) {
         a->near_d = d;
-        snprintf(a->near, sizeof a->near, "%s", item);
+        snprintf(a->near, sizeof a->near, "%.*s", (int)n, name); /* n < 64 */
     }
 }
 
