@@ -56,19 +56,19 @@ static unsigned long utf8_code(const char *p, size_t n)
 /* Characters of the fallback font: Hangul, CJK ideographs, kana, CJK punctuation, full width. */
 static int is_cjk(unsigned long u)
 {
-    return (u >= 0x1100 && u <= 0x11FF)       /* Hangul jamo */
-           || (u >= 0x2E80 && u <= 0x2FFF)    /* CJK and Kangxi radicals, description chars */
-           || (u >= 0x3000 && u <= 0x303F)    /* CJK symbols and punctuation */
-           || (u >= 0x3040 && u <= 0x30FF)    /* hiragana, katakana */
-           || (u >= 0x3100 && u <= 0x31FF)    /* bopomofo, compatibility jamo, kanbun, strokes */
-           || (u >= 0x3200 && u <= 0x4DBF)    /* enclosed CJK, compatibility, extension A */
-           || (u >= 0x4E00 && u <= 0x9FFF)    /* CJK unified ideographs */
-           || (u >= 0xA960 && u <= 0xA97F)    /* Hangul jamo extended A */
-           || (u >= 0xAC00 && u <= 0xD7FF)    /* Hangul syllables, jamo extended B */
-           || (u >= 0xF900 && u <= 0xFAFF)    /* CJK compatibility ideographs */
-           || (u >= 0xFE30 && u <= 0xFE4F)    /* CJK compatibility forms */
-           || (u >= 0xFF00 && u <= 0xFFEF)    /* half-width and full-width forms */
-           || (u >= 0x1B000 && u <= 0x1B16F)  /* kana supplement and extended */
+    return (u >= 0x1100 && u <= 0x11FF)      /* Hangul jamo */
+           || (u >= 0x2E80 && u <= 0x2FFF)   /* CJK and Kangxi radicals, description chars */
+           || (u >= 0x3000 && u <= 0x303F)   /* CJK symbols and punctuation */
+           || (u >= 0x3040 && u <= 0x30FF)   /* hiragana, katakana */
+           || (u >= 0x3100 && u <= 0x31FF)   /* bopomofo, compatibility jamo, kanbun, strokes */
+           || (u >= 0x3200 && u <= 0x4DBF)   /* enclosed CJK, compatibility, extension A */
+           || (u >= 0x4E00 && u <= 0x9FFF)   /* CJK unified ideographs */
+           || (u >= 0xA960 && u <= 0xA97F)   /* Hangul jamo extended A */
+           || (u >= 0xAC00 && u <= 0xD7FF)   /* Hangul syllables, jamo extended B */
+           || (u >= 0xF900 && u <= 0xFAFF)   /* CJK compatibility ideographs */
+           || (u >= 0xFE30 && u <= 0xFE4F)   /* CJK compatibility forms */
+           || (u >= 0xFF00 && u <= 0xFFEF)   /* half-width and full-width forms */
+           || (u >= 0x1B000 && u <= 0x1B16F) /* kana supplement and extended */
            || (u >= 0x20000 && u <= 0x3134F); /* CJK ideographs, planes 2 and 3 */
 }
 
@@ -143,10 +143,11 @@ static void quiet_error(HPDF_STATUS error_no, HPDF_STATUS detail_no, void *user_
 /* The ToUnicode CMap of ac_plot_font_tounicode (plot.h): the identity on the BMP. */
 HPDF_STATUS ac_plot_font_tounicode(HPDF_Doc doc, HPDF_Font font)
 {
-    static const char head[] = "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
-                               "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 "
-                               ">> def\n/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
-                               "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n";
+    static const char head[] =
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+        "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+        "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n";
     static const char tail[] = "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
     HPDF_Dict cmap = HPDF_DictStream_New(doc->mmgr, doc->xref);
     HPDF_STATUS st;
@@ -157,11 +158,9 @@ HPDF_STATUS ac_plot_font_tounicode(HPDF_Doc doc, HPDF_Font font)
     cmap->filter = HPDF_STREAM_FILTER_FLATE_DECODE;
     st = HPDF_Stream_WriteStr(cmap->stream, head);
     /* blocks of at most 100 ranges (the CMap format's limit per block) */
-    while (st == HPDF_OK && hi < 256) {
-        if (hi >= 0xD8 && hi <= 0xDF) { /* surrogates are not characters */
-            hi++;
+    for (; st == HPDF_OK && hi < 256; hi++) {
+        if (hi >= 0xD8 && hi <= 0xDF) /* surrogates are not characters */
             continue;
-        }
         if (left == 0) {
             unsigned rest = 0;
             for (unsigned h = hi; h < 256; h++)
@@ -175,7 +174,6 @@ HPDF_STATUS ac_plot_font_tounicode(HPDF_Doc doc, HPDF_Font font)
             st = HPDF_Stream_WriteStr(cmap->stream, line);
         if (st == HPDF_OK && --left == 0)
             st = HPDF_Stream_WriteStr(cmap->stream, "endbfrange\n");
-        hi++;
     }
     if (st == HPDF_OK)
         st = HPDF_Stream_WriteStr(cmap->stream, tail);
@@ -330,8 +328,8 @@ void ac_plot_text(const ac_plot_canvas *c, HPDF_Font font, double size, double x
     AC_PLOT_CHECK(c, HPDF_Page_EndText(c->page));
 }
 
-void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x, double y,
-                           const char *s)
+void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x,
+                           double y, const char *s)
 {
     double w;
     HPDF_Font cjk;
@@ -454,7 +452,8 @@ void ac_plot_set_rgb_stroke(const ac_plot_canvas *c, double red, double green, d
     AC_PLOT_CHECK(c, HPDF_Page_SetRGBStroke(c->page, r(red), r(green), r(blue)));
 }
 
-void ac_plot_line(const ac_plot_canvas *c, double x0, double y0, double x1, double y1, double width)
+void ac_plot_line(const ac_plot_canvas *c, double x0, double y0, double x1, double y1,
+                  double width)
 {
     AC_PLOT_CHECK(c, HPDF_Page_SetLineWidth(c->page, r(width)));
     AC_PLOT_CHECK(c, HPDF_Page_MoveTo(c->page, r(x0), r(y0)));
@@ -517,20 +516,20 @@ void ac_plot_add_marker(ac_plot *p, double x, const char *label)
 
 /* ---------------------------------------------------------------- axes */
 
-#define TICK_FONT   7.0
-#define LABEL_FONT  8.0
-#define TITLE_FONT  9.0
+#define TICK_FONT 7.0
+#define LABEL_FONT 8.0
+#define TITLE_FONT 9.0
 #define LEGEND_FONT 7.5
 #define MARKER_FONT 7.0
-#define MAX_TICKS   24
+#define MAX_TICKS 24
 
 typedef struct axis_layout {
     ac_plot_scale scale;
-    double lo, hi; /* data range drawn (log axis: the values, not exponents) */
+    double lo, hi;         /* data range drawn (log axis: the values, not exponents) */
     double ticks[MAX_TICKS];
     char labels[MAX_TICKS][32];
     size_t nticks;
-    double label_width; /* widest tick label */
+    double label_width;    /* widest tick label */
 } axis_layout;
 
 /* Copy `src` into dst (size > 0), cut at a character boundary when it does not fit. */
@@ -561,9 +560,9 @@ static double nice_step(double raw)
 
 static void utf8_superscript(char *buf, size_t size, long k)
 {
-    static const char *const sup[] = {
-        "\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",     "\xE2\x81\xB4",
-        "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7", "\xE2\x81\xB8", "\xE2\x81\xB9"};
+    static const char *const sup[] = {"\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",
+                                      "\xE2\x81\xB4", "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7",
+                                      "\xE2\x81\xB8", "\xE2\x81\xB9"};
     char digits[24];
     size_t len;
     snprintf(buf, size, "10");
@@ -630,8 +629,8 @@ static int data_range(const ac_plot *p, int is_x, ac_plot_scale scale, double *l
 }
 
 /* Ticks of an axis `length` points long; horizontal axes need room for their labels. */
-static void layout_axis(const ac_plot_canvas *c, const ac_plot *p, const ac_plot_axis *ax, int is_x,
-                        double length, axis_layout *L)
+static void layout_axis(const ac_plot_canvas *c, const ac_plot *p, const ac_plot_axis *ax,
+                        int is_x, double length, axis_layout *L)
 {
     double lo, hi;
     memset(L, 0, sizeof *L);
@@ -677,7 +676,8 @@ static void layout_axis(const ac_plot_canvas *c, const ac_plot *p, const ac_plot
             }
             L->nticks = n;
             spacing = length * (double)every / (double)(e1 - e0);
-            if ((is_x ? spacing >= maxw + 6.0 : spacing >= TICK_FONT * 1.6) && (long)n <= MAX_TICKS)
+            if ((is_x ? spacing >= maxw + 6.0 : spacing >= TICK_FONT * 1.6) &&
+                (long)n <= MAX_TICKS)
                 break;
             if (every > e1 - e0)
                 break;
@@ -833,8 +833,7 @@ static void draw_series(const ac_plot_canvas *c, const plot_area *a, const ac_pl
         double base = a->yl.scale == AC_PLOT_LOG10 ? a->y : py(a, fmax(0.0, a->yl.lo));
         solid(c);
         for (size_t i = 0; i < s->n; i++) {
-            double x0 = px(a, s->x[i] - s->bar_width / 2.0),
-                   x1 = px(a, s->x[i] + s->bar_width / 2.0);
+            double x0 = px(a, s->x[i] - s->bar_width / 2.0), x1 = px(a, s->x[i] + s->bar_width / 2.0);
             double yy = py(a, s->y[i]);
             if (!isfinite(x0) || !isfinite(x1) || !isfinite(yy))
                 continue;
@@ -975,15 +974,16 @@ static double legend(const ac_plot_canvas *c, const ac_plot *p, double x, double
             double by = y - (rows - 1.0) * 11.0;
             draw_sample(c, se, cx, by + 2.5);
             ac_plot_set_gray(c, 0.0, 0.0);
-            ac_plot_text_wrapped(c, c->regular, LEGEND_FONT, cx + 22.0, by, x + w - cx - 22.0, 9.0,
-                                 AC_PLOT_LEFT, se->label);
+            ac_plot_text_wrapped(c, c->regular, LEGEND_FONT, cx + 22.0, by, x + w - cx - 22.0,
+                                 9.0, AC_PLOT_LEFT, se->label);
         }
         cx += item + 12.0;
     }
     return rows * 11.0;
 }
 
-void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y, double w, double h)
+void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y, double w,
+                  double h)
 {
     plot_area a;
     double top = y + h, left, bottom, leg_h, title_h = 0.0;
@@ -1010,8 +1010,7 @@ void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y,
     layout_axis(c, p, &p->xaxis, 1, a.w, &a.xl);
     if (a.xl.nticks > 0) {
         /* the last tick label is centred on the right edge: keep it inside the box */
-        double half =
-            ac_plot_text_width(c, c->regular, TICK_FONT, a.xl.labels[a.xl.nticks - 1]) / 2.0;
+        double half = ac_plot_text_width(c, c->regular, TICK_FONT, a.xl.labels[a.xl.nticks - 1]) / 2.0;
         double pos = px(&a, a.xl.ticks[a.xl.nticks - 1]);
         if (pos + half > x + w)
             a.w -= pos + half - (x + w);
@@ -1048,9 +1047,10 @@ void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y,
             size_t len = ac_plot_text_break(c, c->regular, TICK_FONT, a.xl.labels[i], slot, &next);
             /* a name wider than its slot is shortened to what fits, marked with an ellipsis */
             if (*next != '\0' && len + 4 < sizeof buf) {
-                len = ac_plot_text_break(
-                    c, c->regular, TICK_FONT, a.xl.labels[i],
-                    slot - ac_plot_text_width(c, c->regular, TICK_FONT, "\xE2\x80\xA6"), &next);
+                len = ac_plot_text_break(c, c->regular, TICK_FONT, a.xl.labels[i],
+                                         slot - ac_plot_text_width(c, c->regular, TICK_FONT,
+                                                                   "\xE2\x80\xA6"),
+                                         &next);
                 memcpy(buf, a.xl.labels[i], len);
                 memcpy(buf + len, "\xE2\x80\xA6", 4);
             } else {

@@ -423,11 +423,13 @@ static void code_environment(name_set *out)
                 n++;
             memcpy(macro, a, n);
             macro[n] = '\0';
-            snprintf(def, sizeof def, "#define %s \"", macro);
+            snprintf(def, sizeof def, "#define %s ", macro);
             d = strstr(code, def);
-            if (d == NULL)
+            if (d != NULL) /* the value may be aligned (clang-format) */
+                d += strspn(d + strlen(def), " \t") + strlen(def);
+            if (d == NULL || *d != '"')
                 fail_msg("getenv(%s): no '#define %s \"...\"' found", macro, macro);
-            d += strlen(def);
+            d++;
             set_add(out, d, (size_t)(strchr(d, '"') - d));
         }
     }
