@@ -353,7 +353,8 @@ static int r2_work_alloc(r2_work *w, size_t n, ac_error *err)
     w->C = malloc(n * n * n * sizeof *w->C);
     w->C2 = malloc(n * n * sizeof *w->C2);
     w->B = malloc(n * n * sizeof *w->B);
-    w->tmp = malloc(n * n * n * sizeof *w->tmp);
+    /* n^3 for the tensor modes, 2 n^2 for c_pairs' G and M (more than n^3 when n = 1) */
+    w->tmp = malloc((n * n * n + 2 * n * n) * sizeof *w->tmp);
     w->Zd = malloc(n * n * sizeof *w->Zd);
     w->Zt = malloc(n * n * sizeof *w->Zt);
     w->T = gsl_matrix_alloc(n, n);
