@@ -147,6 +147,11 @@ int ac_cli_input_load_args(ac_cli_input *in, int argc, char **argv, const char *
 int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_severity fail_on,
                          int has_seed);
 void ac_cli_input_free(ac_cli_input *in);
+/* ac_cli_input_load of the one file `path` for the commands of one model (search, simulate,
+ * size, tune). Returns 0 with in->models[0] set, or AC_EXIT_USAGE with nothing left to free:
+ * a fatal error (printed), or an input that did not parse, whose diagnostics are printed on
+ * stderr as check's text (with colour when `color`). */
+int ac_cli_input_load_one(ac_cli_input *in, char *path, int color);
 
 /* `check --size` and `size` (cli/cmd_size.c): size every analysed input (out[i] one per
  * input, NULL where not analysed; the caller frees each with ac_sizing_free) and point

@@ -866,20 +866,8 @@ int ac_cli_search(int argc, char **argv)
         fputs(search_usage, stderr);
         return ac_cli_fail("search: exactly one input file is needed");
     }
-    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
-        ac_cli_input_free(&in);
+    if (ac_cli_input_load_one(&in, argv[optind], 0) != 0)
         return AC_EXIT_USAGE;
-    }
-    if (in.models[0] == NULL) {
-        ac_report_run r;
-        memset(&r, 0, sizeof r);
-        r.files = in.files;
-        r.nfiles = 1;
-        r.fail_on = AC_SEV_ERROR;
-        ac_report_text(stderr, &r);
-        ac_cli_input_free(&in);
-        return AC_EXIT_USAGE;
-    }
     if (!in.models[0]->faults.present) {
         fprintf(stderr, "archcheck: %s: no <faults> space to search\n", in.files[0].file);
         ac_cli_input_free(&in);

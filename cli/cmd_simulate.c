@@ -185,20 +185,8 @@ int ac_cli_simulate(int argc, char **argv)
     }
     if (so.horizon > 0.0 && so.warmup >= so.horizon)
         return ac_cli_fail("--warmup must be shorter than --horizon");
-    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
-        ac_cli_input_free(&in);
+    if (ac_cli_input_load_one(&in, argv[optind], 0) != 0)
         return AC_EXIT_USAGE;
-    }
-    if (in.models[0] == NULL) {
-        ac_report_run run;
-        memset(&run, 0, sizeof run);
-        run.files = in.files;
-        run.nfiles = 1;
-        run.fail_on = AC_SEV_ERROR;
-        ac_report_text(stderr, &run);
-        ac_cli_input_free(&in);
-        return AC_EXIT_USAGE;
-    }
     if (!has_seed && in.models[0]->faults.has_seed)
         so.seed = in.models[0]->faults.seed;
     if (overloaded(in.models[0], in.files[0].file) == 1) {

@@ -103,7 +103,7 @@ int ac_cli_size(int argc, char **argv)
     static const char *const formats[] = {"text", "json", NULL};
     const char *pool = NULL;
     unsigned long budget = 4000, sims = 8;
-    int c, status;
+    int c, status, color;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
     ac_cli_input in;
@@ -141,10 +141,9 @@ int ac_cli_size(int argc, char **argv)
         fputs(size_usage, stderr);
         return ac_cli_fail("size: exactly one input file is needed");
     }
-    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
-        ac_cli_input_free(&in);
+    color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
+    if (ac_cli_input_load_one(&in, argv[optind], color) != 0)
         return AC_EXIT_USAGE;
-    }
     ac_cli_run_opts_apply(&ro, &aopt);
     if (ac_cli_input_analyse(&in, &aopt, AC_SEV_ERROR, ro.has_seed) != 0) {
         ac_cli_input_free(&in);
@@ -157,7 +156,7 @@ int ac_cli_size(int argc, char **argv)
     run.fail_on = AC_SEV_ERROR;
     run.seed = ro.seed;
     run.has_seed = ro.has_seed;
-    run.color = oo.format == AC_FORMAT_TEXT && oo.out == NULL && ac_cli_color(oo.color, stdout);
+    run.color = color;
     if (in.files[0].verdict == AC_VERDICT_INVALID || in.analyses[0] == NULL) {
         ac_report_text(stderr, &run);
         ac_cli_input_free(&in);

@@ -182,20 +182,8 @@ int ac_cli_tune(int argc, char **argv)
         fputs(tune_usage, stderr);
         return ac_cli_fail("tune: exactly one input file is needed");
     }
-    if (ac_cli_input_load(&in, argv + optind, 1, AC_SEV_ERROR) != 0) {
-        ac_cli_input_free(&in);
+    if (ac_cli_input_load_one(&in, argv[optind], 0) != 0)
         return AC_EXIT_USAGE;
-    }
-    if (in.models[0] == NULL) {
-        ac_report_run run;
-        memset(&run, 0, sizeof run);
-        run.files = in.files;
-        run.nfiles = 1;
-        run.fail_on = AC_SEV_ERROR;
-        ac_report_text(stderr, &run);
-        ac_cli_input_free(&in);
-        return AC_EXIT_USAGE;
-    }
     rc = ac_tune_run(in.models[0], &o, &r, &err);
     if (rc != AC_OK) {
         status = ac_cli_fail("%s: %s", in.files[0].file, err.message);

@@ -283,6 +283,25 @@ int ac_cli_input_analyse(ac_cli_input *in, const ac_analysis_options *opt, ac_se
     return 0;
 }
 
+int ac_cli_input_load_one(ac_cli_input *in, char *path, int color)
+{
+    ac_report_run run;
+    if (ac_cli_input_load(in, &path, 1, AC_SEV_ERROR) != 0) {
+        ac_cli_input_free(in);
+        return AC_EXIT_USAGE;
+    }
+    if (in->models[0] != NULL)
+        return 0;
+    memset(&run, 0, sizeof run);
+    run.files = in->files;
+    run.nfiles = 1;
+    run.fail_on = AC_SEV_ERROR;
+    run.color = color;
+    ac_report_text(stderr, &run);
+    ac_cli_input_free(in);
+    return AC_EXIT_USAGE;
+}
+
 void ac_cli_input_free(ac_cli_input *in)
 {
     for (size_t i = 0; i < in->n; i++) {
