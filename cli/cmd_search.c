@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "common/atomic.h"
 #include "common/jsonw.h"
+#include "report/internal.h"
 
 static const char search_usage[] =
     "usage: archcheck search [OPTIONS] FILE\n"
@@ -357,12 +358,7 @@ static void print_json(FILE *fp, const found *f)
     char key[160];
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
-    ac_jsonw_key(&w, "archcheck");
-    ac_jsonw_string(&w, AC_VERSION);
-    ac_jsonw_key(&w, "file");
-    ac_jsonw_string(&w, f->file);
-    ac_jsonw_key(&w, "seed");
-    ac_jsonw_uint(&w, f->seed);
+    ac_report_json_header(&w, f->file, NULL, &f->seed);
     ac_jsonw_key(&w, "search");
     ac_jsonw_object_begin(&w);
     ac_jsonw_key(&w, "method");

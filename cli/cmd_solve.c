@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "common/atomic.h"
 #include "common/jsonw.h"
+#include "report/internal.h"
 
 static const char solve_usage[] =
     "usage: archcheck solve [OPTIONS] FILE\n"
@@ -143,10 +144,7 @@ static int transient_json(FILE *fp, const char *file, const ac_model *m, const a
     ac_jsonw w;
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
-    ac_jsonw_key(&w, "archcheck");
-    ac_jsonw_string(&w, AC_VERSION);
-    ac_jsonw_key(&w, "file");
-    ac_jsonw_string(&w, file);
+    ac_report_json_header(&w, file, NULL, NULL);
     ac_jsonw_key(&w, "transient");
     ac_jsonw_object_begin(&w);
     ac_jsonw_key(&w, "horizon");

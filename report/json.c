@@ -16,6 +16,23 @@ static void key_double(ac_jsonw *w, const char *key, double v)
     ac_jsonw_double(w, v);
 }
 
+void ac_report_json_header(ac_jsonw *w, const char *file, const char *sha256,
+                           const unsigned long *seed)
+{
+    ac_jsonw_key(w, "archcheck");
+    ac_jsonw_string(w, AC_VERSION);
+    ac_jsonw_key(w, "file");
+    ac_jsonw_string(w, file);
+    if (sha256 != NULL) {
+        ac_jsonw_key(w, "sha256");
+        ac_jsonw_string(w, sha256);
+    }
+    if (seed != NULL) {
+        ac_jsonw_key(w, "seed");
+        ac_jsonw_uint(w, *seed);
+    }
+}
+
 static void write_findings(ac_jsonw *w, const ac_report_file *rf)
 {
     ac_jsonw_key(w, "findings");
@@ -347,18 +364,8 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
 /* A file's members (in the object being written). */
 static void write_file_members(ac_jsonw *w, const ac_report_run *run, const ac_report_file *rf)
 {
-    ac_jsonw_key(w, "archcheck");
-    ac_jsonw_string(w, AC_VERSION);
-    ac_jsonw_key(w, "file");
-    ac_jsonw_string(w, rf->file);
-    if (rf->sha256[0] != '\0') {
-        ac_jsonw_key(w, "sha256");
-        ac_jsonw_string(w, rf->sha256);
-    }
-    if (run->has_seed) {
-        ac_jsonw_key(w, "seed");
-        ac_jsonw_uint(w, run->seed);
-    }
+    ac_report_json_header(w, rf->file, rf->sha256[0] != '\0' ? rf->sha256 : NULL,
+                          run->has_seed ? &run->seed : NULL);
     /* invalid input: "invalid" (exit status 2), input_valid false */
     ac_jsonw_key(w, "verdict");
     ac_jsonw_string(w, ac_verdict_name(rf->verdict));

@@ -76,14 +76,7 @@ int ac_report_simulation_json(FILE *fp, const ac_report_file *rf, const ac_sim_r
     const ac_model *m = rf->model;
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
-    ac_jsonw_key(&w, "archcheck");
-    ac_jsonw_string(&w, AC_VERSION);
-    ac_jsonw_key(&w, "file");
-    ac_jsonw_string(&w, rf->file);
-    ac_jsonw_key(&w, "sha256");
-    ac_jsonw_string(&w, rf->sha256);
-    ac_jsonw_key(&w, "seed");
-    ac_jsonw_uint(&w, r->seed);
+    ac_report_json_header(&w, rf->file, rf->sha256, &r->seed);
     ac_jsonw_key(&w, "replications");
     ac_jsonw_uint(&w, r->replications);
     ac_jsonw_key(&w, "events");

@@ -7,6 +7,7 @@
 
 #include "archcheck/report.h"
 #include "common/jsonw.h"
+#include "report/internal.h"
 
 static const char *pool_id(const ac_model *m, const ac_tune_setting *s)
 {
@@ -158,14 +159,7 @@ int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned
     ac_jsonw w;
     ac_jsonw_init(&w, fp);
     ac_jsonw_object_begin(&w);
-    ac_jsonw_key(&w, "archcheck");
-    ac_jsonw_string(&w, AC_VERSION);
-    ac_jsonw_key(&w, "file");
-    ac_jsonw_string(&w, file);
-    ac_jsonw_key(&w, "sha256");
-    ac_jsonw_string(&w, sha256);
-    ac_jsonw_key(&w, "seed");
-    ac_jsonw_uint(&w, seed);
+    ac_report_json_header(&w, file, sha256, &seed);
     ac_jsonw_key(&w, "tune");
     ac_jsonw_object_begin(&w);
     ac_jsonw_key(&w, "horizon");
