@@ -212,44 +212,33 @@ static void add_node_kpis(builder *b, const ac_compare_run *run)
     }
 }
 
-static void add_global_kpis(builder *b, const ac_compare_run *run)
+/* A row of one value per variant: its metric, label, unit and which way is better. */
+typedef struct value_row {
+    const char *metric, *name, *unit;
+    ac_compare_better better;
+} value_row;
+
+/* Row k's value for one variant, NAN where the variant has none. */
+typedef double (*variant_value_fn)(const ac_compare_variant *v, size_t k);
+
+/* Add rows[0..n), each with a cell for every variant that has a value; a row no variant
+ * has is dropped. */
+static void add_value_rows(builder *b, const ac_compare_run *run, const value_row *rows,
+                           size_t n, variant_value_fn value)
 {
-    static const struct {
-        const char *metric, *name, *unit;
-        ac_compare_better better;
-    } rows[] = {
-        {"end_to_end_mean_response_time", "end to end mean response time", "s", AC_COMPARE_LOWER},
-        {"end_to_end_p95_response_time", "end to end response time p95", "s", AC_COMPARE_LOWER},
-        {"end_to_end_p99_response_time", "end to end response time p99", "s", AC_COMPARE_LOWER},
-        {"headroom", "headroom factor", "", AC_COMPARE_HIGHER}};
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0] && !b->oom; k++) {
+    for (size_t k = 0; k < n && !b->oom; k++) {
         size_t present = 0;
         ac_compare_row *row =
             add_row(b, rows[k].name, rows[k].metric, 0, NULL, rows[k].unit, rows[k].better, 0);
         if (row == NULL)
             return;
         for (size_t v = 0; v < run->nvariants; v++) {
-            const ac_analysis *a = run->variants[v].analysis;
-            const ac_end_to_end *e;
-            double x = NAN;
-            if (a == NULL)
+            double x = value(&run->variants[v], k);
+            if (isnan(x))
                 continue;
-            e = &a->e2e;
-            if (k < 3 && e->available) {
-                if (e->unbounded)
-                    x = INFINITY;
-                else if (k == 0)
-                    x = e->mean_response_time;
-                else if (e->percentiles)
-                    x = k == 1 ? e->p95 : e->p99;
-            } else if (k == 3 && a->has_headroom) {
-                x = a->headroom;
-            }
-            if (!isnan(x)) {
-                row->cells[v].present = 1;
-                row->cells[v].value = x;
-                present++;
-            }
+            row->cells[v].present = 1;
+            row->cells[v].value = x;
+            present++;
         }
         if (present == 0) {
             free(row->cells);
@@ -258,36 +247,53 @@ static void add_global_kpis(builder *b, const ac_compare_run *run)
     }
 }
 
+/* The end-to-end mean, p95, p99 (k = 0, 1, 2; infinite when unbounded) and the headroom. */
+static double global_kpi(const ac_compare_variant *v, size_t k)
+{
+    const ac_analysis *a = v->analysis;
+    const ac_end_to_end *e;
+    if (a == NULL)
+        return NAN;
+    e = &a->e2e;
+    if (k < 3 && e->available) {
+        if (e->unbounded)
+            return INFINITY;
+        if (k == 0)
+            return e->mean_response_time;
+        if (e->percentiles)
+            return k == 1 ? e->p95 : e->p99;
+    } else if (k == 3 && a->has_headroom) {
+        return a->headroom;
+    }
+    return NAN;
+}
+
+static void add_global_kpis(builder *b, const ac_compare_run *run)
+{
+    static const value_row rows[] = {
+        {"end_to_end_mean_response_time", "end to end mean response time", "s", AC_COMPARE_LOWER},
+        {"end_to_end_p95_response_time", "end to end response time p95", "s", AC_COMPARE_LOWER},
+        {"end_to_end_p99_response_time", "end to end response time p99", "s", AC_COMPARE_LOWER},
+        {"headroom", "headroom factor", "", AC_COMPARE_HIGHER}};
+    add_value_rows(b, run, rows, sizeof rows / sizeof rows[0], global_kpi);
+}
+
+/* The worst-case score, B_r and R_g of a variant's fault search (k = 0, 1, 2). */
+static double search_value(const ac_compare_variant *v, size_t k)
+{
+    if (!v->has_search)
+        return NAN;
+    return k == 0 ? v->worst_score : (k == 1 ? v->resilience_boundary : v->resilience_gain);
+}
+
 /* The resilience study's rows (compare --search). */
 static void add_search_rows(builder *b, const ac_compare_run *run)
 {
-    static const struct {
-        const char *metric, *name, *unit;
-        ac_compare_better better;
-    } rows[] = {{"worst_case_score", "worst-case score (fault search)", "", AC_COMPARE_LOWER},
-                {"resilience_boundary", "resilience boundary B_r (fluid)", "/s", AC_COMPARE_HIGHER},
-                {"resilience_gain", "resilience gain R_g", "", AC_COMPARE_HIGHER}};
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0] && !b->oom; k++) {
-        size_t present = 0;
-        ac_compare_row *row =
-            add_row(b, rows[k].name, rows[k].metric, 0, NULL, rows[k].unit, rows[k].better, 0);
-        if (row == NULL)
-            return;
-        for (size_t v = 0; v < run->nvariants; v++) {
-            const ac_compare_variant *x = &run->variants[v];
-            double y =
-                k == 0 ? x->worst_score : (k == 1 ? x->resilience_boundary : x->resilience_gain);
-            if (!x->has_search || isnan(y))
-                continue;
-            row->cells[v].present = 1;
-            row->cells[v].value = y;
-            present++;
-        }
-        if (present == 0) {
-            free(row->cells);
-            b->t->nrows--;
-        }
-    }
+    static const value_row rows[] = {
+        {"worst_case_score", "worst-case score (fault search)", "", AC_COMPARE_LOWER},
+        {"resilience_boundary", "resilience boundary B_r (fluid)", "/s", AC_COMPARE_HIGHER},
+        {"resilience_gain", "resilience gain R_g", "", AC_COMPARE_HIGHER}};
+    add_value_rows(b, run, rows, sizeof rows / sizeof rows[0], search_value);
 }
 
 /* The variant with the strictly best value of the row, or AC_NONE; marks every cell tied with
