@@ -11,18 +11,7 @@
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
 
-static ac_pool pod(size_t d, size_t servers, size_t buffer)
-{
-    ac_pool p;
-    memset(&p, 0, sizeof p);
-    p.servers = servers;
-    p.service_rate = 1.0;
-    p.dispatch = AC_DISPATCH_POWER_OF_D;
-    p.d = d;
-    p.sampling = AC_SAMPLING_WITH_REPLACEMENT;
-    p.buffer = buffer;
-    return p;
-}
+#include "tests/fixture.h"
 
 static ac_solver_pool_result *solve_ok(const ac_pool *p, double rate)
 {
@@ -60,7 +49,7 @@ static void test_refined2_rmf_reference(void **state)
     size_t i;
     (void)state;
     for (i = 0; i < sizeof ref / sizeof ref[0]; i++) {
-        ac_pool p = pod(ref[i].d, 10, ref[i].K);
+        ac_pool p = pod_pool(ref[i].d, 10, ref[i].K);
         ac_solver_pool_result *r = solve_ok(&p, 10.0 * ref[i].rho);
         const ac_solver_equilibrium *e = &r->equilibria[r->operating];
         assert_true(e->has_refined);
@@ -94,7 +83,7 @@ static void test_refined2_exact_chain(void **state)
     size_t i;
     (void)state;
     for (i = 0; i < sizeof ref / sizeof ref[0]; i++) {
-        ac_pool p = pod(ref[i].d, 10, ref[i].K);
+        ac_pool p = pod_pool(ref[i].d, 10, ref[i].K);
         ac_solver_pool_result *r = solve_ok(&p, 10.0 * ref[i].rho);
         const ac_solver_equilibrium *e = &r->equilibria[r->operating];
         double v = e->refined.mean_jobs, r1 = e->mean_field.mean_jobs + e->mean_jobs_v / 10.0;

@@ -15,28 +15,7 @@
 #include "archcheck/sim.h"
 #include "archcheck/size.h"
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-} fx;
-
-static void parse(fx *f, const char *xml)
-{
-    int rc;
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
-    if (rc != AC_OK)
-        print_error("parse failed: %d %s\n", rc, f->err.message);
-    assert_int_equal(rc, AC_OK);
-}
-
-static void fx_free(fx *f)
-{
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-}
+#include "fixture.h"
 
 static ac_sizing *size_ok(fx *f, int simulate)
 {
@@ -135,7 +114,7 @@ static void expect_sizing(const char *xml, const size_want *w)
     fx f;
     ac_sizing *z;
     const ac_size_node *r;
-    parse(&f, xml);
+    fx_parse(&f, xml);
     z = size_ok(&f, 0);
     r = row_of(&f, z, w->node);
     if (w->kind != NULL)
@@ -247,11 +226,11 @@ static void test_power_of_two_against_sim(void **state)
     const ac_size_node *r;
     ac_sim_estimate at, below;
     (void)state;
-    parse(&f, "<architecture format=\"1\">\n"
-              "<workload><source id=\"s\" to=\"web\" rate=\"300/s\"/></workload>\n"
-              "<pool id=\"web\" servers=\"60\" service-rate=\"10/s\" dispatch=\"power-of-d\"/>\n"
-              "<requirements><latency max=\"140ms\" target=\"web\"/></requirements>\n"
-              "</architecture>\n");
+    fx_parse(&f, "<architecture format=\"1\">\n"
+                 "<workload><source id=\"s\" to=\"web\" rate=\"300/s\"/></workload>\n"
+                 "<pool id=\"web\" servers=\"60\" service-rate=\"10/s\" dispatch=\"power-of-d\"/>\n"
+                 "<requirements><latency max=\"140ms\" target=\"web\"/></requirements>\n"
+                 "</architecture>\n");
     z = size_ok(&f, 1);
     r = row_of(&f, z, "web");
     assert_true(r->at_load.status == AC_SIZE_OK || r->at_load.status == AC_SIZE_UNCERTAIN);
@@ -297,11 +276,11 @@ static void test_dispatch_direction(void **state)
     size_t ir = 99, ip = 99, is = 99;
     int rc;
     (void)state;
-    parse(&f, "<architecture format=\"1\">\n"
-              "<workload><source id=\"s\" to=\"web\" rate=\"800/s\"/></workload>\n"
-              "<pool id=\"web\" servers=\"100\" service-rate=\"10/s\" dispatch=\"random\"/>\n"
-              "<requirements><latency max=\"250ms\" target=\"web\"/></requirements>\n"
-              "</architecture>\n");
+    fx_parse(&f, "<architecture format=\"1\">\n"
+                 "<workload><source id=\"s\" to=\"web\" rate=\"800/s\"/></workload>\n"
+                 "<pool id=\"web\" servers=\"100\" service-rate=\"10/s\" dispatch=\"random\"/>\n"
+                 "<requirements><latency max=\"250ms\" target=\"web\"/></requirements>\n"
+                 "</architecture>\n");
     ac_size_options_init(&o);
     o.analysis.validate = AC_VALIDATE_NEVER;
     o.max_simulations = 0;

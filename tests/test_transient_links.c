@@ -19,50 +19,7 @@
 #include "archcheck/sim.h"
 #include "archcheck/transient.h"
 
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-    ac_transient_ws *ws;
-} fx;
-
-static void fx_parse(fx *f, const char *xml)
-{
-    int rc;
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
-    if (rc != AC_OK)
-        for (size_t i = 0; i < f->d.count; i++)
-            print_message("  %u:%u %s\n", f->d.items[i].line, f->d.items[i].column,
-                          f->d.items[i].message);
-    assert_int_equal(rc, AC_OK);
-}
-
-static const ac_transient *fx_eval(fx *f, const ac_transient_options *opt,
-                                   const ac_transient_plan *plan)
-{
-    const ac_transient *tr = NULL;
-    int rc;
-    if (f->ws == NULL) {
-        rc = ac_transient_new(f->m, opt, &f->ws, &f->err);
-        if (rc != AC_OK)
-            print_error("ac_transient_new: %s\n", f->err.message);
-        assert_int_equal(rc, AC_OK);
-    }
-    rc = ac_transient_eval(f->ws, plan, 1.0, &tr, &f->err);
-    if (rc != AC_OK)
-        print_error("ac_transient_eval: %s\n", f->err.message);
-    assert_int_equal(rc, AC_OK);
-    return tr;
-}
-
-static void fx_free(fx *f)
-{
-    ac_transient_ws_free(f->ws);
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-}
+#include "fixture.h"
 
 /* A source into a fast pool `a` (200 servers of 1 ms: nearly a pure delay), the link
  * a -> b, and pool b (200 servers of 1 ms). */

@@ -19,6 +19,8 @@
 #include "archcheck/parser.h"
 #include "archcheck/tune.h"
 
+#include "fixture.h"
+
 static const char model_xml[] =
     "<architecture name=\"tune\" format=\"1\">\n"
     "  <workload>\n"
@@ -36,29 +38,6 @@ static const char model_xml[] =
     "    <latency target=\"p\" max=\"110ms\"/>\n"
     "  </requirements>\n"
     "</architecture>\n";
-
-typedef struct fx {
-    ac_model *m;
-    ac_diag_list d;
-    ac_error err;
-} fx;
-
-static void parse(fx *f, const char *xml)
-{
-    int rc;
-    memset(f, 0, sizeof *f);
-    ac_diag_list_init(&f->d);
-    rc = ac_parser_parse_memory(xml, strlen(xml), "t.xml", &f->m, &f->d, &f->err);
-    if (rc != AC_OK)
-        print_error("parse failed: %d %s\n", rc, f->err.message);
-    assert_int_equal(rc, AC_OK);
-}
-
-static void fx_free(fx *f)
-{
-    ac_model_free(f->m);
-    ac_diag_list_clear(&f->d);
-}
 
 /* Erlang B by its recurrence, Erlang C from it, the M/M/c mean response time. */
 static double mmc_mean(size_t c, double lambda, double mu)
@@ -130,7 +109,7 @@ static void test_erlang_c_minimum(void **state)
     ac_tune_options o;
     ac_tune_result *r;
     (void)state;
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     opts(&o, 160, 1);
     r = tune_ok(&f, &o);
     assert_int_equal(r->npools, 1);
@@ -171,7 +150,7 @@ static void test_grid_agrees(void **state)
     ac_tune_result *r;
     double grid_best = INFINITY;
     (void)state;
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
         for (size_t mx = 6; mx <= 10; mx++) {
             opts(&o, 1, 1);
@@ -209,7 +188,7 @@ static void test_jobs_deterministic(void **state)
     ac_tune_options o;
     ac_tune_result *a, *b;
     (void)state;
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     opts(&o, 64, 1);
     a = tune_ok(&f, &o);
     o.jobs = 2;
@@ -231,7 +210,7 @@ static void test_budget_exhausted(void **state)
     ac_tune_options o;
     ac_tune_result *r;
     (void)state;
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     opts(&o, 10, 1);
     o.patience = 1000;
     r = tune_ok(&f, &o);
@@ -252,12 +231,12 @@ static void test_refused(void **state)
     ac_tune_options o;
     ac_tune_result *r = NULL;
     (void)state;
-    parse(&f, no_scaler);
+    fx_parse(&f, no_scaler);
     assert_int_equal(ac_tune_run(f.m, NULL, &r, &f.err), AC_EINVAL);
     assert_null(r);
     assert_non_null(strstr(f.err.message, "autoscaled"));
     fx_free(&f);
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     opts(&o, 10, 1);
     o.target.lo = 0.9;
     o.target.hi = 0.2;
@@ -333,7 +312,7 @@ static void scaling_case(const char *limit, ac_check_status want)
     const ac_check *ck = NULL;
     int rc;
     snprintf(xml, sizeof xml, step_xml, limit);
-    parse(&f, xml);
+    fx_parse(&f, xml);
     ac_analysis_options_init(&ao);
     ao.headroom = 0;
     rc = ac_analysis_run(f.m, &ao, &a, &f.d, &f.err);
@@ -397,14 +376,6 @@ static const char flap_xml[] =
     "  </requirements>\n"
     "</architecture>\n";
 
-static size_t count_rule(const ac_diag_list *d, const char *rule)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < d->count; i++)
-        n += strcmp(d->items[i].rule, rule) == 0;
-    return n;
-}
-
 static size_t flap_warnings(const char *xml)
 {
     fx f;
@@ -412,7 +383,7 @@ static size_t flap_warnings(const char *xml)
     ac_analysis *a = NULL;
     size_t n;
     int rc;
-    parse(&f, xml);
+    fx_parse(&f, xml);
     ac_analysis_options_init(&ao);
     ao.headroom = 0;
     rc = ac_analysis_run(f.m, &ao, &a, &f.d, &f.err);
