@@ -229,54 +229,51 @@ static void vs_sim(fx *f, const ac_transient *tr, const ac_transient_plan *plan,
     ac_sim_result_free(sr);
 }
 
-/* A burst through a link of 100/s (latency 5 ms): 50/s, 150/s over [10, 20) s, 50/s: the
- * fluid backlog grows to about 500 and drains by 30 s. Window [5, 40] s. */
-static void test_link_burst_vs_sim(void **state)
+/* The link against the simulator over the window [5, 40] s of a 40-s horizon, the same
+ * profile and plan in both (vs_sim's tolerance: the 95% half-width + 20%):
+ *   burst          a link of 100/s (latency 5 ms) offered 50/s, 150/s over [10, 20) s, then
+ *                  50/s: the fluid backlog grows to about 500 and drains by 30 s;
+ *   capacity-loss  50% over [10, 20) s on a link of 100/s (latency 1 ms) carrying 60/s: the
+ *                  backlog grows at 10/s and drains at 40/s.
+ * Both saturate the link, and the node behind it is fed at most the link's capacity. */
+static void test_link_vs_sim(void **state)
 {
-    static const char xml[] =
-        LINK_MODEL("50/s",
-                   "<profile source='s'><point at='0s' rate='50/s'/><point at='10s' rate='50/s'/>"
-                   "<point at='10.001s' rate='150/s'/><point at='20s' rate='150/s'/>"
-                   "<point at='20.001s' rate='50/s'/><point at='40s' rate='50/s'/></profile>",
-                   "<link from='a' to='b' capacity='100/s' latency='5ms'/>");
-    fx f;
-    ac_transient_options opt;
-    const ac_transient *tr;
+    static const struct {
+        const char *what, *xml;
+        double loss;    /* the link's capacity-loss share over [10, 20) s (0: no fault) */
+        double latency; /* the link's, s */
+    } cases[] = {
+        {"burst",
+         LINK_MODEL("50/s",
+                    "<profile source='s'><point at='0s' rate='50/s'/><point at='10s' rate='50/s'/>"
+                    "<point at='10.001s' rate='150/s'/><point at='20s' rate='150/s'/>"
+                    "<point at='20.001s' rate='50/s'/><point at='40s' rate='50/s'/></profile>",
+                    "<link from='a' to='b' capacity='100/s' latency='5ms'/>"),
+         0.0, 0.005},
+        {"capacity-loss",
+         LINK_MODEL("60/s", "", "<link id='ab' from='a' to='b' capacity='100/s' latency='1ms'/>"),
+         0.5, 0.001},
+    };
     (void)state;
-    fx_parse(&f, xml);
-    ac_transient_options_init(&opt);
-    opt.horizon = 40.0;
-    opt.samples = 801;
-    tr = fx_eval(&f, &opt, NULL);
-    assert_true(tr->links[0].saturated);
-    /* the node behind the link is fed at most its capacity */
-    for (size_t s = 0; s < tr->nsamples; s++)
-        assert_true(tr->nodes[1].arrival_rate[s] <= 100.0 * (1.0 + 1e-6));
-    vs_sim(&f, tr, NULL, 0.005, 5.0, 40.0, 0.20, "burst");
-    fx_free(&f);
-}
-
-/* A capacity-loss of 50% over [10, 20) s on a link of 100/s carrying 60/s: the backlog grows
- * at 10/s and drains at 40/s. Window [5, 40] s, the same plan in the simulator. */
-static void test_link_capacity_loss_vs_sim(void **state)
-{
-    static const char xml[] =
-        LINK_MODEL("60/s", "", "<link id='ab' from='a' to='b' capacity='100/s' latency='1ms'/>");
-    fx f;
-    ac_transient_options opt;
-    ac_transient_fault fl = {0, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.5, 10.0, 20.0};
-    ac_transient_plan plan = {1, &fl};
-    const ac_transient *tr;
-    (void)state;
-    fx_parse(&f, xml);
-    fl.target = f.m->nnodes;
-    ac_transient_options_init(&opt);
-    opt.horizon = 40.0;
-    opt.samples = 801;
-    tr = fx_eval(&f, &opt, &plan);
-    assert_true(tr->links[0].saturated);
-    vs_sim(&f, tr, &plan, 0.001, 5.0, 40.0, 0.20, "capacity-loss");
-    fx_free(&f);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fx f;
+        ac_transient_options opt;
+        ac_transient_fault fl = {0, AC_TRANSIENT_FAULT_CAPACITY_LOSS, cases[i].loss, 10.0, 20.0};
+        ac_transient_plan plan = {1, &fl};
+        const ac_transient_plan *faults = cases[i].loss > 0.0 ? &plan : NULL;
+        const ac_transient *tr;
+        fx_parse(&f, cases[i].xml);
+        fl.target = f.m->nnodes;
+        ac_transient_options_init(&opt);
+        opt.horizon = 40.0;
+        opt.samples = 801;
+        tr = fx_eval(&f, &opt, faults);
+        assert_true(tr->links[0].saturated);
+        for (size_t s = 0; s < tr->nsamples; s++)
+            assert_true(tr->nodes[1].arrival_rate[s] <= 100.0 * (1.0 + 1e-6));
+        vs_sim(&f, tr, faults, cases[i].latency, 5.0, 40.0, 0.20, cases[i].what);
+        fx_free(&f);
+    }
 }
 
 /* A link down (capacity-loss 100%, kept at 1e-6 of its capacity) over [10, 20) s at 60/s:
@@ -453,8 +450,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_link_constant_load_steady),
         cmocka_unit_test(test_link_constant_fault_steady),
-        cmocka_unit_test(test_link_burst_vs_sim),
-        cmocka_unit_test(test_link_capacity_loss_vs_sim),
+        cmocka_unit_test(test_link_vs_sim),
         cmocka_unit_test(test_link_down),
         cmocka_unit_test(test_link_latency_in_flows),
         cmocka_unit_test(test_sim_link_faults_closed_form),
