@@ -221,6 +221,45 @@ static inline char *ac_test_read_file(const char *path)
     return s;
 }
 
+/* What poppler's `tool` (pdfinfo, pdffonts, "pdftotext -layout", "pdftotext -f 1 -l 2", ...)
+ * says of `pdf` (pdftotext writes to a file, the others to stdout), or NULL if it failed
+ * (also without poppler-utils). With `strict`, poppler must say nothing on stderr: a warning
+ * there is a defect of the file and fails the test; else its stderr is discarded. */
+static inline char *ac_test_poppler(const char *tool, const char *pdf, int strict)
+{
+    char cmd[1500], out[] = "/tmp/ac_poppler_XXXXXX", err[40];
+    int fd = mkstemp(out);
+    int to_file = strncmp(tool, "pdftotext", 9) == 0;
+    char *text, *warn;
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    if (strict)
+        snprintf(err, sizeof err, "%s.err", out);
+    else
+        snprintf(err, sizeof err, "/dev/null");
+    if (to_file)
+        snprintf(cmd, sizeof cmd, "%s '%s' '%s' 2>'%s'", tool, pdf, out, err);
+    else
+        snprintf(cmd, sizeof cmd, "%s '%s' > '%s' 2>'%s'", tool, pdf, out, err);
+    if (system(cmd) != 0) {
+        unlink(out);
+        if (strict)
+            unlink(err);
+        return NULL;
+    }
+    text = ac_test_read_file(out);
+    unlink(out);
+    if (!strict)
+        return text;
+    warn = ac_test_read_file(err);
+    unlink(err);
+    if (warn != NULL && warn[0] != '\0')
+        fail_msg("%s on %s says: %.300s", tool, pdf, warn);
+    free(warn);
+    return text;
+}
+
 /* dir/name in a new string (free it). */
 static inline char *ac_test_path_join(const char *a, const char *b)
 {

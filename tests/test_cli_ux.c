@@ -788,20 +788,9 @@ static void test_did_you_mean(void **state)
 /* The text pdftotext finds on pages first..last of a PDF (NULL without poppler-utils). */
 static char *pdf_text(const char *pdf, int first, int last)
 {
-    char cmd[1200], out[] = "/tmp/ac_ux_pdfXXXXXX";
-    int fd = mkstemp(out);
-    char *text;
-    if (fd < 0)
-        return NULL;
-    close(fd);
-    snprintf(cmd, sizeof cmd, "pdftotext -f %d -l %d '%s' '%s' 2>/dev/null", first, last, pdf, out);
-    if (system(cmd) != 0) {
-        unlink(out);
-        return NULL;
-    }
-    text = ac_test_read_file(out);
-    unlink(out);
-    return text;
+    char tool[64];
+    snprintf(tool, sizeof tool, "pdftotext -f %d -l %d", first, last);
+    return ac_test_poppler(tool, pdf, 0);
 }
 
 /* Item 11: a report of several files opens with a summary page: the run's verdict (the

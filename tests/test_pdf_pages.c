@@ -25,37 +25,6 @@ typedef struct word {
     char text[64];
 } word;
 
-/* What poppler's `tool` (pdfinfo, pdffonts, "pdftotext -bbox") says of `pdf`, or NULL if it
- * failed. Poppler must say nothing on stderr: a warning there is a defect of the file (it
- * used to warn "Invalid 'begincidrange' operator in ToUnicode CMap" on every report). */
-static char *command_output(const char *tool, const char *pdf)
-{
-    char cmd[1500], out[] = "/tmp/ac_pages_XXXXXX", err[40];
-    int fd = mkstemp(out);
-    char *text, *warn;
-    if (fd < 0)
-        return NULL;
-    close(fd);
-    snprintf(err, sizeof err, "%s.err", out);
-    if (strncmp(tool, "pdftotext", 9) == 0)
-        snprintf(cmd, sizeof cmd, "%s '%s' '%s' 2>'%s'", tool, pdf, out, err);
-    else
-        snprintf(cmd, sizeof cmd, "%s '%s' > '%s' 2>'%s'", tool, pdf, out, err);
-    if (system(cmd) != 0) {
-        unlink(out);
-        unlink(err);
-        return NULL;
-    }
-    text = ac_test_read_file(out);
-    warn = ac_test_read_file(err);
-    unlink(out);
-    unlink(err);
-    if (warn != NULL && warn[0] != '\0')
-        fail_msg("%s on %s says: %.300s", tool, pdf, warn);
-    free(warn);
-    return text;
-}
-
 static int have_poppler(void)
 {
     return system("pdftotext -v >/dev/null 2>&1 && pdffonts -v >/dev/null 2>&1 && "
@@ -149,10 +118,10 @@ static int rendered_pages(const char *pdf)
 /* Every check of one PDF but the table's; returns its page count. */
 static int check_pdf(const char *pdf)
 {
-    char *info = command_output("pdfinfo", pdf);
-    char *bbox = command_output("pdftotext -bbox", pdf);
-    char *layout = command_output("pdftotext -layout", pdf);
-    char *fonts = command_output("pdffonts", pdf);
+    char *info = ac_test_poppler("pdfinfo", pdf, 1);
+    char *bbox = ac_test_poppler("pdftotext -bbox", pdf, 1);
+    char *layout = ac_test_poppler("pdftotext -layout", pdf, 1);
+    char *fonts = ac_test_poppler("pdffonts", pdf, 1);
     const char *p, *q;
     int pages, k = 0, nfonts = 0;
     word *w = calloc(MAX_WORDS, sizeof *w);
@@ -384,7 +353,7 @@ static void check_compare(const char *xml, const char *pdf, size_t want_ids_firs
         fail_msg("compare %s: exit %d\n%s", xml, r.status, r.err);
     ac_test_run_free(&r);
     assert_true(check_pdf(pdf) >= 2);
-    layout = command_output("pdftotext -layout", pdf);
+    layout = ac_test_poppler("pdftotext -layout", pdf, 1);
     assert_non_null(layout);
     tr = run_ac("compare", xml, NULL);
     parse_header(tr.out, &t);
