@@ -354,10 +354,13 @@ static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr
         return v;
     case S_LOSS_NODE: {
         const ac_transient_node *n = &tr->nodes[k->node];
+        *rel = AC_TUNE_FLUID_ERROR_LOSS;
         double a = ac_an_tune_trapz(tr, n->arrival_rate);
         return a > 0.0 ? ac_an_tune_trapz(tr, n->loss_rate) / a : 0.0;
     }
-    case S_LOSS_E2E: return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
+    case S_LOSS_E2E:
+        *rel = AC_TUNE_FLUID_ERROR_LOSS;
+        return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
     case S_ACTIONS:
         ac_an_scaling_measure(j->m, tr, c->H, k->node, &sc);
         *rel = sc.actions_rel;
@@ -754,7 +757,7 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
             continue;
         }
         /* The fluid's stated error on latency, utilisation and loss is measured, not proven
-         * (AC_TUNE_FLUID_ERROR): a candidate whose margins clear it is still simulated when
+         * (AC_TUNE_FLUID_ERROR, _LOSS): a candidate whose margins clear it is still simulated when
          * the simulation fits its budget, and accepted on the fluid only when it cannot. */
         if (margins_clear(&j->ev) && c->robust) {
             eval_copy(&r->best, &j->ev, c->npools);
