@@ -102,7 +102,7 @@ static int range_check(const ac_tune_range *r, int p, ac_error *err)
 
 /* The settings that `genes` decode to (fixed ranges: their LOW; counts: floor(lo + g (hi -
  * lo + 1)), at most hi; max raised to min). */
-static void decode(const tune_ctx *c, const double *genes, ac_tune_setting *out)
+void ac_an_tune_decode(const tune_ctx *c, const double *genes, ac_tune_setting *out)
 {
     double v[P_N];
     for (size_t k = 0; k < c->npools; k++) {
@@ -451,8 +451,8 @@ static double violation(const ac_tune_check *ck)
 
 /* The transient of `s` on job j into *ev. Returns 0, 1 when the transient failed (counted;
  * why in err), or a status. */
-static int evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
-                    ac_error *err)
+int ac_an_tune_evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
+                        ac_error *err)
 {
     const ac_transient *tr;
     int rc;
@@ -536,8 +536,8 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
     tune_job *j = &c->jobs[job];
     ac_error e2 = {0};
     int rc;
-    decode(c, genes, j->ev.pools);
-    rc = evaluate(c, j, j->ev.pools, &j->ev, &e2);
+    ac_an_tune_decode(c, genes, j->ev.pools);
+    rc = ac_an_tune_evaluate(c, j, j->ev.pools, &j->ev, &e2);
     if (rc < 0) {
         *err = e2;
         return rc;
@@ -545,6 +545,7 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
     *out = score_of(c, &j->ev);
     if (*out >= -1.0)
         top_insert(c, j, genes, *out);
+    ac_an_tune_front_offer(c, j, genes, &j->ev);
     return AC_OK;
 }
 
@@ -571,6 +572,8 @@ static void ctx_free(tune_ctx *c)
         free(c->jobs[i].ev.pools);
         free(c->jobs[i].top);
         free(c->jobs[i].genes_store);
+        free(c->jobs[i].front);
+        free(c->jobs[i].front_genes);
     }
     free(c->jobs);
     free(c->pool_node);
@@ -638,8 +641,13 @@ static int job_new(tune_ctx *c, tune_job *j, ac_error *err)
     j->ev.pools = calloc(c->npools, sizeof *j->ev.pools);
     j->top = calloc(c->ntop_max, sizeof *j->top);
     j->genes_store = calloc(c->ntop_max * (c->ngenes + 1), sizeof *j->genes_store);
-    if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL)
+    j->front = calloc(AC_TUNE_FRONT_MAX, sizeof *j->front);
+    j->front_genes = calloc(AC_TUNE_FRONT_MAX * (c->ngenes + 1), sizeof *j->front_genes);
+    if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL ||
+        j->front == NULL || j->front_genes == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    for (size_t i = 0; i < AC_TUNE_FRONT_MAX; i++)
+        j->front[i].genes = j->front_genes + i * (c->ngenes + 1);
     return ac_transient_new(j->m, &to, &j->ws, err);
 }
 
@@ -745,12 +753,12 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
     for (size_t i = 0; i < n && rc == AC_OK && r->confirmed == AC_TUNE_NONE; i++) {
         char note[200] = "";
         int side = 0;
-        decode(c, list[i].genes, j->ev.pools);
+        ac_an_tune_decode(c, list[i].genes, j->ev.pools);
         for (size_t k = 0; k < seen; k++)
             if (same_settings(&prev[k * c->npools], j->ev.pools, c->npools))
                 goto next;
         memcpy(&prev[seen++ * c->npools], j->ev.pools, c->npools * sizeof *prev);
-        rc = evaluate(c, j, j->ev.pools, &j->ev, err);
+        rc = ac_an_tune_evaluate(c, j, j->ev.pools, &j->ev, err);
         r->evaluations++;
         if (rc != AC_OK || !j->ev.feasible) {
             rc = rc > 0 ? AC_OK : rc;
@@ -805,12 +813,13 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
     }
     if (opt->budget < 1 || opt->budget > AC_SEARCH_BUDGET_MAX || opt->population < 2 ||
         opt->jobs < 1 || opt->jobs > AC_SEARCH_JOBS_MAX || opt->confirm < 1 ||
-        opt->replications < 2 || !(opt->warmup >= 0.0))
+        opt->replications < 2 || !(opt->warmup >= 0.0) || opt->moments > AC_TUNE_MOMENTS_MAX)
         return ac_error_set(err, AC_EINVAL, "tune: invalid options");
     memset(&c, 0, sizeof c);
     c.model = model;
     c.opt = opt;
     c.njobs = opt->jobs;
+    c.front_check = AC_NONE;
     c.ntop_max = opt->confirm;
     r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -830,13 +839,14 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
         rc = job_new(&c, &c.jobs[i], err);
     if (rc == AC_OK) { /* the settings as written */
         written_settings(&c, r->written.pools);
-        rc = evaluate(&c, &c.jobs[0], r->written.pools, &r->written, err);
+        rc = ac_an_tune_evaluate(&c, &c.jobs[0], r->written.pools, &r->written, err);
         r->evaluations++;
         if (rc == 1)
             rc = AC_ENUMERIC;
         if (rc == AC_OK)
             c.robust = ac_an_tune_sim_events(&c, c.jobs[0].tr) > (double)opt->max_events;
         r->robust = c.robust;
+        c.front_check = r->front_check = ac_an_tune_front_pick(&c, &r->written);
     }
     if (rc == AC_OK && c.ngenes > 0)
         rc = search(&c, r, err);
@@ -847,6 +857,10 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
     }
     if (rc == AC_OK)
         rc = confirm(&c, r, err);
+    if (rc == AC_OK)
+        rc = ac_an_tune_front_merge(&c, r, err);
+    if (rc == AC_OK && opt->moments > 0)
+        rc = ac_an_tune_provision(&c, r, err);
     for (size_t i = 0; c.jobs != NULL && i < c.njobs; i++)
         r->failures += c.jobs[i].failures;
     if (rc == AC_OK && r->confirmed != AC_TUNE_NONE && r->written.cost > 0.0)
@@ -868,5 +882,6 @@ void ac_tune_result_free(ac_tune_result *r)
         return;
     free(r->written.pools);
     free(r->best.pools);
+    ac_an_tune_front_free(r);
     free(r);
 }

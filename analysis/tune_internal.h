@@ -39,6 +39,13 @@ typedef struct cand {
     double *genes;
 } cand;
 
+/* A point of a job's front: cost, the binding latency value, its actions and genes. */
+typedef struct tune_fpoint {
+    double cost, value;
+    size_t actions;
+    double *genes;
+} tune_fpoint;
+
 typedef struct tune_job {
     ac_model *m; /* the clone whose <autoscale> fields each evaluation sets */
     ac_transient_ws *ws;
@@ -49,6 +56,9 @@ typedef struct tune_job {
     double *genes_store;
     size_t failures;
     const ac_transient *tr; /* the last evaluation's transient (the workspace's) */
+    tune_fpoint *front;     /* this job's non-dominated points (AC_TUNE_FRONT_MAX) */
+    size_t nfront;
+    double *front_genes; /* AC_TUNE_FRONT_MAX x ngenes */
 } tune_job;
 
 typedef struct tune_ctx {
@@ -65,10 +75,38 @@ typedef struct tune_ctx {
     int robust; /* the simulator cannot confirm: feasible means every margin clear */
     tune_job *jobs;
     size_t njobs, ntop_max;
+    size_t front_check; /* the spec of the front's latency requirement, AC_NONE: none */
 } tune_ctx;
 
 /* int_0^H f dt by trapezoids over the transient's samples (f NULL: 0). */
 double ac_an_tune_trapz(const ac_transient *tr, const double *f);
+
+/* The settings that `genes` decode to (tune.c). */
+void ac_an_tune_decode(const tune_ctx *c, const double *genes, ac_tune_setting *out);
+
+/* The fluid evaluation of setting s on job j into *ev (tune.c): 0, 1 when the transient
+ * failed (counted), or a status. */
+int ac_an_tune_evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
+                        ac_error *err);
+
+/* ---- tune_front.c ---- */
+
+/* The latency check of least relative margin in ev (AC_NONE: none): the front's. */
+size_t ac_an_tune_front_pick(const tune_ctx *c, const ac_tune_eval *ev);
+
+/* Offer job j's evaluation ev of `genes` to its front (kept when it meets every check but
+ * the front's and no kept point dominates it; ties: the smaller genes). Allocates nothing. */
+void ac_an_tune_front_offer(const tune_ctx *c, tune_job *j, const double *genes,
+                            const ac_tune_eval *ev);
+
+/* The jobs' fronts merged into r->front (the same for any number of jobs). 0 or AC_ENOMEM. */
+int ac_an_tune_front_merge(const tune_ctx *c, ac_tune_result *r, ac_error *err);
+
+/* The over-provisioning of r's written and best settings (opt->moments > 0), on job 0. */
+int ac_an_tune_provision(const tune_ctx *c, ac_tune_result *r, ac_error *err);
+
+/* Free what r->front and r->provision own. */
+void ac_an_tune_front_free(ac_tune_result *r);
 
 /* ---- tune_sim.c ---- */
 

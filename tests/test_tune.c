@@ -219,8 +219,62 @@ static void test_jobs_deterministic(void **state)
     assert_int_equal(a->generations, b->generations);
     assert_memory_equal(&a->best.cost, &b->best.cost, sizeof a->best.cost);
     assert_memory_equal(a->best.pools, b->best.pools, sizeof *a->best.pools);
+    assert_int_equal(a->nfront, b->nfront);
+    for (size_t i = 0; i < a->nfront; i++) {
+        assert_memory_equal(&a->front[i].cost, &b->front[i].cost, sizeof a->front[i].cost);
+        assert_memory_equal(&a->front[i].value, &b->front[i].value, sizeof a->front[i].value);
+        assert_memory_equal(a->front[i].pools, b->front[i].pools, sizeof *a->front[i].pools);
+    }
     ac_tune_result_free(a);
     ac_tune_result_free(b);
+    fx_free(&f);
+}
+
+/* The cost-vs-SLA front on the test model: each point scales down to some n at 60 s, so its
+ * cost is 12 x 60 + n x 540 and its mean the jobs-weighted mix (60 mmc(12) + 540 mmc(n)) /
+ * 600 by Erlang C (within the fluid's 1% here, 2% asserted); met exactly when that is at most
+ * 110 ms, the cheapest met point the best (n* = 8). The right-sized count at every moment is
+ * n* = 8 (Erlang C at the constant 50/s): 4800 server-seconds; as written (12 all along)
+ * 2400 above it; the best 0 above and 0 below at the moments after the 60-s scale-down. */
+static void test_front_and_provision(void **state)
+{
+    fx f;
+    ac_tune_options o;
+    ac_tune_result *r;
+    size_t met = 0;
+    (void)state;
+    parse(&f, model_xml);
+    opts(&o, 160, 1);
+    o.moments = 4;
+    r = tune_ok(&f, &o);
+    assert_true(r->front_check != AC_NONE);
+    assert_true(r->nfront >= 2);
+    for (size_t i = 0; i < r->nfront; i++) {
+        const ac_tune_point *pt = &r->front[i];
+        double n = (pt->cost - 720.0) / 540.0, mix;
+        assert_double_close(n, round(n), 1e-6, 0.0);
+        mix = (60.0 * mmc_mean(12, 50.0, 10.0) + 540.0 * mmc_mean((size_t)round(n), 50.0, 10.0)) /
+              600.0;
+        print_message("  front: n %.0f cost %.0f mean %.4f s (Erlang C mix %.4f s)\n", n, pt->cost,
+                      pt->value, mix);
+        if (n >= 6.0)
+            assert_double_close(pt->value, mix, 0.0, 0.02);
+        assert_int_equal(pt->met, pt->value <= 0.110);
+        if (i > 0)
+            assert_true(pt->cost > r->front[i - 1].cost && pt->value < r->front[i - 1].value);
+        if (pt->met && met++ == 0)
+            assert_double_close(pt->cost, 5040.0, 1e-6, 1e-9);
+    }
+    assert_true(met >= 1);
+    assert_int_equal(r->provision.n, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_double_close(r->provision.needed[i], 8.0, 0.0, 0.0);
+    assert_double_close(r->provision.needed_ss, 4800.0, 1e-6, 1e-9);
+    assert_double_close(r->provision.written_over, 2400.0, 1e-6, 1e-6);
+    assert_double_close(r->provision.written_under, 0.0, 1e-6, 0.0);
+    assert_double_close(r->provision.best_over, 0.0, 1e-6, 0.0);
+    assert_double_close(r->provision.best_under, 0.0, 1e-6, 0.0);
+    ac_tune_result_free(r);
     fx_free(&f);
 }
 
@@ -522,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_scaling_settled_by_simulation),
         cmocka_unit_test(test_flapping_warning),
         cmocka_unit_test(test_fluid_error_measured),
+        cmocka_unit_test(test_front_and_provision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
