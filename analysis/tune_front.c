@@ -239,11 +239,13 @@ int ac_an_tune_provision(const tune_ctx *c, ac_tune_result *r, ac_error *err)
         p->needed_ss += p->needed[i] * c->H / (double)n;
     }
     ac_model_free(m);
+    if (rc == AC_ENOMEM)
+        return rc;
     if (rc != AC_OK) { /* a sizing that fails is said, not fatal */
         snprintf(p->note, sizeof p->note, "not computed: the sizing failed (%.90s)", err->message);
         memset(err, 0, sizeof *err);
         p->n = 0;
-        return rc == AC_ENOMEM ? AC_ENOMEM : AC_OK;
+        return AC_OK;
     }
     if (isnan(p->needed_ss))
         snprintf(p->note, sizeof p->note, "a pool could not be sized at some moment");
