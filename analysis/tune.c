@@ -8,65 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
+#include "analysis/tune_internal.h"
 #include "archcheck/search.h"
-#include "archcheck/tune.h"
-
-/* The five settings of a pool, in gene order. */
-enum { P_TARGET = 0, P_COOLDOWN, P_INTERVAL, P_MIN, P_MAX, P_N };
-
-/* What a check reads (the same list for every candidate). */
-typedef enum spec_kind {
-    S_LAT_NODE = 0,
-    S_LAT_E2E,
-    S_UTIL_NODE,
-    S_UTIL_ALL,
-    S_LOSS_NODE,
-    S_LOSS_E2E,
-    S_ACTIONS,
-    S_HOURS,
-    S_HEADROOM
-} spec_kind;
-
-typedef struct check_spec {
-    spec_kind kind;
-    size_t req, node;
-    double percentile; /* latency: (0, 100), 0 the mean */
-} check_spec;
-
-/* A candidate kept for the confirmation: its score and genes. */
-typedef struct cand {
-    double score;
-    double *genes;
-} cand;
-
-typedef struct tune_job {
-    ac_model *m; /* the clone whose <autoscale> fields each evaluation sets */
-    ac_transient_ws *ws;
-    double *scratch; /* nnodes + nlinks + 1 */
-    ac_tune_eval ev; /* the last evaluation's */
-    cand *top;       /* the best `ntop_max` feasible ones seen by this job, best first */
-    size_t ntop;
-    double *genes_store;
-    size_t failures;
-    const ac_transient *tr; /* the last evaluation's transient (the workspace's) */
-} tune_job;
-
-typedef struct tune_ctx {
-    const ac_model *model;
-    const ac_tune_options *opt;
-    size_t npools;
-    size_t *pool_node;    /* npools */
-    ac_tune_range *range; /* npools x P_N */
-    size_t ngenes;
-    size_t *gene_of; /* ngenes: pool x P_N + parameter */
-    check_spec specs[AC_TUNE_CHECKS_MAX];
-    size_t nspecs;
-    double H, cost_ref;
-    int robust; /* the simulator cannot confirm: feasible means every margin clear */
-    tune_job *jobs;
-    size_t njobs, ntop_max;
-} tune_ctx;
 
 void ac_tune_options_init(ac_tune_options *opt)
 {
@@ -159,7 +102,7 @@ static int range_check(const ac_tune_range *r, int p, ac_error *err)
 
 /* The settings that `genes` decode to (fixed ranges: their LOW; counts: floor(lo + g (hi -
  * lo + 1)), at most hi; max raised to min). */
-static void decode(const tune_ctx *c, const double *genes, ac_tune_setting *out)
+void ac_an_tune_decode(const tune_ctx *c, const double *genes, ac_tune_setting *out)
 {
     double v[P_N];
     for (size_t k = 0; k < c->npools; k++) {
@@ -276,7 +219,7 @@ static void build_specs(tune_ctx *c, char *skipped, size_t size)
 }
 
 /* int_0^H f dt by trapezoids over the samples (f NULL: 0). */
-static double trapz(const ac_transient *tr, const double *f)
+double ac_an_tune_trapz(const ac_transient *tr, const double *f)
 {
     double s = 0.0;
     if (f == NULL)
@@ -330,7 +273,7 @@ static double util_of(const ac_transient *tr, size_t v)
     if (n->utilization == NULL)
         return NAN;
     if (n->servers == NULL)
-        return trapz(tr, n->utilization) / tr->horizon;
+        return ac_an_tune_trapz(tr, n->utilization) / tr->horizon;
     for (size_t i = 0; i + 1 < tr->nsamples; i++) {
         double dt = tr->t[i + 1] - tr->t[i];
         num += 0.5 *
@@ -389,13 +332,13 @@ static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr
         } else if (tr->e2e_offered > 0.0) { /* sum over stages of visits x mean */
             v = 0.0;
             for (size_t i = 0; i < tr->nnodes; i++) {
-                double w = trapz(tr, served(&tr->nodes[i]));
+                double w = ac_an_tune_trapz(tr, served(&tr->nodes[i]));
                 if (w > 0.0)
                     v +=
                         w / tr->e2e_offered * law_mean(tr, tr->nodes[i].law, served(&tr->nodes[i]));
             }
             for (size_t l = 0; l < tr->nlinks; l++) {
-                double w = trapz(tr, tr->links[l].throughput);
+                double w = ac_an_tune_trapz(tr, tr->links[l].throughput);
                 if (w > 0.0)
                     v += w / tr->e2e_offered *
                          law_mean(tr, tr->links[l].law, tr->links[l].throughput);
@@ -411,10 +354,13 @@ static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr
         return v;
     case S_LOSS_NODE: {
         const ac_transient_node *n = &tr->nodes[k->node];
-        double a = trapz(tr, n->arrival_rate);
-        return a > 0.0 ? trapz(tr, n->loss_rate) / a : 0.0;
+        *rel = AC_TUNE_FLUID_ERROR_LOSS;
+        double a = ac_an_tune_trapz(tr, n->arrival_rate);
+        return a > 0.0 ? ac_an_tune_trapz(tr, n->loss_rate) / a : 0.0;
     }
-    case S_LOSS_E2E: return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
+    case S_LOSS_E2E:
+        *rel = AC_TUNE_FLUID_ERROR_LOSS;
+        return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
     case S_ACTIONS:
         ac_an_scaling_measure(j->m, tr, c->H, k->node, &sc);
         *rel = sc.actions_rel;
@@ -505,8 +451,8 @@ static double violation(const ac_tune_check *ck)
 
 /* The transient of `s` on job j into *ev. Returns 0, 1 when the transient failed (counted;
  * why in err), or a status. */
-static int evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
-                    ac_error *err)
+int ac_an_tune_evaluate(const tune_ctx *c, tune_job *j, const ac_tune_setting *s, ac_tune_eval *ev,
+                        ac_error *err)
 {
     const ac_transient *tr;
     int rc;
@@ -590,8 +536,8 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
     tune_job *j = &c->jobs[job];
     ac_error e2 = {0};
     int rc;
-    decode(c, genes, j->ev.pools);
-    rc = evaluate(c, j, j->ev.pools, &j->ev, &e2);
+    ac_an_tune_decode(c, genes, j->ev.pools);
+    rc = ac_an_tune_evaluate(c, j, j->ev.pools, &j->ev, &e2);
     if (rc < 0) {
         *err = e2;
         return rc;
@@ -599,171 +545,7 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
     *out = score_of(c, &j->ev);
     if (*out >= -1.0)
         top_insert(c, j, genes, *out);
-    return AC_OK;
-}
-
-/* ------------------------------------------------------ the simulator's word */
-
-/* An estimate's mean and half-width (NAN when it has none). */
-static double est(const ac_sim_estimate *e, double *ci)
-{
-    *ci = e->n > 0 ? e->ci95 : NAN;
-    return e->n > 0 ? e->mean : NAN;
-}
-
-/* The largest over the entries of a KPI (its half-width with it). */
-static double entries_max(const ac_sim_result *res, size_t off, double *ci)
-{
-    double v = NAN;
-    *ci = NAN;
-    for (size_t i = 0; i < res->nentries; i++) {
-        const ac_sim_estimate *e =
-            (const ac_sim_estimate *)(const void *)((const char *)&res->entries[i] + off);
-        if (e->n > 0 && !(e->mean <= v)) {
-            v = e->mean;
-            *ci = e->ci95;
-        }
-    }
-    return v;
-}
-
-static size_t latency_off(double pct, int entry)
-{
-    if (entry)
-        return pct == 50.0   ? offsetof(ac_sim_entry_result, p50_response_time)
-               : pct == 95.0 ? offsetof(ac_sim_entry_result, p95_response_time)
-               : pct == 99.0 ? offsetof(ac_sim_entry_result, p99_response_time)
-                             : offsetof(ac_sim_entry_result, mean_response_time);
-    return pct == 50.0   ? offsetof(ac_sim_node_result, p50_response_time)
-           : pct == 95.0 ? offsetof(ac_sim_node_result, p95_response_time)
-           : pct == 99.0 ? offsetof(ac_sim_node_result, p99_response_time)
-                         : offsetof(ac_sim_node_result, mean_response_time);
-}
-
-/* The simulated value of spec k (NAN: the simulator does not measure it). */
-static double sim_value(const tune_ctx *c, const ac_model *m, const ac_sim_result *res,
-                        const check_spec *k, const ac_tune_eval *fl, size_t idx, double *ci)
-{
-    int measured = k->percentile == 0.0 || k->percentile == 50.0 || k->percentile == 95.0 ||
-                   k->percentile == 99.0;
-    double v = NAN, var = 0.0, e;
-    *ci = NAN;
-    switch (k->kind) {
-    case S_LAT_NODE:
-        if (!measured)
-            return NAN;
-        return est((const ac_sim_estimate *)(const void *)((const char *)&res->nodes[k->node] +
-                                                           latency_off(k->percentile, 0)),
-                   ci);
-    case S_LAT_E2E: return measured ? entries_max(res, latency_off(k->percentile, 1), ci) : NAN;
-    case S_UTIL_NODE: return est(&res->nodes[k->node].utilization, ci);
-    case S_UTIL_ALL:
-        for (size_t i = 0; i < res->nnodes; i++) {
-            double ci_i, u = est(&res->nodes[i].utilization, &ci_i);
-            if (!isnan(u) && !(u <= v)) {
-                v = u;
-                *ci = ci_i;
-            }
-        }
-        return v;
-    case S_LOSS_NODE: return est(&res->nodes[k->node].loss_probability, ci);
-    case S_LOSS_E2E:
-        return entries_max(res, offsetof(ac_sim_entry_result, failure_probability), ci);
-    case S_ACTIONS:
-    case S_HOURS:
-        v = 0.0;
-        for (size_t i = 0; i < res->nnodes; i++) {
-            const ac_sim_node_result *n = &res->nodes[i];
-            if (m->nodes[i].kind != AC_NODE_POOL || (k->node != AC_NONE && k->node != i))
-                continue;
-            if (k->kind == S_ACTIONS) {
-                if (n->scaling_actions.n == 0)
-                    continue;
-                v += n->scaling_actions.mean;
-                var += n->scaling_actions.ci95 * n->scaling_actions.ci95;
-            } else if (n->server_seconds.n > 0) {
-                v += n->server_seconds.mean / 3600.0;
-                var += pow(n->server_seconds.ci95 / 3600.0, 2);
-            } else {
-                v += (double)m->nodes[i].u.pool.servers * c->H / 3600.0;
-            }
-        }
-        *ci = sqrt(var);
-        return v;
-    default:
-        e = fl->checks[idx].value;
-        *ci = 0.0;
-        return e;
-    }
-}
-
-/* About the events a simulation of the transient tr's setting needs (two per job visit). */
-static double sim_events(const tune_ctx *c, const ac_transient *tr)
-{
-    double jobs = 0.0;
-    for (size_t i = 0; i < tr->nnodes; i++)
-        jobs += trapz(tr, tr->nodes[i].arrival_rate);
-    return 2.0 * jobs / c->H * (c->opt->warmup + c->H) * (double)c->opt->replications;
-}
-
-/* Simulate job 0's model (the candidate applied) over the profile: 1 every interval on the
- * right side, -1 one wholly on the wrong side, 0 undecided or not run (why in note). */
-static int simulate(const tune_ctx *c, tune_job *j, ac_tune_eval *ev, int *out, char *note,
-                    size_t nsize, ac_error *err)
-{
-    const ac_transient *tr = j->tr;
-    ac_sim_options so;
-    ac_sim_result *res = NULL;
-    double need = sim_events(c, tr);
-    int rc, side = 1;
-    *out = 0;
-    if (need > (double)c->opt->max_events) {
-        snprintf(note, nsize,
-                 "a margin is within its stated error and the simulation would need about "
-                 "%.3g events (budget %llu)",
-                 need, c->opt->max_events);
-        return AC_OK;
-    }
-    ac_sim_options_init(&so);
-    so.seed = c->opt->seed;
-    so.replications = c->opt->replications;
-    so.warmup = c->opt->warmup;
-    so.horizon = c->opt->warmup + c->H;
-    so.profile_offset = c->opt->warmup;
-    so.use_profiles = 1;
-    so.autoscale = 1;
-    so.max_events = c->opt->max_events;
-    so.jobs = c->njobs;
-    rc = ac_sim_run(j->m, &so, &res, err);
-    if (rc == AC_ELIMIT || rc == AC_EINVAL) {
-        snprintf(note, nsize, "the simulation %s: %.150s",
-                 rc == AC_ELIMIT ? "exceeded its budget" : "refused the model", err->message);
-        memset(err, 0, sizeof *err);
-        return AC_OK;
-    }
-    if (rc != AC_OK)
-        return rc;
-    ev->nsim = ev->nchecks;
-    for (size_t k = 0; k < ev->nchecks; k++) {
-        ac_tune_check *s = &ev->sim[k];
-        *s = ev->checks[k];
-        s->value = sim_value(c, j->m, res, &c->specs[k], ev, k, &s->ci95);
-        s->rel_error = 0.0;
-        if (isnan(s->value) || isnan(s->ci95)) {
-            s->pass = 0;
-            side = side < 0 ? -1 : 0;
-            continue;
-        }
-        s->pass = s->upper ? s->value + s->ci95 <= s->limit : s->value - s->ci95 >= s->limit;
-        if (s->upper ? s->value - s->ci95 > s->limit : s->value + s->ci95 < s->limit)
-            side = -1;
-        else if (!s->pass && side > 0)
-            side = 0;
-    }
-    if (side == 0)
-        snprintf(note, nsize, "the simulation's intervals straddle a limit");
-    ac_sim_result_free(res);
-    *out = side;
+    ac_an_tune_front_offer(c, j, genes, &j->ev);
     return AC_OK;
 }
 
@@ -790,6 +572,8 @@ static void ctx_free(tune_ctx *c)
         free(c->jobs[i].ev.pools);
         free(c->jobs[i].top);
         free(c->jobs[i].genes_store);
+        free(c->jobs[i].front);
+        free(c->jobs[i].front_genes);
     }
     free(c->jobs);
     free(c->pool_node);
@@ -857,8 +641,13 @@ static int job_new(tune_ctx *c, tune_job *j, ac_error *err)
     j->ev.pools = calloc(c->npools, sizeof *j->ev.pools);
     j->top = calloc(c->ntop_max, sizeof *j->top);
     j->genes_store = calloc(c->ntop_max * (c->ngenes + 1), sizeof *j->genes_store);
-    if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL)
+    j->front = calloc(AC_TUNE_FRONT_MAX, sizeof *j->front);
+    j->front_genes = calloc(AC_TUNE_FRONT_MAX * (c->ngenes + 1), sizeof *j->front_genes);
+    if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL ||
+        j->front == NULL || j->front_genes == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
+    for (size_t i = 0; i < AC_TUNE_FRONT_MAX; i++)
+        j->front[i].genes = j->front_genes + i * (c->ngenes + 1);
     return ac_transient_new(j->m, &to, &j->ws, err);
 }
 
@@ -964,26 +753,26 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
     for (size_t i = 0; i < n && rc == AC_OK && r->confirmed == AC_TUNE_NONE; i++) {
         char note[200] = "";
         int side = 0;
-        decode(c, list[i].genes, j->ev.pools);
+        ac_an_tune_decode(c, list[i].genes, j->ev.pools);
         for (size_t k = 0; k < seen; k++)
             if (same_settings(&prev[k * c->npools], j->ev.pools, c->npools))
                 goto next;
         memcpy(&prev[seen++ * c->npools], j->ev.pools, c->npools * sizeof *prev);
-        rc = evaluate(c, j, j->ev.pools, &j->ev, err);
+        rc = ac_an_tune_evaluate(c, j, j->ev.pools, &j->ev, err);
         r->evaluations++;
         if (rc != AC_OK || !j->ev.feasible) {
             rc = rc > 0 ? AC_OK : rc;
             continue;
         }
         /* The fluid's stated error on latency, utilisation and loss is measured, not proven
-         * (AC_TUNE_FLUID_ERROR): a candidate whose margins clear it is still simulated when
+         * (AC_TUNE_FLUID_ERROR, _LOSS): a candidate whose margins clear it is still simulated when
          * the simulation fits its budget, and accepted on the fluid only when it cannot. */
         if (margins_clear(&j->ev) && c->robust) {
             eval_copy(&r->best, &j->ev, c->npools);
             r->confirmed = AC_TUNE_FLUID;
             break;
         }
-        rc = simulate(c, j, &j->ev, &side, note, sizeof note, err);
+        rc = ac_an_tune_simulate(c, j, &j->ev, &side, note, sizeof note, err);
         r->simulations += j->ev.nsim > 0;
         if (rc == AC_OK && side == 0 && margins_clear(&j->ev)) {
             eval_copy(&r->best, &j->ev, c->npools);
@@ -1024,12 +813,13 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
     }
     if (opt->budget < 1 || opt->budget > AC_SEARCH_BUDGET_MAX || opt->population < 2 ||
         opt->jobs < 1 || opt->jobs > AC_SEARCH_JOBS_MAX || opt->confirm < 1 ||
-        opt->replications < 2 || !(opt->warmup >= 0.0))
+        opt->replications < 2 || !(opt->warmup >= 0.0) || opt->moments > AC_TUNE_MOMENTS_MAX)
         return ac_error_set(err, AC_EINVAL, "tune: invalid options");
     memset(&c, 0, sizeof c);
     c.model = model;
     c.opt = opt;
     c.njobs = opt->jobs;
+    c.front_check = AC_NONE;
     c.ntop_max = opt->confirm;
     r = calloc(1, sizeof *r);
     if (r == NULL)
@@ -1049,13 +839,14 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
         rc = job_new(&c, &c.jobs[i], err);
     if (rc == AC_OK) { /* the settings as written */
         written_settings(&c, r->written.pools);
-        rc = evaluate(&c, &c.jobs[0], r->written.pools, &r->written, err);
+        rc = ac_an_tune_evaluate(&c, &c.jobs[0], r->written.pools, &r->written, err);
         r->evaluations++;
         if (rc == 1)
             rc = AC_ENUMERIC;
         if (rc == AC_OK)
-            c.robust = sim_events(&c, c.jobs[0].tr) > (double)opt->max_events;
+            c.robust = ac_an_tune_sim_events(&c, c.jobs[0].tr) > (double)opt->max_events;
         r->robust = c.robust;
+        c.front_check = r->front_check = ac_an_tune_front_pick(&c, &r->written);
     }
     if (rc == AC_OK && c.ngenes > 0)
         rc = search(&c, r, err);
@@ -1066,6 +857,10 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
     }
     if (rc == AC_OK)
         rc = confirm(&c, r, err);
+    if (rc == AC_OK)
+        rc = ac_an_tune_front_merge(&c, r, err);
+    if (rc == AC_OK && opt->moments > 0)
+        rc = ac_an_tune_provision(&c, r, err);
     for (size_t i = 0; c.jobs != NULL && i < c.njobs; i++)
         r->failures += c.jobs[i].failures;
     if (rc == AC_OK && r->confirmed != AC_TUNE_NONE && r->written.cost > 0.0)
@@ -1087,5 +882,6 @@ void ac_tune_result_free(ac_tune_result *r)
         return;
     free(r->written.pools);
     free(r->best.pools);
+    ac_an_tune_front_free(r);
     free(r);
 }

@@ -35,6 +35,11 @@ static const char tune_usage[] =
     "      --confirm N        cheapest candidates examined (default 4)\n"
     "      --replications N   of each confirming simulation (default 10)\n"
     "      --max-events N     of each confirming simulation (default 50000000)\n"
+    "      --moments N        the over-provisioning's moments over the profile, a sizing at\n"
+    "                         each (default 24; 0: not computed)\n"
+    "      --report OUT.pdf   also write the tune page: the cost-vs-SLA front and the\n"
+    "                         over-provisioning figure\n"
+    "      --timestamp        date the PDF ($SOURCE_DATE_EPOCH if set)\n"
     "  -h, --help             this help\n"
     "\n"
     "exit status: 0 a setting found and confirmed (by its margins or by simulation), 1 no\n"
@@ -76,7 +81,8 @@ static int parse_num(const char *opt, const char *arg, unsigned long lo, unsigne
 }
 
 /* Parse argv into o; *format 0 text, 1 json. Returns 0, -1 (help printed) or AC_EXIT_USAGE. */
-static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, const char **out)
+static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, const char **out,
+                      ac_cli_run_opts *ro)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
@@ -91,6 +97,9 @@ static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, cons
                                          {"confirm", required_argument, NULL, 'k'},
                                          {"replications", required_argument, NULL, 'R'},
                                          {"max-events", required_argument, NULL, 'E'},
+                                         {"moments", required_argument, NULL, 'n'},
+                                         {"report", required_argument, NULL, 'r'},
+                                         {"timestamp", no_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     unsigned long v;
@@ -129,6 +138,12 @@ static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, cons
             rc = parse_num("--max-events", optarg, 1, 4000000000ul, &v);
             o->max_events = v;
             break;
+        case 'n':
+            rc = parse_num("--moments", optarg, 0, AC_TUNE_MOMENTS_MAX, &v);
+            o->moments = v;
+            break;
+        case 'r': ro->report = optarg; break;
+        case 'S': ro->timestamp = 1; break;
         case 'T': rc = parse_range("--target", optarg, &o->target); break;
         case 'C': rc = parse_range("--cooldown", optarg, &o->cooldown); break;
         case 'I': rc = parse_range("--interval", optarg, &o->interval); break;
@@ -174,8 +189,11 @@ int ac_cli_tune(int argc, char **argv)
     ac_error err = {0};
     const char *out = NULL;
     int json = 0, status, rc;
+    ac_cli_run_opts ro;
     ac_tune_options_init(&o);
-    status = parse_opts(argc, argv, &o, &json, &out);
+    ac_cli_run_opts_init(&ro);
+    o.moments = 24;
+    status = parse_opts(argc, argv, &o, &json, &out, &ro);
     if (status != 0)
         return status < 0 ? AC_EXIT_PASS : status;
     if (optind + 1 != argc) {
@@ -195,6 +213,13 @@ int ac_cli_tune(int argc, char **argv)
                                                      : AC_EXIT_PASS;
         if (emit(out, json, &in.files[0], o.seed, r) != 0)
             status = AC_EXIT_USAGE;
+        if (ro.report != NULL) {
+            ac_report_pdf_options popt;
+            ac_cli_pdf_options_init(&popt, &ro);
+            if (ac_report_tune_pdf(ro.report, in.files[0].file, in.models[0], r, &popt, &err) !=
+                AC_OK)
+                status = ac_cli_fail("%s", err.message);
+        }
     }
     ac_tune_result_free(r);
     ac_cli_input_free(&in);

@@ -56,6 +56,63 @@ static void text_eval(FILE *fp, const ac_model *m, const char *title, const ac_t
     text_checks(fp, ev->checks, ev->nchecks, 0);
 }
 
+/* "met" (the margin clears the stated error), "within error", "over" (the limit). */
+static const char *sla_state(const ac_tune_point *pt, const ac_tune_check *ck)
+{
+    if (!pt->met)
+        return "over";
+    return pt->value * (1.0 + ck->rel_error) <= ck->limit ? "met" : "within error";
+}
+
+/* The front's table: server-hours, the latency value, actions, met, the setting. */
+static void text_front(FILE *fp, const ac_model *m, const ac_tune_result *r)
+{
+    const ac_tune_check *ck;
+    if (r->front_check == AC_NONE || r->front_check >= r->written.nchecks) {
+        fprintf(fp, "cost-vs-SLA front: none (no latency requirement)\n");
+        return;
+    }
+    ck = &r->written.checks[r->front_check];
+    fprintf(fp,
+            "cost-vs-SLA front over the %s (limit %.4gs, binding as written; every other "
+            "requirement met on the fluid, values +-%.0f%%): %zu point%s\n",
+            ck->what, ck->limit, 100.0 * ck->rel_error, r->nfront, r->nfront == 1 ? "" : "s");
+    if (r->nfront > 0)
+        fprintf(fp, "    %12s %10s %8s %-12s %s\n", "server-hours", "value (s)", "actions", "SLA",
+                "setting");
+    for (size_t i = 0; i < r->nfront; i++) {
+        const ac_tune_point *pt = &r->front[i];
+        fprintf(fp, "    %12.5g %10.4g %8zu %-12s", pt->cost / 3600.0, pt->value, pt->actions,
+                sla_state(pt, ck));
+        for (size_t k = 0; k < r->npools; k++)
+            fprintf(fp, "%s%s %.3g/%.4gs/%.4gs/%zu..%zu", k ? "; " : " ", pool_id(m, &pt->pools[k]),
+                    pt->pools[k].target, pt->pools[k].cooldown, pt->pools[k].interval,
+                    pt->pools[k].min, pt->pools[k].max);
+        fputc('\n', fp);
+    }
+}
+
+static void text_provision(FILE *fp, const ac_tune_result *r)
+{
+    const ac_tune_provision *p = &r->provision;
+    if (p->n == 0) {
+        if (p->note[0])
+            fprintf(fp, "over-provisioning: %s\n", p->note);
+        return;
+    }
+    fprintf(fp,
+            "over-provisioning against the right-sized count at %zu moments (the sizing at each "
+            "moment's rates): right-sized %.6g server-hours\n",
+            p->n, p->needed_ss / 3600.0);
+    fprintf(fp, "    as written %.6g server-hours over, %.6g under\n", p->written_over / 3600.0,
+            p->written_under / 3600.0);
+    if (isfinite(p->best_over))
+        fprintf(fp, "    best       %.6g server-hours over, %.6g under\n", p->best_over / 3600.0,
+                p->best_under / 3600.0);
+    if (p->note[0])
+        fprintf(fp, "    note: %s\n", p->note);
+}
+
 int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const ac_tune_result *r)
 {
     fprintf(fp, "%s: tune %zu autoscaled pool%s over the profile's %gs\n", file, r->npools,
@@ -76,6 +133,8 @@ int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const
     }
     if (r->note[0])
         fprintf(fp, "note: %s\n", r->note);
+    text_front(fp, model, r);
+    text_provision(fp, r);
     if (r->not_judged[0])
         fprintf(fp, "not judged by tune (see `check`): %s\n", r->not_judged);
     fprintf(fp,
@@ -109,13 +168,11 @@ static void json_checks(ac_jsonw *w, const ac_tune_check *ck, size_t n, int sim)
     ac_jsonw_array_end(w);
 }
 
-static void json_eval(ac_jsonw *w, const ac_model *m, const ac_tune_eval *ev, size_t npools)
+static void json_pools(ac_jsonw *w, const ac_model *m, const ac_tune_setting *pools, size_t npools)
 {
-    ac_jsonw_object_begin(w);
-    ac_jsonw_key(w, "pools");
     ac_jsonw_array_begin(w);
     for (size_t k = 0; k < npools; k++) {
-        const ac_tune_setting *s = &ev->pools[k];
+        const ac_tune_setting *s = &pools[k];
         ac_jsonw_object_begin(w);
         ac_jsonw_key(w, "id");
         ac_jsonw_string(w, pool_id(m, s));
@@ -132,6 +189,13 @@ static void json_eval(ac_jsonw *w, const ac_model *m, const ac_tune_eval *ev, si
         ac_jsonw_object_end(w);
     }
     ac_jsonw_array_end(w);
+}
+
+static void json_eval(ac_jsonw *w, const ac_model *m, const ac_tune_eval *ev, size_t npools)
+{
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "pools");
+    json_pools(w, m, ev->pools, npools);
     ac_jsonw_key(w, "computed");
     ac_jsonw_bool(w, ev->computed);
     ac_jsonw_key(w, "server_seconds");
@@ -150,6 +214,81 @@ static void json_eval(ac_jsonw *w, const ac_model *m, const ac_tune_eval *ev, si
         ac_jsonw_key(w, "simulated");
         json_checks(w, ev->sim, ev->nsim, 1);
     }
+    ac_jsonw_object_end(w);
+}
+
+static void json_front(ac_jsonw *w, const ac_model *m, const ac_tune_result *r)
+{
+    const ac_tune_check *ck;
+    if (r->front_check == AC_NONE || r->front_check >= r->written.nchecks) {
+        ac_jsonw_null(w);
+        return;
+    }
+    ck = &r->written.checks[r->front_check];
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "requirement");
+    ac_jsonw_string(w, ck->what);
+    ac_jsonw_key(w, "max");
+    ac_jsonw_double(w, ck->limit);
+    ac_jsonw_key(w, "rel_error");
+    ac_jsonw_double(w, ck->rel_error);
+    ac_jsonw_key(w, "points");
+    ac_jsonw_array_begin(w);
+    for (size_t i = 0; i < r->nfront; i++) {
+        const ac_tune_point *pt = &r->front[i];
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "server_seconds");
+        ac_jsonw_double(w, pt->cost);
+        ac_jsonw_key(w, "value");
+        ac_jsonw_double(w, pt->value);
+        ac_jsonw_key(w, "met");
+        ac_jsonw_bool(w, pt->met);
+        ac_jsonw_key(w, "sla");
+        ac_jsonw_string(w, sla_state(pt, ck));
+        ac_jsonw_key(w, "scaling_actions");
+        ac_jsonw_uint(w, pt->actions);
+        ac_jsonw_key(w, "pools");
+        json_pools(w, m, pt->pools, r->npools);
+        ac_jsonw_object_end(w);
+    }
+    ac_jsonw_array_end(w);
+    ac_jsonw_object_end(w);
+}
+
+static void json_series(ac_jsonw *w, const char *key, const double *v, size_t n)
+{
+    ac_jsonw_key(w, key);
+    ac_jsonw_array_begin(w);
+    for (size_t i = 0; i < n; i++)
+        ac_jsonw_double(w, v[i]);
+    ac_jsonw_array_end(w);
+}
+
+static void json_provision(ac_jsonw *w, const ac_tune_provision *p)
+{
+    if (p->n == 0 && p->note[0] == '\0') {
+        ac_jsonw_null(w);
+        return;
+    }
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "moments");
+    ac_jsonw_uint(w, p->n);
+    ac_jsonw_key(w, "right_sized_server_seconds");
+    ac_jsonw_double(w, p->n > 0 ? p->needed_ss : NAN);
+    ac_jsonw_key(w, "written_over_server_seconds");
+    ac_jsonw_double(w, p->n > 0 ? p->written_over : NAN);
+    ac_jsonw_key(w, "written_under_server_seconds");
+    ac_jsonw_double(w, p->n > 0 ? p->written_under : NAN);
+    ac_jsonw_key(w, "best_over_server_seconds");
+    ac_jsonw_double(w, p->n > 0 ? p->best_over : NAN);
+    ac_jsonw_key(w, "best_under_server_seconds");
+    ac_jsonw_double(w, p->n > 0 ? p->best_under : NAN);
+    json_series(w, "t", p->t, p->n);
+    json_series(w, "right_sized", p->needed, p->n);
+    json_series(w, "written_servers", p->written, p->n);
+    json_series(w, "best_servers", p->best, p->n);
+    ac_jsonw_key(w, "note");
+    ac_jsonw_string(w, p->note);
     ac_jsonw_object_end(w);
 }
 
@@ -194,6 +333,10 @@ int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned
     ac_jsonw_string(&w, r->not_judged);
     ac_jsonw_key(&w, "note");
     ac_jsonw_string(&w, r->note);
+    ac_jsonw_key(&w, "front");
+    json_front(&w, model, r);
+    ac_jsonw_key(&w, "over_provisioning");
+    json_provision(&w, &r->provision);
     ac_jsonw_object_end(&w);
     ac_jsonw_object_end(&w);
     ac_jsonw_end(&w);

@@ -40,6 +40,7 @@
 #define LAW(l, ns, k, s) ((l)[(size_t)(k) * (ns) + (s)])
 #define BISECT_MAX       200
 #define BISECT_REL       1e-7
+#define E2E_GRID         128 /* intervals of the end-to-end mixture's grid */
 
 /* ---- the law ------------------------------------------------------------------------------ */
 
@@ -161,6 +162,36 @@ int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p, co
 
 /* ---- end to end --------------------------------------------------------------------------- */
 
+/* out[i] = the ccdf at x_i = i h (i = 0..E2E_GRID) of the mixture of the samples' laws with
+ * mixture_quantile's weights; 0 when they sum to 0. */
+static void mixture_ccdf(const double *law, const double *t, size_t ns, const double *weight,
+                         double h, double *out)
+{
+    double W = 0.0;
+    for (size_t i = 0; i <= E2E_GRID; i++)
+        out[i] = 0.0;
+    for (size_t s = 0; s < ns; s++) {
+        double dt = (s > 0 ? t[s] - t[s - 1] : 0.0) + (s + 1 < ns ? t[s + 1] - t[s] : 0.0);
+        double w = fmax(weight[s], 0.0) * 0.5 * dt;
+        if (!(w > 0.0))
+            continue;
+        W += w;
+        for (size_t i = 0; i <= E2E_GRID; i++)
+            out[i] += w * ac_transient_law_ccdf(law, ns, s, (double)i * h);
+    }
+    for (size_t i = 0; i <= E2E_GRID && W > 0.0; i++)
+        out[i] = fmin(1.0, out[i] / W);
+}
+
+/* min over j <= i of a[j] + b[i - j] (the union bound's best split on the grid). */
+static double min_plus(const double *a, const double *b, size_t i)
+{
+    double v = INFINITY;
+    for (size_t j = 0; j <= i; j++)
+        v = fmin(v, a[j] + b[i - j]);
+    return v;
+}
+
 /* The link on the route u -> v, or AC_NONE. */
 static size_t link_of(const ac_model *m, size_t u, size_t v)
 {
@@ -202,6 +233,70 @@ static double e2e_bound(const ac_transient *tr, const double *qn, const double *
     return best;
 }
 
+/*
+ * The mixture over the routes, on a grid x_i = i h (i = 0..E2E_GRID, h = X / E2E_GRID, X the
+ * stage-quantile bound above): G_v(x) bounds P(T_v + D_v > x) for a job at v, D_v its time
+ * downstream. The route a job leaves v by is drawn after its stage, independently of T_v, so
+ * conditioning on it is exact, and each route's sum is bounded by the union bound at its best
+ * split y on the grid:
+ *   G_v(x_i) = p_exit F_v(x_i) + sum over the routes r: v -> w of p_r R_r(x_i),
+ *   R_r(x_i) = min(1, min_{j <= i} F_v(x_j) + min(1, k_r B_r(x_{i-j}))),
+ *   B_r(z)   = G_w(z), or min_j F_l(x_j) + G_w(z - x_j) through the link l of the route,
+ * F the stage's ccdf mixed over the samples with the sources' rate (as mixture_quantile), p_exit
+ * = 1 - sum_r p_r, k_r the route's fan-out (a union over the copies; a fan-in counts each
+ * copy's downstream). A branch taken with probability p_r weighs its stages by p_r instead of
+ * adding them to every request's path. Every G value is an upper bound of the probability at
+ * its grid point, so the smallest x_i with G(x_i) <= 1 - p bounds the p-quantile; the grid
+ * costs at most h per stage. Not with parallel routes (the stage bound alone). dp holds
+ * (nnodes + 4) (E2E_GRID + 1) doubles. Returns X when no grid point is below it.
+ */
+static double e2e_mixture(const ac_transient *tr, double p, double X, double *dp)
+{
+    const ac_model *m = tr->model;
+    const size_t K = E2E_GRID + 1, ns = tr->nsamples;
+    double *F = dp + tr->nnodes * K, *FL = F + K, *B = FL + K, *R = B + K, h = X / E2E_GRID;
+    double best = 0.0;
+    for (size_t r = 0; r < m->nroutes; r++)
+        if (m->routes[r].parallel)
+            return X;
+    for (size_t k = tr->nnodes; k-- > 0;) {
+        size_t v = tr->e2e_order[k];
+        double *G = dp + v * K, exit_p = 1.0;
+        mixture_ccdf(tr->nodes[v].law, tr->t, ns, tr->e2e_rate, h, F);
+        for (size_t i = 0; i < K; i++)
+            G[i] = 0.0;
+        for (size_t r = 0; r < m->nroutes; r++) {
+            const ac_route *rt = &m->routes[r];
+            const double *Gw = dp + rt->to * K;
+            size_t l;
+            if (rt->from != v)
+                continue;
+            exit_p -= rt->p;
+            l = link_of(m, v, rt->to);
+            if (l != AC_NONE)
+                mixture_ccdf(tr->links[l].law, tr->t, ns, tr->e2e_rate, h, FL);
+            for (size_t i = 0; i < K; i++)
+                B[i] = fmin(1.0, (double)rt->fanout * (l != AC_NONE ? min_plus(FL, Gw, i) : Gw[i]));
+            for (size_t i = 0; i < K; i++)
+                R[i] = fmin(1.0, min_plus(F, B, i));
+            for (size_t i = 0; i < K; i++)
+                G[i] += rt->p * R[i];
+        }
+        for (size_t i = 0; i < K; i++)
+            G[i] = fmin(1.0, G[i] + fmax(exit_p, 0.0) * F[i]);
+    }
+    for (size_t s = 0; s < m->nsources; s++) {
+        const double *G = dp + m->sources[s].to * K;
+        size_t i = 0;
+        while (i < K && G[i] > 1.0 - p)
+            i++;
+        if (i == K)
+            return X;
+        best = fmax(best, (double)i * h);
+    }
+    return fmin(best, X);
+}
+
 int ac_transient_e2e_quantile(const ac_transient *tr, double p, double *scratch, double *out)
 {
     double lvl;
@@ -228,6 +323,8 @@ int ac_transient_e2e_quantile(const ac_transient *tr, double p, double *scratch,
         double *U = qn; /* overwritten in reverse topological order: qn[v] read before U[v] */
         *out = e2e_bound(tr, qn, ql, U);
     }
+    if (*out > 0.0 && isfinite(*out))
+        *out = e2e_mixture(tr, p, *out, tr->e2e_scratch + tr->nnodes + tr->nlinks + 1);
     return AC_OK;
 }
 
@@ -314,7 +411,8 @@ int ac_solver_tr_metrics_init(const tr_ctx *c, ac_transient *tr)
     tr->e2e_p95 = calloc(ns, sizeof(double));
     tr->e2e_p99 = calloc(ns, sizeof(double));
     tr->e2e_rate = calloc(ns, sizeof(double));
-    tr->e2e_scratch = calloc(tr->nnodes + tr->nlinks + 1, sizeof(double));
+    tr->e2e_scratch =
+        calloc(tr->nnodes + tr->nlinks + 1 + (tr->nnodes + 4) * (E2E_GRID + 1), sizeof(double));
     if (tr->links == NULL || tr->e2e_p95 == NULL || tr->e2e_p99 == NULL || tr->e2e_rate == NULL ||
         tr->e2e_scratch == NULL)
         return AC_ENOMEM;

@@ -191,6 +191,13 @@ typedef struct ac_report_search {
 int ac_report_search_pdf(const char *path, const ac_report_search *search,
                          const ac_report_pdf_options *opt, ac_error *err);
 
+/* The tune page (report/pdf_tune.c, `tune --report OUT.pdf`): the settings, the cost-vs-SLA
+ * front (plot and table) and the over-provisioning figure. Returns 0, AC_EINVAL (no horizon),
+ * AC_EIO or AC_ENOMEM (err says why). */
+int ac_report_tune_pdf(const char *path, const char *file, const ac_model *model,
+                       const ac_tune_result *r, const ac_report_pdf_options *opt,
+                       ac_error *err);
+
 /* ---------------------------------------------------------------- archcheck compare */
 
 /* One column of `archcheck compare`: the baseline, a mitigation applied to it, or a file.

@@ -455,8 +455,12 @@ int ac_transient_node_quantile(const ac_transient *tr, size_t node, double p, co
 /*
  * The bound of the end-to-end p-quantile over [0, horizon] (the top of ac_transient):
  * sum along the worst path of every stage's mixture quantile at level 1 - (1 - p) / L,
- * weighted by the sources' rate. `scratch` holds nnodes + nlinks doubles. *out NAN when
- * the routes have a cycle or nothing is offered. Returns 0 or AC_EINVAL. Allocates nothing.
+ * weighted by the sources' rate, tightened (without parallel routes) by the mixture over the
+ * routes: each branch weighted by its p, the union bound at the best split of each route's
+ * sum on a grid of 128 steps (solver/transient_metrics.c, e2e_mixture). `scratch` holds
+ * nnodes + nlinks doubles; the grid uses the transient's own scratch (not concurrently on
+ * one transient). *out NAN when the routes have a cycle or nothing is offered. Returns 0 or
+ * AC_EINVAL. Allocates nothing.
  */
 int ac_transient_e2e_quantile(const ac_transient *tr, double p, double *scratch, double *out);
 

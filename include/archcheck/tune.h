@@ -32,8 +32,8 @@
  *
  * Stated errors: scaling events and server-hours as the analysis states them (the look
  * grid's phase, the fluid's missing noise: analysis/req_capacity.c); latency, utilisation
- * and loss from the fluid over a profile AC_TUNE_FLUID_ERROR (relative; the pointwise-
- * stationary laws, measured on tests/test_tune.c's models, not proven). The cheapest feasible
+ * from the fluid over a profile AC_TUNE_FLUID_ERROR, loss AC_TUNE_FLUID_ERROR_LOSS (relative; the
+ * pointwise-stationary laws, measured against the simulator, not proven). The cheapest feasible
  * candidates (at most `confirm` of them, cheapest first) are taken in turn and simulated with
  * the autoscalers running (ac_sim_options.autoscale, `replications` replications after a
  * warm-up at the rate of t = 0, the profile over H; its 95% intervals): accepted when every
@@ -66,8 +66,21 @@ extern "C" {
 
 /* The default budget: evaluations of the transient by the GA. */
 #define AC_TUNE_BUDGET 300
-/* The stated relative error of the fluid's latency, utilisation and loss over a profile. */
-#define AC_TUNE_FLUID_ERROR 0.15
+/* The stated relative error of the fluid's latency and utilisation over a profile, and of its
+ * loss: how far the fluid's value may lie below the truth, (true - fluid) / fluid (every
+ * check they enter is an upper limit). Measured against the simulator with its autoscalers
+ * (doc/models.md §9: test models, fast ramps, the samples over a 2-h day), not proven: the
+ * largest under-estimate seen was 5.6% (utilisation, a shared-queue pool on a 60-s ramp to
+ * 20 times its load) and 3.5% (a mean latency); of the loss 58% (the same ramp, the buffer
+ * overflowing while the scaler's pods start); each set at about twice that, with a margin.
+ * Over-estimates are larger (a pool's p95 +66% on a 10-s ramp, the end-to-end bound by
+ * construction): they only send a candidate to the simulator. */
+#define AC_TUNE_FLUID_ERROR      0.10
+#define AC_TUNE_FLUID_ERROR_LOSS 0.75
+/* The most points of the cost-vs-SLA front kept by one evaluation thread (and reported). */
+#define AC_TUNE_FRONT_MAX 256
+/* The most moments of the over-provisioning. */
+#define AC_TUNE_MOMENTS_MAX 1000
 /* The most requirement checks of one evaluation. */
 #define AC_TUNE_CHECKS_MAX 64
 
@@ -91,6 +104,8 @@ typedef struct ac_tune_options {
     size_t replications;           /* of each simulation; default 10 */
     unsigned long long max_events; /* of each simulation; default 50,000,000 */
     double warmup;                 /* s of each simulation before the profile; default 60 */
+    size_t moments; /* the over-provisioning's moments over [0, H] (a sizing at each); 0 (the
+                       default): not computed; at most AC_TUNE_MOMENTS_MAX */
 } ac_tune_options;
 
 void ac_tune_options_init(ac_tune_options *opt);
@@ -141,6 +156,33 @@ typedef struct ac_tune_eval {
     size_t nsim;
 } ac_tune_eval;
 
+/* One point of the cost-vs-SLA front: a setting evaluated by the search that meets every
+ * requirement other than the binding latency one (on the fluid), not dominated in (cost,
+ * value) by another such setting. */
+typedef struct ac_tune_point {
+    double cost;  /* server-seconds over [0, H] */
+    double value; /* s, the binding latency requirement's fluid value (its stated error) */
+    size_t actions;
+    int met;                /* value <= the requirement's limit */
+    ac_tune_setting *pools; /* npools entries, owned by the result */
+} ac_tune_point;
+
+/* Over-provisioning against the right-sized count at each moment t_i = (i + 1/2) H / n: the
+ * least servers of the autoscaled pools meeting every latency, utilisation and loss
+ * requirement at the workload of t_i (ac_size_run at the sources' rates then, its count at
+ * the load, no simulation), against the serving counts of the fluid at t_i. */
+typedef struct ac_tune_provision {
+    size_t n;         /* moments; 0: not computed (why in note) */
+    double *t;        /* s, n entries (this and the arrays below owned by the result) */
+    double *needed;   /* servers summed over the autoscaled pools (NAN: not sized) */
+    double *written;  /* the fluid's serving count of the settings as written */
+    double *best;     /* of the chosen setting (NAN without one) */
+    double needed_ss; /* server-seconds, sum_i needed_i H / n */
+    double written_over, written_under; /* server-seconds above and below the needed count */
+    double best_over, best_under;       /* NAN without a chosen setting */
+    char note[128];
+} ac_tune_provision;
+
 typedef struct ac_tune_result {
     double horizon; /* s, H */
     size_t npools;
@@ -156,6 +198,13 @@ typedef struct ac_tune_result {
     int robust;           /* 1: the robust search (no simulation could confirm) */
     char not_judged[256]; /* the requirement kinds tune does not judge, "" if none */
     char note[256];       /* why a candidate stays uncertain, what failed; "" */
+    /* The cost-vs-SLA front over the binding latency requirement: the latency check with the
+       smallest relative margin as written (front_check, an index into written.checks;
+       AC_NONE: no latency requirement, nfront 0). Points by increasing cost. */
+    size_t front_check;
+    ac_tune_point *front;
+    size_t nfront;
+    ac_tune_provision provision;
 } ac_tune_result;
 
 /*
