@@ -341,6 +341,65 @@ static void test_tree_percentiles(void **state)
     free(sb.data);
 }
 
+/* Warm starts of the pool solve (the headroom's probes): a bistable pool with retries
+ * (retry-storm's: 100 servers, power-of-two, K = 40, 800 ms timeout, 2 retries, at 700/s)
+ * started from the least equilibrium at 650/s (below every equilibrium at 700/s, drift >= 0)
+ * and the greatest at 750/s must find the same equilibria as from empty and full: the same
+ * count, both stable ones, each level within 1e-9. */
+static const ac_solver_equilibrium *eq_from(const ac_solver_pool_result *r, unsigned from)
+{
+    for (size_t e = 0; e < r->nequilibria; e++)
+        if (r->equilibria[e].found_from & from)
+            return &r->equilibria[e];
+    fail_msg("no equilibrium found from %u", from);
+    return &r->equilibria[0]; /* not reached */
+}
+
+static void test_pool_warm_start(void **state)
+{
+    static const char *xml =
+        "<architecture name=\"w\" format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"api\" rate=\"700/s\"/></workload>\n"
+        "<pool id=\"api\" servers=\"100\" service-time=\"100ms\" dispatch=\"power-of-d\" d=\"2\"\n"
+        "      sampling=\"with-replacement\" buffer=\"40\" timeout=\"800ms\" retries=\"2\"/>\n"
+        "</architecture>\n";
+    ac_solver_options so;
+    ac_solver_pool_result *cold = NULL, *below = NULL, *above = NULL, *warm = NULL;
+    ac_error e = {0};
+    fx f;
+    (void)state;
+    fx_parse(&f, xml);
+    ac_solver_options_init(&so);
+    so.burst_search = 0;
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 700.0, &so, &cold, &e), AC_OK);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 650.0, &so, &below, &e), AC_OK);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 750.0, &so, &above, &e), AC_OK);
+    so.start_low = eq_from(below, AC_SOLVER_FROM_EMPTY)->q;
+    so.start_high = eq_from(above, AC_SOLVER_FROM_FULL)->q;
+    so.start_dim = eq_from(below, AC_SOLVER_FROM_EMPTY)->dim;
+    assert_int_equal(eq_from(above, AC_SOLVER_FROM_FULL)->dim, so.start_dim);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 700.0, &so, &warm, &e), AC_OK);
+    assert_true(cold->bistable);
+    assert_true(warm->bistable);
+    assert_int_equal(warm->nequilibria, cold->nequilibria);
+    for (size_t k = 0; k < cold->nequilibria; k++) {
+        const ac_solver_equilibrium *a = &cold->equilibria[k], *b = &warm->equilibria[k];
+        double d = 0.0;
+        assert_int_equal(a->dim, b->dim);
+        assert_int_equal(a->stable, b->stable);
+        for (size_t i = 0; i < a->dim; i++)
+            d = fmax(d, fabs(a->q[i] - b->q[i]));
+        print_message("equilibrium %zu: E[L] %.9g cold, %.9g warm, max |dq| %.2g\n", k,
+                      a->mean_field.mean_jobs, b->mean_field.mean_jobs, d);
+        assert_true(d <= 1e-9);
+    }
+    ac_solver_pool_result_free(cold);
+    ac_solver_pool_result_free(below);
+    ac_solver_pool_result_free(above);
+    ac_solver_pool_result_free(warm);
+    fx_free(&f);
+}
+
 /* ---- 4. end to end with bursty sources ------------------------------------------------------ */
 
 /* One pool fed by a renewal source of scv 4 (H2 inter-arrivals): the node's law is the exact
@@ -558,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_chain_percentiles),
         cmocka_unit_test(test_deep_tandem_erlang),
         cmocka_unit_test(test_tree_percentiles),
+        cmocka_unit_test(test_pool_warm_start),
         cmocka_unit_test(test_bursty_single_node),
         cmocka_unit_test(test_closed_arrival_theorem),
         cmocka_unit_test(test_long_chain_no_recursion),

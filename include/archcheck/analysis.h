@@ -44,7 +44,7 @@ typedef enum ac_validate_mode {
 
 typedef struct ac_analysis_options {
     ac_solver_options solver;
-    int headroom; /* 1: compute the headroom factor (default 1) */
+    int headroom;           /* 1: compute the headroom factor (default 1) */
     size_t headroom_probes; /* the headroom search's work budget, in probes (each a network
                                solve and an end-to-end lattice within their own budgets);
                                0: the default, 40. Past it the headroom is not computed
@@ -216,6 +216,8 @@ typedef struct ac_analysis {
     ac_transient *transient; /* the fluid transient over the profiles' horizon (owned), or
                                 NULL (transient_note says why when it was wanted) */
     char transient_note[256];
+    struct ac_an_warm *warm; /* internal (the headroom's probes): per node, warm starts of the
+                                pool solve (analysis/network.c), or NULL (borrowed) */
 } ac_analysis;
 
 /*
