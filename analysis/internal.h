@@ -171,7 +171,7 @@ typedef struct ac_an_ctx {
     char probe_binding[64];
     size_t probe_node;
     double probe_abs_share; /* the binding outcome's abs_error / |limit| */
-    size_t search_evals;    /* evaluations spent by the resilience searches (req_resilience.c) */
+    size_t search_evals; /* evaluations spent by the resilience searches (req_resilience.c) */
 } ac_an_ctx;
 
 /* Add a finding at `loc` about node `node` (NULL for none). */

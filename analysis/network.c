@@ -18,7 +18,7 @@
 
 #include "analysis/internal.h"
 
-#define AC_AN_JSQ_BUFFER_ERROR 0.30     /* measured; see solve_pool */
+#define AC_AN_JSQ_BUFFER_ERROR 0.30 /* measured; see solve_pool */
 #define AC_AN_STORM_ERROR      INFINITY /* see solve_pool */
 #include "archcheck/batch.h"
 #include "archcheck/link.h"

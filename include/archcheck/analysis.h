@@ -44,7 +44,7 @@ typedef enum ac_validate_mode {
 
 typedef struct ac_analysis_options {
     ac_solver_options solver;
-    int headroom;           /* 1: compute the headroom factor (default 1) */
+    int headroom; /* 1: compute the headroom factor (default 1) */
     size_t headroom_probes; /* the headroom search's work budget, in probes (each a network
                                solve and an end-to-end lattice within their own budgets);
                                0: the default, 40. Past it the headroom is not computed
