@@ -39,6 +39,7 @@ typedef struct ac_an_e2e_ctx {
     size_t *uses, *left;   /* reads of each pair (the replay counts them); left in this pass */
     size_t *order, norder; /* the pairs, each after the pairs it reads */
     size_t *stack;
+    size_t *rep;    /* the pair whose law stands for each pair (e2e_share.c), or itself */
     size_t missing; /* dry run: the pair a computation needs first, or AC_NONE */
     int dry;        /* the dry run: unmemoised reads are reported in `missing` */
     int counting;   /* the replay: count the reads */
@@ -66,6 +67,10 @@ void ac_an_e2e_ctx_free(ac_an_e2e_ctx *c);
 
 /* The dry run and the read counts of the walk from `roots` (e2e_walk.c). Returns 0 or -1. */
 int ac_an_e2e_plan(ac_an_e2e_ctx *c, const size_t *roots, size_t nroots);
+
+/* c->rep over the pairs of c->order: pairs that compute the same law share one
+ * (e2e_share.c). Returns 0 or -1 (c->oom). */
+int ac_an_e2e_share(ac_an_e2e_ctx *c);
 
 /* One pass on the lattice (c->M, c->h, c->upper) into mix and *succ. Returns 0 or -1. */
 int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, size_t nroots,

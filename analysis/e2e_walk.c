@@ -703,6 +703,7 @@ static law walk(ac_an_e2e_ctx *c, size_t n, int mode, size_t *join)
     law out = {NULL, 1.0};
     if (c->failed || c->oom || c->over_budget)
         return out;
+    x = c->rep[x]; /* a pair that computes the same law (itself in the dry run) */
     if (c->state[x] != 2) {
         if (c->state[x] == 1 || !c->dry)
             c->failed = 1; /* a cycle (the routes return to a node in progress) */
@@ -768,6 +769,8 @@ int ac_an_e2e_plan(ac_an_e2e_ctx *c, const size_t *roots, size_t nroots)
     c->upper = 1;
     c->dry = 1;
     c->norder = 0;
+    for (size_t x = 0; x < c->npairs; x++)
+        c->rep[x] = x;
     memo_reset(c);
     for (size_t r = 0; r < nroots && !c->failed && !c->oom; r++) {
         size_t x0 = roots[r] * WALK_MODES + WALK_ALL;
@@ -787,14 +790,14 @@ int ac_an_e2e_plan(ac_an_e2e_ctx *c, const size_t *roots, size_t nroots)
             }
         }
     }
-    if (c->failed || c->oom)
+    if (c->failed || c->oom || ac_an_e2e_share(c) != 0)
         return -1;
     memo_reset(c);
     c->dry = 0;
     c->counting = 1;
     memset(c->uses, 0, c->npairs * sizeof *c->uses);
     for (size_t k = 0; k < c->norder; k++)
-        if (!compute_pair(c, c->order[k]))
+        if (c->rep[c->order[k]] == c->order[k] && !compute_pair(c, c->order[k]))
             return -1;
     for (size_t r = 0; r < nroots; r++) {
         size_t j = AC_NONE;
@@ -819,7 +822,7 @@ int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, s
     memset(mix, 0, c->M * sizeof *mix);
     *succ = 0.0;
     for (size_t k = 0; k < c->norder; k++)
-        if (!compute_pair(c, c->order[k]))
+        if (c->rep[c->order[k]] == c->order[k] && !compute_pair(c, c->order[k]))
             return -1;
     for (size_t r = 0; r < nroots; r++) {
         size_t j = AC_NONE;
@@ -882,6 +885,7 @@ int ac_an_e2e_ctx_init(ac_an_e2e_ctx *c, const ac_model *m, const ac_analysis *a
     c->left = calloc(c->npairs, sizeof *c->left);
     c->order = malloc(c->npairs * sizeof *c->order);
     c->stack = malloc((c->npairs + 1) * sizeof *c->stack);
+    c->rep = malloc(c->npairs * sizeof *c->rep);
     c->cache = calloc(n, sizeof *c->cache);
     c->cache_n = calloc(n, sizeof *c->cache_n);
     c->cache_h = calloc(n, sizeof *c->cache_h);
@@ -889,10 +893,13 @@ int ac_an_e2e_ctx_init(ac_an_e2e_ctx *c, const ac_model *m, const ac_analysis *a
     if (c->cache == NULL || c->cache_n == NULL || c->cache_h == NULL || c->tab == NULL)
         return AC_ENOMEM;
     if (c->state == NULL || c->memo == NULL || c->memo_success == NULL || c->memo_join == NULL ||
-        c->uses == NULL || c->left == NULL || c->order == NULL || c->stack == NULL)
+        c->uses == NULL || c->left == NULL || c->order == NULL || c->stack == NULL ||
+        c->rep == NULL)
         return AC_ENOMEM;
-    for (size_t x = 0; x < c->npairs; x++)
+    for (size_t x = 0; x < c->npairs; x++) {
         c->memo_join[x] = AC_NONE;
+        c->rep[x] = x;
+    }
     c->rstart = calloc(n + 1, sizeof *c->rstart);
     c->ridx = malloc((m->nroutes + 1) * sizeof *c->ridx);
     if (c->rstart == NULL || c->ridx == NULL)
@@ -923,6 +930,7 @@ void ac_an_e2e_ctx_free(ac_an_e2e_ctx *c)
     free(c->left);
     free(c->order);
     free(c->stack);
+    free(c->rep);
     for (size_t i = 0; c->cache != NULL && i < c->m->nnodes; i++)
         free(c->cache[i]);
     free(c->cache);

@@ -609,13 +609,21 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     s.scratch.model = m;
     s.scratch.nnodes = m->nnodes;
     s.scratch.nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *s.scratch.nodes);
-    if (s.scratch.nodes == NULL)
+    /* each probe's pools start from the equilibria of the probes at neighbouring loads */
+    s.scratch.warm = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *s.scratch.warm);
+    if (s.scratch.nodes == NULL || s.scratch.warm == NULL) {
+        free(s.scratch.nodes);
+        free(s.scratch.warm);
         return ac_error_set(err, AC_ENOMEM, "out of memory (headroom)");
+    }
     rc = search(&s, a, alpha_stab, stab_node);
     if (rc != AC_OK || !a->has_headroom)
         a->has_headroom = 0;
-    for (size_t i = 0; i < s.scratch.nnodes; i++)
+    for (size_t i = 0; i < s.scratch.nnodes; i++) {
         ac_an_node_clear(&s.scratch.nodes[i]);
+        ac_an_warm_clear(&s.scratch.warm[i]);
+    }
+    free(s.scratch.warm);
     free(s.scratch.nodes);
     ac_an_e2e_clear(&s.scratch.e2e);
     return rc;

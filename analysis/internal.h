@@ -51,6 +51,24 @@ void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
 
 /* ---- network.c ---- */
 
+/* A pool's warm starts across the headroom's probes: its last AC_AN_WARM_KEEP solutions
+ * (arrival rate, servers, state dimension, the least equilibrium, found from empty, and the
+ * greatest, from full; owned arrays or NULL). A solve at rate lambda starts from empty at
+ * the least equilibrium of the highest kept rate <= lambda and from full at the greatest of
+ * the lowest kept rate >= lambda (ac_solver_options.start_low/high): a converging search
+ * probes between its last probes. */
+#define AC_AN_WARM_KEEP 4
+typedef struct ac_an_warm {
+    struct {
+        double lambda;
+        size_t servers, dim;
+        double *low, *high;
+    } at[AC_AN_WARM_KEEP];
+    size_t next; /* the entry the next solution replaces */
+} ac_an_warm;
+
+void ac_an_warm_clear(ac_an_warm *w);
+
 /* Solve every node at workload factor `scale`: traffic equations iterated with the
  * nodes' losses, each pool solved. Fills a->nodes (freeing any previous solutions).
  * Returns 0, AC_EINPUT (routing cycle), AC_ENOMEM or AC_ENUMERIC (err set). */

@@ -349,9 +349,83 @@ static double bracket_error(const ac_pool *pool, double lambda, double value,
     return fmax(fabs(value - lo), fabs(hi - value)) / value;
 }
 
-/* Solve pool node i at arrival rate lambda into na. */
+void ac_an_warm_clear(ac_an_warm *w)
+{
+    for (size_t k = 0; k < AC_AN_WARM_KEEP; k++) {
+        free(w->at[k].low);
+        free(w->at[k].high);
+    }
+    memset(w, 0, sizeof *w);
+}
+
+/* A copy of q's n levels, or NULL (out of memory only loses a warm start). */
+static double *warm_copy(const double *q, size_t n)
+{
+    double *d = malloc((n > 0 ? n : 1) * sizeof *d);
+    if (d != NULL)
+        memcpy(d, q, n * sizeof *d);
+    return d;
+}
+
+/* Keep res's least equilibrium (found from empty) and greatest (from full) at lambda in w,
+ * in place of its oldest entry. */
+static void warm_keep(ac_an_warm *w, const ac_solver_pool_result *res, size_t servers,
+                      double lambda)
+{
+    size_t k = w->next;
+    if (res == NULL || res->overload || res->nequilibria == 0)
+        return;
+    free(w->at[k].low);
+    free(w->at[k].high);
+    w->at[k].low = w->at[k].high = NULL;
+    w->at[k].lambda = lambda;
+    w->at[k].servers = servers;
+    w->at[k].dim = res->equilibria[0].dim;
+    for (size_t e = 0; e < res->nequilibria; e++) {
+        const ac_solver_equilibrium *eq = &res->equilibria[e];
+        if (eq->dim != w->at[k].dim)
+            continue;
+        if ((eq->found_from & AC_SOLVER_FROM_EMPTY) && w->at[k].low == NULL)
+            w->at[k].low = warm_copy(eq->q, eq->dim);
+        if ((eq->found_from & AC_SOLVER_FROM_FULL) && w->at[k].high == NULL)
+            w->at[k].high = warm_copy(eq->q, eq->dim);
+    }
+    w->next = (k + 1) % AC_AN_WARM_KEEP;
+}
+
+/* The solver's options with w's warm starts valid at (servers, lambda): the least equilibrium
+ * of the highest kept rate at or below lambda starts the search from empty, the greatest of
+ * the lowest kept rate at or above it the one from full (the drift grows with the rate); both
+ * of one state dimension (the start from below wins). */
+static ac_solver_options warm_options(const ac_analysis_options *opt, const ac_an_warm *w,
+                                      size_t servers, double lambda)
+{
+    ac_solver_options so = opt->solver;
+    size_t lo = AC_AN_WARM_KEEP, hi = AC_AN_WARM_KEEP;
+    for (size_t k = 0; w != NULL && k < AC_AN_WARM_KEEP; k++) {
+        if (w->at[k].servers != servers)
+            continue;
+        if (w->at[k].low != NULL && w->at[k].lambda <= lambda &&
+            (lo == AC_AN_WARM_KEEP || w->at[k].lambda > w->at[lo].lambda))
+            lo = k;
+        if (w->at[k].high != NULL && w->at[k].lambda >= lambda &&
+            (hi == AC_AN_WARM_KEEP || w->at[k].lambda < w->at[hi].lambda))
+            hi = k;
+    }
+    if (lo < AC_AN_WARM_KEEP && hi < AC_AN_WARM_KEEP && w->at[lo].dim != w->at[hi].dim)
+        hi = AC_AN_WARM_KEEP;
+    if (lo < AC_AN_WARM_KEEP)
+        so.start_low = w->at[lo].low;
+    if (hi < AC_AN_WARM_KEEP)
+        so.start_high = w->at[hi].high;
+    if (lo < AC_AN_WARM_KEEP || hi < AC_AN_WARM_KEEP)
+        so.start_dim = w->at[lo < AC_AN_WARM_KEEP ? lo : hi].dim;
+    return so;
+}
+
+/* Solve pool node i at arrival rate lambda into na (w: its warm starts, or NULL). */
 static int solve_pool(const ac_node *node, double lambda, const ac_analysis_options *opt,
-                      ac_node_analysis *na, ac_error *err)
+                      ac_node_analysis *na, ac_an_warm *w, ac_error *err)
 {
     ac_pool scaled = node->u.pool;
     const ac_pool *p = &scaled;
@@ -359,13 +433,16 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     if (scaled.has_autoscale)
         scaled.servers = ac_solver_autoscale_steady(&node->u.pool, lambda);
     ac_solver_pool_result *res = NULL;
+    ac_solver_options so = warm_options(opt, w, p->servers, lambda);
     ac_error e2 = {0};
     int rc;
     ac_an_node_clear(na);
     na->analysed = 1;
     na->servers = p->servers;
     na->arrival_rate = lambda;
-    rc = ac_solver_pool_solve(p, lambda, &opt->solver, &res, &e2);
+    rc = ac_solver_pool_solve(p, lambda, &so, &res, &e2);
+    if (rc == AC_OK && w != NULL)
+        warm_keep(w, res, p->servers, lambda);
     if (rc != AC_OK) {
         na->analysed = 0;
         if (rc == AC_ENOMEM)
@@ -519,7 +596,9 @@ int ac_an_network_solve(const ac_model *m, const ac_analysis_options *opt, doubl
                 node->kind != AC_NODE_QUEUE) /* its consumer's cold starts may change */
                 continue; /* unchanged input: keep the solution (or its failure) */
             switch (node->kind) {
-            case AC_NODE_POOL: rc = solve_pool(node, lambda[i], opt, na, err); break;
+            case AC_NODE_POOL:
+                rc = solve_pool(node, lambda[i], opt, na, a->warm ? &a->warm[i] : NULL, err);
+                break;
             case AC_NODE_FUNCTION: rc = solve_function(m, a, i, lambda[i], na, err); break;
             case AC_NODE_QUEUE: rc = solve_queue(m, i, lambda[i], a, opt, na, err); break;
             case AC_NODE_GATEWAY: rc = solve_gateway(m, i, lambda[i], na, err); break;

@@ -139,9 +139,20 @@ void ac_format_double(char *buf, size_t size, double v)
         snprintf(buf, size, v > 0 ? "inf" : "-inf");
         return;
     }
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            return;
+    /* the shortest precision in [6, 17] that reads back as v: 6 first (round values), then a
+       bisection (a precision that reads back implies every larger one does: the correctly
+       rounded longer decimal is at least as close to v) */
+    snprintf(buf, size, "%.6g", v);
+    if (strtod(buf, NULL) != v) {
+        int lo = 7, hi = 17;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            snprintf(buf, size, "%.*g", mid, v);
+            if (strtod(buf, NULL) == v)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        snprintf(buf, size, "%.*g", lo, v);
     }
 }

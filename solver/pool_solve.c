@@ -169,6 +169,17 @@ static void random_exact(const ac_solver_pool_model *m, size_t buffer, double *q
     }
 }
 
+/* q := the warm start `start` when it has the model's n levels, else `cold` everywhere. */
+static void start_at(double *q, size_t n, const double *start, size_t start_dim, double cold)
+{
+    if (start != NULL && start_dim == n) {
+        memcpy(q, start, n * sizeof *q);
+        return;
+    }
+    for (size_t k = 0; k < n; k++)
+        q[k] = cold;
+}
+
 /* Candidates: without retries the equilibrium is unique (closed form + Newton, implicit Euler
  * from empty); with retries msbdf from empty and from full, then Newton between two stable
  * ones for the saddle. */
@@ -200,7 +211,7 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
                     goto cleanup;
             }
         }
-        memset(q, 0, n * sizeof *q);
+        start_at(q, n, opt->start_low, opt->start_dim, 0.0);
         if (ac_solver_ptc(m, q, opt, err) == 0) {
             rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
             if (rc < 0)
@@ -210,8 +221,7 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
             goto cleanup;
         }
         if (opt->all_starts || c->count == 0) {
-            for (k = 0; k < n; k++)
-                q[k] = 1.0;
+            start_at(q, n, opt->start_high, opt->start_dim, 1.0);
             if (ac_solver_ptc(m, q, opt, err) == 0) {
                 rc = cand_add(c, n, q, AC_SOLVER_FROM_FULL, err);
                 if (rc < 0)
@@ -232,15 +242,14 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
     }
     /* retries: the cooperative ODE's limits from empty (the least equilibrium) and from full
      * (the greatest) bracket every equilibrium */
-    memset(q, 0, n * sizeof *q);
+    start_at(q, n, opt->start_low, opt->start_dim, 0.0);
     rc = ac_solver_settle(m, q, opt, err);
     if (rc < 0)
         goto cleanup;
     rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
     if (rc < 0)
         goto cleanup;
-    for (k = 0; k < n; k++)
-        q[k] = 1.0;
+    start_at(q, n, opt->start_high, opt->start_dim, 1.0);
     rc = ac_solver_settle(m, q, opt, err);
     if (rc < 0)
         goto cleanup;

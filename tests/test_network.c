@@ -234,6 +234,172 @@ static void test_chain_percentiles(void **state)
     free(xml);
 }
 
+/* A tandem of n identical M/M/1 stations crossed by every request (p = 1): Burke makes the
+ * sojourns independent Exp(r), so T ~ Erlang(n, r) and its p-quantile is the gamma quantile.
+ * Every station has the same law and every pair below it the same shape: the lattice shares
+ * nothing (each suffix is a different pair) and must still bracket the closed form. */
+static void test_deep_tandem_erlang(void **state)
+{
+    const size_t n = 300;
+    const double qs[3] = {0.50, 0.95, 0.99};
+    char *xml = chain_xml(n, 1.0, "");
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->e2e.percentiles);
+    for (int i = 0; i < 3; i++) {
+        double exact = gsl_cdf_gamma_Pinv(qs[i], (double)n, 1.0 / CHAIN_R), v, rel;
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, qs[i], &v, &rel), AC_OK);
+        print_message("tandem of %zu: p%g %.6g (stated %.3g%%), Erlang(%zu, r) %.6g\n", n,
+                      100 * qs[i], v, 100 * rel, n, exact);
+        assert_true(fabs(v - exact) <= rel * v);
+        assert_true(rel < 0.1);
+    }
+    fx_free(&f);
+    free(xml);
+}
+
+/* A binary tree of n single-server pools (heap order: node i sends to 2i + 1 and 2i + 2 with
+ * p = 0.45 each, the rest leaves), source 10/s at the root: node i at depth d is offered
+ * 10 x 0.45^d and serves at that + r, so every sojourn is Exp(r). Siblings see the same load:
+ * the lattice computes one pair per distinct subtree (e2e_share.c), and the last level is
+ * partial, so subtrees of one depth differ in shape and must not be merged. With K the nodes
+ * visited, P(K = d + 1) = sum over nodes i at depth d of 0.45^d x (1 - 0.45 x children(i)),
+ * and exactly P(T <= t) = sum_k P(K = k) P(k, r t). Was: at 10,000 pools the lattice stopped
+ * at its work budget and gave the mean only. */
+typedef struct tree_law {
+    double pk[64]; /* P(K = k + 1) */
+    size_t depth;
+} tree_law;
+
+static double tree_cdf(const tree_law *tl, double t)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < tl->depth; k++)
+        s += tl->pk[k] * gsl_sf_gamma_inc_P((double)k + 1.0, CHAIN_R * t);
+    return s;
+}
+
+static double tree_quantile(const tree_law *tl, double q)
+{
+    double lo = 0.0, hi = 1.0;
+    while (tree_cdf(tl, hi) < q)
+        hi *= 2.0;
+    for (int it = 0; it < 100; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (tree_cdf(tl, mid) < q)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static void test_tree_percentiles(void **state)
+{
+    const size_t n = 10000;
+    const double p = 0.45, qs[3] = {0.50, 0.95, 0.99};
+    ac_strbuf sb = {0};
+    tree_law tl;
+    double mean = 0.0;
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    memset(&tl, 0, sizeof tl);
+    ac_strbuf_append(&sb, "<architecture name=\"tree\" format=\"1\">\n"
+                          "<workload><source id=\"s\" to=\"n0\" rate=\"10/s\"/></workload>\n");
+    for (size_t i = 0, d = 0; i < n; i++) {
+        size_t children = (size_t)(2 * i + 1 < n) + (size_t)(2 * i + 2 < n);
+        while (i + 1 >= ((size_t)2 << d)) /* depth of i: 2^d - 1 <= i < 2^(d+1) - 1 */
+            d++;
+        ac_strbuf_printf(&sb, "<pool id=\"n%zu\" servers=\"1\" service-rate=\"%.17g/s\"/>\n", i,
+                         10.0 * pow(p, (double)d) + CHAIN_R);
+        tl.pk[d] += pow(p, (double)d) * (1.0 - p * (double)children);
+        tl.depth = d + 1;
+        mean += pow(p, (double)d) / CHAIN_R;
+    }
+    for (size_t i = 1; i < n; i++)
+        ac_strbuf_printf(&sb, "<route from=\"n%zu\" to=\"n%zu\" p=\"%.17g\"/>\n", (i - 1) / 2, i,
+                         p);
+    ac_strbuf_append(&sb, "</architecture>\n");
+    analyse_with(&f, sb.data, &o);
+    assert_true(f.a->e2e.available);
+    assert_double_close(f.a->e2e.mean_response_time, mean, 0.0, 1e-9);
+    if (!f.a->e2e.percentiles)
+        print_error("percentiles not computed: %s\n", f.a->e2e.why);
+    assert_true(f.a->e2e.percentiles);
+    for (int i = 0; i < 3; i++) {
+        double exact = tree_quantile(&tl, qs[i]), v, rel;
+        assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, qs[i], &v, &rel), AC_OK);
+        print_message("tree of %zu: p%g %.6g (stated %.3g%%), exact %.6g\n", n, 100 * qs[i], v,
+                      100 * rel, exact);
+        assert_true(fabs(v - exact) <= rel * v);
+        assert_true(rel < 0.1);
+    }
+    fx_free(&f);
+    free(sb.data);
+}
+
+/* Warm starts of the pool solve (the headroom's probes): a bistable pool with retries
+ * (retry-storm's: 100 servers, power-of-two, K = 40, 800 ms timeout, 2 retries, at 700/s)
+ * started from the least equilibrium at 650/s (below every equilibrium at 700/s, drift >= 0)
+ * and the greatest at 750/s must find the same equilibria as from empty and full: the same
+ * count, both stable ones, each level within 1e-9. */
+static const ac_solver_equilibrium *eq_from(const ac_solver_pool_result *r, unsigned from)
+{
+    for (size_t e = 0; e < r->nequilibria; e++)
+        if (r->equilibria[e].found_from & from)
+            return &r->equilibria[e];
+    fail_msg("no equilibrium found from %u", from);
+    return &r->equilibria[0]; /* not reached */
+}
+
+static void test_pool_warm_start(void **state)
+{
+    static const char *xml =
+        "<architecture name=\"w\" format=\"1\">\n"
+        "<workload><source id=\"s\" to=\"api\" rate=\"700/s\"/></workload>\n"
+        "<pool id=\"api\" servers=\"100\" service-time=\"100ms\" dispatch=\"power-of-d\" d=\"2\"\n"
+        "      sampling=\"with-replacement\" buffer=\"40\" timeout=\"800ms\" retries=\"2\"/>\n"
+        "</architecture>\n";
+    ac_solver_options so;
+    ac_solver_pool_result *cold = NULL, *below = NULL, *above = NULL, *warm = NULL;
+    ac_error e = {0};
+    fx f;
+    (void)state;
+    fx_parse(&f, xml);
+    ac_solver_options_init(&so);
+    so.burst_search = 0;
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 700.0, &so, &cold, &e), AC_OK);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 650.0, &so, &below, &e), AC_OK);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 750.0, &so, &above, &e), AC_OK);
+    so.start_low = eq_from(below, AC_SOLVER_FROM_EMPTY)->q;
+    so.start_high = eq_from(above, AC_SOLVER_FROM_FULL)->q;
+    so.start_dim = eq_from(below, AC_SOLVER_FROM_EMPTY)->dim;
+    assert_int_equal(eq_from(above, AC_SOLVER_FROM_FULL)->dim, so.start_dim);
+    assert_int_equal(ac_solver_pool_solve(&f.m->nodes[0].u.pool, 700.0, &so, &warm, &e), AC_OK);
+    assert_true(cold->bistable);
+    assert_true(warm->bistable);
+    assert_int_equal(warm->nequilibria, cold->nequilibria);
+    for (size_t k = 0; k < cold->nequilibria; k++) {
+        const ac_solver_equilibrium *a = &cold->equilibria[k], *b = &warm->equilibria[k];
+        double d = 0.0;
+        assert_int_equal(a->dim, b->dim);
+        assert_int_equal(a->stable, b->stable);
+        for (size_t i = 0; i < a->dim; i++)
+            d = fmax(d, fabs(a->q[i] - b->q[i]));
+        print_message("equilibrium %zu: E[L] %.9g cold, %.9g warm, max |dq| %.2g\n", k,
+                      a->mean_field.mean_jobs, b->mean_field.mean_jobs, d);
+        assert_true(d <= 1e-9);
+    }
+    ac_solver_pool_result_free(cold);
+    ac_solver_pool_result_free(below);
+    ac_solver_pool_result_free(above);
+    ac_solver_pool_result_free(warm);
+    fx_free(&f);
+}
+
 /* ---- 4. end to end with bursty sources ------------------------------------------------------ */
 
 /* One pool fed by a renewal source of scv 4 (H2 inter-arrivals): the node's law is the exact
@@ -449,6 +615,9 @@ int main(void)
         cmocka_unit_test(test_overloaded_queue_is_ac101),
         cmocka_unit_test(test_many_feedback_loops),
         cmocka_unit_test(test_chain_percentiles),
+        cmocka_unit_test(test_deep_tandem_erlang),
+        cmocka_unit_test(test_tree_percentiles),
+        cmocka_unit_test(test_pool_warm_start),
         cmocka_unit_test(test_bursty_single_node),
         cmocka_unit_test(test_closed_arrival_theorem),
         cmocka_unit_test(test_long_chain_no_recursion),

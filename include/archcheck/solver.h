@@ -88,6 +88,15 @@ typedef struct ac_solver_options {
                           unless the refined mean field needs them (the equilibrium is then
                           unique and stable; max_real_eigenvalue is NAN); for repeated probes
                           such as the headroom search. Default 0 */
+    /* Warm starts (borrowed; NULL, the default: none), used when the pool's state has
+       start_dim levels: the search from empty (implicit Euler or the integration) starts at
+       start_low instead of 0, the one from full at start_high instead of 1. start_low must lie
+       below the least equilibrium with a drift >= 0 at every level, start_high above the
+       greatest with a drift <= 0: the least (greatest) equilibrium of the same pool at a lower
+       (higher) arrival rate, as the drift grows with the rate. The flow is cooperative, so it
+       reaches the same limits as from empty and from full (within the Newton tolerance). */
+    const double *start_low, *start_high;
+    size_t start_dim;
 } ac_solver_options;
 
 /* Fill `opt` with the defaults above. */
