@@ -119,7 +119,7 @@ void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
 
-static int jobs_grow(ac_sim_state *s)
+int ac_sim_jobs_grow(ac_sim_state *s)
 {
     size_t cap = s->njob_cap ? 2 * s->njob_cap : 1024;
     ac_sim_job *jobs;
@@ -152,7 +152,7 @@ static inline uint32_t job_alloc(ac_sim_state *s)
                     "more jobs in the system than max_jobs: the model looks overloaded");
         return AC_SIM_NIL;
     }
-    if (s->job_free == AC_SIM_NIL && jobs_grow(s) != 0)
+    if (s->job_free == AC_SIM_NIL && ac_sim_jobs_grow(s) != 0)
         return AC_SIM_NIL;
     j = s->job_free;
     jb = &s->jobs[j];
@@ -889,7 +889,7 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     s->fast = s->rng->state;
     ac_sim_rng_seed(s->fast, (uint64_t)seed);
     ac_sim_zig_init(&s->zig);
-    if (events_grow(s) != 0 || jobs_grow(s) != 0) {
+    if (events_grow(s) != 0 || ac_sim_jobs_grow(s) != 0) {
         rc = s->status;
         goto cleanup;
     }
@@ -991,7 +991,7 @@ static void counts_restart(ac_sim_counts *c, double t)
 
 /* Start of the measurement window: close the time averages at the warm-up
  * time and zero every counter. */
-static void begin_measure(ac_sim_state *s)
+void ac_sim_measure_begin(ac_sim_state *s)
 {
     double save = s->now;
     s->now = s->warmup;
@@ -1005,7 +1005,7 @@ static void begin_measure(ac_sim_state *s)
 
 /* The event count at which the loop next looks at the budget or the progress report: the
  * first count past event_cap, or the next multiple of 65,536 (UINT64_MAX: never). */
-static uint64_t next_check(const ac_sim_state *s)
+uint64_t ac_sim_next_check(const ac_sim_state *s)
 {
     uint64_t c = UINT64_MAX;
     if (s->event_cap != 0)
@@ -1015,17 +1015,17 @@ static uint64_t next_check(const ac_sim_state *s)
     return c;
 }
 
-/* Run one replication from time 0 to the horizon. */
-int ac_sim_state_run(ac_sim_state *s)
+/* The events of one replication from time 0 to the horizon, one by one. */
+static int run_events(ac_sim_state *s)
 {
-    uint64_t check = next_check(s);
+    uint64_t check = ac_sim_next_check(s);
     while (s->nheap > 0) {
         double t = s->hkey[0];
         uint32_t e;
         if (t > s->horizon)
             break;
         if (!s->measuring && t >= s->warmup)
-            begin_measure(s);
+            ac_sim_measure_begin(s);
         e = s->hev[0];
         s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
         s->hole = 1;
@@ -1066,11 +1066,21 @@ int ac_sim_state_run(ac_sim_state *s)
             }
             if (s->tick != NULL && (s->events & 0xffffu) == 0)
                 s->tick(s, s->tick_ctx);
-            check = next_check(s);
+            check = ac_sim_next_check(s);
         }
     }
+    return 0;
+}
+
+/* Run one replication from time 0 to the horizon (one pool fed by one Poisson source: the
+ * fast loop of fast.c, the same sample path and statistics). */
+int ac_sim_state_run(ac_sim_state *s)
+{
+    int rc = ac_sim_fast_eligible(s) ? ac_sim_fast_run(s) : run_events(s);
+    if (rc != 0)
+        return rc;
     if (!s->measuring)
-        begin_measure(s);
+        ac_sim_measure_begin(s);
     s->now = s->horizon;
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
