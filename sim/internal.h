@@ -352,8 +352,21 @@ typedef struct ac_sim_entry {
     ac_sim_counts c;
 } ac_sim_entry;
 
+/* Items (routes or links) grouped by node in compressed sparse rows: those of node i are
+ * idx[start[i]] .. idx[start[i + 1] - 1], in index order (routes.c). */
+typedef struct ac_sim_csr {
+    size_t *start; /* nnodes + 1 */
+    size_t *idx;
+} ac_sim_csr;
+
+/* The model's routes by their `from` node and by their `to` node, its links by `from`. */
+typedef struct ac_sim_graph {
+    ac_sim_csr from, to, links;
+} ac_sim_graph;
+
 struct ac_sim_state {
     const ac_model *model;
+    ac_sim_graph graph; /* the model's routes and links by node (routes.c) */
     const ac_sim_options *opt;
     gsl_rng *rng;   /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
     ac_sim_rng *fast; /* xoshiro256** state, owned by rng */
@@ -450,6 +463,20 @@ void ac_sim_group_scope_enter(ac_sim_state *s, uint32_t job, uint32_t node);
 void ac_sim_group_scope_leave(ac_sim_state *s, uint32_t job);
 /* Mark the request of group g failed. */
 void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g);
+
+/* routes.c: the model's graph (its routes' from and to, its links' from, checked to be
+ * below nnodes before), O(nodes + routes + links) */
+/* 0 or AC_ENOMEM (out zeroed: ac_sim_graph_free is safe either way). */
+int ac_sim_graph_new(const ac_model *m, ac_sim_graph *out);
+void ac_sim_graph_free(ac_sim_graph *g);
+void ac_sim_csr_free(ac_sim_csr *c);
+/* The first link (in index order) from node `from` to node `to`, or AC_NONE. */
+size_t ac_sim_graph_link(const ac_model *m, const ac_sim_graph *g, size_t from, size_t to);
+/* A node on a cycle of instantaneous routes, or AC_NONE; *rc 0 or AC_ENOMEM. */
+size_t ac_sim_instant_cycle(const ac_model *m, const ac_sim_graph *g, int *rc);
+/* s->routes compiled (links as `via`, fan-in join ordinals) and every model node's parallel
+ * and choice routes (cumulative p in route order). 0 or AC_ENOMEM. */
+int ac_sim_routes_compile(ac_sim_state *s);
 
 /* workload.c */
 int ac_sim_entries_setup(ac_sim_state *s);
