@@ -37,10 +37,10 @@ static void sim_check(const char *what, ac_sim_estimate e, double x, double rel_
 #define assert_in_ci(est, exact, rel_width) sim_check(#est, (est), (exact), (rel_width))
 
 /* A model of n single-dispatch pools (ids "p0", ...), one source into pool 0, and the
- * routes of a chain when chain is set; free with chain_free. */
+ * routes of a chain when chain is set; free with net_free. */
 typedef struct net {
     ac_model m;
-    char *ids; /* n x 8 */
+    char *ids; /* n x 24 */
     char src_id[4];
 } net;
 
@@ -48,7 +48,7 @@ static void net_new(net *t, size_t n, size_t servers, double mu, double lambda, 
 {
     memset(t, 0, sizeof *t);
     t->m.nodes = calloc(n, sizeof *t->m.nodes);
-    t->ids = calloc(n, 8);
+    t->ids = calloc(n, 24);
     t->m.routes = chain && n > 1 ? calloc(n - 1, sizeof *t->m.routes) : NULL;
     t->m.sources = calloc(1, sizeof *t->m.sources);
     assert_non_null(t->m.nodes);
@@ -57,8 +57,8 @@ static void net_new(net *t, size_t n, size_t servers, double mu, double lambda, 
     t->m.nnodes = n;
     for (size_t i = 0; i < n; i++) {
         ac_node *nd = &t->m.nodes[i];
-        snprintf(t->ids + 8 * i, 8, "p%zu", i);
-        nd->id = t->ids + 8 * i;
+        snprintf(t->ids + 24 * i, 24, "p%zu", i);
+        nd->id = t->ids + 24 * i;
         nd->kind = AC_NODE_POOL;
         nd->u.pool.servers = servers;
         nd->u.pool.service_rate = mu;
