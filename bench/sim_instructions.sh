@@ -2,7 +2,8 @@
 # Instructions per event of archcheck's simulator and of the hand-written reference
 # (bench/sim_ref.c) on the 100-server power-of-two pool, counted by callgrind (exact
 # where the wall clock of a shared machine is not). Usage: sim_instructions.sh SIM_BENCH
-# [HORIZON_S] (default 2000 s: 360,000 events; setup is under 1%).
+# [HORIZON_S] (default 2000 s: 360,000 events; setup is under 1%). The figure is also a row
+# of the benchmark table, appended to $AC_BENCH_ROWS (bench/README.md).
 set -eu
 bench=$1
 horizon=${2:-2000}
@@ -21,8 +22,11 @@ count() { # $1: archcheck|ref -> "instructions events"
     echo "$ir $ev"
 }
 set -- $(count archcheck) $(count ref)
-awk -v ai="$1" -v ae="$2" -v ri="$3" -v re="$4" 'BEGIN {
+awk -v ai="$1" -v ae="$2" -v ri="$3" -v re="$4" -v rows="${AC_BENCH_ROWS:-}" 'BEGIN {
     a = ai / ae; r = ri / re
     printf "sim instructions/event          %7.1f (reference %.1f: %.2fx)   goal <= 1.5x  %s\n",
            a, r, a / r, (a <= 1.5 * r) ? "met" : "missed"
+    if (rows != "")
+        printf "simulator instructions/event, 100-server power-of-two pool|%.1f|instructions/event||1.5x reference|INFO|callgrind; bench/sim_ref.c %.1f (archcheck / reference %.2fx); %d and %d events\n",
+               a, r, a / r, ae, re >> rows
 }'

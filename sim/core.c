@@ -119,7 +119,7 @@ void ac_sim_event_cancel(ac_sim_state *s, uint32_t e)
 
 /* ---- jobs ------------------------------------------------------------------------------------ */
 
-static int jobs_grow(ac_sim_state *s)
+int ac_sim_jobs_grow(ac_sim_state *s)
 {
     size_t cap = s->njob_cap ? 2 * s->njob_cap : 1024;
     ac_sim_job *jobs;
@@ -152,7 +152,7 @@ static inline uint32_t job_alloc(ac_sim_state *s)
                     "more jobs in the system than max_jobs: the model looks overloaded");
         return AC_SIM_NIL;
     }
-    if (s->job_free == AC_SIM_NIL && jobs_grow(s) != 0)
+    if (s->job_free == AC_SIM_NIL && ac_sim_jobs_grow(s) != 0)
         return AC_SIM_NIL;
     j = s->job_free;
     jb = &s->jobs[j];
@@ -625,70 +625,31 @@ static int serverless_ok(const ac_node *nd)
     return 0;
 }
 
-/* Does route r pass a job on in no time? Out of a gateway (admission is instantaneous), or
- * out of a queue to a node that is not a function (a hand-off), through no link or a link
- * of unbounded capacity and no latency. */
-static int route_instant(const ac_model *m, const ac_route *r)
+/* The routes' graph: no cycle of instantaneous routes, and the choice routes out of each
+ * node (summed in route order) have p summing to at most 1. 0 or AC_E*. */
+static int graph_check(const ac_model *m, const ac_sim_graph *g, ac_error *err)
 {
-    ac_node_kind from = m->nodes[r->from].kind;
-    if (!r->parallel && !(r->p > 0))
-        return 0;
-    if (from != AC_NODE_GATEWAY &&
-        !(from == AC_NODE_QUEUE && m->nodes[r->to].kind != AC_NODE_FUNCTION))
-        return 0;
-    for (size_t l = 0; l < m->nlinks; l++)
-        if (m->links[l].from == r->from && m->links[l].to == r->to)
-            return !isfinite(m->links[l].capacity) && !(m->links[l].latency > 0);
-    return 1;
-}
-
-/* A cycle of instantaneous routes would pass a job around forever at one instant: the node
- * on one, or AC_NONE. Depth-first search with colours (0 new, 1 on the path, 2 done) and
- * an explicit stack of (node, next route). */
-static size_t instant_cycle(const ac_model *m, ac_error *err, int *rc)
-{
-    unsigned char *colour = calloc(m->nnodes ? m->nnodes : 1, 1);
-    size_t *stack = malloc((m->nnodes ? m->nnodes : 1) * 2 * sizeof *stack), found = AC_NONE;
-    *rc = 0;
-    if (colour == NULL || stack == NULL) {
-        *rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
-        goto cleanup;
+    int rc;
+    size_t c = ac_sim_instant_cycle(m, g, &rc);
+    if (rc != 0)
+        return ac_error_set(err, rc, "simulation: out of memory");
+    if (c != AC_NONE)
+        return ac_error_set_at(err, AC_EINVAL, m->nodes[c].loc,
+                               "simulation: '%s' is on a cycle of routes that take no time "
+                               "(gateways and queue hand-offs): a job would go round "
+                               "forever at one instant",
+                               m->nodes[c].id ? m->nodes[c].id : "?");
+    for (size_t i = 0; i < m->nnodes; i++) {
+        double sum = 0;
+        for (size_t q = g->from.start[i]; q < g->from.start[i + 1]; q++)
+            if (!m->routes[g->from.idx[q]].parallel)
+                sum += m->routes[g->from.idx[q]].p;
+        if (sum > 1 + 1e-9)
+            return ac_error_set_at(err, AC_EINVAL, m->nodes[i].loc,
+                                   "the routes from '%s' have p summing to %g > 1",
+                                   m->nodes[i].id ? m->nodes[i].id : "?", sum);
     }
-    for (size_t root = 0; root < m->nnodes && found == AC_NONE; root++) {
-        size_t top = 0;
-        if (colour[root] != 0)
-            continue;
-        colour[root] = 1;
-        stack[0] = root;
-        stack[1] = 0;
-        top = 1;
-        while (top > 0 && found == AC_NONE) {
-            size_t u = stack[2 * (top - 1)], *k = &stack[2 * (top - 1) + 1];
-            while (*k < m->nroutes &&
-                   (m->routes[*k].from != u || !route_instant(m, &m->routes[*k])))
-                (*k)++;
-            if (*k == m->nroutes) {
-                colour[u] = 2;
-                top--;
-                continue;
-            }
-            {
-                size_t v = m->routes[(*k)++].to;
-                if (colour[v] == 1)
-                    found = v;
-                else if (colour[v] == 0) {
-                    colour[v] = 1;
-                    stack[2 * top] = v;
-                    stack[2 * top + 1] = 0;
-                    top++;
-                }
-            }
-        }
-    }
-cleanup:
-    free(colour);
-    free(stack);
-    return found;
+    return 0;
 }
 
 int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *err)
@@ -741,26 +702,13 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
                                            m->nodes[r->to].id ? m->nodes[r->to].id : "?");
     }
     {
-        int rc;
-        size_t c = instant_cycle(m, err, &rc);
+        ac_sim_graph g;
+        int rc = ac_sim_graph_new(m, &g) != 0
+                     ? ac_error_set(err, AC_ENOMEM, "simulation: out of memory")
+                     : graph_check(m, &g, err);
+        ac_sim_graph_free(&g);
         if (rc != 0)
             return rc;
-        if (c != AC_NONE)
-            return ac_error_set_at(err, AC_EINVAL, m->nodes[c].loc,
-                                   "simulation: '%s' is on a cycle of routes that take no time "
-                                   "(gateways and queue hand-offs): a job would go round "
-                                   "forever at one instant",
-                                   m->nodes[c].id ? m->nodes[c].id : "?");
-    }
-    for (size_t i = 0; i < m->nnodes; i++) {
-        double sum = 0;
-        for (size_t k = 0; k < m->nroutes; k++)
-            if (m->routes[k].from == i && !m->routes[k].parallel)
-                sum += m->routes[k].p;
-        if (sum > 1 + 1e-9)
-            return ac_error_set_at(err, AC_EINVAL, m->nodes[i].loc,
-                                   "the routes from '%s' have p summing to %g > 1",
-                                   m->nodes[i].id ? m->nodes[i].id : "?", sum);
     }
     for (size_t i = 0; i < m->nsources; i++) {
         const ac_source *src = &m->sources[i];
@@ -806,68 +754,6 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
     return 0;
 }
 
-static int routes_compile(ac_sim_state *s)
-{
-    const ac_model *m = s->model;
-    s->nroutes = m->nroutes;
-    if (m->nroutes > 0) {
-        s->routes = calloc(m->nroutes, sizeof *s->routes);
-        if (s->routes == NULL)
-            return AC_ENOMEM;
-    }
-    for (size_t i = 0; i < m->nroutes; i++) {
-        const ac_route *r = &m->routes[i];
-        ac_sim_route *cr = &s->routes[i];
-        cr->to = (uint32_t)r->to;
-        cr->via = AC_SIM_NIL;
-        for (size_t l = 0; l < m->nlinks; l++)
-            if (m->links[l].from == r->from && m->links[l].to == r->to) {
-                cr->via = (uint32_t)(s->nmodel_nodes + l);
-                break;
-            }
-        cr->fanout = (uint32_t)r->fanout;
-        cr->fanin = (uint32_t)r->fanin;
-        cr->join = AC_SIM_NIL;
-        if (r->fanin > 1)
-            cr->join = (uint32_t)s->njoin++;
-    }
-    if (s->njoin > 0) {
-        s->batch = calloc(s->njoin, sizeof *s->batch);
-        if (s->batch == NULL)
-            return AC_ENOMEM;
-    }
-    for (size_t i = 0; i < s->nmodel_nodes; i++) {
-        ac_sim_node *n = &s->nodes[i];
-        size_t np = 0, nc = 0;
-        double cum = 0;
-        for (size_t k = 0; k < m->nroutes; k++) {
-            if (m->routes[k].from != i)
-                continue;
-            if (m->routes[k].parallel)
-                np++;
-            else if (m->routes[k].p > 0)
-                nc++;
-        }
-        if (np > 0 && (n->par = malloc(np * sizeof *n->par)) == NULL)
-            return AC_ENOMEM;
-        if (nc > 0 && ((n->choice = malloc(nc * sizeof *n->choice)) == NULL ||
-                       (n->cum = malloc(nc * sizeof *n->cum)) == NULL))
-            return AC_ENOMEM;
-        for (size_t k = 0; k < m->nroutes; k++) {
-            if (m->routes[k].from != i)
-                continue;
-            if (m->routes[k].parallel) {
-                n->par[n->npar++] = (uint32_t)k;
-            } else if (m->routes[k].p > 0) {
-                cum += m->routes[k].p;
-                n->choice[n->nchoice] = (uint32_t)k;
-                n->cum[n->nchoice++] = cum;
-            }
-        }
-    }
-    return 0;
-}
-
 int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double horizon,
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err)
 {
@@ -889,10 +775,12 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     s->fast = s->rng->state;
     ac_sim_rng_seed(s->fast, (uint64_t)seed);
     ac_sim_zig_init(&s->zig);
-    if (events_grow(s) != 0 || jobs_grow(s) != 0) {
+    if (events_grow(s) != 0 || ac_sim_jobs_grow(s) != 0) {
         rc = s->status;
         goto cleanup;
     }
+    if (ac_sim_graph_new(model, &s->graph) != 0)
+        goto cleanup;
     s->nmodel_nodes = model->nnodes;
     s->nnodes = model->nnodes + model->nlinks;
     if (s->nnodes > 0 && (s->nodes = calloc(s->nnodes, sizeof *s->nodes)) == NULL)
@@ -917,7 +805,7 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
             goto cleanup;
         }
     }
-    if ((rc = routes_compile(s)) != 0)
+    if ((rc = ac_sim_routes_compile(s)) != 0)
         goto cleanup;
     if ((rc = ac_sim_entries_setup(s)) != 0 || s->status != 0) {
         rc = rc ? rc : s->status;
@@ -966,6 +854,7 @@ void ac_sim_state_free(ac_sim_state *s)
     free(s->entries);
     free(s->client_ev);
     free(s->client_entry);
+    ac_sim_graph_free(&s->graph);
     free(s->routes);
     free(s->batch);
     free(s->pending);
@@ -991,7 +880,7 @@ static void counts_restart(ac_sim_counts *c, double t)
 
 /* Start of the measurement window: close the time averages at the warm-up
  * time and zero every counter. */
-static void begin_measure(ac_sim_state *s)
+void ac_sim_measure_begin(ac_sim_state *s)
 {
     double save = s->now;
     s->now = s->warmup;
@@ -1005,7 +894,7 @@ static void begin_measure(ac_sim_state *s)
 
 /* The event count at which the loop next looks at the budget or the progress report: the
  * first count past event_cap, or the next multiple of 65,536 (UINT64_MAX: never). */
-static uint64_t next_check(const ac_sim_state *s)
+uint64_t ac_sim_next_check(const ac_sim_state *s)
 {
     uint64_t c = UINT64_MAX;
     if (s->event_cap != 0)
@@ -1015,17 +904,17 @@ static uint64_t next_check(const ac_sim_state *s)
     return c;
 }
 
-/* Run one replication from time 0 to the horizon. */
-int ac_sim_state_run(ac_sim_state *s)
+/* The events of one replication from time 0 to the horizon, one by one. */
+static int run_events(ac_sim_state *s)
 {
-    uint64_t check = next_check(s);
+    uint64_t check = ac_sim_next_check(s);
     while (s->nheap > 0) {
         double t = s->hkey[0];
         uint32_t e;
         if (t > s->horizon)
             break;
         if (!s->measuring && t >= s->warmup)
-            begin_measure(s);
+            ac_sim_measure_begin(s);
         e = s->hev[0];
         s->ev[e].pos = AC_SIM_NIL; /* the root is a hole until something is scheduled */
         s->hole = 1;
@@ -1066,11 +955,21 @@ int ac_sim_state_run(ac_sim_state *s)
             }
             if (s->tick != NULL && (s->events & 0xffffu) == 0)
                 s->tick(s, s->tick_ctx);
-            check = next_check(s);
+            check = ac_sim_next_check(s);
         }
     }
+    return 0;
+}
+
+/* Run one replication from time 0 to the horizon (one pool fed by one Poisson source: the
+ * fast loop of fast.c, the same sample path and statistics). */
+int ac_sim_state_run(ac_sim_state *s)
+{
+    int rc = ac_sim_fast_eligible(s) ? ac_sim_fast_run(s) : run_events(s);
+    if (rc != 0)
+        return rc;
     if (!s->measuring)
-        begin_measure(s);
+        ac_sim_measure_begin(s);
     s->now = s->horizon;
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];

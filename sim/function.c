@@ -465,9 +465,9 @@ int ac_sim_function_setup(ac_sim_state *s, ac_sim_node *n, const ac_function *fn
         return s->status;
     if (f->prewarm > 0)
         ac_sim_event_schedule(s, f->pw_ev, 0.0);
-    for (size_t k = 0; k < m->nroutes; k++) {
-        size_t q = m->routes[k].from, i;
-        if (m->routes[k].to != n->index || m->nodes[q].kind != AC_NODE_QUEUE)
+    for (size_t r = s->graph.to.start[n->index]; r < s->graph.to.start[n->index + 1]; r++) {
+        size_t k = s->graph.to.idx[r], q = m->routes[k].from, i;
+        if (m->nodes[q].kind != AC_NODE_QUEUE)
             continue;
         for (i = 0; i < f->npollers && f->pollers[i] != q; i++)
             ;

@@ -352,8 +352,21 @@ typedef struct ac_sim_entry {
     ac_sim_counts c;
 } ac_sim_entry;
 
+/* Items (routes or links) grouped by node in compressed sparse rows: those of node i are
+ * idx[start[i]] .. idx[start[i + 1] - 1], in index order (routes.c). */
+typedef struct ac_sim_csr {
+    size_t *start; /* nnodes + 1 */
+    size_t *idx;
+} ac_sim_csr;
+
+/* The model's routes by their `from` node and by their `to` node, its links by `from`. */
+typedef struct ac_sim_graph {
+    ac_sim_csr from, to, links;
+} ac_sim_graph;
+
 struct ac_sim_state {
     const ac_model *model;
+    ac_sim_graph graph; /* the model's routes and links by node (routes.c) */
     const ac_sim_options *opt;
     gsl_rng *rng;   /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
     ac_sim_rng *fast; /* xoshiro256** state, owned by rng */
@@ -423,6 +436,13 @@ void ac_sim_fail(ac_sim_state *s, int code, const char *msg);
 void ac_sim_request_start(ac_sim_state *s, uint32_t entry, uint32_t client);
 void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t job);
 int ac_sim_model_check(const ac_model *model, const ac_sim_options *opt, ac_error *err);
+/* Double the job pool (free list); 0 or AC_E* (status set). s->jobs may move. */
+int ac_sim_jobs_grow(ac_sim_state *s);
+/* Start of the measurement window (at s->warmup): every counter zeroed, time averages from
+ * the warm-up on. */
+void ac_sim_measure_begin(ac_sim_state *s);
+/* The event count at which the loop next looks at the budget or the progress report. */
+uint64_t ac_sim_next_check(const ac_sim_state *s);
 /* Job j failed an attempt at node n and is offered to n again at once (attempt + 1, a
  * retry: counted; if refused, the core's retry loop goes on while n->retries last). */
 void ac_sim_job_retry(ac_sim_state *s, ac_sim_node *n, uint32_t job);
@@ -444,6 +464,20 @@ void ac_sim_group_scope_leave(ac_sim_state *s, uint32_t job);
 /* Mark the request of group g failed. */
 void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g);
 
+/* routes.c: the model's graph (its routes' from and to, its links' from, checked to be
+ * below nnodes before), O(nodes + routes + links) */
+/* 0 or AC_ENOMEM (out zeroed: ac_sim_graph_free is safe either way). */
+int ac_sim_graph_new(const ac_model *m, ac_sim_graph *out);
+void ac_sim_graph_free(ac_sim_graph *g);
+void ac_sim_csr_free(ac_sim_csr *c);
+/* The first link (in index order) from node `from` to node `to`, or AC_NONE. */
+size_t ac_sim_graph_link(const ac_model *m, const ac_sim_graph *g, size_t from, size_t to);
+/* A node on a cycle of instantaneous routes, or AC_NONE; *rc 0 or AC_ENOMEM. */
+size_t ac_sim_instant_cycle(const ac_model *m, const ac_sim_graph *g, int *rc);
+/* s->routes compiled (links as `via`, fan-in join ordinals) and every model node's parallel
+ * and choice routes (cumulative p in route order). 0 or AC_ENOMEM. */
+int ac_sim_routes_compile(ac_sim_state *s);
+
 /* workload.c */
 int ac_sim_entries_setup(ac_sim_state *s);
 void ac_sim_source_fire(ac_sim_state *s, uint32_t src);
@@ -452,6 +486,16 @@ void ac_sim_client_done(ac_sim_state *s, uint32_t client);
 double ac_sim_profile_rate(const ac_profile *p, double scale, double t);
 double ac_sim_timescale(const ac_model *model);
 double ac_sim_slow_timescale(const ac_model *model);
+
+/* fast.c: one pool fed by one Poisson source, simulated by a dedicated loop */
+/* s (built, not yet run) is one pool of random or power-of-d dispatch without timeout,
+ * retries, autoscaler, faults or initial jobs, fed by one Poisson source (scv 1, no
+ * profile), and nothing scheduled but that source's first arrival. */
+int ac_sim_fast_eligible(const ac_sim_state *s);
+/* Run such an s to its horizon as run_events would (same draws, same order, same counts of
+ * the node and of the entry); 0 or the error (status set). The event heap's arrays are
+ * its scratch: s's heap is not usable afterwards. */
+int ac_sim_fast_run(ac_sim_state *s);
 
 /* pool.c, link.c */
 extern const ac_sim_node_ops ac_sim_pool_ops;
@@ -588,6 +632,41 @@ static inline double ac_sim_exp(ac_sim_state *s, double mean)
 static inline double ac_sim_uniform(ac_sim_state *s)
 {
     return ac_sim_rng_uniform(s->fast);
+}
+
+/* The server an arriving job joins under random or power-of-d dispatch (any other policy:
+ * uniform) among all N servers, drawing from r: power-of-d with replacement takes the
+ * shortest of d independent uniform draws (the first of equal ones), distinct ones a
+ * partial Fisher-Yates shuffle of p->perm (kept between calls). pool.c and fast.c. */
+static inline uint32_t ac_sim_pool_pick(ac_sim_rng *r, ac_sim_pool_state *p, size_t N)
+{
+    if (p->dispatch != AC_DISPATCH_POWER_OF_D)
+        return ac_sim_rng_below(r, (uint32_t)N);
+    if (p->with_replacement && p->d == 2) { /* the common case, unrolled: same draws */
+        uint32_t a = ac_sim_rng_below(r, (uint32_t)N), b = ac_sim_rng_below(r, (uint32_t)N);
+        return p->len[b] < p->len[a] ? b : a;
+    }
+    if (p->with_replacement) {
+        uint32_t best = ac_sim_rng_below(r, (uint32_t)N);
+        for (size_t k = 1; k < p->d; k++) {
+            uint32_t c = ac_sim_rng_below(r, (uint32_t)N);
+            if (p->len[c] < p->len[best])
+                best = c;
+        }
+        return best;
+    } else {
+        size_t d = p->d < N ? p->d : N;
+        uint32_t best = AC_SIM_NIL;
+        for (size_t k = 0; k < d; k++) {
+            size_t rr = k + ac_sim_rng_below(r, (uint32_t)(N - k));
+            uint32_t c = p->perm[rr];
+            p->perm[rr] = p->perm[k];
+            p->perm[k] = c;
+            if (best == AC_SIM_NIL || p->len[c] < p->len[best])
+                best = c;
+        }
+        return best;
+    }
 }
 
 /* Accumulate the time averages of node n up to now. */

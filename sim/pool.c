@@ -79,33 +79,6 @@ static inline uint32_t choose(ac_sim_state *s, ac_sim_node *n)
     if (p->ndown > 0) /* servers down (a fault, faults.c) */
         return ac_sim_pool_choose_up(s, n);
     switch (p->dispatch) {
-    case AC_DISPATCH_POWER_OF_D:
-        if (p->with_replacement && p->d == 2) { /* the common case, unrolled: same draws */
-            uint32_t a = uniform_index(s, N), b = uniform_index(s, N);
-            return p->len[b] < p->len[a] ? b : a;
-        }
-        if (p->with_replacement) {
-            uint32_t best = uniform_index(s, N);
-            for (size_t k = 1; k < p->d; k++) {
-                uint32_t c = uniform_index(s, N);
-                if (p->len[c] < p->len[best])
-                    best = c;
-            }
-            return best;
-        } else {
-            /* d distinct servers: a partial Fisher-Yates shuffle of perm */
-            size_t d = p->d < N ? p->d : N;
-            uint32_t best = AC_SIM_NIL;
-            for (size_t k = 0; k < d; k++) {
-                size_t r = k + uniform_index(s, N - k);
-                uint32_t c = p->perm[r];
-                p->perm[r] = p->perm[k];
-                p->perm[k] = c;
-                if (best == AC_SIM_NIL || p->len[c] < p->len[best])
-                    best = c;
-            }
-            return best;
-        }
     case AC_DISPATCH_JSQ: {
         uint32_t m = p->len[p->order[0]];
         uint32_t end = (size_t)m + 1 < p->nfirst ? p->first[m + 1] : (uint32_t)N;
@@ -115,10 +88,8 @@ static inline uint32_t choose(ac_sim_state *s, ac_sim_node *n)
         if (p->first[1] > 0)
             return p->order[uniform_index(s, p->first[1])];
         return uniform_index(s, N);
-    case AC_DISPATCH_RANDOM:
-    case AC_DISPATCH_SHARED_QUEUE:
     default:
-        return uniform_index(s, N);
+        return ac_sim_pool_pick(s->fast, p, N);
     }
 }
 

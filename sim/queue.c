@@ -394,6 +394,7 @@ int ac_sim_queue_setup(ac_sim_state *s, ac_sim_node *n, const ac_queue *queue)
 {
     ac_sim_queue_state *q = &n->u.q;
     const ac_model *m = s->model;
+    const ac_sim_csr *rows = &s->graph.from; /* the routes out of each node */
     size_t par = 0, choice = 0;
     n->ops = &ac_sim_queue_ops;
     n->kind = AC_SIM_KIND_QUEUE;
@@ -411,9 +412,9 @@ int ac_sim_queue_setup(ac_sim_state *s, ac_sim_node *n, const ac_queue *queue)
     q->absorbed = malloc(q->batch * sizeof *q->absorbed);
     if (q->scratch == NULL || q->absorbed == NULL)
         return AC_ENOMEM;
-    for (size_t k = 0; k < m->nroutes; k++) {
-        size_t to = m->routes[k].to, i;
-        if (m->routes[k].from != n->index || m->nodes[to].kind != AC_NODE_FUNCTION ||
+    for (size_t e = rows->start[n->index]; e < rows->start[n->index + 1]; e++) {
+        size_t k = rows->idx[e], to = m->routes[k].to, i;
+        if (m->nodes[to].kind != AC_NODE_FUNCTION ||
             (!m->routes[k].parallel && !(m->routes[k].p > 0)))
             continue;
         for (i = 0; i < q->ntargets && q->targets[i] != to; i++)
@@ -424,9 +425,9 @@ int ac_sim_queue_setup(ac_sim_state *s, ac_sim_node *n, const ac_queue *queue)
             return AC_ENOMEM;
         q->targets[q->ntargets++] = (uint32_t)to;
     }
-    for (size_t k = 0; k < m->nroutes; k++) {
-        const ac_route *r = &m->routes[k];
-        if (r->from != n->index || m->nodes[r->to].kind != AC_NODE_FUNCTION)
+    for (size_t e = rows->start[n->index]; e < rows->start[n->index + 1]; e++) {
+        const ac_route *r = &m->routes[rows->idx[e]];
+        if (m->nodes[r->to].kind != AC_NODE_FUNCTION)
             continue;
         if (r->parallel)
             par += r->fanout;
