@@ -203,7 +203,7 @@ static void print_text(FILE *fp, const found *f)
                 f->failures);
     for (size_t k = 0; k < f->nfaults; k++) {
         const ac_transient_fault *p = &f->plan[k];
-        fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", f->m->nodes[p->target].id,
+        fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", ac_search_target_id(f->m, p->target),
                 attr_name(p->attr), p->value,
                 p->attr == AC_TRANSIENT_FAULT_DELAY || p->attr == AC_TRANSIENT_FAULT_COLD_START
                     ? " s"
@@ -235,9 +235,10 @@ static void fault_key(const found *f, size_t k, char *buf, size_t size)
     for (size_t j = 0; j < k; j++)
         rep += f->plan[j].target == f->plan[k].target && f->plan[j].attr == f->plan[k].attr;
     if (rep == 1)
-        snprintf(buf, size, "%s.%s", f->m->nodes[f->plan[k].target].id, attr_name(f->plan[k].attr));
+        snprintf(buf, size, "%s.%s", ac_search_target_id(f->m, f->plan[k].target),
+                 attr_name(f->plan[k].attr));
     else
-        snprintf(buf, size, "%s.%s#%zu", f->m->nodes[f->plan[k].target].id,
+        snprintf(buf, size, "%s.%s#%zu", ac_search_target_id(f->m, f->plan[k].target),
                  attr_name(f->plan[k].attr), rep);
 }
 
@@ -294,9 +295,14 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_object_begin(w);
     ac_jsonw_key(w, "tau");
     ac_jsonw_double(w, st->tau);
-    json_num_or_null(w, "boundary", st->variants[0].own.rate);
+    json_num_or_null(w, "boundary", st->variants[0].computed ? st->variants[0].own.rate : NAN);
     ac_jsonw_key(w, "boundary_status");
-    ac_jsonw_string(w, boundary_status(st->variants[0].own.status));
+    ac_jsonw_string(w, st->variants[0].computed ? boundary_status(st->variants[0].own.status)
+                                                : "not computed");
+    if (!st->variants[0].computed) {
+        ac_jsonw_key(w, "why");
+        ac_jsonw_string(w, st->variants[0].why);
+    }
     ac_jsonw_key(w, "approximation");
     ac_jsonw_string(w, "fluid");
     ac_jsonw_key(w, "evaluations");
@@ -392,7 +398,7 @@ static void print_json(FILE *fp, const found *f)
     for (size_t k = 0; k < f->nfaults; k++) {
         ac_jsonw_object_begin(&w);
         ac_jsonw_key(&w, "target");
-        ac_jsonw_string(&w, f->m->nodes[f->plan[k].target].id);
+        ac_jsonw_string(&w, ac_search_target_id(f->m, f->plan[k].target));
         ac_jsonw_key(&w, "attribute");
         ac_jsonw_string(&w, attr_name(f->plan[k].attr));
         ac_jsonw_key(&w, "value");
@@ -589,8 +595,8 @@ static int export_one(const char *path, const found *f, double horizon, int fis)
     int rc = ac_atomic_open(&af, path, &err);
     if (rc == 0) {
         rc = fis ? ac_search_export_fis(af.fp, f->m, f->plan, f->nfaults, horizon, f->score, &err)
-                 : ac_search_export_chaostoolkit(af.fp, f->m, f->plan, f->nfaults, horizon,
-                                                 f->score, &err);
+                 : ac_search_export_chaostoolkit(af.fp, f->m, f->plan, f->nfaults, f->terms,
+                                                 f->nterms, horizon, f->score, &err);
         if (rc == 0)
             rc = ac_atomic_commit(&af, &err);
         else
@@ -830,6 +836,7 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
                 "archcheck: %s: note: %zu evaluations failed to integrate and have no score "
                 "(a worst case may lie among them)\n",
                 file, failures);
+
     if (o->export_fis != NULL)
         status = export_one(o->export_fis, &f, horizon, 1);
     if (status == 0 && o->export_ctk != NULL)
@@ -839,6 +846,12 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
             status = AC_EXIT_USAGE;
         else
             status = write_report(o, &f, horizon, obj, trace, ntrace, cap);
+    }
+    if (status == 0 && study != NULL && !study->variants[0].computed) {
+        /* the study's budget binds the baseline too: no boundary, nothing to compare */
+        fprintf(stderr, "archcheck: %s: the resilience study is inconclusive: %s\n", file,
+                study->variants[0].why);
+        status = AC_EXIT_INCONCLUSIVE;
     }
 cleanup:
     free(trace);

@@ -55,7 +55,7 @@ static void windows(ac_pdf_doc *d, const ac_report_search *s)
         const ac_transient_fault *f = &s->plan[k];
         double a = fmin(fmax(f->start, 0.0), h), b = isinf(f->end) ? h : fmin(f->end, h);
         double y = d->y - ROW_H * (double)(k + 1);
-        snprintf(buf, sizeof buf, "%s.%s = %.4g%s", s->model->nodes[f->target].id,
+        snprintf(buf, sizeof buf, "%s.%s = %.4g%s", ac_search_target_id(s->model, f->target),
                  ac_search_attr_name(f->attr), f->value, attr_unit(f->attr));
         ac_plot_set_gray(&d->cv, 0.0, 0.0);
         ac_plot_text(&d->cv, d->cv.regular, 7.5, MARGIN_X, y + 4.0, AC_PLOT_LEFT, buf);
