@@ -45,6 +45,9 @@ static const char search_usage[] =
     "      --report OUT.pdf     the worst case (each fault's window on the time axis, the\n"
     "                           terms) and the convergence (best score per evaluation, the\n"
     "                           GA against random sampling: a second search of the budget)\n"
+    "      --report-seeds K     the convergence page over K seeds (1 to 50, default 1): the\n"
+    "                           median and quartiles of the GA and of random sampling (2 K\n"
+    "                           more searches of the budget)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -472,7 +475,8 @@ typedef struct cli_opts {
     const char *mitigation;            /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
-    const char *report; /* --report OUT.pdf, or NULL */
+    const char *report;  /* --report OUT.pdf, or NULL */
+    size_t report_seeds; /* --report-seeds K: 0 or 1, one seed */
 } cli_opts;
 
 /* --confirm, --mitigation, --study-budget, --export-*; 1 when c was one of them. */
@@ -505,6 +509,12 @@ static int parse_more(int c, cli_opts *o, int *status)
     case 'F': o->export_fis = optarg; return 1;
     case 'T': o->export_ctk = optarg; return 1;
     case 'R': o->report = optarg; return 1;
+    case 'K':
+        if (ac_cli_ulong_parse(optarg, AC_SEARCH_CONVERGENCE_SEEDS_MAX, &v) != 0 || v == 0)
+            *status = ac_cli_fail("--report-seeds takes a whole number from 1 to %d: got '%s'",
+                                  AC_SEARCH_CONVERGENCE_SEEDS_MAX, optarg);
+        o->report_seeds = (size_t)v;
+        return 1;
     default: return 0;
     }
 }
@@ -524,6 +534,7 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"export-fis", required_argument, NULL, 'F'},
                                          {"export-chaostoolkit", required_argument, NULL, 'T'},
                                          {"report", required_argument, NULL, 'R'},
+                                         {"report-seeds", required_argument, NULL, 'K'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -651,12 +662,21 @@ static int write_report(const cli_opts *o, const found *f, double horizon, ac_se
     ac_report_search rs;
     ac_report_pdf_options po;
     ac_error err = {0};
+    ac_search_convergence *conv = o->report_seeds > 1 ? calloc(1, sizeof *conv) : NULL;
     double *other = calloc(2 * cap + 2, sizeof *other);
     size_t nother = 0;
-    int rc = other == NULL ? ac_error_set(&err, AC_ENOMEM, "out of memory") : 0;
-    if (rc == 0)
+    int rc = other == NULL || (o->report_seeds > 1 && conv == NULL)
+                 ? ac_error_set(&err, AC_ENOMEM, "out of memory")
+                 : 0;
+    if (rc == 0 && conv != NULL) {
+        /* several seeds: the GA and random sampling K times each (no one-seed trace) */
+        ac_search_problem pr = ac_search_objective_problem(obj);
+        rc = ac_search_convergence_run(&pr, &o->so, o->report_seeds, conv, &err);
+    } else if (rc == 0) {
         rc = trace_other(obj, o, other, other + cap + 1, cap, &nother, &err);
+    }
     memset(&rs, 0, sizeof rs);
+    rs.convergence = conv;
     rs.file = f->file;
     rs.model = f->m;
     rs.method = f->method;
@@ -687,6 +707,7 @@ static int write_report(const cli_opts *o, const found *f, double horizon, ac_se
     if (rc == 0)
         rc = ac_report_search_pdf(o->report, &rs, &po, &err);
     free(other);
+    free(conv);
     if (rc != 0) {
         fprintf(stderr, "archcheck: %s\n", err.message);
         return AC_EXIT_USAGE;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
@@ -290,6 +291,68 @@ static void test_ga_vs_grid_and_random(void **state)
     assert_true(ga_sum >= rnd_sum);
     /* the grid refuses more points than its budget */
     assert_int_equal(ac_search_grid(&pr, 101, 10000, best, &grid, &evals, &err), AC_ELIMIT);
+}
+
+static int identity1(void *ctx, size_t job, const double *x, double *out, ac_error *err)
+{
+    (void)ctx;
+    (void)job;
+    (void)err;
+    *out = x[0];
+    return 0;
+}
+
+/* The convergence over seeds: random sampling of f(g) = g, n = 100 draws per run: the best is
+ * the maximum of n uniforms, P(max <= x) = x^n, so its quartiles are 0.25^(1/n), 0.5^(1/n),
+ * 0.75^(1/n) (0.98623, 0.99309, 0.99713); the sample median of 21 seeds has standard
+ * deviation 1 / (2 f(m) sqrt(21)) = 0.0022 (f = n x^(n-1)): within 4 of them. The GA's final
+ * median is the median of the 21 runs made one by one, every curve is non-decreasing, q1 <=
+ * median <= q3, and the last grid point is the final best. */
+static void test_convergence_seeds(void **state)
+{
+    ac_search_problem pr = {1, identity1, NULL}, pk = {2, peaks, NULL};
+    ac_search_options o;
+    ac_search_convergence *c = calloc(1, sizeof *c);
+    ac_error err = {0};
+    double finals[21];
+    (void)state;
+    assert_non_null(c);
+    ac_search_options_init(&o);
+    o.budget = 100;
+    o.seed = 3;
+    assert_int_equal(ac_search_convergence_run(&pr, &o, 21, c, &err), AC_OK);
+    print_message("random max of 100: quartiles %.5f %.5f %.5f (closed form 0.98623 0.99309 "
+                  "0.99713)\n",
+                  c->final[1][0], c->final[1][1], c->final[1][2]);
+    assert_double_close(c->final[1][1], pow(0.5, 0.01), 0.0087, 0.0);
+    assert_double_close(c->final[1][0], pow(0.25, 0.01), 0.012, 0.0);
+    assert_double_close(c->final[1][2], pow(0.75, 0.01), 0.006, 0.0);
+    assert_int_equal(ac_search_convergence_run(&pk, &o, 0, c, &err), AC_EINVAL);
+    o.budget = 400;
+    assert_int_equal(ac_search_convergence_run(&pk, &o, 21, c, &err), AC_OK);
+    for (unsigned long s = 0; s < 21; s++)
+        finals[s] = run_search(&pk, AC_SEARCH_GA, 400, 3 + s);
+    gsl_sort(finals, 1, 21);
+    assert_double_close(c->final[0][1], finals[10], 1e-12, 0.0);
+    for (int m = 0; m < 2; m++) {
+        for (size_t k = 0; k < AC_SEARCH_CONVERGENCE_POINTS; k++) {
+            if (isnan(c->best[m][1][k]))
+                continue;
+            assert_true(c->best[m][0][k] <= c->best[m][1][k]);
+            assert_true(c->best[m][1][k] <= c->best[m][2][k]);
+            if (k > 0 && !isnan(c->best[m][1][k - 1]))
+                assert_true(c->best[m][1][k] >= c->best[m][1][k - 1]);
+        }
+        assert_double_close(c->best[m][1][AC_SEARCH_CONVERGENCE_POINTS - 1], c->final[m][1], 1e-12,
+                            0.0);
+    }
+    assert_true(c->top >= finals[20]);
+    assert_double_close(c->evals[AC_SEARCH_CONVERGENCE_POINTS - 1], 400.0, 0.0, 0.0);
+    print_message("peaks, 400 evaluations, 21 seeds: GA median %.5f, random %.5f; 99%% of %.5f "
+                  "reached by GA %zu seeds (median %.0f), random %zu\n",
+                  c->final[0][1], c->final[1][1], c->top, c->reached99[0], c->reach99[0],
+                  c->reached99[1]);
+    free(c);
 }
 
 static void test_ga_options(void **state)
@@ -754,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_ga_vs_grid_and_random),
         cmocka_unit_test(test_ga_options),
+        cmocka_unit_test(test_convergence_seeds),
         cmocka_unit_test(test_objective_closed_form),
         cmocka_unit_test(test_jobs_deterministic),
         cmocka_unit_test(test_link_fault),

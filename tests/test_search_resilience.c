@@ -521,6 +521,31 @@ static void test_command(void **state)
         free(y);
         ac_test_run_free(&a);
         ac_test_run_free(&b);
+        /* --report-seeds 3: the same two pages, identical for the same seed; 0 and 51 refused */
+        a = run_ac("search", "--confirm", "0", "--report-seeds", "3", "--report", p1, path, NULL);
+        b = run_ac("search", "--confirm", "0", "--report-seeds", "3", "--report", p2, path, NULL);
+        assert_int_equal(a.status, 0);
+        assert_int_equal(b.status, 0);
+        x = slurp(p1);
+        y = slurp(p2);
+        assert_non_null(strstr(x, "/Count 2"));
+        {
+            struct stat s1, s2;
+            assert_int_equal(stat(p1, &s1), 0);
+            assert_int_equal(stat(p2, &s2), 0);
+            assert_int_equal(s1.st_size, s2.st_size);
+            assert_memory_equal(x, y, (size_t)s1.st_size);
+        }
+        free(x);
+        free(y);
+        ac_test_run_free(&a);
+        ac_test_run_free(&b);
+        a = run_ac("search", "--report-seeds", "0", path, NULL);
+        assert_int_equal(a.status, 2);
+        ac_test_run_free(&a);
+        a = run_ac("search", "--report-seeds", "51", path, NULL);
+        assert_int_equal(a.status, 2);
+        ac_test_run_free(&a);
         unlink(p1);
         unlink(p2);
     }

@@ -384,6 +384,37 @@ int ac_search_boundary_plan(const ac_model *model, ac_search_objective *obj,
                             const ac_transient_fault *faults, double tau, double lo, double hi,
                             double rel_tol, ac_search_boundary *out, ac_error *err);
 
+/* ------------------------------------------------- convergence over several seeds */
+
+/* The grid of a convergence (evaluations budget j / P, j = 1..P) and the most seeds. */
+#define AC_SEARCH_CONVERGENCE_POINTS    100
+#define AC_SEARCH_CONVERGENCE_SEEDS_MAX 50
+
+typedef struct ac_search_convergence {
+    size_t nseeds; /* seeds seed .. seed + nseeds - 1, each method */
+    unsigned long seed;
+    size_t budget;                                   /* of each run */
+    double evals[AC_SEARCH_CONVERGENCE_POINTS];      /* the grid */
+    double best[2][3][AC_SEARCH_CONVERGENCE_POINTS]; /* [GA, random][q1, median, q3] of the
+                                                        best score found by each grid point
+                                                        over the seeds (NAN before a seed's
+                                                        first generation) */
+    double final[2][3];                              /* [GA, random] quartiles of the final best */
+    double top;                                      /* the best score of every run */
+    double reach99[2];   /* median evaluations (grid) to reach 0.99 top, over the seeds that
+                            did; NAN when fewer than half did */
+    size_t reached99[2]; /* seeds that did */
+} ac_search_convergence;
+
+/*
+ * The GA against random sampling (opt's options, its budget per run; method ignored) on
+ * `problem` over `nseeds` seeds (1..AC_SEARCH_CONVERGENCE_SEEDS_MAX) from opt->seed:
+ * 2 nseeds runs of opt->budget evaluations (no polish). *out is filled (caller-owned).
+ * Returns 0, AC_EINVAL, AC_ENOMEM or a run's status (search/convergence.c).
+ */
+int ac_search_convergence_run(const ac_search_problem *problem, const ac_search_options *opt,
+                              size_t nseeds, ac_search_convergence *out, ac_error *err);
+
 /* ---------------------------------------------------- confirmation by simulation */
 
 /*
