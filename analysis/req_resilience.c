@@ -41,9 +41,9 @@ static void plan_words(const ac_model *m, const ac_transient_fault *p, size_t n,
     size_t len = 0;
     buf[0] = '\0';
     for (size_t k = 0; k < n && len + 1 < size; k++)
-        len +=
-            (size_t)snprintf(buf + len, size - len, "%s%s.%s = %.4g", k > 0 ? ", " : "",
-                             m->nodes[p[k].target].id, ac_search_attr_name(p[k].attr), p[k].value);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s.%s = %.4g", k > 0 ? ", " : "",
+                                ac_search_target_id(m, p[k].target), ac_search_attr_name(p[k].attr),
+                                p[k].value);
     if (n == 0)
         snprintf(buf, size, "no fault");
 }

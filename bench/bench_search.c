@@ -25,11 +25,16 @@
 
 #define SEEDS 10
 #define TERMS 8
+#define STEPS 1024 /* generations recorded per run */
 
 typedef struct run {
     double best;
     ac_search_term_value tv[TERMS];
     size_t failures;
+    size_t best_at;      /* the evaluation that found its best */
+    size_t nsteps;       /* generations recorded */
+    size_t evals[STEPS]; /* evaluations after each generation */
+    double trace[STEPS]; /* the best score after each generation */
 } run;
 
 static double now(void)
@@ -66,10 +71,17 @@ static int one(const ac_model *m, ac_search_method method, unsigned long seed, s
         o.seed = seed;
         rc = ac_search_ga_new(&pr, &o, &ga, &err);
     }
-    if (rc == 0)
-        rc = ac_search_ga_run(ga, &err);
+    out->nsteps = 0;
+    for (int done = 0; rc == 0 && !done;) {
+        rc = ac_search_ga_step(ga, &done, &err);
+        if (rc == 0 && out->nsteps < STEPS) {
+            out->evals[out->nsteps] = ac_search_ga_evaluations(ga);
+            out->trace[out->nsteps++] = ac_search_ga_best(ga, NULL);
+        }
+    }
     if (rc == 0) {
         out->best = ac_search_ga_best(ga, &genes);
+        out->best_at = ac_search_ga_best_at(ga);
         out->failures = ac_search_objective_failures(obj);
         rc = ac_search_objective_eval(obj, 0, genes, &again, out->tv, &err);
     }
@@ -79,6 +91,16 @@ static int one(const ac_model *m, ac_search_method method, unsigned long seed, s
     ac_search_objective_free(obj);
     ac_search_space_free(sp);
     return rc;
+}
+
+/* The evaluations run r needed to reach `level` (after the generation that did), or 0 when it
+ * never did. */
+static size_t reach(const run *r, double level)
+{
+    for (size_t i = 0; i < r->nsteps; i++)
+        if (r->trace[i] >= level)
+            return r->evals[i];
+    return 0;
 }
 
 /* Median and quartiles of x[0..n) (sorted in place). */
@@ -152,6 +174,44 @@ int main(int argc, char **argv)
         }
     }
     printf("GA above random on %zu of %d seeds\n", wins, SEEDS);
+    {
+        /* the worst case: the best score over all 2 x SEEDS runs; evaluations to reach 99% of
+         * it (and the worst case itself), per method: median over the seeds that reached it */
+        double top = 0.0;
+        for (int k = 0; k < 2; k++)
+            for (size_t s = 0; s < SEEDS; s++)
+                top = fmax(top, runs[k][s].best);
+        for (int lv = 0; lv < 2; lv++) {
+            double level = lv == 0 ? 0.99 * top : top;
+            printf("evaluations to reach %sthe worst case found (%.4f):", lv == 0 ? "99% of " : "",
+                   level);
+            for (int k = 0; k < 2; k++) {
+                double x[SEEDS], q1, med, q3;
+                size_t n = 0;
+                for (size_t s = 0; s < SEEDS; s++) {
+                    size_t e = reach(&runs[k][s], level);
+                    if (e > 0)
+                        x[n++] = (double)e;
+                }
+                if (n > 0) {
+                    quartiles(x, n, &q1, &med, &q3);
+                    printf("  %s %zu/%d seeds, median %.0f (quartiles %.0f .. %.0f)", names[k], n,
+                           SEEDS, med, q1, q3);
+                } else {
+                    printf("  %s 0/%d seeds", names[k], SEEDS);
+                }
+            }
+            printf("\n");
+        }
+        for (int k = 0; k < 2; k++) {
+            double x[SEEDS], q1, med, q3;
+            for (size_t s = 0; s < SEEDS; s++)
+                x[s] = (double)runs[k][s].best_at;
+            quartiles(x, SEEDS, &q1, &med, &q3);
+            printf("%-6s evaluation of each run's own best: median %.0f, quartiles %.0f .. %.0f\n",
+                   names[k], med, q1, q3);
+        }
+    }
     printf("%.0f evaluations in %.1f s wall: %.0f evaluations/s (floor 200 per core, goal "
            "1,000)\n",
            (double)(2 * SEEDS) * (double)budget, secs, (double)(2 * SEEDS) * (double)budget / secs);

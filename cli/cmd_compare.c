@@ -138,6 +138,9 @@ static int add_search(compare_state *s, size_t nvar, const ac_model *m, const ch
                 m->faults.present ? err.message : "the file has no <faults>");
         return AC_EXIT_INCONCLUSIVE;
     }
+    if (!st->variants[0].computed)
+        fprintf(stderr, "archcheck: %s: the search rows are not computed: %s\n", file,
+                st->variants[0].why);
     for (size_t v = 0; v < nvar; v++)
         for (size_t i = 0; i < st->nvariants; i++) {
             const ac_search_variant *sv = &st->variants[i];

@@ -46,6 +46,9 @@ static const char search_usage[] =
     "      --report OUT.pdf     the worst case (each fault's window on the time axis, the\n"
     "                           terms) and the convergence (best score per evaluation, the\n"
     "                           GA against random sampling: a second search of the budget)\n"
+    "      --report-seeds K     the convergence page over K seeds (1 to 50, default 1): the\n"
+    "                           median and quartiles of the GA and of random sampling (2 K\n"
+    "                           more searches of the budget)\n"
     "  -f, --format FMT         text (default) or json\n"
     "  -h, --help               this help\n"
     "\n"
@@ -204,7 +207,7 @@ static void print_text(FILE *fp, const found *f)
                 f->failures);
     for (size_t k = 0; k < f->nfaults; k++) {
         const ac_transient_fault *p = &f->plan[k];
-        fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", f->m->nodes[p->target].id,
+        fprintf(fp, "  fault %s %s = %.6g%s from %.6g s to ", ac_search_target_id(f->m, p->target),
                 attr_name(p->attr), p->value,
                 p->attr == AC_TRANSIENT_FAULT_DELAY || p->attr == AC_TRANSIENT_FAULT_COLD_START
                     ? " s"
@@ -236,9 +239,10 @@ static void fault_key(const found *f, size_t k, char *buf, size_t size)
     for (size_t j = 0; j < k; j++)
         rep += f->plan[j].target == f->plan[k].target && f->plan[j].attr == f->plan[k].attr;
     if (rep == 1)
-        snprintf(buf, size, "%s.%s", f->m->nodes[f->plan[k].target].id, attr_name(f->plan[k].attr));
+        snprintf(buf, size, "%s.%s", ac_search_target_id(f->m, f->plan[k].target),
+                 attr_name(f->plan[k].attr));
     else
-        snprintf(buf, size, "%s.%s#%zu", f->m->nodes[f->plan[k].target].id,
+        snprintf(buf, size, "%s.%s#%zu", ac_search_target_id(f->m, f->plan[k].target),
                  attr_name(f->plan[k].attr), rep);
 }
 
@@ -295,9 +299,14 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_object_begin(w);
     ac_jsonw_key(w, "tau");
     ac_jsonw_double(w, st->tau);
-    json_num_or_null(w, "boundary", st->variants[0].own.rate);
+    json_num_or_null(w, "boundary", st->variants[0].computed ? st->variants[0].own.rate : NAN);
     ac_jsonw_key(w, "boundary_status");
-    ac_jsonw_string(w, boundary_status(st->variants[0].own.status));
+    ac_jsonw_string(w, st->variants[0].computed ? boundary_status(st->variants[0].own.status)
+                                                : "not computed");
+    if (!st->variants[0].computed) {
+        ac_jsonw_key(w, "why");
+        ac_jsonw_string(w, st->variants[0].why);
+    }
     ac_jsonw_key(w, "approximation");
     ac_jsonw_string(w, "fluid");
     ac_jsonw_key(w, "evaluations");
@@ -388,7 +397,7 @@ static void print_json(FILE *fp, const found *f)
     for (size_t k = 0; k < f->nfaults; k++) {
         ac_jsonw_object_begin(&w);
         ac_jsonw_key(&w, "target");
-        ac_jsonw_string(&w, f->m->nodes[f->plan[k].target].id);
+        ac_jsonw_string(&w, ac_search_target_id(f->m, f->plan[k].target));
         ac_jsonw_key(&w, "attribute");
         ac_jsonw_string(&w, attr_name(f->plan[k].attr));
         ac_jsonw_key(&w, "value");
@@ -462,7 +471,8 @@ typedef struct cli_opts {
     const char *mitigation;            /* NULL, "all" or an id */
     size_t study_budget;
     const char *export_fis, *export_ctk;
-    const char *report; /* --report OUT.pdf, or NULL */
+    const char *report;  /* --report OUT.pdf, or NULL */
+    size_t report_seeds; /* --report-seeds K: 0 or 1, one seed */
 } cli_opts;
 
 /* --confirm, --mitigation, --study-budget, --export-*; 1 when c was one of them. */
@@ -495,6 +505,12 @@ static int parse_more(int c, cli_opts *o, int *status)
     case 'F': o->export_fis = optarg; return 1;
     case 'T': o->export_ctk = optarg; return 1;
     case 'R': o->report = optarg; return 1;
+    case 'K':
+        if (ac_cli_ulong_parse(optarg, AC_SEARCH_CONVERGENCE_SEEDS_MAX, &v) != 0 || v == 0)
+            *status = ac_cli_fail("--report-seeds takes a whole number from 1 to %d: got '%s'",
+                                  AC_SEARCH_CONVERGENCE_SEEDS_MAX, optarg);
+        o->report_seeds = (size_t)v;
+        return 1;
     default: return 0;
     }
 }
@@ -514,6 +530,7 @@ static int parse_opts(int argc, char **argv, cli_opts *o)
                                          {"export-fis", required_argument, NULL, 'F'},
                                          {"export-chaostoolkit", required_argument, NULL, 'T'},
                                          {"report", required_argument, NULL, 'R'},
+                                         {"report-seeds", required_argument, NULL, 'K'},
                                          {"format", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
@@ -585,8 +602,8 @@ static int export_one(const char *path, const found *f, double horizon, int fis)
     int rc = ac_atomic_open(&af, path, &err);
     if (rc == 0) {
         rc = fis ? ac_search_export_fis(af.fp, f->m, f->plan, f->nfaults, horizon, f->score, &err)
-                 : ac_search_export_chaostoolkit(af.fp, f->m, f->plan, f->nfaults, horizon,
-                                                 f->score, &err);
+                 : ac_search_export_chaostoolkit(af.fp, f->m, f->plan, f->nfaults, f->terms,
+                                                 f->nterms, horizon, f->score, &err);
         if (rc == 0)
             rc = ac_atomic_commit(&af, &err);
         else
@@ -641,12 +658,21 @@ static int write_report(const cli_opts *o, const found *f, double horizon, ac_se
     ac_report_search rs;
     ac_report_pdf_options po;
     ac_error err = {0};
+    ac_search_convergence *conv = o->report_seeds > 1 ? calloc(1, sizeof *conv) : NULL;
     double *other = calloc(2 * cap + 2, sizeof *other);
     size_t nother = 0;
-    int rc = other == NULL ? ac_error_set(&err, AC_ENOMEM, "out of memory") : 0;
-    if (rc == 0)
+    int rc = other == NULL || (o->report_seeds > 1 && conv == NULL)
+                 ? ac_error_set(&err, AC_ENOMEM, "out of memory")
+                 : 0;
+    if (rc == 0 && conv != NULL) {
+        /* several seeds: the GA and random sampling K times each (no one-seed trace) */
+        ac_search_problem pr = ac_search_objective_problem(obj);
+        rc = ac_search_convergence_run(&pr, &o->so, o->report_seeds, conv, &err);
+    } else if (rc == 0) {
         rc = trace_other(obj, o, other, other + cap + 1, cap, &nother, &err);
+    }
     memset(&rs, 0, sizeof rs);
+    rs.convergence = conv;
     rs.file = f->file;
     rs.model = f->m;
     rs.method = f->method;
@@ -677,6 +703,7 @@ static int write_report(const cli_opts *o, const found *f, double horizon, ac_se
     if (rc == 0)
         rc = ac_report_search_pdf(o->report, &rs, &po, &err);
     free(other);
+    free(conv);
     if (rc != 0) {
         fprintf(stderr, "archcheck: %s\n", err.message);
         return AC_EXIT_USAGE;
@@ -826,6 +853,7 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
                 "archcheck: %s: note: %zu evaluations failed to integrate and have no score "
                 "(a worst case may lie among them)\n",
                 file, failures);
+
     if (o->export_fis != NULL)
         status = export_one(o->export_fis, &f, horizon, 1);
     if (status == 0 && o->export_ctk != NULL)
@@ -835,6 +863,12 @@ static int run(const ac_model *m, const char *file, cli_opts *o)
             status = AC_EXIT_USAGE;
         else
             status = write_report(o, &f, horizon, obj, trace, ntrace, cap);
+    }
+    if (status == 0 && study != NULL && !study->variants[0].computed) {
+        /* the study's budget binds the baseline too: no boundary, nothing to compare */
+        fprintf(stderr, "archcheck: %s: the resilience study is inconclusive: %s\n", file,
+                study->variants[0].why);
+        status = AC_EXIT_INCONCLUSIVE;
     }
 cleanup:
     free(trace);

@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_BUDGET            12 /* evaluations of one search */
 #define FUZZ_POPULATION        4
-#define FUZZ_STUDY_EVALS       40  /* evaluations of the study */
+/* the study's evaluations: its baseline's boundary needs at most 9 probes x (12 + 1 + 2 genes) */
+#define FUZZ_STUDY_EVALS       240
 #define FUZZ_TRANSIENT_SAMPLES 11  /* output points of a transient */
 #define FUZZ_TRANSIENT_DIM     48  /* a pool's levels in the transient */
 #define FUZZ_TRANSIENT_WORK    1e5 /* the transient's steps x states */
@@ -85,8 +86,8 @@ static void export_plan(const ac_model *m, const ac_transient_fault *plan, size_
     require_status(ac_search_export_fis(fp, m, plan, n, horizon, score, &err), &err,
                    "ac_search_export_fis");
     memset(&err, 0, sizeof err);
-    require_status(ac_search_export_chaostoolkit(fp, m, plan, n, horizon, score, &err), &err,
-                   "ac_search_export_chaostoolkit");
+    require_status(ac_search_export_chaostoolkit(fp, m, plan, n, NULL, 0, horizon, score, &err),
+                   &err, "ac_search_export_chaostoolkit");
     fclose(fp);
 }
 
@@ -164,12 +165,15 @@ static void study(const ac_model *m)
     rc = ac_search_study_run(m, &st, &s, &err);
     require_status(rc, &err, "ac_search_study_run");
     if (s != NULL) {
-        /* the budget binds the variants (search.h); the baseline's boundary always runs,
-         * bounded by its probes x the per-probe budget */
-        require(s->evaluations <= FUZZ_STUDY_EVALS ||
-                    s->evaluations == s->variants[0].evaluations,
-                "a study keeps its budget");
+        /* the budget binds the whole study, the baseline included (search.h); a baseline
+         * over it computes nothing, and says why */
+        require(s->evaluations <= FUZZ_STUDY_EVALS, "a study keeps its budget");
         require(s->nvariants >= 1, "a study has its baseline");
+        require(s->variants[0].computed || (s->evaluations == 0 && s->variants[0].why[0] != '\0'),
+                "a baseline over the budget spends nothing and says why");
+        for (size_t i = 1; i < s->nvariants; i++)
+            require(s->variants[0].computed || !s->variants[i].computed,
+                    "no variant without its baseline");
     }
     ac_search_study_free(s);
 }

@@ -3,8 +3,9 @@
  * case found (each fault's window drawn on the time axis of the horizon, with its value; the
  * objective's terms and the score against tau; the confirmation by simulation), then the
  * convergence (the best score after each generation of the GA against random sampling in the
- * same budget, with tau). Drawing never allocates; every libharu failure longjmps back to
- * ac_pdf_doc_write (report/pdf_doc.c).
+ * same budget, with tau; with several seeds, their median and quartiles on one grid of
+ * evaluations, search/convergence.c). Drawing never allocates; every libharu failure longjmps back
+ * to ac_pdf_doc_write (report/pdf_doc.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ static void windows(ac_pdf_doc *d, const ac_report_search *s)
         const ac_transient_fault *f = &s->plan[k];
         double a = fmin(fmax(f->start, 0.0), h), b = isinf(f->end) ? h : fmin(f->end, h);
         double y = d->y - ROW_H * (double)(k + 1);
-        snprintf(buf, sizeof buf, "%s.%s = %.4g%s", s->model->nodes[f->target].id,
+        snprintf(buf, sizeof buf, "%s.%s = %.4g%s", ac_search_target_id(s->model, f->target),
                  ac_search_attr_name(f->attr), f->value, attr_unit(f->attr));
         ac_plot_set_gray(&d->cv, 0.0, 0.0);
         ac_plot_text(&d->cv, d->cv.regular, 7.5, MARGIN_X, y + 4.0, AC_PLOT_LEFT, buf);
@@ -133,18 +134,15 @@ static void worst_case_page(ac_pdf_doc *d, const ac_report_search *s)
     terms(d, s);
 }
 
-static void convergence_page(ac_pdf_doc *d, const ac_report_search *s)
+static void convergence_one(ac_pdf_doc *d, const ac_report_search *s)
 {
     double tx[2], ty[2], box_h = 300.0, top = s->tau;
     char title[200];
     ac_plot p;
-    ac_pdf_doc_page_new(d);
-    ac_pdf_doc_heading_write(d, 15.0, "Convergence");
-    paragraph(d,
-              "The best score found after each generation, the genetic algorithm against "
-              "uniform random sampling of the same space with the same budget and seed "
-              "(dotted: tau), before the polish of the best. One seed: the ten-seed comparison is "
-              "in the benchmarks (make bench).");
+    paragraph(d, "The best score found after each generation, the genetic algorithm against "
+                 "uniform random sampling of the same space with the same budget and seed "
+                 "(dotted: tau), before the polish of the best. One seed: --report-seeds K draws "
+                 "the median and quartiles of K seeds.");
     snprintf(title, sizeof title, "Best score per evaluation (GA %.4g, random %.4g)",
              s->ga_n > 0 ? s->ga_best[s->ga_n - 1] : NAN,
              s->random_n > 0 ? s->random_best[s->random_n - 1] : NAN);
@@ -167,6 +165,88 @@ static void convergence_page(ac_pdf_doc *d, const ac_report_search *s)
     ac_pdf_doc_room_ensure(d, box_h);
     ac_plot_draw(&d->cv, &p, MARGIN_X, d->y - box_h, CONTENT_W, box_h);
     d->y -= box_h + 12.0;
+}
+
+/* One chart of the seeds' statistic `q` (0: q1, 1: median, 2: q3; q < 0: q1 and q3) for
+ * both methods, with tau. */
+static void convergence_chart(ac_pdf_doc *d, const ac_report_search *s, const char *title, int q,
+                              double box_h)
+{
+    const ac_search_convergence *c = s->convergence;
+    double tx[2], ty[2], top = s->tau;
+    ac_plot p;
+    ac_plot_init(&p, title, AC_PLOT_LINEAR, "evaluations", AC_PLOT_LINEAR, "best score");
+    if (q >= 0) {
+        ac_plot_add(&p, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, c->evals, c->best[0][q],
+                    AC_SEARCH_CONVERGENCE_POINTS, "genetic algorithm, median");
+        ac_plot_add(&p, AC_PLOT_KIND_STEP, AC_PLOT_DASHED, c->evals, c->best[1][q],
+                    AC_SEARCH_CONVERGENCE_POINTS, "random sampling, median");
+    } else {
+        for (int m = 0; m < 2; m++)
+            for (int k = 0; k < 3; k += 2)
+                ac_plot_add(&p, AC_PLOT_KIND_STEP, m == 0 ? AC_PLOT_SOLID : AC_PLOT_DASHED,
+                            c->evals, c->best[m][k], AC_SEARCH_CONVERGENCE_POINTS,
+                            k == 2 ? NULL
+                                   : (m == 0 ? "genetic algorithm, quartiles"
+                                             : "random sampling, quartiles"));
+    }
+    tx[0] = 0.0;
+    tx[1] = (double)c->budget;
+    ty[0] = ty[1] = s->tau;
+    ac_plot_add(&p, AC_PLOT_KIND_LINE, AC_PLOT_DOTTED, tx, ty, 2, "tau");
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 3; k++)
+            for (size_t i = 0; i < AC_SEARCH_CONVERGENCE_POINTS; i++)
+                if (isfinite(c->best[m][k][i]))
+                    top = fmax(top, c->best[m][k][i]);
+    p.yaxis.min = 0.0;
+    p.yaxis.max = fmin(1.0, top * 1.1 > 0.0 ? top * 1.1 : 1.0);
+    p.empty_note = "no generation was scored";
+    ac_pdf_doc_room_ensure(d, box_h);
+    ac_plot_draw(&d->cv, &p, MARGIN_X, d->y - box_h, CONTENT_W, box_h);
+    d->y -= box_h + 12.0;
+}
+
+/* Several seeds: the median, then the quartiles, and the figures in words. */
+static void convergence_seeds(ac_pdf_doc *d, const ac_report_search *s)
+{
+    const ac_search_convergence *c = s->convergence;
+    static const char *const name[2] = {"genetic algorithm", "random sampling"};
+    char buf[600];
+    snprintf(buf, sizeof buf,
+             "The best score found by each number of evaluations, the genetic algorithm against "
+             "uniform random sampling of the same space, %zu seeds each (%lu to %lu, every one "
+             "counted), %zu evaluations per run, before the polish of the best (dotted: tau). "
+             "Above: the median over the seeds; below: their quartiles (the spread).",
+             c->nseeds, c->seed, c->seed + (unsigned long)c->nseeds - 1, c->budget);
+    paragraph(d, buf);
+    for (int m = 0; m < 2; m++) {
+        char reach[96];
+        if (isnan(c->reach99[m]))
+            snprintf(reach, sizeof reach, "fewer than half of the seeds reached 99%% of it (%zu)",
+                     c->reached99[m]);
+        else
+            snprintf(reach, sizeof reach,
+                     "%zu of %zu seeds reached 99%% of it, median %.0f "
+                     "evaluations",
+                     c->reached99[m], c->nseeds, c->reach99[m]);
+        snprintf(buf, sizeof buf,
+                 "%s: final best median %.4g (quartiles %.4g to %.4g); best of all runs %.4g: %s.",
+                 name[m], c->final[m][1], c->final[m][0], c->final[m][2], c->top, reach);
+        paragraph(d, buf);
+    }
+    convergence_chart(d, s, "Best score per evaluation: median over the seeds", 1, 250.0);
+    convergence_chart(d, s, "Best score per evaluation: quartiles over the seeds", -1, 250.0);
+}
+
+static void convergence_page(ac_pdf_doc *d, const ac_report_search *s)
+{
+    ac_pdf_doc_page_new(d);
+    ac_pdf_doc_heading_write(d, 15.0, "Convergence");
+    if (s->convergence != NULL && s->convergence->nseeds > 1)
+        convergence_seeds(d, s);
+    else
+        convergence_one(d, s);
 }
 
 static void draw_search(ac_pdf_doc *d, const void *ctx)

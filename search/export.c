@@ -27,10 +27,38 @@ const char *ac_search_attr_name(ac_transient_fault_attr a)
     return "?";
 }
 
-/* The FIS action of fault f on its node, NULL when FIS has none. */
+/* A link is cut (aws:network:disrupt-connectivity) when it loses at least this share of its
+ * capacity; a smaller loss is a drill of packet loss at that share (FIS has no bandwidth
+ * limit). */
+#define LINK_CUT 0.999
+
+static int is_link(const ac_model *m, const ac_transient_fault *f)
+{
+    return ac_search_target_is_link(m, f->target);
+}
+
+/* The node whose resources a fault acts on: its node, or a link's sending node. */
+static const char *resource_node(const ac_model *m, const ac_transient_fault *f)
+{
+    if (is_link(m, f))
+        return m->nodes[m->links[f->target - m->nnodes].from].id;
+    return ac_search_target_id(m, f->target);
+}
+
+/* The FIS action of fault f on its node or link, NULL when FIS has none. */
 static const char *fis_action(const ac_model *m, const ac_transient_fault *f)
 {
-    ac_node_kind kind = m->nodes[f->target].kind;
+    ac_node_kind kind;
+    if (is_link(m, f)) {
+        if (f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS && f->value >= LINK_CUT)
+            return "aws:network:disrupt-connectivity";
+        if (f->attr == AC_TRANSIENT_FAULT_CAPACITY_LOSS || f->attr == AC_TRANSIENT_FAULT_DELAY)
+            return "aws:ssm:send-command";
+        return NULL;
+    }
+    if (f->target >= m->nnodes)
+        return NULL;
+    kind = m->nodes[f->target].kind;
     if (kind == AC_NODE_FUNCTION && f->attr == AC_TRANSIENT_FAULT_DELAY)
         return "aws:lambda:invocation-add-delay";
     if (kind == AC_NODE_FUNCTION && f->attr == AC_TRANSIENT_FAULT_FAIL_PROB)
@@ -40,6 +68,22 @@ static const char *fis_action(const ac_model *m, const ac_transient_fault *f)
     if (kind == AC_NODE_POOL && f->attr == AC_TRANSIENT_FAULT_DELAY)
         return "aws:ssm:send-command";
     return NULL;
+}
+
+/* The FIS resource type of fault f's target, and the key of an action's targets. */
+static const char *resource_type(const ac_model *m, const ac_transient_fault *f, const char **key)
+{
+    const char *action = fis_action(m, f);
+    if (action != NULL && strcmp(action, "aws:network:disrupt-connectivity") == 0) {
+        *key = "Subnets";
+        return "aws:ec2:subnet";
+    }
+    if (!is_link(m, f) && f->target < m->nnodes && m->nodes[f->target].kind == AC_NODE_FUNCTION) {
+        *key = "Functions";
+        return "aws:lambda:function";
+    }
+    *key = "Instances";
+    return "aws:ec2:instance";
 }
 
 /* An ISO 8601 duration of t s, rounded up to whole seconds (at least 1 s). */
@@ -75,11 +119,13 @@ static void fault_line(const ac_model *m, const ac_transient_fault *f, char *buf
     const char *unit =
         f->attr == AC_TRANSIENT_FAULT_DELAY || f->attr == AC_TRANSIENT_FAULT_COLD_START ? " s" : "";
     if (isinf(f->end))
-        snprintf(buf, size, "%s.%s = %.6g%s from %.6g s to the horizon", m->nodes[f->target].id,
-                 ac_search_attr_name(f->attr), f->value, unit, f->start);
+        snprintf(buf, size, "%s.%s = %.6g%s from %.6g s to the horizon",
+                 ac_search_target_id(m, f->target), ac_search_attr_name(f->attr), f->value, unit,
+                 f->start);
     else
-        snprintf(buf, size, "%s.%s = %.6g%s from %.6g s to %.6g s", m->nodes[f->target].id,
-                 ac_search_attr_name(f->attr), f->value, unit, f->start, f->end);
+        snprintf(buf, size, "%s.%s = %.6g%s from %.6g s to %.6g s",
+                 ac_search_target_id(m, f->target), ac_search_attr_name(f->attr), f->value, unit,
+                 f->start, f->end);
 }
 
 static void kv(ac_jsonw *w, const char *key, const char *value)
@@ -97,16 +143,16 @@ static void fis_targets(ac_jsonw *w, const ac_model *m, const ac_transient_fault
     ac_jsonw_object_begin(w);
     for (size_t k = 0; k < nfaults; k++) {
         const ac_transient_fault *f = &faults[k];
-        int lambda = m->nodes[f->target].kind == AC_NODE_FUNCTION;
+        const char *key;
         if (fis_action(m, f) == NULL)
             continue;
-        fis_name("target", m->nodes[f->target].id, k, name, sizeof name);
+        fis_name("target", ac_search_target_id(m, f->target), k, name, sizeof name);
         ac_jsonw_key(w, name);
         ac_jsonw_object_begin(w);
-        kv(w, "resourceType", lambda ? "aws:lambda:function" : "aws:ec2:instance");
+        kv(w, "resourceType", resource_type(m, f, &key));
         ac_jsonw_key(w, "resourceTags");
         ac_jsonw_object_begin(w);
-        kv(w, "archcheck:node", m->nodes[f->target].id);
+        kv(w, "archcheck:node", resource_node(m, f));
         ac_jsonw_object_end(w);
         if (f->attr == AC_TRANSIENT_FAULT_SERVERS_DOWN)
             snprintf(sel, sizeof sel, "COUNT(%.0f)", f->value);
@@ -119,7 +165,8 @@ static void fis_targets(ac_jsonw *w, const ac_model *m, const ac_transient_fault
 }
 
 /* The parameters of fault f's action (strings, as FIS takes them). */
-static void fis_parameters(ac_jsonw *w, const ac_transient_fault *f, const char *action, double len)
+static void fis_parameters(ac_jsonw *w, const ac_model *m, const ac_transient_fault *f,
+                           const char *action, double len)
 {
     char buf[256], dur[32];
     iso_duration(len, dur, sizeof dur);
@@ -137,6 +184,29 @@ static void fis_parameters(ac_jsonw *w, const ac_transient_fault *f, const char 
         kv(w, "preventExecution", "false");
     } else if (strcmp(action, "aws:ec2:stop-instances") == 0) {
         kv(w, "startInstancesAfterDuration", dur);
+    } else if (strcmp(action, "aws:network:disrupt-connectivity") == 0) {
+        kv(w, "duration", dur);
+        kv(w, "scope", "all");
+    } else if (is_link(m, f)) {
+        /* the sending node's traffic to the receiving node (its host name: the node's id) */
+        const char *to = m->nodes[m->links[f->target - m->nnodes].to].id;
+        int delay = f->attr == AC_TRANSIENT_FAULT_DELAY;
+        kv(w, "documentArn",
+           delay ? "arn:aws:ssm:REGION::document/AWSFIS-Run-Network-Latency-Sources"
+                 : "arn:aws:ssm:REGION::document/AWSFIS-Run-Network-Packet-Loss-Sources");
+        if (delay)
+            snprintf(buf, sizeof buf,
+                     "{\"DelayMilliseconds\":\"%.0f\",\"Sources\":\"%.64s\","
+                     "\"DurationSeconds\":\"%.0f\",\"InstallDependencies\":\"True\"}",
+                     ceil(f->value * 1000.0), to, fmax(1.0, ceil(len - 1e-9)));
+        else
+            snprintf(buf, sizeof buf,
+                     "{\"LossPercent\":\"%.0f\",\"Sources\":\"%.64s\","
+                     "\"DurationSeconds\":\"%.0f\",\"InstallDependencies\":\"True\"}",
+                     fmin(100.0, fmax(1.0, round(100.0 * f->value))), to,
+                     fmax(1.0, ceil(len - 1e-9)));
+        kv(w, "documentParameters", buf);
+        kv(w, "duration", dur);
     } else {
         kv(w, "documentArn", "arn:aws:ssm:REGION::document/AWSFIS-Run-Network-Latency");
         snprintf(buf, sizeof buf,
@@ -158,12 +228,13 @@ static void fis_actions(ac_jsonw *w, const ac_model *m, const ac_transient_fault
     for (size_t k = 0; k < nfaults; k++) {
         const ac_transient_fault *f = &faults[k];
         const char *action = fis_action(m, f);
-        int lambda = m->nodes[f->target].kind == AC_NODE_FUNCTION;
+        const char *id = ac_search_target_id(m, f->target), *key;
         if (action == NULL || !(f->start < horizon))
             continue;
-        fis_name("wait", m->nodes[f->target].id, k, wait, sizeof wait);
-        fis_name("fault", m->nodes[f->target].id, k, name, sizeof name);
-        fis_name("target", m->nodes[f->target].id, k, target, sizeof target);
+        (void)resource_type(m, f, &key);
+        fis_name("wait", id, k, wait, sizeof wait);
+        fis_name("fault", id, k, name, sizeof name);
+        fis_name("target", id, k, target, sizeof target);
         fault_line(m, f, line, sizeof line);
         if (f->start > 0.0) {
             iso_duration(f->start, dur, sizeof dur);
@@ -181,10 +252,10 @@ static void fis_actions(ac_jsonw *w, const ac_model *m, const ac_transient_fault
         ac_jsonw_object_begin(w);
         kv(w, "actionId", action);
         kv(w, "description", line);
-        fis_parameters(w, f, action, window_len(f, horizon));
+        fis_parameters(w, m, f, action, window_len(f, horizon));
         ac_jsonw_key(w, "targets");
         ac_jsonw_object_begin(w);
-        kv(w, lambda ? "Functions" : "Instances", target);
+        kv(w, key, target);
         ac_jsonw_object_end(w);
         if (f->start > 0.0) {
             ac_jsonw_key(w, "startAfter");
@@ -282,7 +353,8 @@ static void ctk_faults(ac_jsonw *w, const ac_model *m, const ac_transient_fault 
         const ac_transient_fault *f = &faults[k];
         const char *action = fis_action(m, f);
         ac_jsonw_object_begin(w);
-        kv(w, "target", m->nodes[f->target].id);
+        kv(w, "target", ac_search_target_id(m, f->target));
+        kv(w, "target_kind", is_link(m, f) ? "link" : ac_node_kind_name(m->nodes[f->target].kind));
         kv(w, "attribute", ac_search_attr_name(f->attr));
         ac_jsonw_key(w, "value");
         ac_jsonw_double(w, f->value);
@@ -305,8 +377,97 @@ static void ctk_faults(ac_jsonw *w, const ac_model *m, const ac_transient_fault 
     ac_jsonw_array_end(w);
 }
 
+/* The largest value of term i's metric that keeps its share of the score at most tau:
+ * tau norm (norm: the term's, the horizon for a backlog duration without one, 1 otherwise),
+ * (1 + tau) m0 for a latency against its no-fault value m0 (terms[i].norm); NAN when m0 is
+ * not known (terms NULL). */
+static double term_limit(const ac_model *m, const ac_search_term_value *terms, size_t nterms,
+                         size_t i, ac_metric metric, double norm, double horizon)
+{
+    double tau = m->faults.tau;
+    int latency = metric == AC_METRIC_P95_LATENCY || metric == AC_METRIC_P99_LATENCY;
+    if (norm > 0.0)
+        return tau * norm;
+    if (metric == AC_METRIC_BACKLOG_DURATION)
+        return tau * horizon;
+    if (!latency)
+        return tau;
+    return terms != NULL && i < nterms && terms[i].norm > 0.0 ? (1.0 + tau) * terms[i].norm : NAN;
+}
+
+/* One probe of the steady state: term i's metric, read from CloudWatch (namespace archcheck,
+ * metric = the term's metric name, dimension node = its target or end-to-end; the team
+ * publishes them), its largest value over the horizon within [0, limit]. */
+static void ctk_probe(ac_jsonw *w, size_t i, ac_metric metric, const char *target, double limit,
+                      double horizon)
+{
+    char name[160];
+    snprintf(name, sizeof name, "term-%zu-%s-%.64s", i + 1, ac_metric_name(metric), target);
+    ac_jsonw_object_begin(w);
+    kv(w, "type", "probe");
+    kv(w, "name", name);
+    ac_jsonw_key(w, "tolerance");
+    ac_jsonw_object_begin(w);
+    kv(w, "type", "range");
+    ac_jsonw_key(w, "range");
+    ac_jsonw_array_begin(w);
+    ac_jsonw_double(w, 0.0);
+    ac_jsonw_double(w, limit);
+    ac_jsonw_array_end(w);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "provider");
+    ac_jsonw_object_begin(w);
+    kv(w, "type", "python");
+    kv(w, "module", "chaosaws.cloudwatch.probes");
+    kv(w, "func", "get_metric_statistics");
+    ac_jsonw_key(w, "arguments");
+    ac_jsonw_object_begin(w);
+    kv(w, "namespace", "archcheck");
+    kv(w, "metric_name", ac_metric_name(metric));
+    kv(w, "dimension_name", "node");
+    kv(w, "dimension_value", target);
+    ac_jsonw_key(w, "duration");
+    ac_jsonw_double(w, fmax(60.0, ceil(horizon)));
+    kv(w, "statistic", "Maximum");
+    ac_jsonw_object_end(w);
+    ac_jsonw_object_end(w);
+    ac_jsonw_object_end(w);
+}
+
+/* The steady-state hypothesis, from the requirement: every term of the objective within tau
+ * of its norm (then S = sum w_i min(1, m_i / norm_i) <= tau: a sufficient condition), checked
+ * before and after the method. */
+static void ctk_hypothesis(ac_jsonw *w, const ac_model *m, const ac_search_term_value *terms,
+                           size_t nterms, double horizon)
+{
+    const ac_faults *fs = &m->faults;
+    int has = fs->has_objective && fs->nterms > 0;
+    size_t n = has ? fs->nterms : 1;
+    char title[256];
+    snprintf(title, sizeof title,
+             "the degradation score stays below tau = %.4g: every term of the objective within "
+             "tau of its norm",
+             fs->tau);
+    ac_jsonw_key(w, "steady-state-hypothesis");
+    ac_jsonw_object_begin(w);
+    kv(w, "title", title);
+    ac_jsonw_key(w, "probes");
+    ac_jsonw_array_begin(w);
+    for (size_t i = 0; i < n; i++) {
+        ac_metric metric = has ? fs->terms[i].metric : AC_METRIC_ERROR_RATE;
+        size_t tg = has ? fs->terms[i].target : AC_NONE;
+        double limit =
+            term_limit(m, terms, nterms, i, metric, has ? fs->terms[i].norm : 1.0, horizon);
+        if (isfinite(limit))
+            ctk_probe(w, i, metric, tg != AC_NONE ? m->nodes[tg].id : "end-to-end", limit, horizon);
+    }
+    ac_jsonw_array_end(w);
+    ac_jsonw_object_end(w);
+}
+
 int ac_search_export_chaostoolkit(FILE *fp, const ac_model *m, const ac_transient_fault *faults,
-                                  size_t nfaults, double horizon, double score, ac_error *err)
+                                  size_t nfaults, const ac_search_term_value *terms, size_t nterms,
+                                  double horizon, double score, ac_error *err)
 {
     ac_jsonw w;
     char text[4096], desc[4352];
@@ -335,6 +496,7 @@ int ac_search_export_chaostoolkit(FILE *fp, const ac_model *m, const ac_transien
     ac_jsonw_object_end(&w);
     ac_jsonw_object_end(&w);
     ctk_faults(&w, m, faults, nfaults, horizon, score);
+    ctk_hypothesis(&w, m, terms, nterms, horizon);
     ac_jsonw_key(&w, "method");
     ac_jsonw_array_begin(&w);
     ac_jsonw_object_begin(&w);

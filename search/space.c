@@ -4,7 +4,9 @@
  *
  * Each <fault> contributes one plan fault per present value attribute (delay, fail-prob,
  * servers-down, capacity-loss, cold-start), all sharing the <fault>'s window
- * [at, at + for) (for absent: to the horizon, end = INFINITY; at absent: 0).
+ * [at, at + for) (for absent: to the horizon, end = INFINITY; at absent: 0). A <fault> on
+ * link l targets nnodes + l (the transient's and the simulator's numbering: delay and
+ * capacity-loss, solver/transient_faults.c, sim/faults.c).
  */
 #include <math.h>
 #include <stdint.h>
@@ -79,7 +81,8 @@ static int add_gene(ac_search_space *s, size_t fault, ac_search_gene_kind kind,
 static int add_fault(ac_search_space *s, size_t i, ac_error *err)
 {
     const ac_fault *f = &s->model->faults.items[i];
-    const char *node = s->model->nodes[f->target].id;
+    size_t target = f->target_is_link ? s->model->nnodes + f->target : f->target;
+    const char *node = ac_search_target_id(s->model, target);
     size_t at_gene = SIZE_MAX, for_gene = SIZE_MAX;
     size_t first = s->nfaults;
     int rc;
@@ -95,7 +98,7 @@ static int add_fault(ac_search_space *s, size_t i, ac_error *err)
         sl = &s->faults[s->nfaults++];
         sl->fault = i;
         sl->attr = value_attrs[a].attr;
-        sl->target = f->target;
+        sl->target = target;
         sl->lo = r->lo;
         sl->hi = r->hi;
         sl->integer = value_attrs[a].integer;
@@ -127,11 +130,6 @@ int ac_search_space_new(const ac_model *model, double horizon, ac_search_space *
         return ac_error_set(err, AC_EINVAL, "the model has no <faults> space");
     if (!(horizon > 0.0) || !isfinite(horizon))
         return ac_error_set(err, AC_EINVAL, "the search needs a positive transient horizon");
-    for (size_t i = 0; i < model->faults.count; i++)
-        if (model->faults.items[i].target_is_link)
-            return ac_error_set_at(err, AC_EINVAL, model->faults.items[i].loc,
-                                   "a <fault> on a <link>: the transient has no links, so the "
-                                   "search cannot apply it");
     s = calloc(1, sizeof *s);
     if (s == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (fault space)");
@@ -145,6 +143,22 @@ int ac_search_space_new(const ac_model *model, double horizon, ac_search_space *
     }
     *out = s;
     return 0;
+}
+
+const char *ac_search_target_id(const ac_model *model, size_t target)
+{
+    if (target < model->nnodes)
+        return model->nodes[target].id;
+    if (target - model->nnodes < model->nlinks)
+        return model->links[target - model->nnodes].id != NULL
+                   ? model->links[target - model->nnodes].id
+                   : "?";
+    return "?";
+}
+
+int ac_search_target_is_link(const ac_model *model, size_t target)
+{
+    return target >= model->nnodes && target - model->nnodes < model->nlinks;
 }
 
 void ac_search_space_free(ac_search_space *space)

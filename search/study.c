@@ -8,10 +8,14 @@
  * mitigations change parameters, not nodes), so the baseline's worst plan applies to it as it
  * is. Each variant's search starts from the baseline's final population (its last probe's, at
  * B_r(none)) and each of its probes ends once a plan reaches tau (which decides that probe):
- * the baseline's worst plans are the first candidates against a mitigation. Budget: before a
- * variant, the most its two boundaries can spend, (2 + ceil(log2(ln(hi / lo) /
- * ln(1 + rel_tol)))) probes of the per-probe budget (and its polish) plus as many single
- * evaluations, must fit in what is left; else it is not computed.
+ * the baseline's worst plans are the first candidates against a mitigation. Budget: it binds
+ * the whole study, the baseline included. Before the baseline, the most it can spend, P =
+ * 2 + ceil(log2(ln(hi / lo) / ln(1 + rel_tol))) probes of the per-probe budget (and its
+ * polish) and the search at score_at, must fit in max_evaluations; else nothing is computed
+ * (every variant says why: a study without its baseline has no boundary to compare with).
+ * Before a variant, the most its two boundaries can spend, P probes plus as many single
+ * evaluations (and the search at score_at), must fit in what is left; else it is not
+ * computed. So st->evaluations <= st->budget always.
  */
 #include <math.h>
 #include <stdio.h>
@@ -120,15 +124,48 @@ cleanup:
     return rc;
 }
 
-/* The baseline: its boundary and worst case at it. */
+/* Over the budget before the baseline: every variant not computed, with why. */
+static void skip_all(ac_search_study *st, size_t need)
+{
+    for (size_t i = 0; i < st->nvariants; i++) {
+        ac_search_variant *v = &st->variants[i];
+        v->computed = 0;
+        v->gain = v->gain_against = v->worst_score = NAN;
+        if (v->excluded)
+            continue;
+        if (i == 0)
+            snprintf(v->why, sizeof v->why,
+                     "not searched: its boundary could need %zu evaluations, more than the "
+                     "study's budget of %zu",
+                     need, st->budget);
+        else
+            snprintf(v->why, sizeof v->why,
+                     "not searched: the baseline was not (its boundary could need %zu "
+                     "evaluations, more than the study's budget of %zu)",
+                     need, st->budget);
+    }
+}
+
+/* The baseline: its boundary and worst case at it; *skipped = 1 when it cannot fit in the
+ * budget (then nothing is computed). */
 static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_search_study *st,
-                        ac_error *err)
+                        int *skipped, ac_error *err)
 {
     ac_search_space *sp = NULL;
     ac_search_objective *obj = NULL;
     ac_search_variant *v = &st->variants[0];
     double *worst = NULL;
     int rc = open_objective(m, o, &sp, &obj, err);
+    *skipped = 0;
+    if (rc == 0) {
+        size_t need =
+            (max_probes(o) + (o->score_at > 0.0)) * probe_cost(o, ac_search_space_ngenes(sp));
+        if (need > st->budget) {
+            skip_all(st, need);
+            *skipped = 1;
+            goto cleanup;
+        }
+    }
     if (rc == 0) {
         st->nfaults = ac_search_space_nfaults(sp);
         worst = calloc(ac_search_space_ngenes(sp) + 1, sizeof *worst);
@@ -160,6 +197,7 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
         v->evaluations_cold = v->evaluations;
         st->evaluations += v->evaluations;
     }
+cleanup:
     free(worst);
     ac_search_objective_free(obj);
     ac_search_space_free(sp);
@@ -235,7 +273,7 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     ac_search_study_options o;
     ac_search_study *st;
     size_t nv;
-    int rc;
+    int rc, skipped = 0;
     *out = NULL;
     if (opt != NULL)
         o = *opt;
@@ -259,8 +297,8 @@ int ac_search_study_run(const ac_model *model, const ac_search_study_options *op
     nv = st->nvariants;
     st->tau = model->faults.tau;
     st->budget = o.max_evaluations;
-    rc = run_baseline(model, &o, st, err);
-    for (size_t i = 1; i < nv && rc == 0; i++) {
+    rc = run_baseline(model, &o, st, &skipped, err);
+    for (size_t i = 1; i < nv && rc == 0 && !skipped; i++) {
         rc = run_variant(model, &o, st, &st->variants[i]);
         if (rc != 0)
             ac_error_set(err, rc, "out of memory (study)");

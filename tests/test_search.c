@@ -16,6 +16,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
@@ -290,6 +291,68 @@ static void test_ga_vs_grid_and_random(void **state)
     assert_true(ga_sum >= rnd_sum);
     /* the grid refuses more points than its budget */
     assert_int_equal(ac_search_grid(&pr, 101, 10000, best, &grid, &evals, &err), AC_ELIMIT);
+}
+
+static int identity1(void *ctx, size_t job, const double *x, double *out, ac_error *err)
+{
+    (void)ctx;
+    (void)job;
+    (void)err;
+    *out = x[0];
+    return 0;
+}
+
+/* The convergence over seeds: random sampling of f(g) = g, n = 100 draws per run: the best is
+ * the maximum of n uniforms, P(max <= x) = x^n, so its quartiles are 0.25^(1/n), 0.5^(1/n),
+ * 0.75^(1/n) (0.98623, 0.99309, 0.99713); the sample median of 21 seeds has standard
+ * deviation 1 / (2 f(m) sqrt(21)) = 0.0022 (f = n x^(n-1)): within 4 of them. The GA's final
+ * median is the median of the 21 runs made one by one, every curve is non-decreasing, q1 <=
+ * median <= q3, and the last grid point is the final best. */
+static void test_convergence_seeds(void **state)
+{
+    ac_search_problem pr = {1, identity1, NULL}, pk = {2, peaks, NULL};
+    ac_search_options o;
+    ac_search_convergence *c = calloc(1, sizeof *c);
+    ac_error err = {0};
+    double finals[21];
+    (void)state;
+    assert_non_null(c);
+    ac_search_options_init(&o);
+    o.budget = 100;
+    o.seed = 3;
+    assert_int_equal(ac_search_convergence_run(&pr, &o, 21, c, &err), AC_OK);
+    print_message("random max of 100: quartiles %.5f %.5f %.5f (closed form 0.98623 0.99309 "
+                  "0.99713)\n",
+                  c->final[1][0], c->final[1][1], c->final[1][2]);
+    assert_double_close(c->final[1][1], pow(0.5, 0.01), 0.0087, 0.0);
+    assert_double_close(c->final[1][0], pow(0.25, 0.01), 0.012, 0.0);
+    assert_double_close(c->final[1][2], pow(0.75, 0.01), 0.006, 0.0);
+    assert_int_equal(ac_search_convergence_run(&pk, &o, 0, c, &err), AC_EINVAL);
+    o.budget = 400;
+    assert_int_equal(ac_search_convergence_run(&pk, &o, 21, c, &err), AC_OK);
+    for (unsigned long s = 0; s < 21; s++)
+        finals[s] = run_search(&pk, AC_SEARCH_GA, 400, 3 + s);
+    gsl_sort(finals, 1, 21);
+    assert_double_close(c->final[0][1], finals[10], 1e-12, 0.0);
+    for (int m = 0; m < 2; m++) {
+        for (size_t k = 0; k < AC_SEARCH_CONVERGENCE_POINTS; k++) {
+            if (isnan(c->best[m][1][k]))
+                continue;
+            assert_true(c->best[m][0][k] <= c->best[m][1][k]);
+            assert_true(c->best[m][1][k] <= c->best[m][2][k]);
+            if (k > 0 && !isnan(c->best[m][1][k - 1]))
+                assert_true(c->best[m][1][k] >= c->best[m][1][k - 1]);
+        }
+        assert_double_close(c->best[m][1][AC_SEARCH_CONVERGENCE_POINTS - 1], c->final[m][1], 1e-12,
+                            0.0);
+    }
+    assert_true(c->top >= finals[20]);
+    assert_double_close(c->evals[AC_SEARCH_CONVERGENCE_POINTS - 1], 400.0, 0.0, 0.0);
+    print_message("peaks, 400 evaluations, 21 seeds: GA median %.5f, random %.5f; 99%% of %.5f "
+                  "reached by GA %zu seeds (median %.0f), random %zu\n",
+                  c->final[0][1], c->final[1][1], c->top, c->reached99[0], c->reach99[0],
+                  c->reached99[1]);
+    free(c);
 }
 
 static void test_ga_options(void **state)
@@ -617,6 +680,117 @@ static void expect_diag(const char *faults, const char *rule)
     fx_free(&f);
 }
 
+/* M/D/1 (Poisson lambda, service D, rho = lambda D < 1): Erlang's waiting-time law
+ * P(W <= t) = (1 - rho) sum_{k=0}^{floor(t/D)} (lambda (k D - t))^k / k! e^{-lambda (k D - t)}
+ * (alternating: long double keeps ~1e-7 at lambda t = 15, the case below). */
+static double md1_wait_cdf(double lambda, double d, double t)
+{
+    long double s = 0.0L;
+    for (unsigned k = 0; (double)k * d <= t; k++) {
+        long double x = (long double)lambda * ((long double)k * d - t), term = expl(-x);
+        for (unsigned j = 1; j <= k; j++)
+            term *= x / (long double)j;
+        s += term;
+    }
+    return (double)((1.0L - (long double)(lambda * d)) * s);
+}
+
+/* A <fault> on a link (target nnodes + l): the GA finds the worst case (the largest
+ * capacity-loss over the whole horizon: at = 0) of the end-to-end p95 over 300 s; the
+ * simulator's p95 of that plan (30 replications) is the M/D/1 closed form's at the faulted
+ * capacity (c' = 55/s, rho = 50/55: T = W + 1/c', p95 0.3023 s), within its interval plus 2%
+ * (the fault's onset: the queue fills from rho 0.5 over ~10 s of the 300), and the fluid
+ * score, an upper bound (Bonferroni over the stages), lies above it. */
+static void test_link_fault(void **state)
+{
+    static const char xml[] =
+        "<architecture name='x' format='1'>\n"
+        "  <workload><source id='s' to='a' rate='50/s'/></workload>\n"
+        "  <pool id='a' servers='100' service-rate='10000/s'/>\n"
+        "  <pool id='b' servers='100' service-rate='10000/s'/>\n"
+        "  <route from='a' to='b'/>\n"
+        "  <link id='net' from='a' to='b' capacity='100/s'/>\n"
+        "  <faults>\n"
+        "    <fault target='net' capacity-loss='0..0.45' at='0s..150s'/>\n"
+        "    <objective tau='0.7'><term metric='p95-latency' norm='1s'/></objective>\n"
+        "  </faults>\n"
+        "</architecture>\n";
+    ac_transient_options to;
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_search_ga *ga = NULL;
+    ac_search_problem pr;
+    ac_search_options so;
+    ac_search_confirm_options co;
+    ac_search_confirmation conf;
+    ac_search_term_value tv[1];
+    ac_transient_fault plan[1], corner[1];
+    const double *genes;
+    double best, score, lo = 0.0, hi = 2.0, p95;
+    fx f;
+    (void)state;
+    assert_int_equal(fx_parse(&f, xml), AC_OK);
+    ac_transient_options_init(&to);
+    to.horizon = 300.0;
+    assert_int_equal(ac_search_space_new(f.m, 300.0, &sp, &f.err), AC_OK);
+    assert_int_equal(ac_search_space_nfaults(sp), 1);
+    assert_string_equal(ac_search_space_gene(sp, 0)->name, "net.capacity-loss");
+    assert_int_equal(ac_search_objective_new(f.m, sp, &to, 1.0, 1, &obj, &f.err), AC_OK);
+    pr = ac_search_objective_problem(obj);
+    ac_search_options_init(&so);
+    so.budget = 200;
+    so.seed = 1;
+    assert_int_equal(ac_search_ga_new(&pr, &so, &ga, &f.err), AC_OK);
+    assert_int_equal(ac_search_ga_run(ga, &f.err), AC_OK);
+    best = ac_search_ga_best(ga, &genes);
+    {
+        /* the polish of the best, as `search` does (a tenth of the budget + 2 per gene) */
+        double g[2];
+        size_t evals = 0;
+        memcpy(g, genes, sizeof g);
+        assert_int_equal(ac_search_polish(&pr, g, &best, 24, &evals, &f.err), AC_OK);
+        ac_search_space_decode(sp, g, plan);
+    }
+    print_message("link fault: capacity-loss %.4f from %.2f s, score %.6f\n", plan[0].value,
+                  plan[0].start, best);
+    assert_int_equal(plan[0].target, f.m->nnodes); /* link 0 */
+    assert_true(ac_search_target_is_link(f.m, plan[0].target));
+    assert_string_equal(ac_search_target_id(f.m, plan[0].target), "net");
+    assert_int_equal(plan[0].attr, AC_TRANSIENT_FAULT_CAPACITY_LOSS);
+    assert_true(plan[0].value > 0.44);
+    assert_true(plan[0].start < 5.0);
+    /* the corner: the whole capacity-loss over the whole horizon */
+    corner[0] =
+        (ac_transient_fault){f.m->nnodes, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.45, 0.0, INFINITY};
+    assert_int_equal(ac_search_objective_eval_plan(obj, 0, corner, &score, tv, &f.err), AC_OK);
+    assert_true(best >= 0.99 * score);
+    {
+        /* no fault: rho 0.5, far below */
+        double none;
+        assert_int_equal(ac_search_objective_eval_plan(obj, 0, NULL, &none, NULL, &f.err), AC_OK);
+        assert_true(none < 0.5 * score);
+    }
+    for (int it = 0; it < 80; it++) {
+        double mid = 0.5 * (lo + hi);
+        *(md1_wait_cdf(50.0, 1.0 / 55.0, mid) < 0.95 ? &lo : &hi) = mid;
+    }
+    p95 = hi + 1.0 / 55.0;
+    assert_double_close(p95, 0.30233, 0.0, 1e-4);
+    assert_true(score >= p95); /* the fluid's upper bound */
+    ac_search_confirm_options_init(&co);
+    co.replications = 30;
+    assert_int_equal(
+        ac_search_confirm(f.m, corner, 1, 1.0, 300.0, tv, 1, score, &co, &conf, &f.err), AC_OK);
+    assert_true(conf.computed);
+    print_message("link fault: fluid %.4f (upper bound), simulated %.4f +- %.4f, M/D/1 %.4f\n",
+                  score, conf.score, conf.ci95, p95);
+    assert_true(fabs(conf.score - p95) <= conf.ci95 + 0.02 * p95);
+    ac_search_ga_free(ga);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    fx_free(&f);
+}
+
 static void test_bad_faults(void **state)
 {
     (void)state;
@@ -643,8 +817,10 @@ int main(void)
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_ga_vs_grid_and_random),
         cmocka_unit_test(test_ga_options),
+        cmocka_unit_test(test_convergence_seeds),
         cmocka_unit_test(test_objective_closed_form),
         cmocka_unit_test(test_jobs_deterministic),
+        cmocka_unit_test(test_link_fault),
         cmocka_unit_test(test_bad_faults),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_boundary_throttle),

@@ -203,14 +203,28 @@ static void test_study(void **state)
         o.warm_start = 1;
     }
     ac_search_study_free(st);
-    o.max_evaluations = 700; /* the baseline spends ~600 of them */
+    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends ~600: the variant's
+       752 do not fit in what is left */
+    o.max_evaluations = 800;
     o.mitigation = 1;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
     assert_int_equal(st->nvariants, 2);
+    assert_true(st->variants[0].computed);
     assert_int_equal(st->variants[1].mitigation, 1);
     assert_false(st->variants[1].computed);
     assert_non_null(strstr(st->variants[1].why, "budget"));
     assert_true(isnan(st->variants[1].gain));
+    assert_true(st->evaluations <= st->budget);
+    ac_search_study_free(st);
+    /* the budget binds the baseline too: below its 736, nothing is computed, nothing spent */
+    o.max_evaluations = 735;
+    assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
+    assert_false(st->variants[0].computed);
+    assert_non_null(strstr(st->variants[0].why, "could need 736 evaluations"));
+    assert_false(st->variants[1].computed);
+    assert_non_null(strstr(st->variants[1].why, "the baseline was not"));
+    assert_int_equal(st->evaluations, 0);
+    assert_true(isnan(st->variants[0].gain));
     ac_search_study_free(st);
     ac_search_study_free(NULL);
     o.mitigation = 7;
@@ -250,7 +264,7 @@ static void test_study_variants(void **state)
         ac_search_study_options_init(&o);
         o.search.budget = 4;
         o.search.population = 4;
-        o.max_evaluations = 1;
+        o.max_evaluations = 100; /* the baseline's 16 x (4 + 2) = 96, no variant's 112 */
         if (ac_search_study_run(f.m, &o, &st, &f.err) != AC_OK)
             fail_msg("%s", f.err.message);
         assert_int_equal(st->nvariants, five ? 1 + 6 + 9 : 1 + 5 + 10);
@@ -300,8 +314,10 @@ static int validate_export(const char *kind, const char *text)
     return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
 
-/* The exports carry every fault: the FIS actions with their parameters and windows, the ones
- * FIS has no action for in a tag, and the Chaos Toolkit experiment every fault. */
+/* The exports carry every fault: the FIS actions with their parameters and windows (a link's
+ * delay and partial capacity-loss by SSM documents on its sending node, a cut by
+ * disrupt-connectivity on its subnets), the ones FIS has no action for in a tag, and the Chaos
+ * Toolkit experiment every fault and a steady-state hypothesis of the objective's tau. */
 static void test_export(void **state)
 {
     static const char xml[] = "<architecture name='x' format='1'>\n"
@@ -309,11 +325,23 @@ static void test_export(void **state)
                               "  <function id='fn' concurrency='10' duration='100ms'/>\n"
                               "  <pool id='db' servers='4' service-rate='100/s'/>\n"
                               "  <route from='fn' to='db'/>\n"
+                              "  <link id='net' from='fn' to='db' capacity='100/s'/>\n"
+                              "  <faults>\n"
+                              "    <fault target='db' servers-down='0..2'/>\n"
+                              "    <objective tau='0.6'>\n"
+                              "      <term metric='error-rate' target='db' norm='0.2'/>\n"
+                              "      <term metric='p95-latency'/>\n"
+                              "    </objective>\n"
+                              "  </faults>\n"
                               "</architecture>\n";
-    ac_transient_fault plan[4] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.25, 10.0, 70.0},
+    ac_transient_fault plan[7] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.25, 10.0, 70.0},
                                   {0, AC_TRANSIENT_FAULT_FAIL_PROB, 0.128, 0.0, INFINITY},
                                   {1, AC_TRANSIENT_FAULT_SERVERS_DOWN, 2.0, 30.0, 45.5},
-                                  {0, AC_TRANSIENT_FAULT_COLD_START, 1.5, 0.0, INFINITY}};
+                                  {0, AC_TRANSIENT_FAULT_COLD_START, 1.5, 0.0, INFINITY},
+                                  {2, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 0.4, 0.0, 20.0},
+                                  {2, AC_TRANSIENT_FAULT_DELAY, 0.05, 0.0, 20.0},
+                                  {2, AC_TRANSIENT_FAULT_CAPACITY_LOSS, 1.0, 50.0, 60.0}};
+    ac_search_term_value terms[2] = {{0.01, 0.2, 0.5, 0.05}, {0.3, 0.12, 0.5, 1.0}};
     char *buf = NULL;
     size_t len = 0;
     FILE *fp;
@@ -322,7 +350,7 @@ static void test_export(void **state)
     fx_parse(&f, xml);
     fp = open_memstream(&buf, &len);
     assert_non_null(fp);
-    assert_int_equal(ac_search_export_fis(fp, f.m, plan, 4, 120.0, 0.83, &f.err), AC_OK);
+    assert_int_equal(ac_search_export_fis(fp, f.m, plan, 7, 120.0, 0.83, &f.err), AC_OK);
     fclose(fp);
     assert_non_null(strstr(buf, "\"actionId\": \"aws:lambda:invocation-add-delay\""));
     assert_non_null(strstr(buf, "\"startupDelayMilliseconds\": \"250\""));
@@ -336,6 +364,17 @@ static void test_export(void **state)
     assert_non_null(strstr(buf, "\"archcheck:not-exported\": \"fn.cold-start = 1.5 s"));
     assert_non_null(strstr(buf, "\"startAfter\": [\n"));
     assert_non_null(strstr(buf, "\"wait-db-3\"\n"));
+    /* the link: 40% lost as packet loss, 50 ms as latency toward db, the cut on fn's subnets */
+    assert_non_null(strstr(buf, "AWSFIS-Run-Network-Packet-Loss-Sources"));
+    assert_non_null(strstr(buf, "\\\"LossPercent\\\":\\\"40\\\",\\\"Sources\\\":\\\"db\\\""));
+    assert_non_null(strstr(buf, "AWSFIS-Run-Network-Latency-Sources"));
+    assert_non_null(strstr(buf, "\\\"DelayMilliseconds\\\":\\\"50\\\",\\\"Sources\\\":\\\"db\\\""));
+    assert_non_null(strstr(buf, "\"actionId\": \"aws:network:disrupt-connectivity\""));
+    assert_non_null(strstr(buf, "\"resourceType\": \"aws:ec2:subnet\""));
+    assert_non_null(strstr(buf, "\"Subnets\": \"target-net-7\""));
+    assert_non_null(strstr(buf, "\"wait-net-7\""));
+    assert_non_null(strstr(buf, "net.capacity-loss = 0.4 from 0 s to 20 s"));
+    assert_null(strstr(buf, "not-exported\": \"net"));
     {
         /* valid against the FIS request's required keys and types; without its role, not */
         int v = validate_export("fis", buf);
@@ -353,18 +392,39 @@ static void test_export(void **state)
     free(buf);
     fp = open_memstream(&buf, &len);
     assert_non_null(fp);
-    assert_int_equal(ac_search_export_chaostoolkit(fp, f.m, plan, 4, 120.0, 0.83, &f.err), AC_OK);
+    assert_int_equal(ac_search_export_chaostoolkit(fp, f.m, plan, 7, terms, 2, 120.0, 0.83, &f.err),
+                     AC_OK);
     fclose(fp);
     assert_non_null(strstr(buf, "\"func\": \"start_experiment\""));
     assert_non_null(strstr(buf, "\"func\": \"stop_experiments_by_tags\""));
     assert_non_null(strstr(buf, "\"attribute\": \"cold-start\""));
     assert_non_null(strstr(buf, "\"attribute\": \"servers-down\""));
+    assert_non_null(strstr(buf, "\"target\": \"net\",\n"));
+    assert_non_null(strstr(buf, "\"target_kind\": \"link\""));
     assert_non_null(strstr(buf, "\"after\": 120"));
+    /* the hypothesis: db's error rate within tau x 0.2 = 0.12; the end-to-end p95 (no norm)
+     * within (1 + tau) x its no-fault 0.12 s = 0.192 s */
+    assert_non_null(strstr(buf, "\"steady-state-hypothesis\""));
+    assert_non_null(strstr(buf, "\"name\": \"term-1-error-rate-db\""));
+    assert_non_null(strstr(buf, "\"range\": [\n"));
+    assert_non_null(strstr(buf, "0.12\n"));
+    assert_non_null(strstr(buf, "\"name\": \"term-2-p95-latency-end-to-end\""));
+    assert_non_null(strstr(buf, "0.192\n"));
     assert_int_equal(validate_export("chaostoolkit", buf), 0);
     {
         char *m = strstr(buf, "\"method\"");
         assert_non_null(m);
         memcpy(m, "\"metho_\"", 8);
+        assert_int_equal(validate_export("chaostoolkit", buf), 1);
+        memcpy(m, "\"method\"", 8);
+        m = strstr(buf, "\"steady-state-hypothesis\"");
+        assert_non_null(m);
+        m[1] = 'S'; /* the hypothesis is required */
+        assert_int_equal(validate_export("chaostoolkit", buf), 1);
+        m[1] = 's';
+        m = strstr(buf, "\"tolerance\"");
+        assert_non_null(m);
+        m[1] = 'T'; /* and every probe's tolerance */
         assert_int_equal(validate_export("chaostoolkit", buf), 1);
     }
     free(buf);
@@ -461,6 +521,31 @@ static void test_command(void **state)
         free(y);
         ac_test_run_free(&a);
         ac_test_run_free(&b);
+        /* --report-seeds 3: the same two pages, identical for the same seed; 0 and 51 refused */
+        a = run_ac("search", "--confirm", "0", "--report-seeds", "3", "--report", p1, path, NULL);
+        b = run_ac("search", "--confirm", "0", "--report-seeds", "3", "--report", p2, path, NULL);
+        assert_int_equal(a.status, 0);
+        assert_int_equal(b.status, 0);
+        x = slurp(p1);
+        y = slurp(p2);
+        assert_non_null(strstr(x, "/Count 2"));
+        {
+            struct stat s1, s2;
+            assert_int_equal(stat(p1, &s1), 0);
+            assert_int_equal(stat(p2, &s2), 0);
+            assert_int_equal(s1.st_size, s2.st_size);
+            assert_memory_equal(x, y, (size_t)s1.st_size);
+        }
+        free(x);
+        free(y);
+        ac_test_run_free(&a);
+        ac_test_run_free(&b);
+        a = run_ac("search", "--report-seeds", "0", path, NULL);
+        assert_int_equal(a.status, 2);
+        ac_test_run_free(&a);
+        a = run_ac("search", "--report-seeds", "51", path, NULL);
+        assert_int_equal(a.status, 2);
+        ac_test_run_free(&a);
         unlink(p1);
         unlink(p2);
     }

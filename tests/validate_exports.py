@@ -10,7 +10,9 @@
                                            Chaos Engineering Experiments and chaostoolkit-lib's
                                            ensure_experiment_is_valid: title, description,
                                            method of activities with python providers,
-                                           rollbacks, extensions with a name, configuration)
+                                           rollbacks, extensions with a name, configuration,
+                                           and the steady-state-hypothesis the spec requires:
+                                           a title and probes, each with a tolerance)
 
 Required keys and their types are checked, and the references inside a document (an action's
 target, startAfter, ${configuration} substitutions). Exit 0 when valid, 1 with one line per
@@ -109,6 +111,47 @@ def activity(act, where, err):
             err.append("%s: pause %s" % (where, key))
 
 
+def tolerance(tol, where, err):
+    """A probe's tolerance (the spec: a boolean, a number, a string, a list, or an object of
+    type range [lo, hi], regex, jsonpath or probe)."""
+    if isinstance(tol, (bool, int, float, str, list)):
+        return
+    if not isinstance(tol, dict) or tol.get("type") not in ("range", "regex", "jsonpath",
+                                                             "probe"):
+        err.append("%s: tolerance %r" % (where, tol))
+        return
+    if tol["type"] == "range":
+        r = tol.get("range")
+        if (not isinstance(r, list) or len(r) != 2 or
+                not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r) or
+                r[0] > r[1]):
+            err.append("%s: a range tolerance needs [low, high] numbers, low <= high" % where)
+    elif tol["type"] in ("regex", "jsonpath") and not isinstance(tol.get("pattern", tol.get("path")), str):
+        err.append("%s: a %s tolerance without its pattern" % (where, tol["type"]))
+
+
+def hypothesis(ssh, err):
+    if not isinstance(ssh, dict):
+        err.append("a steady-state-hypothesis (an object) is required")
+        return
+    if not isinstance(ssh.get("title"), str) or not ssh.get("title"):
+        err.append("steady-state-hypothesis: no title")
+    probes = ssh.get("probes")
+    if not isinstance(probes, list) or not probes:
+        err.append("steady-state-hypothesis: at least one probe is required")
+        probes = []
+    for i, p in enumerate(probes):
+        where = "steady-state-hypothesis.probes[%d]" % i
+        activity(p, where, err)
+        if isinstance(p, dict) and "ref" not in p:
+            if p.get("type") != "probe":
+                err.append("%s: not a probe" % where)
+            if "tolerance" not in p:
+                err.append("%s: no tolerance" % where)
+            else:
+                tolerance(p["tolerance"], where, err)
+
+
 def chaostoolkit(doc, err):
     for key in ("title", "description"):
         if not isinstance(doc.get(key), str) or not doc.get(key):
@@ -126,6 +169,7 @@ def chaostoolkit(doc, err):
     for key, v in config.items():
         if isinstance(v, dict) and v.get("type") == "env" and not isinstance(v.get("key"), str):
             err.append("configuration %s: env without a key" % key)
+    hypothesis(doc.get("steady-state-hypothesis"), err)
     method = doc.get("method")
     if not isinstance(method, list) or not method:
         err.append("a method with at least one activity is required")
@@ -134,7 +178,11 @@ def chaostoolkit(doc, err):
         activity(act, "method[%d]" % i, err)
     for i, act in enumerate(doc.get("rollbacks", [])):
         activity(act, "rollbacks[%d]" % i, err)
-    for name in re.findall(r"\$\{([^}]+)\}", json.dumps(method + doc.get("rollbacks", []))):
+    ssh = doc.get("steady-state-hypothesis")
+    probes = ssh.get("probes", []) if isinstance(ssh, dict) else []
+    probes = probes if isinstance(probes, list) else []
+    for name in re.findall(r"\$\{([^}]+)\}",
+                           json.dumps(method + doc.get("rollbacks", []) + probes)):
         if name not in config and name not in doc.get("secrets", {}):
             err.append("${%s} is neither configuration nor a secret" % name)
 

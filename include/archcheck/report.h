@@ -182,6 +182,9 @@ typedef struct ac_report_search {
     size_t ga_n;
     const double *random_evals, *random_best; /* the same for random sampling */
     size_t random_n;
+    const ac_search_convergence *convergence; /* NULL, or several seeds (nseeds > 1): the
+                                                 convergence page shows their median and
+                                                 quartiles instead of the one-seed traces */
 } ac_report_search;
 
 /* The search's pages (report/pdf_search.c): the worst case (each fault's window on the time

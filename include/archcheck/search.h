@@ -67,14 +67,20 @@ typedef struct ac_search_space ac_search_space;
  * The space of `model`'s <faults> (valid, from the parser; it must outlive the space) over
  * the transient horizon `horizon` (s, > 0; a window without `for` lasts to the horizon).
  * Each present value attribute of a <fault> is one fault of the plan; a range whose LOW
- * equals its HIGH is fixed (no gene). Returns 0, AC_EINVAL (no <faults>, horizon not
- * positive, a fault on a <link>: the transient has no links; more than
- * AC_TRANSIENT_PLAN_MAX faults or AC_SEARCH_GENES_MAX genes) or AC_ENOMEM; on success *out
- * is the new space (free with ac_search_space_free).
+ * equals its HIGH is fixed (no gene). A fault on link l targets model->nnodes + l (delay,
+ * capacity-loss: transient.h). Returns 0, AC_EINVAL (no <faults>, horizon not positive, more
+ * than AC_TRANSIENT_PLAN_MAX faults or AC_SEARCH_GENES_MAX genes) or AC_ENOMEM; on success
+ * *out is the new space (free with ac_search_space_free).
  */
 int ac_search_space_new(const ac_model *model, double horizon, ac_search_space **out,
                         ac_error *err);
 void ac_search_space_free(ac_search_space *space); /* NULL is a no-op */
+
+/* The id of a plan fault's target (borrowed from model): the node's for a target below
+ * model->nnodes, link l's for nnodes + l, "?" past both. */
+const char *ac_search_target_id(const ac_model *model, size_t target);
+/* 1 when a plan fault's target is a link (nnodes <= target < nnodes + nlinks). */
+int ac_search_target_is_link(const ac_model *model, size_t target);
 
 size_t ac_search_space_ngenes(const ac_search_space *space);
 /* The gene i (< ngenes), borrowed. */
@@ -378,6 +384,37 @@ int ac_search_boundary_plan(const ac_model *model, ac_search_objective *obj,
                             const ac_transient_fault *faults, double tau, double lo, double hi,
                             double rel_tol, ac_search_boundary *out, ac_error *err);
 
+/* ------------------------------------------------- convergence over several seeds */
+
+/* The grid of a convergence (evaluations budget j / P, j = 1..P) and the most seeds. */
+#define AC_SEARCH_CONVERGENCE_POINTS    100
+#define AC_SEARCH_CONVERGENCE_SEEDS_MAX 50
+
+typedef struct ac_search_convergence {
+    size_t nseeds; /* seeds seed .. seed + nseeds - 1, each method */
+    unsigned long seed;
+    size_t budget;                                   /* of each run */
+    double evals[AC_SEARCH_CONVERGENCE_POINTS];      /* the grid */
+    double best[2][3][AC_SEARCH_CONVERGENCE_POINTS]; /* [GA, random][q1, median, q3] of the
+                                                        best score found by each grid point
+                                                        over the seeds (NAN before a seed's
+                                                        first generation) */
+    double final[2][3];                              /* [GA, random] quartiles of the final best */
+    double top;                                      /* the best score of every run */
+    double reach99[2];   /* median evaluations (grid) to reach 0.99 top, over the seeds that
+                            did; NAN when fewer than half did */
+    size_t reached99[2]; /* seeds that did */
+} ac_search_convergence;
+
+/*
+ * The GA against random sampling (opt's options, its budget per run; method ignored) on
+ * `problem` over `nseeds` seeds (1..AC_SEARCH_CONVERGENCE_SEEDS_MAX) from opt->seed:
+ * 2 nseeds runs of opt->budget evaluations (no polish). *out is filled (caller-owned).
+ * Returns 0, AC_EINVAL, AC_ENOMEM or a run's status (search/convergence.c).
+ */
+int ac_search_convergence_run(const ac_search_problem *problem, const ac_search_options *opt,
+                              size_t nseeds, ac_search_convergence *out, ac_error *err);
+
 /* ---------------------------------------------------- confirmation by simulation */
 
 /*
@@ -512,8 +549,8 @@ typedef struct ac_search_study {
     ac_search_variant *variants;
     int all_subsets;    /* 1: every combination of the simple mitigations is among them */
     char scope[160];    /* which variants, in words */
-    size_t evaluations; /* spent over the study */
-    size_t budget;      /* the study's budget */
+    size_t evaluations; /* spent over the study, at most budget */
+    size_t budget;      /* the study's budget (the baseline's searches count too) */
     size_t nfaults;
     ac_transient_fault *baseline_worst; /* the baseline's worst case at its B_r (nfaults) */
     size_t ngenes;
@@ -525,11 +562,14 @@ typedef struct ac_search_study {
  * The resilience study (doc/models.md §6) of `model` (valid, with <faults>): for the
  * baseline and every mitigation (each <mitigation>, combines included, applied to a clone),
  * B_r against its own worst cases (ac_search_boundary_find_worst) and against the
- * baseline's worst case at B_r(none) (ac_search_boundary_plan), and the gains R_g. A variant
- * whose search could exceed what is left of the budget (probes x the per-probe budget) is not
- * computed (why: the budget). opt NULL: defaults. Returns 0, AC_EINVAL (no <faults>, a bad
- * option, or the baseline's space or objective refused: err says why), AC_ENOMEM, or the
- * baseline's search status; *out is the new study (ac_search_study_free).
+ * baseline's worst case at B_r(none) (ac_search_boundary_plan), and the gains R_g. The budget
+ * max_evaluations binds the whole study, the baseline included (evaluations <= budget): a
+ * search that could exceed what is left (probes x the per-probe budget) is not run, and its
+ * variant is not computed (why: the budget); when the baseline cannot fit, no variant is
+ * computed (variants[0].computed == 0: a caller reports the study INCONCLUSIVE with its why).
+ * opt NULL: defaults. Returns 0, AC_EINVAL (no <faults>, a bad option, or the baseline's
+ * space or objective refused: err says why), AC_ENOMEM, or the baseline's search status;
+ * *out is the new study (ac_search_study_free).
  */
 int ac_search_study_run(const ac_model *model, const ac_search_study_options *opt,
                         ac_search_study **out, ac_error *err);
@@ -548,25 +588,42 @@ void ac_search_study_free(ac_search_study *study); /* NULL is a no-op */
  *                       started again after the window;
  *   pool delay          aws:ssm:send-command of AWSFIS-Run-Network-Latency (the delay as
  *                       added network latency; its region is the placeholder REGION);
+ *   link delay          aws:ssm:send-command of AWSFIS-Run-Network-Latency-Sources on the
+ *                       instances of the link's sending node, Sources = the receiving
+ *                       node's id (a placeholder for its host name);
+ *   link capacity-loss  v >= 0.999: aws:network:disrupt-connectivity (scope all) on the
+ *                       sending node's subnets; below: aws:ssm:send-command of
+ *                       AWSFIS-Run-Network-Packet-Loss-Sources, LossPercent = 100 v (FIS has
+ *                       no bandwidth limit; packet loss cuts a TCP flow's throughput by more
+ *                       than v: a harsher drill than the model's fault);
  * each with its window: an aws:fis:wait of `start` first, an ISO 8601 duration of end -
  * start (to the horizon without an end), rounded up to whole seconds. Targets are selected by
- * the tag archcheck:node = the node's id; the role is the placeholder
- * arn:aws:iam::ACCOUNT_ID:role/archcheck-fis. A fault FIS has no action for (a function's
- * cold-start, a gateway's capacity-loss) is carried in the tag archcheck:not-exported. Every
- * fault is in the description. Returns 0 or AC_EIO (a write failed).
+ * the tag archcheck:node = the node's id (a link's: its sending node's); the role is the
+ * placeholder arn:aws:iam::ACCOUNT_ID:role/archcheck-fis. A fault FIS has no action for (a
+ * function's cold-start, a gateway's capacity-loss) is carried in the tag
+ * archcheck:not-exported. Every fault is in the description. Returns 0 or AC_EIO (a write
+ * failed).
  */
 int ac_search_export_fis(FILE *fp, const ac_model *model, const ac_transient_fault *faults,
                          size_t nfaults, double horizon, double score, ac_error *err);
 
 /*
- * The same plan as a Chaos Toolkit experiment (JSON): its method starts the FIS template
- * above (chaosaws.fis.actions.start_experiment, the template id from the environment
- * variable ARCHCHECK_FIS_TEMPLATE_ID, tagged archcheck=worst-case) and waits the horizon;
- * its rollback stops the experiments so tagged (stop_experiments_by_tags); every fault of
- * the plan is listed in the extension "archcheck". Returns 0 or AC_EIO.
+ * The same plan as a Chaos Toolkit experiment (JSON): its steady-state hypothesis, from the
+ * requirement: one probe per term of the objective (chaosaws.cloudwatch.probes
+ * get_metric_statistics of the metric published in the CloudWatch namespace "archcheck",
+ * metric = the term's metric name, dimension node = its target or "end-to-end", Maximum over
+ * the horizon) with the tolerance range [0, tau norm] (a latency without a norm: [0, (1 + tau)
+ * m0], m0 = terms[i].norm, the no-fault value; a term whose limit is not known, terms NULL,
+ * has no probe): every term within it keeps the score at most tau. Its method starts the FIS
+ * template above (chaosaws.fis.actions.start_experiment, the template id from the
+ * environment variable ARCHCHECK_FIS_TEMPLATE_ID, tagged archcheck=worst-case) and waits the
+ * horizon; its rollback stops the experiments so tagged (stop_experiments_by_tags); every
+ * fault of the plan is listed in the extension "archcheck". `terms` (NULL, or nterms from
+ * ac_search_objective_eval_plan) gives the no-fault latencies. Returns 0 or AC_EIO.
  */
 int ac_search_export_chaostoolkit(FILE *fp, const ac_model *model, const ac_transient_fault *faults,
-                                  size_t nfaults, double horizon, double score, ac_error *err);
+                                  size_t nfaults, const ac_search_term_value *terms, size_t nterms,
+                                  double horizon, double score, ac_error *err);
 
 /* The name of a fault attribute as written in the format ("delay", "fail-prob", ...). */
 const char *ac_search_attr_name(ac_transient_fault_attr attr);
