@@ -222,7 +222,7 @@ static void test_front_and_provision(void **state)
     ac_tune_result *r;
     size_t met = 0;
     (void)state;
-    parse(&f, model_xml);
+    fx_parse(&f, model_xml);
     opts(&o, 160, 1);
     o.moments = 4;
     r = tune_ok(&f, &o);
@@ -498,7 +498,7 @@ static void fluid_error_case(const char *xml, double target, double cooldown, do
     ac_tune_options o;
     ac_tune_result *r;
     size_t judged = 0;
-    parse(&f, xml);
+    fx_parse(&f, xml);
     ac_tune_options_init(&o);
     o.target.lo = o.target.hi = target;
     o.cooldown.lo = o.cooldown.hi = cooldown;
