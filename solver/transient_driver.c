@@ -45,7 +45,7 @@ struct tr_driver {
     /* CVODE */
     SUNContext sun;
     void *mem;
-    N_Vector y;
+    N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
     SUNLinearSolver ls;
     double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
@@ -388,6 +388,8 @@ void ac_solver_tr_driver_free(tr_driver *dr)
         SUNMatDestroy(dr->A);
     if (dr->y != NULL)
         N_VDestroy(dr->y);
+    if (dr->yi != NULL)
+        N_VDestroy(dr->yi);
     if (dr->sun != NULL)
         SUNContext_Free(&dr->sun);
     free(dr->jrow);
@@ -456,6 +458,9 @@ static int cv_new(tr_driver *dr, double h0)
         return AC_ENOMEM;
     memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
     nv_install(dr->y);
+    dr->yi = N_VClone(dr->y);
+    if (dr->yi == NULL)
+        return AC_ENOMEM;
     if (CVodeSetErrHandlerFn(dr->mem, cv_silent, NULL) != CV_SUCCESS ||
         CVodeInit(dr->mem, cv_f, 0.0, dr->y) != CV_SUCCESS ||
         CVodeSStolerances(dr->mem, opt->rtol, opt->atol) != CV_SUCCESS ||
@@ -567,6 +572,18 @@ int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
         return AC_ENUMERIC;
     }
     memcpy(y, N_VGetArrayPointer(dr->y), dr->D * sizeof *y);
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_dense(tr_driver *dr, double t, double *out)
+{
+    if (!dr->cv || dr->yi == NULL)
+        return AC_EINVAL;
+    if (out == NULL)
+        return AC_OK;
+    if (CVodeGetDky(dr->mem, t, 0, dr->yi) != CV_SUCCESS)
+        return AC_ENUMERIC;
+    memcpy(out, N_VGetArrayPointer(dr->yi), dr->D * sizeof *out);
     return AC_OK;
 }
 
