@@ -48,19 +48,18 @@ struct tr_driver {
     N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
     SUNLinearSolver ls;
-    double *jrow, *dfdt;                     /* the Jacobian row-major (D x D), df/dt (D) */
-    unsigned char *mask;                     /* the sparse pattern (D x D, row-major) */
-    double *jval;                            /* J on the pattern, in A's compressed-column order */
-    size_t *jpos;                            /* each entry's position in jrow */
-    unsigned char *jdiag;                    /* 1: the entry is on the diagonal */
-    size_t cap;                              /* room in jval, jpos, jdiag */
-    int built;                               /* A's pattern is written */
-    size_t *grp_start, *grp_col, *grp_owner; /* the column groups (cv_group_columns) */
-    int klu_ready; /* KLU has analysed the pattern (a restart need not redo it) */
-    int frozen;    /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
-    size_t nnz;    /* its entries */
-    double tstop;  /* the stop time set, NAN: none */
-    char why[96];  /* the last failure */
+    double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
+    unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
+    double *jval;         /* J on the pattern, in A's compressed-column order */
+    size_t *jpos;         /* each entry's position in jrow */
+    unsigned char *jdiag; /* 1: the entry is on the diagonal */
+    size_t cap;           /* room in jval, jpos, jdiag */
+    int built;            /* A's pattern is written */
+    int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
+    int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
+    size_t nnz;           /* its entries */
+    double tstop;         /* the stop time set, NAN: none */
+    char why[96];         /* the last failure */
 };
 
 /* ---- the vector operations CVODE uses, compiled with the project ------------------------
@@ -431,9 +430,6 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->jval);
     free(dr->jpos);
     free(dr->jdiag);
-    free(dr->grp_start);
-    free(dr->grp_col);
-    free(dr->grp_owner);
     free(dr);
 }
 
@@ -565,63 +561,10 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     return AC_OK;
 }
 
-/*
- * Group the forward-mode columns of the Jacobian (c->fdcols) so that no two columns of a
- * group have an entry in the same row of the frozen pattern (greedy, in column order: the
- * column goes to the first group where its rows are free), so that one differentiated
- * evaluation of the flows gives every column of a group (Curtis-Powell-Reid). On
- * allocation failure the columns stay one at a time.
- */
-static void cv_group_columns(tr_driver *dr)
-{
-    tr_ctx *c = dr->c;
-    size_t D = dr->D, nfd = c->nfd, ng = 0;
-    size_t *gof = malloc((nfd + 1) * sizeof *gof);
-    dr->grp_start = malloc((nfd + 2) * sizeof *dr->grp_start);
-    dr->grp_col = malloc((nfd + 1) * sizeof *dr->grp_col);
-    dr->grp_owner = malloc((nfd * D + 1) * sizeof *dr->grp_owner);
-    if (gof == NULL || dr->grp_start == NULL || dr->grp_col == NULL || dr->grp_owner == NULL) {
-        free(gof);
-        return;
-    }
-    for (size_t k = 0; k < nfd * D; k++)
-        dr->grp_owner[k] = AC_NONE;
-    for (size_t k = 0; k < nfd; k++) {
-        size_t col = c->fdcols[k], g = 0;
-        for (;; g++) { /* group ng is empty: the loop ends there at the latest */
-            size_t r = 0;
-            while (r < D && !(dr->mask[r * D + col] && dr->grp_owner[g * D + r] != AC_NONE))
-                r++;
-            if (r == D)
-                break;
-        }
-        for (size_t r = 0; r < D; r++)
-            if (dr->mask[r * D + col])
-                dr->grp_owner[g * D + r] = col;
-        gof[k] = g;
-        ng = g + 1 > ng ? g + 1 : ng;
-    }
-    dr->grp_start[0] = 0;
-    for (size_t g = 0, p = 0; g < ng; g++) {
-        for (size_t k = 0; k < nfd; k++)
-            if (gof[k] == g)
-                dr->grp_col[p++] = c->fdcols[k];
-        dr->grp_start[g + 1] = p;
-    }
-    free(gof);
-    c->grp_start = dr->grp_start;
-    c->grp_col = dr->grp_col;
-    c->grp_owner = dr->grp_owner;
-    c->ngrp = ng;
-}
-
 void ac_solver_tr_driver_freeze(tr_driver *dr)
 {
-    if (dr == NULL || dr->frozen || !dr->cv || !dr->klu_ready)
-        return;
-    dr->frozen = 1;
-    if (dr->c->nfd > 0)
-        cv_group_columns(dr);
+    if (dr != NULL)
+        dr->frozen = dr->cv && dr->klu_ready;
 }
 
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)

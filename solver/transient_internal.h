@@ -241,14 +241,9 @@ typedef struct tr_ctx {
     tr_dn *lam, *outf;     /* per node: offered, outflow (with their derivatives) */
     size_t *order, norder; /* gateways, queues and polled functions in evaluation order */
     size_t *fdcols, nfd;   /* the Jacobian's columns by forward-mode differentiation */
-    /* those columns in groups without a common row in the frozen sparse pattern, one
-       differentiated evaluation per group (set by ac_solver_tr_driver_freeze, owned by the
-       driver; ngrp 0: one column at a time): group g's columns grp_col[grp_start[g] ..
-       grp_start[g + 1] - 1], and the column of row r's entry grp_owner[g dim + r] (AC_NONE) */
-    size_t ngrp, *grp_start, *grp_col, *grp_owner;
-    double *fd_y, *fd_f; /* scratch: a direction (dim), a derivative of f (dim) */
-    double *gbuf;        /* scratch: g = df/dLambda of every pool (nq) */
-    size_t nprewarm;     /* functions with pre-warming pings */
+    double *fd_y, *fd_f;   /* scratch: a direction (dim), a derivative of f (dim) */
+    double *gbuf;          /* scratch: g = df/dLambda of every pool (nq) */
+    size_t nprewarm;       /* functions with pre-warming pings */
     /* the fault plan of the evaluation (transient_faults.c; NULL: none) */
     const ac_transient_plan *plan;
     double *edges; /* its windows' edges inside (0, horizon), sorted */

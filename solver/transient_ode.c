@@ -219,25 +219,6 @@ static void jac_scatter(tr_ctx *c, const double *y, const double *yd, size_t col
         dfdy[r * D + col] += fd[r];
 }
 
-/* The columns of group g at once: the derivative along the sum of their unit directions;
- * row r's entry goes to the group's column that has r in the pattern (a frozen pattern:
- * entries outside it are left out of the iteration matrix anyway, transient_driver.c). */
-static void jac_group(tr_ctx *c, double t, const double *y, size_t g, double *dfdy)
-{
-    size_t D = c->dim;
-    const size_t *owner = c->grp_owner + g * D;
-    double *fd = c->fd_f;
-    for (size_t k = c->grp_start[g]; k < c->grp_start[g + 1]; k++)
-        c->fd_y[c->grp_col[k]] = 1.0;
-    ac_solver_tr_eval_flows(c, t, y, c->fd_y, 0);
-    drift_all(c, y, c->fd_y, fd, 1);
-    for (size_t r = 0; r < D; r++)
-        if (owner[r] != AC_NONE)
-            dfdy[r * D + owner[r]] += fd[r];
-    for (size_t k = c->grp_start[g]; k < c->grp_start[g + 1]; k++)
-        c->fd_y[c->grp_col[k]] = 0.0;
-}
-
 /*
  * The Jacobian: the pools' analytic blocks and couplings (transient_pool.c), then the
  * forward-mode columns (every serverless state, q_1 of a pool that routes to a serverless
@@ -256,15 +237,13 @@ int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], vo
         return GSL_SUCCESS;
     ac_solver_tr_pool_gradients(c, y);
     memset(c->fd_y, 0, D * sizeof *c->fd_y);
-    for (size_t k = 0; c->ngrp == 0 && k < c->nfd; k++) {
+    for (size_t k = 0; k < c->nfd; k++) {
         size_t col = c->fdcols[k];
         c->fd_y[col] = 1.0;
         ac_solver_tr_eval_flows(c, t, y, c->fd_y, 0);
         jac_scatter(c, y, c->fd_y, col, dfdy, dfdt);
         c->fd_y[col] = 0.0;
     }
-    for (size_t g = 0; g < c->ngrp; g++)
-        jac_group(c, t, y, g, dfdy);
     if (c->nsl > 0) {
         ac_solver_tr_eval_flows(c, t, y, NULL, 1);
         jac_scatter(c, y, NULL, D, dfdy, dfdt);
