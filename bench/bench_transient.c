@@ -22,6 +22,9 @@
  *
  *   bench_transient ROOT [N]        ROOT: the source tree (for samples/)
  *   bench_transient ROOT --count K  K plan evaluations only (what callgrind counts)
+ *   bench_transient ROOT --dump K   the outputs of plans 1..K on stdout (one line per plan,
+ *                                   node and metric: the summaries, the quantiles the search
+ *                                   reads, the trajectories), to compare two builds
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -33,11 +36,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cvode/cvode.h>
 #include <gsl/gsl_errno.h>
 #include <klu.h>
 
 #include "archcheck/parser.h"
 #include "archcheck/transient.h"
+#include "bench/rows.h"
 
 /* ---- counting allocator (glibc's own under it) ---- */
 
@@ -46,7 +51,7 @@ void *__libc_calloc(size_t n, size_t k);
 void *__libc_realloc(void *p, size_t n);
 void __libc_free(void *p);
 
-static atomic_size_t g_allocs, g_lu;
+static atomic_size_t g_allocs, g_lu, g_steps, g_restarts;
 
 void *malloc(size_t n)
 {
@@ -85,6 +90,24 @@ SuiteSparse_long klu_l_refactor(SuiteSparse_long *Ap, SuiteSparse_long *Ai, doub
 {
     atomic_fetch_add(&g_lu, 1);
     return g_real_refactor(Ap, Ai, Ax, S, N, C);
+}
+
+/* CVODE's own, set by main: its steps (one CVode call in CV_ONE_STEP mode is one step;
+ * the settling's CV_NORMAL calls are not counted) and its restarts, counted. */
+static int (*g_real_cvode)(void *, sunrealtype, N_Vector, sunrealtype *, int);
+static int (*g_real_reinit)(void *, sunrealtype, N_Vector);
+
+int CVode(void *mem, sunrealtype tout, N_Vector yout, sunrealtype *tret, int itask)
+{
+    if (itask == CV_ONE_STEP)
+        atomic_fetch_add(&g_steps, 1);
+    return g_real_cvode(mem, tout, yout, tret, itask);
+}
+
+int CVodeReInit(void *mem, sunrealtype t0, N_Vector y0)
+{
+    atomic_fetch_add(&g_restarts, 1);
+    return g_real_reinit(mem, t0, y0);
 }
 
 void free(void *p)
@@ -262,6 +285,73 @@ static int count_mode(const ac_model *m, size_t k)
     return rc;
 }
 
+/* One line: plan i, node v, the name, then the values. */
+static void dump_line(size_t i, size_t v, const char *name, const double *x, size_t n)
+{
+    if (x == NULL)
+        return;
+    printf("%zu %zu %s", i, v, name);
+    for (size_t k = 0; k < n; k++)
+        printf(" %.12g", x[k]);
+    printf("\n");
+}
+
+/* --dump K: the outputs of plans 1..K (after the first evaluation, as the search runs). */
+static int dump_mode(const ac_model *m, size_t k)
+{
+    ac_transient_ws *ws = NULL;
+    ac_transient_options opt;
+    const ac_transient *tr;
+    ac_error e = {0};
+    ac_transient_fault *f = calloc(3 * k, sizeof *f);
+    size_t *nf = calloc(k, sizeof *nf);
+    double *scratch = calloc(m->nnodes + m->nlinks + 1, sizeof *scratch);
+    int rc;
+    search_options(&opt);
+    plans(m, 0, k, f, nf);
+    rc = f == NULL || nf == NULL || scratch == NULL ? 2 : ac_transient_new(m, &opt, &ws, &e);
+    if (rc == 0)
+        rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
+    for (size_t i = 0; rc == 0 && i < k; i++) {
+        ac_transient_plan plan = {nf[i], f + 3 * i};
+        double e2e[2];
+        if (ac_transient_eval(ws, &plan, 1.0, &tr, &e) != 0) {
+            printf("%zu failed %s\n", i, e.message);
+            ac_error_clear(&e);
+            continue;
+        }
+        (void)ac_transient_e2e_quantile(tr, 0.95, scratch, &e2e[0]);
+        (void)ac_transient_e2e_quantile(tr, 0.99, scratch, &e2e[1]);
+        dump_line(i, 0, "e2e_p95_p99", e2e, 2);
+        dump_line(i, 0, "e2e_fractions",
+                  (const double[]){tr->e2e_error_fraction, tr->e2e_throttle_fraction}, 2);
+        for (size_t v = 0; v < tr->nnodes; v++) {
+            const ac_transient_node *n = &tr->nodes[v];
+            double q[2], sum[9] = {n->offered,           n->throttled,      n->errors,
+                                   n->throttle_fraction, n->error_fraction, n->backlog_duration,
+                                   n->backlog_peak,      n->drain_time,     n->oldest_age};
+            (void)ac_transient_node_quantile(tr, v, 0.95, NULL, &q[0]);
+            (void)ac_transient_node_quantile(tr, v, 0.99, NULL, &q[1]);
+            dump_line(i, v, "p95_p99", q, 2);
+            dump_line(i, v, "summaries", sum, 9);
+            dump_line(i, v, "throughput", n->throughput, tr->nsamples);
+            dump_line(i, v, "mean_jobs", n->mean_jobs, tr->nsamples);
+            dump_line(i, v, "loss_rate", n->loss_rate, tr->nsamples);
+            dump_line(i, v, "in_system", n->in_system, tr->nsamples);
+            dump_line(i, v, "utilization", n->utilization, tr->nsamples);
+            dump_line(i, v, "throttle_rate", n->throttle_rate, tr->nsamples);
+            dump_line(i, v, "execution_rate", n->execution_rate, tr->nsamples);
+            dump_line(i, v, "backlog", n->backlog, tr->nsamples);
+            dump_line(i, v, "cum_lost", n->cum_lost, tr->nsamples);
+        }
+    }
+    ac_transient_ws_free(ws);
+    free(f);
+    free(nf);
+    free(scratch);
+    return rc;
+}
+
 /* Instructions of one plan evaluation: this program under callgrind in --count mode,
  * "Collected : N" / K. NAN when valgrind is not there or fails. */
 static double instructions(const char *self, const char *root)
@@ -301,17 +391,21 @@ int main(int argc, char **argv)
     ac_transient_options opt;
     ac_transient *one = NULL;
     const ac_transient *tr = NULL;
-    size_t n = 200, plan_allocs = 0, lus = 0, failed = 0, *nf = NULL;
+    size_t n = 200, plan_allocs = 0, lus = 0, steps = 0, restarts = 0, failed = 0, *nf = NULL;
     ac_transient_fault *f = NULL;
     double *t = NULL, t_run, t_first, median, instr, one_thread, two_threads, speedup, cpu1, cpu2;
     int rc, status = 0, count = argc > 3 && strcmp(argv[2], "--count") == 0;
+    int dump = argc > 3 && strcmp(argv[2], "--dump") == 0;
     gsl_set_error_handler_off(); /* statuses are checked; GSL's default handler aborts */
     *(void **)&g_real_factor = dlsym(RTLD_NEXT, "klu_l_factor");
     *(void **)&g_real_refactor = dlsym(RTLD_NEXT, "klu_l_refactor");
-    if (argc > 2 && !count)
+    *(void **)&g_real_cvode = dlsym(RTLD_NEXT, "CVode");
+    *(void **)&g_real_reinit = dlsym(RTLD_NEXT, "CVodeReInit");
+    if (argc > 2 && !count && !dump)
         n = (size_t)strtoul(argv[2], NULL, 10);
-    if (g_real_factor == NULL || g_real_refactor == NULL || argc < 2 || n < 1) {
-        fprintf(stderr, "usage: bench_transient ROOT [N | --count K]\n");
+    if (g_real_factor == NULL || g_real_refactor == NULL || g_real_cvode == NULL ||
+        g_real_reinit == NULL || argc < 2 || n < 1) {
+        fprintf(stderr, "usage: bench_transient ROOT [N | --count K | --dump K]\n");
         return 2;
     }
     snprintf(path, sizeof path, "%s/samples/serverless-pipeline.xml", argv[1]);
@@ -320,8 +414,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", path, e.message);
         return 2;
     }
-    if (count) {
-        rc = count_mode(m, (size_t)strtoul(argv[3], NULL, 10));
+    if (count || dump) {
+        size_t k = (size_t)strtoul(argv[3], NULL, 10);
+        rc = count ? count_mode(m, k) : dump_mode(m, k);
         ac_model_free(m);
         ac_diag_list_clear(&d);
         return rc;
@@ -350,11 +445,14 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         ac_transient_plan plan = {nf[i], f + 3 * i};
         size_t a0 = atomic_load(&g_allocs), l0 = atomic_load(&g_lu);
+        size_t st0 = atomic_load(&g_steps), r0 = atomic_load(&g_restarts);
         double t0 = now_ms();
         int prc = ac_transient_eval(ws, &plan, 1.0, &tr, &e);
         t[i] = now_ms() - t0;
         plan_allocs += atomic_load(&g_allocs) - a0;
         lus += atomic_load(&g_lu) - l0;
+        steps += atomic_load(&g_steps) - st0;
+        restarts += atomic_load(&g_restarts) - r0;
         if (prc != 0) { /* reported with its plan */
             fprintf(stderr, "  failed under plan %zu (%s):", i, e.message);
             for (size_t k = 0; k < plan.nfaults; k++)
@@ -396,8 +494,24 @@ int main(int argc, char **argv)
     printf("  LU factorisations per evaluation       %10.0f        (CVODE's iteration matrix, "
            "KLU)\n",
            (double)lus / (double)n);
+    printf("  steps per evaluation                   %10.0f        (CVODE's, %.1f restarts)\n",
+           (double)steps / (double)n, (double)restarts / (double)n);
     printf("  plans whose integration failed         %10zu        (must be 0)%s\n", failed,
            mark(failed == 0));
+    ac_bench_row("transient of serverless-pipeline.xml under a random fault plan, one evaluation",
+                 median, "ms", "8 ms", "1 ms", median <= 8.0 ? "PASS" : "MISS",
+                 "median of %zu plans, wall; %.0f steps, %.0f LU factorisations per evaluation", n,
+                 (double)steps / (double)n, (double)lus / (double)n);
+    if (!isnan(instr))
+        ac_bench_row("transient of serverless-pipeline.xml under a random fault plan, instructions",
+                     instr, "instructions", "8e7", "1e7", instr <= 8e7 ? "PASS" : "MISS",
+                     "callgrind, mean of plans 1..%d", TR_COUNTED);
+    ac_bench_row(
+        "transient under fault plans, two workspaces on two threads", speedup, "x", "1.8x", "2x",
+        speedup >= 1.8 ? "PASS" : "MISS",
+        "wall-time throughput ratio; CPU %.2f ms per evaluation on one thread, %.2f on each "
+        "of two",
+        cpu1, cpu2);
     status |= median > 8.0 || !(isnan(instr) || instr <= 8e7) || speedup < 1.8 ||
               plan_allocs != 0 || failed != 0 || rc != 0;
     ac_transient_ws_free(ws);

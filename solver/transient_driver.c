@@ -9,7 +9,9 @@
  * evaluation); CVODE keeps the matrix over up to 20 steps (and J over up to 51) while
  * h gamma changes by less than 30% and Newton converges, and re-evaluates J only on a
  * convergence failure. Everything CVODE needs is allocated by ac_solver_tr_driver_new;
- * a restart is CVodeReInit (no allocation).
+ * a restart is CVodeReInit (no allocation). The serial vector's operations and the linear
+ * system I - gamma J are this file's (below: Debian's SUNDIALS is built without
+ * optimisation; bit-identical results, 2.10e8 -> 1.16e8 instructions per plan evaluation).
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include <cvode/cvode.h>
+#include <cvode/cvode_ls.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_odeiv2.h>
 #include <nvector/nvector_serial.h>
@@ -42,18 +45,204 @@ struct tr_driver {
     /* CVODE */
     SUNContext sun;
     void *mem;
-    N_Vector y;
+    N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
     SUNLinearSolver ls;
-    double *jrow, *dfdt; /* the Jacobian row-major (D x D), df/dt (D) */
-    unsigned char *mask; /* the sparse pattern (D x D, row-major) */
-    int klu_ready;       /* KLU has analysed the pattern (a restart need not redo it) */
-    int frozen;          /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
-    size_t nnz;          /* its entries */
-    size_t dropped;      /* Jacobian entries left out of a frozen pattern */
-    double tstop;        /* the stop time set, NAN: none */
-    char why[96];        /* the last failure */
+    double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
+    unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
+    double *jval;         /* J on the pattern, in A's compressed-column order */
+    size_t *jpos;         /* each entry's position in jrow */
+    unsigned char *jdiag; /* 1: the entry is on the diagonal */
+    size_t cap;           /* room in jval, jpos, jdiag */
+    int built;            /* A's pattern is written */
+    int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
+    int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
+    size_t nnz;           /* its entries */
+    double tstop;         /* the stop time set, NAN: none */
+    char why[96];         /* the last failure */
 };
+
+/* ---- the vector operations CVODE uses, compiled with the project ------------------------
+ *
+ * Debian's SUNDIALS 6.4.1 is built without optimisation: its serial vector loops cost ~12
+ * instructions per entry, and CVODE's predictor alone runs q (q + 1) / 2 of them per step
+ * (callgrind: 45% of an evaluation of samples/serverless-pipeline.xml, 73 states). The same
+ * operations here, with the same case split as nvector_serial.c so that every result is the
+ * same to the last bit (each case computes the same expression in the same order; x86-64
+ * without FMA contraction), replace them in the vector's table (its clones, CVODE's and
+ * KLU's work vectors, copy the table). */
+
+static double *nv_data(N_Vector v)
+{
+    return N_VGetArrayPointer_Serial(v);
+}
+
+static size_t nv_len(N_Vector v)
+{
+    return (size_t)N_VGetLength_Serial(v);
+}
+
+/* y <- a x + y (nvector_serial.c's Vaxpy) for distinct x and y: two entries a step, which
+ * GCC's -O2 turns into SSE2 pairs (the same IEEE operations, so the same bits). */
+static void nv_axpy2(double a, const double *restrict x, double *restrict y, size_t n)
+{
+    size_t i = 0;
+    if (a == 1.0) {
+        for (; i + 2 <= n; i += 2) {
+            y[i] += x[i];
+            y[i + 1] += x[i + 1];
+        }
+    } else if (a == -1.0) {
+        for (; i + 2 <= n; i += 2) {
+            y[i] -= x[i];
+            y[i + 1] -= x[i + 1];
+        }
+    } else {
+        for (; i + 2 <= n; i += 2) {
+            y[i] += a * x[i];
+            y[i + 1] += a * x[i + 1];
+        }
+    }
+    for (; i < n; i++)
+        y[i] = a == 1.0 ? y[i] + x[i] : a == -1.0 ? y[i] - x[i] : y[i] + a * x[i];
+}
+
+/* y <- a x + y (nvector_serial.c's Vaxpy) */
+static void nv_axpy(double a, const double *x, double *y, size_t n)
+{
+    if (x != y) {
+        nv_axpy2(a, x, y, n);
+    } else if (a == 1.0) {
+        for (size_t i = 0; i < n; i++)
+            y[i] += x[i];
+    } else if (a == -1.0) {
+        for (size_t i = 0; i < n; i++)
+            y[i] -= x[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            y[i] += a * x[i];
+    }
+}
+
+/* z = c v1 + v2 (sign 1) or c v1 - v2 (sign -1): Vlin1, Vlin2 */
+static void nv_lin(double c, const double *v1, const double *v2, double *z, size_t n, int sign)
+{
+    if (sign > 0) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = (c * v1[i]) + v2[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            z[i] = (c * v1[i]) - v2[i];
+    }
+}
+
+/* z = a x + b y, by the cases of N_VLinearSum_Serial. */
+static void nv_linearsum(sunrealtype a, N_Vector xv, sunrealtype b, N_Vector yv, N_Vector zv)
+{
+    double *x = nv_data(xv), *y = nv_data(yv), *z = nv_data(zv);
+    size_t n = nv_len(xv);
+    if (b == 1.0 && zv == yv) {
+        nv_axpy(a, x, y, n);
+    } else if (a == 1.0 && zv == xv) {
+        nv_axpy(b, y, x, n);
+    } else if (a == 1.0 && b == 1.0) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = x[i] + y[i];
+    } else if ((a == 1.0 && b == -1.0) || (a == -1.0 && b == 1.0)) {
+        const double *v1 = a == 1.0 ? y : x, *v2 = a == 1.0 ? x : y;
+        for (size_t i = 0; i < n; i++)
+            z[i] = v2[i] - v1[i];
+    } else if (a == 1.0 || b == 1.0) {
+        nv_lin(a == 1.0 ? b : a, a == 1.0 ? y : x, a == 1.0 ? x : y, z, n, 1);
+    } else if (a == -1.0 || b == -1.0) {
+        nv_lin(a == -1.0 ? b : a, a == -1.0 ? y : x, a == -1.0 ? x : y, z, n, -1);
+    } else if (a == b) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = a * (x[i] + y[i]);
+    } else if (a == -b) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = a * (x[i] - y[i]);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            z[i] = (a * x[i]) + (b * y[i]);
+    }
+}
+
+static void nv_scale(sunrealtype c, N_Vector xv, N_Vector zv)
+{
+    double *x = nv_data(xv), *z = nv_data(zv);
+    size_t n = nv_len(xv);
+    if (zv == xv) {
+        size_t i = 0;
+        for (; i + 2 <= n; i += 2) {
+            x[i] *= c;
+            x[i + 1] *= c;
+        }
+        for (; i < n; i++)
+            x[i] *= c;
+    } else if (c == 1.0) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = x[i];
+    } else if (c == -1.0) {
+        for (size_t i = 0; i < n; i++)
+            z[i] = -x[i];
+    } else {
+        for (size_t i = 0; i < n; i++)
+            z[i] = c * x[i];
+    }
+}
+
+static void nv_const(sunrealtype c, N_Vector zv)
+{
+    double *z = nv_data(zv);
+    for (size_t i = 0, n = nv_len(zv); i < n; i++)
+        z[i] = c;
+}
+
+static void nv_abs(N_Vector xv, N_Vector zv)
+{
+    double *x = nv_data(xv), *z = nv_data(zv);
+    for (size_t i = 0, n = nv_len(xv); i < n; i++)
+        z[i] = fabs(x[i]);
+}
+
+static void nv_inv(N_Vector xv, N_Vector zv)
+{
+    double *x = nv_data(xv), *z = nv_data(zv);
+    for (size_t i = 0, n = nv_len(xv); i < n; i++)
+        z[i] = 1.0 / x[i];
+}
+
+static void nv_addconst(N_Vector xv, sunrealtype b, N_Vector zv)
+{
+    double *x = nv_data(xv), *z = nv_data(zv);
+    for (size_t i = 0, n = nv_len(xv); i < n; i++)
+        z[i] = x[i] + b;
+}
+
+/* sqrt(sum (x_i w_i)^2 / n) */
+static sunrealtype nv_wrmsnorm(N_Vector xv, N_Vector wv)
+{
+    double *x = nv_data(xv), *w = nv_data(wv), sum = 0.0;
+    size_t n = nv_len(xv);
+    for (size_t i = 0; i < n; i++) {
+        double p = x[i] * w[i];
+        sum += p * p;
+    }
+    return sqrt(sum / (double)n);
+}
+
+/* The operations above into v's table (before any clone of v is made). */
+static void nv_install(N_Vector v)
+{
+    v->ops->nvlinearsum = nv_linearsum;
+    v->ops->nvscale = nv_scale;
+    v->ops->nvconst = nv_const;
+    v->ops->nvabs = nv_abs;
+    v->ops->nvinv = nv_inv;
+    v->ops->nvaddconst = nv_addconst;
+    v->ops->nvwrmsnorm = nv_wrmsnorm;
+}
 
 static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
@@ -64,58 +253,112 @@ static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
                : 1;
 }
 
-/*
- * The Jacobian of transient_ode.c (row-major, dense) into CVODE's compressed-column matrix
- * J on the pattern of every entry nonzero so far (the union grows as the fluid mins switch
- * branches; with the diagonal from the start, so that I - gamma J keeps its pattern). When
- * it grows, J's storage may grow (SUNSparseMatrix_Reallocate) and KLU is told to analyse
- * the new pattern at its next factorisation; otherwise KLU refactorises on the pattern it
- * has analysed (no allocation). Once the pattern is frozen (ac_solver_tr_driver_freeze),
- * an entry outside it is left out of J: the iteration matrix is then an approximation, as it
- * already is between CVODE's Jacobian updates (Newton's convergence test and the error test
- * are on f itself, so the solution keeps its tolerances; a poor matrix costs iterations or
- * a shorter step, never accuracy), and nothing is allocated.
- */
-static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
-                  N_Vector t2, N_Vector t3)
+/* Room for `cap` entries of the pattern (J's values, their dense positions, the diagonal's
+ * marks) and in A. */
+static int cv_room(tr_driver *dr, SUNMatrix A, size_t cap)
 {
-    tr_driver *dr = user;
+    double *jv;
+    size_t *pos;
+    unsigned char *dg;
+    if (cap <= dr->cap)
+        return 0;
+    if ((sunindextype)cap > SUNSparseMatrix_NNZ(A) &&
+        SUNSparseMatrix_Reallocate(A, (sunindextype)cap) != 0)
+        return -1;
+    jv = realloc(dr->jval, cap * sizeof *jv);
+    if (jv != NULL)
+        dr->jval = jv;
+    pos = jv != NULL ? realloc(dr->jpos, cap * sizeof *pos) : NULL;
+    if (pos != NULL)
+        dr->jpos = pos;
+    dg = pos != NULL ? realloc(dr->jdiag, cap) : NULL;
+    if (dg == NULL)
+        return -1;
+    dr->jdiag = dg;
+    dr->cap = cap;
+    return 0;
+}
+
+/* A's compressed columns from the pattern (dr->mask), with each entry's dense position. */
+static void cv_pattern(tr_driver *dr, SUNMatrix A)
+{
     size_t D = dr->D, p = 0;
-    int grown = 0;
-    sunindextype *ptr, *row;
-    sunrealtype *val;
-    (void)fy, (void)t1, (void)t2, (void)t3;
-    if (ac_solver_tr_jac(t, N_VGetArrayPointer(y), dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
-        return 1;
-    for (size_t k = 0; k < D * D; k++)
-        if (dr->jrow[k] != 0.0 && !dr->mask[k]) {
-            if (dr->frozen) {
-                dr->dropped++;
-                continue;
-            }
-            dr->mask[k] = 1;
-            dr->nnz++;
-            grown = 1;
-        }
-    if (grown) {
-        if ((sunindextype)dr->nnz > SUNSparseMatrix_NNZ(J) &&
-            SUNSparseMatrix_Reallocate(J, (sunindextype)(2 * dr->nnz)) != 0)
-            return -1;
-        if (SUNLinSol_KLUReInit(dr->ls, J, SUNSparseMatrix_NNZ(J), SUNKLU_REINIT_PARTIAL) != 0)
-            return -1;
-    }
-    ptr = SUNSparseMatrix_IndexPointers(J);
-    row = SUNSparseMatrix_IndexValues(J);
-    val = SUNSparseMatrix_Data(J);
+    sunindextype *ptr = SUNSparseMatrix_IndexPointers(A), *row = SUNSparseMatrix_IndexValues(A);
     for (size_t col = 0; col < D; col++) {
         ptr[col] = (sunindextype)p;
         for (size_t r = 0; r < D; r++)
             if (dr->mask[r * D + col]) {
                 row[p] = (sunindextype)r;
-                val[p++] = dr->jrow[r * D + col];
+                dr->jpos[p] = r * D + col;
+                dr->jdiag[p++] = r == col;
             }
     }
     ptr[D] = (sunindextype)p;
+}
+
+/*
+ * The Jacobian of transient_ode.c (row-major, dense) on the pattern of every entry nonzero
+ * so far into dr->jval (the union grows as the fluid mins switch branches; with the
+ * diagonal from the start, so that I - gamma J keeps its pattern). When it grows, A's
+ * storage may grow (SUNSparseMatrix_Reallocate) and KLU is told to analyse the new pattern
+ * at its next factorisation; otherwise KLU refactorises on the pattern it has analysed (no
+ * allocation). Once the pattern is frozen (ac_solver_tr_driver_freeze), an entry outside it
+ * is left out: the iteration matrix is then an approximation, as it already is between
+ * CVODE's Jacobian updates (Newton's convergence test and the error test are on f itself,
+ * so the solution keeps its tolerances; a poor matrix costs iterations or a shorter step,
+ * never accuracy), and nothing is allocated.
+ */
+static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
+{
+    size_t D = dr->D;
+    int grown = !dr->built;
+    if (ac_solver_tr_jac(t, N_VGetArrayPointer(y), dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
+        return 1;
+    for (size_t k = 0; !dr->frozen && k < D * D; k++)
+        if (dr->jrow[k] != 0.0 && !dr->mask[k]) {
+            dr->mask[k] = 1;
+            dr->nnz++;
+            grown = 1;
+        }
+    if (grown) {
+        if (dr->nnz > dr->cap && cv_room(dr, A, 2 * dr->nnz) != 0)
+            return -1;
+        cv_pattern(dr, A);
+        if (dr->built &&
+            SUNLinSol_KLUReInit(dr->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0)
+            return -1;
+        dr->built = 1;
+    }
+    for (size_t k = 0; k < dr->nnz; k++)
+        dr->jval[k] = dr->jrow[dr->jpos[k]];
+    return 0;
+}
+
+/*
+ * CVODE's linear system A = I - gamma J on the fixed pattern: J evaluated again when CVODE
+ * asks (!jok: a new step history, a stale or failing Jacobian), else the last one, kept
+ * here (the default system function keeps a second copy of the sparse matrix and copies,
+ * zeroes and scales it in SUNDIALS' unoptimised loops: 13% of an evaluation). The same
+ * values as the default: (-gamma) J_k, plus 1 on the diagonal.
+ */
+static int cv_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunbooleantype jok,
+                     sunbooleantype *jcur, sunrealtype gamma, void *user, N_Vector t1, N_Vector t2,
+                     N_Vector t3)
+{
+    tr_driver *dr = user;
+    sunrealtype *val = SUNSparseMatrix_Data(A);
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    *jcur = !jok;
+    if (!jok) {
+        int rc = cv_jac_eval(dr, t, y, A);
+        if (rc != 0)
+            return rc;
+    }
+    for (size_t k = 0; k < dr->nnz; k++) {
+        val[k] = -gamma * dr->jval[k];
+        if (dr->jdiag[k])
+            val[k] += 1.0;
+    }
     return 0;
 }
 
@@ -177,11 +420,16 @@ void ac_solver_tr_driver_free(tr_driver *dr)
         SUNMatDestroy(dr->A);
     if (dr->y != NULL)
         N_VDestroy(dr->y);
+    if (dr->yi != NULL)
+        N_VDestroy(dr->yi);
     if (dr->sun != NULL)
         SUNContext_Free(&dr->sun);
     free(dr->jrow);
     free(dr->dfdt);
     free(dr->mask);
+    free(dr->jval);
+    free(dr->jpos);
+    free(dr->jdiag);
     free(dr);
 }
 
@@ -234,17 +482,23 @@ static int cv_new(tr_driver *dr, double h0)
         cv_seed_pattern(dr, N_VGetArrayPointer(dr->y));
     dr->A = dr->y != NULL ? SUNSparseMatrix(n, n, (sunindextype)dr->nnz + 8 * n, CSC_MAT, dr->sun)
                           : NULL;
+    if (dr->A != NULL && cv_room(dr, dr->A, dr->nnz + 8 * dr->D) != 0)
+        return AC_ENOMEM;
     dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
     dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
     if (dr->mem == NULL)
         return AC_ENOMEM;
     memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
+    nv_install(dr->y);
+    dr->yi = N_VClone(dr->y);
+    if (dr->yi == NULL)
+        return AC_ENOMEM;
     if (CVodeSetErrHandlerFn(dr->mem, cv_silent, NULL) != CV_SUCCESS ||
         CVodeInit(dr->mem, cv_f, 0.0, dr->y) != CV_SUCCESS ||
         CVodeSStolerances(dr->mem, opt->rtol, opt->atol) != CV_SUCCESS ||
         CVodeSetUserData(dr->mem, dr) != CV_SUCCESS ||
         CVodeSetLinearSolver(dr->mem, dr->ls, dr->A) != CV_SUCCESS ||
-        CVodeSetJacFn(dr->mem, cv_jac) != CV_SUCCESS ||
+        CVodeSetLinSysFn(dr->mem, cv_linsys) != CV_SUCCESS ||
         CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS ||
         CVodeSetMaxHnilWarns(dr->mem, -1) != CV_SUCCESS ||
         CVodeSetMaxErrTestFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS ||
@@ -350,6 +604,18 @@ int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
         return AC_ENUMERIC;
     }
     memcpy(y, N_VGetArrayPointer(dr->y), dr->D * sizeof *y);
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_dense(tr_driver *dr, double t, double *out)
+{
+    if (!dr->cv || dr->yi == NULL)
+        return AC_EINVAL;
+    if (out == NULL)
+        return AC_OK;
+    if (CVodeGetDky(dr->mem, t, 0, dr->yi) != CV_SUCCESS)
+        return AC_ENUMERIC;
+    memcpy(out, N_VGetArrayPointer(dr->yi), dr->D * sizeof *out);
     return AC_OK;
 }
 

@@ -451,6 +451,10 @@ void ac_solver_tr_driver_freeze(tr_driver *dr);
 /* a kink of the drift at t: a multistep integrator restarts (_restart), rkf45 goes on */
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0);
 int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y);
+/* the state at t inside the last step (the integrator's own interpolant, of its order) into
+ * out (NULL: only whether there is one); AC_EINVAL when the integrator has none (rkf45: the
+ * caller interpolates) */
+int ac_solver_tr_driver_dense(tr_driver *dr, double t, double *out);
 int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, double *t,
                                 double *y);
 

@@ -365,7 +365,9 @@ static void hermite(size_t n, double t0, const double *y0, const double *f0, dou
 
 /*
  * Step freely (one step of the integrator at a time, transient_driver.c) up to each
- * target, and fill the samples by cubic Hermite interpolation between steps. Stopping the
+ * target, and fill the samples from the integrator's own interpolant of the last step
+ * (CVODE's, of the method's order: no evaluation of f per step) or, for rkf45, by cubic
+ * Hermite interpolation between steps (f at every step). Stopping the
  * integrator at every sample would shorten its steps. At a target (a profile point: the
  * sources' slopes jump there) a multistep integrator starts a new history
  * (ac_solver_tr_driver_kink): its interpolating polynomial would otherwise straddle the
@@ -422,7 +424,7 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
 {
     size_t D = c->dim, s = s0, it = 0;
     double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = t0;
-    int rc = AC_OK;
+    int rc = AC_OK, dense = ac_solver_tr_driver_dense(dr, t0, NULL) == AC_OK;
     if (ac_solver_tr_driver_restart(dr, t0, y, h0) != AC_OK)
         return ac_error_set(err, AC_ENUMERIC, "restarting the ODE integrator at t = %g s", t0);
     if (s == 0)
@@ -487,16 +489,25 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
                                   tr->method, D, t, ac_solver_tr_driver_why(dr));
                 goto cleanup;
             }
-            ac_solver_tr_f(t, y, f1, c);
-            while (s < tr->nsamples && tr->t[s] <= t) {
-                hermite(D, tp, y0, f0, t, y, f1, tr->t[s], yi);
-                ac_solver_tr_record(c, tr, s, tr->t[s], yi, fr);
-                s++;
+            if (dense) { /* the integrator's interpolant */
+                while (s < tr->nsamples && tr->t[s] <= t) {
+                    if (ac_solver_tr_driver_dense(dr, tr->t[s], yi) != AC_OK)
+                        memcpy(yi, y, D * sizeof *y); /* cannot happen: t[s] is in the step */
+                    ac_solver_tr_record(c, tr, s, tr->t[s], yi, fr);
+                    s++;
+                }
+            } else {
+                ac_solver_tr_f(t, y, f1, c);
+                while (s < tr->nsamples && tr->t[s] <= t) {
+                    hermite(D, tp, y0, f0, t, y, f1, tr->t[s], yi);
+                    ac_solver_tr_record(c, tr, s, tr->t[s], yi, fr);
+                    s++;
+                }
+                memcpy(f0, f1, D * sizeof *f1);
+                memcpy(y0, y, D * sizeof *y);
             }
             if (pf != NULL && pf->record)
                 prefix_push(c, tr, pf, t, y, s);
-            memcpy(f0, f1, D * sizeof *f1);
-            memcpy(y0, y, D * sizeof *y);
         }
     }
     for (; s < tr->nsamples; s++) /* rounding at the horizon */
