@@ -641,12 +641,13 @@ static int job_new(tune_ctx *c, tune_job *j, ac_error *err)
     j->ev.pools = calloc(c->npools, sizeof *j->ev.pools);
     j->top = calloc(c->ntop_max, sizeof *j->top);
     j->genes_store = calloc(c->ntop_max * (c->ngenes + 1), sizeof *j->genes_store);
-    j->front = calloc(AC_TUNE_FRONT_MAX, sizeof *j->front);
-    j->front_genes = calloc(AC_TUNE_FRONT_MAX * (c->ngenes + 1), sizeof *j->front_genes);
+    j->front_cap = c->opt->budget < AC_TUNE_FRONT_STORE ? c->opt->budget : AC_TUNE_FRONT_STORE;
+    j->front = calloc(j->front_cap, sizeof *j->front);
+    j->front_genes = calloc(j->front_cap * (c->ngenes + 1), sizeof *j->front_genes);
     if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL ||
         j->front == NULL || j->front_genes == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
-    for (size_t i = 0; i < AC_TUNE_FRONT_MAX; i++)
+    for (size_t i = 0; i < j->front_cap; i++)
         j->front[i].genes = j->front_genes + i * (c->ngenes + 1);
     return ac_transient_new(j->m, &to, &j->ws, err);
 }

@@ -43,8 +43,8 @@ static int genes_before(const double *a, const double *b, size_t n)
 
 /* Insert (cost, value, actions, genes) into the front f of *n points (capacity max): a point
  * no other dominates, ties in both broken by the smaller genes. */
-static void front_insert(tune_fpoint *f, size_t *n, size_t max, size_t ngenes, double cost,
-                         double value, size_t actions, const double *genes)
+static int front_insert(tune_fpoint *f, size_t *n, size_t max, size_t ngenes, double cost,
+                        double value, size_t actions, const double *genes)
 {
     size_t w = 0;
     for (size_t i = 0; i < *n; i++) {
@@ -52,7 +52,7 @@ static void front_insert(tune_fpoint *f, size_t *n, size_t max, size_t ngenes, d
         if (e->cost <= cost && e->value <= value) {
             if (e->cost == cost && e->value == value && genes_before(genes, e->genes, ngenes))
                 break; /* replaced below */
-            return;
+            return 0;
         }
     }
     for (size_t i = 0; i < *n; i++) { /* drop the points the new one dominates (or ties) */
@@ -68,12 +68,13 @@ static void front_insert(tune_fpoint *f, size_t *n, size_t max, size_t ngenes, d
     }
     *n = w;
     if (*n >= max)
-        return;
+        return -1; /* a non-dominated point that does not fit */
     f[*n].cost = cost;
     f[*n].value = value;
     f[*n].actions = actions;
     memcpy(f[*n].genes, genes, ngenes * sizeof *genes);
     (*n)++;
+    return 0;
 }
 
 void ac_an_tune_front_offer(const tune_ctx *c, tune_job *j, const double *genes,
@@ -85,8 +86,9 @@ void ac_an_tune_front_offer(const tune_ctx *c, tune_job *j, const double *genes,
     for (size_t q = 0; q < ev->nchecks; q++)
         if (q != k && !ev->checks[q].pass)
             return;
-    front_insert(j->front, &j->nfront, AC_TUNE_FRONT_MAX, c->ngenes, ev->cost, ev->checks[k].value,
-                 ev->actions, genes);
+    if (front_insert(j->front, &j->nfront, j->front_cap, c->ngenes, ev->cost, ev->checks[k].value,
+                     ev->actions, genes) != 0)
+        j->front_cut = 1;
 }
 
 static int by_cost(const void *a, const void *b)
@@ -101,8 +103,10 @@ int ac_an_tune_front_merge(const tune_ctx *c, ac_tune_result *r, ac_error *err)
     tune_fpoint *all;
     double *store;
     const ac_tune_check *ck = c->front_check != AC_NONE ? &r->written.checks[c->front_check] : NULL;
-    for (size_t i = 0; i < c->njobs; i++)
+    for (size_t i = 0; i < c->njobs; i++) {
         total += c->jobs[i].nfront;
+        r->front_cut |= c->jobs[i].front_cut;
+    }
     if (total == 0)
         return AC_OK;
     all = calloc(total, sizeof *all);
@@ -118,7 +122,8 @@ int ac_an_tune_front_merge(const tune_ctx *c, ac_tune_result *r, ac_error *err)
     for (size_t i = 0; i < c->njobs; i++)
         for (size_t k = 0; k < c->jobs[i].nfront; k++) {
             const tune_fpoint *p = &c->jobs[i].front[k];
-            front_insert(all, &n, total, c->ngenes, p->cost, p->value, p->actions, p->genes);
+            (void)front_insert(all, &n, total, c->ngenes, p->cost, p->value, p->actions,
+                               p->genes); /* room for all: never -1 */
         }
     qsort(all, n, sizeof *all, by_cost);
     for (size_t i = 0; i < n && i < AC_TUNE_FRONT_MAX; i++) {

@@ -56,9 +56,11 @@ typedef struct tune_job {
     double *genes_store;
     size_t failures;
     const ac_transient *tr; /* the last evaluation's transient (the workspace's) */
-    tune_fpoint *front;     /* this job's non-dominated points (AC_TUNE_FRONT_MAX) */
+    tune_fpoint *front;     /* this job's non-dominated points (front_cap) */
     size_t nfront;
-    double *front_genes; /* AC_TUNE_FRONT_MAX x ngenes */
+    size_t front_cap;    /* min(budget, AC_TUNE_FRONT_STORE) */
+    int front_cut;       /* a non-dominated point did not fit */
+    double *front_genes; /* front_cap x (ngenes + 1) */
 } tune_job;
 
 typedef struct tune_ctx {

@@ -77,6 +77,11 @@ static void text_front(FILE *fp, const ac_model *m, const ac_tune_result *r)
             "cost-vs-SLA front over the %s (limit %.4gs, binding as written; every other "
             "requirement met on the fluid, values +-%.0f%%): %zu point%s\n",
             ck->what, ck->limit, 100.0 * ck->rel_error, r->nfront, r->nfront == 1 ? "" : "s");
+    if (r->front_cut)
+        fprintf(fp,
+                "    (incomplete: a thread kept its first %d non-dominated points; a budget "
+                "of at most %d keeps them all)\n",
+                AC_TUNE_FRONT_STORE, AC_TUNE_FRONT_STORE);
     if (r->nfront > 0)
         fprintf(fp, "    %12s %10s %8s %-12s %s\n", "server-hours", "value (s)", "actions", "SLA",
                 "setting");
@@ -232,6 +237,8 @@ static void json_front(ac_jsonw *w, const ac_model *m, const ac_tune_result *r)
     ac_jsonw_double(w, ck->limit);
     ac_jsonw_key(w, "rel_error");
     ac_jsonw_double(w, ck->rel_error);
+    ac_jsonw_key(w, "complete");
+    ac_jsonw_bool(w, !r->front_cut);
     ac_jsonw_key(w, "points");
     ac_jsonw_array_begin(w);
     for (size_t i = 0; i < r->nfront; i++) {

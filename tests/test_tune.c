@@ -257,6 +257,35 @@ static void test_front_and_provision(void **state)
     fx_free(&f);
 }
 
+/* The front is a function of the settings evaluated, not of how the threads split them: with
+ * a budget below AC_TUNE_FRONT_STORE no point is dropped, and one job and two give the same
+ * points (a per-thread cap of 256 used to drop a thread's newcomers once full). */
+static void test_front_any_jobs(void **state)
+{
+    fx f;
+    ac_tune_options o;
+    ac_tune_result *r1, *r2;
+    (void)state;
+    fx_parse(&f, model_xml);
+    opts(&o, 160, 1);
+    o.moments = 0;
+    r1 = tune_ok(&f, &o);
+    o.jobs = 2;
+    r2 = tune_ok(&f, &o);
+    assert_int_equal(r1->front_cut, 0);
+    assert_int_equal(r2->front_cut, 0);
+    assert_true(r1->nfront >= 2);
+    assert_int_equal(r1->nfront, r2->nfront);
+    for (size_t i = 0; i < r1->nfront; i++) {
+        assert_double_close(r1->front[i].cost, r2->front[i].cost, 0.0, 0.0);
+        assert_double_close(r1->front[i].value, r2->front[i].value, 0.0, 0.0);
+        assert_int_equal(r1->front[i].actions, r2->front[i].actions);
+    }
+    ac_tune_result_free(r1);
+    ac_tune_result_free(r2);
+    fx_free(&f);
+}
+
 /* A budget of a few evaluations: the best so far, said to be so; and the counted budget. */
 static void test_budget_exhausted(void **state)
 {
@@ -548,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_flapping_warning),
         cmocka_unit_test(test_fluid_error_measured),
         cmocka_unit_test(test_front_and_provision),
+        cmocka_unit_test(test_front_any_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,8 +77,13 @@ extern "C" {
  * construction): they only send a candidate to the simulator. */
 #define AC_TUNE_FLUID_ERROR      0.10
 #define AC_TUNE_FLUID_ERROR_LOSS 0.75
-/* The most points of the cost-vs-SLA front kept by one evaluation thread (and reported). */
+/* The most points of the cost-vs-SLA front reported (the cheapest ones). */
 #define AC_TUNE_FRONT_MAX 256
+/* The most non-dominated points one evaluation thread keeps (min(budget, this)): a thread
+ * evaluates at most `budget` settings, so with a budget at or below it no point is ever
+ * dropped and the front is the same for any --jobs. Above it, a thread whose front fills
+ * drops the newcomers and the result says so (front_cut). */
+#define AC_TUNE_FRONT_STORE 65536
 /* The most moments of the over-provisioning. */
 #define AC_TUNE_MOMENTS_MAX 1000
 /* The most requirement checks of one evaluation. */
@@ -204,6 +209,7 @@ typedef struct ac_tune_result {
     size_t front_check;
     ac_tune_point *front;
     size_t nfront;
+    int front_cut; /* a thread's store (AC_TUNE_FRONT_STORE) filled: points may be missing */
     ac_tune_provision provision;
 } ac_tune_result;
 
