@@ -58,13 +58,17 @@ void ac_an_report_cycle(const ac_model *m, ac_diag_list *findings);
  * the lowest kept rate >= lambda (ac_solver_options.start_low/high): a converging search
  * probes between its last probes. */
 #define AC_AN_WARM_KEEP 4
-typedef struct ac_an_warm {
+typedef struct ac_an_warm_set {
     struct {
         double lambda;
         size_t servers, dim;
         double *low, *high;
     } at[AC_AN_WARM_KEEP];
     size_t next; /* the entry the next solution replaces */
+} ac_an_warm_set;
+/* own: the pool's solve; as[d]: its solve as dispatch d for the bounds (network.c solve_as) */
+typedef struct ac_an_warm {
+    ac_an_warm_set own, as[AC_DISPATCH_SHARED_QUEUE + 1];
 } ac_an_warm;
 
 void ac_an_warm_clear(ac_an_warm *w);

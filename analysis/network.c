@@ -269,11 +269,18 @@ static int solve_gateway(const ac_model *m, size_t i, double lambda, ac_node_ana
 /* `pool` solved with another dispatch (power-of-d with d = 2 and distinct sampling where
  * it is power-of-d; refined; no burst search): the result (caller frees) or NULL on failure
  * or overload. */
+static ac_solver_options warm_options(const ac_analysis_options *opt, const ac_an_warm_set *w,
+                                      size_t servers, double lambda);
+static void warm_keep(ac_an_warm_set *w, const ac_solver_pool_result *res, size_t servers,
+                      double lambda);
+
+/* ... w: the node's warm starts (its store for `dispatch`), or NULL. */
 static ac_solver_pool_result *solve_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
-                                       const ac_analysis_options *opt)
+                                       const ac_analysis_options *opt, ac_an_warm *w)
 {
     ac_pool p = *pool;
-    ac_solver_options so = opt->solver;
+    ac_an_warm_set *ws = w != NULL ? &w->as[dispatch] : NULL;
+    ac_solver_options so = warm_options(opt, ws, p.servers, lambda);
     ac_solver_pool_result *r = NULL;
     ac_error e = {0};
     p.dispatch = dispatch;
@@ -281,7 +288,10 @@ static ac_solver_pool_result *solve_as(const ac_pool *pool, ac_dispatch dispatch
     p.sampling = AC_SAMPLING_DISTINCT;
     so.refine = AC_SOLVER_REFINE_ALWAYS;
     so.burst_search = 0;
-    if (ac_solver_pool_solve(&p, lambda, &so, &r, &e) == AC_OK && !r->overload)
+    int rc = ac_solver_pool_solve(&p, lambda, &so, &r, &e);
+    if (rc == AC_OK && ws != NULL)
+        warm_keep(ws, r, p.servers, lambda);
+    if (rc == AC_OK && !r->overload)
         return r;
     ac_solver_pool_result_free(r);
     return NULL;
@@ -289,9 +299,9 @@ static ac_solver_pool_result *solve_as(const ac_pool *pool, ac_dispatch dispatch
 
 /* Mean jobs per server of `pool` solved with another dispatch (for bounds); NAN on failure. */
 static double mean_jobs_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
-                           const ac_analysis_options *opt, double *err_out)
+                           const ac_analysis_options *opt, ac_an_warm *w, double *err_out)
 {
-    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt);
+    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt, w);
     double v = NAN;
     *err_out = 0.0;
     if (r != NULL) {
@@ -305,9 +315,9 @@ static double mean_jobs_as(const ac_pool *pool, ac_dispatch dispatch, double lam
 /* The loss of `pool` solved with another dispatch (the same retries and timeout), raised by
  * its stated relative error; NAN on failure. */
 static double loss_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
-                      const ac_analysis_options *opt)
+                      const ac_analysis_options *opt, ac_an_warm *w)
 {
-    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt);
+    ac_solver_pool_result *r = solve_as(pool, dispatch, lambda, opt, w);
     double v = NAN;
     if (r != NULL)
         v = pool->timeout > 0.0 ? pow(r->kpi.timeout_fraction, (double)pool->retries + 1.0)
@@ -322,11 +332,11 @@ static double loss_as(const ac_pool *pool, ac_dispatch dispatch, double lambda,
  * routes no worse than random (power-of-d, jiq) or than power-of-two (jsq): the distance to
  * that dispatch's loss, the bracket's upper end. */
 static double loss_bracket_abs(const ac_pool *p, double lambda, const ac_analysis_options *opt,
-                               double value)
+                               ac_an_warm *w, double value)
 {
     double hi =
         loss_as(p, p->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D : AC_DISPATCH_RANDOM,
-                lambda, opt);
+                lambda, opt, w);
     return isfinite(hi) ? fmin(1.0, fmax(0.0, hi - value)) : 1.0;
 }
 
@@ -336,13 +346,13 @@ static double loss_bracket_abs(const ac_pool *p, double lambda, const ac_analysi
  * and jsq does no worse than power-of-two (Winston 1977), jiq no worse than random. The
  * stated error is the distance from the headline value to the farther end of the bracket. */
 static double bracket_error(const ac_pool *pool, double lambda, double value,
-                            const ac_analysis_options *opt)
+                            const ac_analysis_options *opt, ac_an_warm *w)
 {
     double e_lo, e_hi;
-    double lo = mean_jobs_as(pool, AC_DISPATCH_SHARED_QUEUE, lambda, opt, &e_lo);
+    double lo = mean_jobs_as(pool, AC_DISPATCH_SHARED_QUEUE, lambda, opt, w, &e_lo);
     double hi = mean_jobs_as(
         pool, pool->dispatch == AC_DISPATCH_JSQ ? AC_DISPATCH_POWER_OF_D : AC_DISPATCH_RANDOM,
-        lambda, opt, &e_hi);
+        lambda, opt, w, &e_hi);
     if (!isfinite(lo) || !isfinite(hi) || !(value > 0.0))
         return NAN;
     hi *= 1.0 + e_hi;
@@ -351,9 +361,12 @@ static double bracket_error(const ac_pool *pool, double lambda, double value,
 
 void ac_an_warm_clear(ac_an_warm *w)
 {
-    for (size_t k = 0; k < AC_AN_WARM_KEEP; k++) {
-        free(w->at[k].low);
-        free(w->at[k].high);
+    for (size_t s = 0; s <= AC_DISPATCH_SHARED_QUEUE + 1; s++) {
+        ac_an_warm_set *ws = s == 0 ? &w->own : &w->as[s - 1];
+        for (size_t k = 0; k < AC_AN_WARM_KEEP; k++) {
+            free(ws->at[k].low);
+            free(ws->at[k].high);
+        }
     }
     memset(w, 0, sizeof *w);
 }
@@ -369,7 +382,7 @@ static double *warm_copy(const double *q, size_t n)
 
 /* Keep res's least equilibrium (found from empty) and greatest (from full) at lambda in w,
  * in place of its oldest entry. */
-static void warm_keep(ac_an_warm *w, const ac_solver_pool_result *res, size_t servers,
+static void warm_keep(ac_an_warm_set *w, const ac_solver_pool_result *res, size_t servers,
                       double lambda)
 {
     size_t k = w->next;
@@ -397,7 +410,7 @@ static void warm_keep(ac_an_warm *w, const ac_solver_pool_result *res, size_t se
  * of the highest kept rate at or below lambda starts the search from empty, the greatest of
  * the lowest kept rate at or above it the one from full (the drift grows with the rate); both
  * of one state dimension (the start from below wins). */
-static ac_solver_options warm_options(const ac_analysis_options *opt, const ac_an_warm *w,
+static ac_solver_options warm_options(const ac_analysis_options *opt, const ac_an_warm_set *w,
                                       size_t servers, double lambda)
 {
     ac_solver_options so = opt->solver;
@@ -433,7 +446,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     if (scaled.has_autoscale)
         scaled.servers = ac_solver_autoscale_steady(&node->u.pool, lambda);
     ac_solver_pool_result *res = NULL;
-    ac_solver_options so = warm_options(opt, w, p->servers, lambda);
+    ac_solver_options so = warm_options(opt, w != NULL ? &w->own : NULL, p->servers, lambda);
     ac_error e2 = {0};
     int rc;
     ac_an_node_clear(na);
@@ -442,7 +455,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
     na->arrival_rate = lambda;
     rc = ac_solver_pool_solve(p, lambda, &so, &res, &e2);
     if (rc == AC_OK && w != NULL)
-        warm_keep(w, res, p->servers, lambda);
+        warm_keep(&w->own, res, p->servers, lambda);
     if (rc != AC_OK) {
         na->analysed = 0;
         if (rc == AC_ENOMEM)
@@ -496,7 +509,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         if (p->dispatch == AC_DISPATCH_POWER_OF_D && p->servers > 1 &&
             k->approximation != AC_SOLVER_APPROX_EXACT &&
             (p->buffer != AC_UNBOUNDED || p->timeout > 0.0))
-            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, fail);
+            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, w, fail);
         /* jsq and jiq at finite N: the simulator's numbers (pool_sim.c), kept in the bracket */
         rc = ac_an_pool_simulated(p) ? ac_an_pool_simulate(p, lambda, opt, na, err) : 1;
         if (rc < 0)
@@ -504,7 +517,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
         if (rc == 0) {
             /* the exact ends of the bracket: M/M/N below, random (M/M/1 per server) above */
             double e_lo, rho = lambda / ((double)p->servers * p->service_rate);
-            double lo = mean_jobs_as(p, AC_DISPATCH_SHARED_QUEUE, lambda, opt, &e_lo);
+            double lo = mean_jobs_as(p, AC_DISPATCH_SHARED_QUEUE, lambda, opt, w, &e_lo);
             double v = fmin(na->mean_jobs, rho / (1.0 - rho));
             if (isfinite(lo))
                 v = fmax(v, lo);
@@ -526,11 +539,11 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
                against 3e-4). A relative error cannot bound that; the absolute one is the
                distance to the bracket's upper end, the loss of random dispatch (jiq) or
                power-of-two (jsq), which route no better */
-            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, na->loss_probability);
+            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, w, na->loss_probability);
         } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
                    k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
                    p->buffer == AC_UNBOUNDED && p->servers > 1) {
-            double b = bracket_error(p, lambda, k->mean_jobs, opt);
+            double b = bracket_error(p, lambda, k->mean_jobs, opt, w);
             if (isfinite(b) && b > na->expected_rel_error)
                 na->expected_rel_error = b;
         }

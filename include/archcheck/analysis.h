@@ -217,7 +217,8 @@ typedef struct ac_analysis {
                                 NULL (transient_note says why when it was wanted) */
     char transient_note[256];
     struct ac_an_warm *warm; /* internal (the headroom's probes): per node, warm starts of the
-                                pool solve (analysis/network.c), or NULL (borrowed) */
+                                pool solve and of its bound solves as other dispatches
+                                (analysis/network.c), or NULL (borrowed) */
 } ac_analysis;
 
 /*
