@@ -113,26 +113,9 @@ static inline void fast_sift_down(double *key, uint32_t *srv, size_t n, double t
 {
     size_t i = 0;
     for (;;) {
-        size_t c = AC_SIM_HEAP_D * i + 1, best;
+        size_t best;
         double kb;
-        if (c + AC_SIM_HEAP_D <= n) {
-            const double *k = key + c;
-            size_t a = k[1] < k[0] ? 1 : 0, b = k[3] < k[2] ? 3 : 2;
-            double ka = k[a], kk = k[b];
-            best = kk < ka ? c + b : c + a;
-            kb = kk < ka ? kk : ka;
-        } else {
-            if (c >= n)
-                break;
-            best = c;
-            kb = key[c];
-            for (size_t j = c + 1; j < n; j++)
-                if (key[j] < kb) {
-                    best = j;
-                    kb = key[j];
-                }
-        }
-        if (kb >= t)
+        if (!ac_sim_heap_min_child(key, n, i, &best, &kb) || kb >= t)
             break;
         key[i] = kb;
         srv[i] = srv[best];

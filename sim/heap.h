@@ -47,6 +47,32 @@ static inline void ac_sim_heap_sift_up(ac_sim_state *s, size_t i)
     ac_sim_heap_place(s, i, t, e);
 }
 
+/* The earliest child of slot i in a heap of n keys: its slot in *best and its key; 0 when i
+ * has no child (*best untouched). The first of equal keys wins, as the sift-downs need. */
+static inline int ac_sim_heap_min_child(const double *key, size_t n, size_t i, size_t *best,
+                                        double *kb)
+{
+    size_t c = AC_SIM_HEAP_D * i + 1;
+    if (c + AC_SIM_HEAP_D <= n) {
+        const double *k = key + c;
+        size_t a = k[1] < k[0] ? 1 : 0, b = k[3] < k[2] ? 3 : 2;
+        double ka = k[a], kk = k[b];
+        *best = kk < ka ? c + b : c + a;
+        *kb = kk < ka ? kk : ka;
+        return 1;
+    }
+    if (c >= n)
+        return 0;
+    *best = c;
+    *kb = key[c];
+    for (size_t j = c + 1; j < n; j++)
+        if (key[j] < *kb) {
+            *best = j;
+            *kb = key[j];
+        }
+    return 1;
+}
+
 /* Item (t, e) goes into the hole at i and moves down while a child is earlier. */
 static inline void ac_sim_heap_sift_down(ac_sim_state *s, size_t i, double t, uint32_t e)
 {
@@ -55,26 +81,9 @@ static inline void ac_sim_heap_sift_down(ac_sim_state *s, size_t i, double t, ui
     ac_sim_event *ev = s->ev;
     size_t n = s->nheap;
     for (;;) {
-        size_t c = AC_SIM_HEAP_D * i + 1, best;
+        size_t best;
         double kb;
-        if (c + AC_SIM_HEAP_D <= n) {
-            const double *k = key + c;
-            size_t a = k[1] < k[0] ? 1 : 0, b = k[3] < k[2] ? 3 : 2;
-            double ka = k[a], kk = k[b];
-            best = kk < ka ? c + b : c + a;
-            kb = kk < ka ? kk : ka;
-        } else {
-            if (c >= n)
-                break;
-            best = c;
-            kb = key[c];
-            for (size_t j = c + 1; j < n; j++)
-                if (key[j] < kb) {
-                    best = j;
-                    kb = key[j];
-                }
-        }
-        if (kb >= t)
+        if (!ac_sim_heap_min_child(key, n, i, &best, &kb) || kb >= t)
             break;
         key[i] = kb;
         hev[i] = hev[best];
