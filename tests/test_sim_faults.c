@@ -11,6 +11,7 @@
 #include "archcheck/model.h"
 #include "archcheck/parser.h"
 #include "archcheck/sim.h"
+#include "sim_ci.h"
 
 
 static ac_sim_options opts(size_t reps, double horizon, double warmup,
@@ -35,25 +36,6 @@ static ac_sim_result *run_ok(fx *f, const ac_sim_options *o)
     assert_int_equal(rc, 0);
     return res;
 }
-
-/* The 95% half-width widened to 99.9% (Student t), as tests/test_sim.c: about 15 interval
- * checks here miss by chance about 1 run in 70. */
-static double ci999(ac_sim_estimate e)
-{
-    if (e.n < 2 || !isfinite(e.ci95))
-        return e.ci95;
-    return e.ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(e.n - 1)) /
-           gsl_cdf_tdist_Pinv(0.975, (double)(e.n - 1));
-}
-
-static void sim_check(const char *what, ac_sim_estimate e, double x, double rel_width)
-{
-    if (!(fabs(e.mean - x) <= ci999(e)) || !(e.ci95 <= rel_width * fabs(x))) {
-        print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", what, e.mean, e.ci95, e.n, x);
-        fail();
-    }
-}
-#define assert_in_ci(est, exact, rel_width) sim_check(#est, (est), (exact), (rel_width))
 
 /* Erlang C: P(wait) in M/M/c with offered load a < c. */
 static double erlang_c(size_t c, double a)

@@ -17,24 +17,7 @@
 
 #include "archcheck/model.h"
 #include "archcheck/sim.h"
-
-/* The 95% half-width widened to 99.9% (Student t), as tests/test_sim_faults.c. */
-static double ci999(ac_sim_estimate e)
-{
-    if (e.n < 2 || !isfinite(e.ci95))
-        return e.ci95;
-    return e.ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(e.n - 1)) /
-           gsl_cdf_tdist_Pinv(0.975, (double)(e.n - 1));
-}
-
-static void sim_check(const char *what, ac_sim_estimate e, double x, double rel_width)
-{
-    if (!(fabs(e.mean - x) <= ci999(e)) || !(e.ci95 <= rel_width * fabs(x))) {
-        print_error("%s = %.6g +- %.3g (n %zu), exact %.6g\n", what, e.mean, e.ci95, e.n, x);
-        fail();
-    }
-}
-#define assert_in_ci(est, exact, rel_width) sim_check(#est, (est), (exact), (rel_width))
+#include "sim_ci.h"
 
 /* A model of n single-dispatch pools (ids "p0", ...), one source into pool 0, and the
  * routes of a chain when chain is set; free with net_free. */
