@@ -287,6 +287,14 @@ static int is_stable(ac_solver_pool_model *m, const double *q, ac_error *err, in
 int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                      ac_error *err)
 {
+    return ac_solver_settle_watch(m, q, opt, NULL, NULL, err);
+}
+
+/* ac_solver_settle, asking watch(ctx, q) at the start and at every chunk's end: when it
+ * returns 1 the settle stops there (q the state reached) and returns 1. */
+int ac_solver_settle_watch(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                           ac_solver_settle_watch_fn watch, void *ctx, ac_error *err)
+{
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *d = driver_new(m, &sys, opt);
     size_t n = m->n;
@@ -297,11 +305,19 @@ int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu levels)", n);
         goto cleanup;
     }
+    if (watch != NULL && watch(ctx, q)) {
+        rc = 1;
+        goto cleanup;
+    }
     for (;;) {
         status = gsl_odeiv2_driver_apply(d, &t, t + chunk, q);
         if (status != GSL_SUCCESS) {
             rc = ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", t,
                               gsl_strerror(status));
+            goto cleanup;
+        }
+        if (watch != NULL && watch(ctx, q)) {
+            rc = 1;
             goto cleanup;
         }
         ac_solver_model_drift(m, q, f);

@@ -122,6 +122,15 @@ int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
                         const ac_solver_options *opt, ac_error *err);
 int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                      ac_error *err);
+/* Asked at the settle's start and after every chunk with the state reached; 1: stop there. */
+typedef int (*ac_solver_settle_watch_fn)(void *ctx, const double *q);
+int ac_solver_settle_watch(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                           ac_solver_settle_watch_fn watch, void *ctx, ac_error *err);
+/* The burst search of a bistable pool (pool_burst.c): r->bursts, r->smallest_burst and
+ * r->burst_budget_spent from r's good and bad equilibria; m->extra is 0 on return. 0 or
+ * AC_ENOMEM / AC_ENUMERIC (an integration that failed). */
+int ac_solver_burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
+                           ac_solver_pool_result *r, ac_error *err);
 
 /* Response-time laws (rtd.c). A mixture sum_m w_m Erlang(m, rate), m = 0..n-1 (Erlang(0) = 0). */
 typedef struct ac_solver_mix {

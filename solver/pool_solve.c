@@ -649,121 +649,6 @@ cleanup:
     return rc;
 }
 
-/* ---------------------------------------------------------------- bursts */
-
-static double dist_max(size_t n, const double *a, const double *b)
-{
-    double r = 0.0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        r = fmax(r, fabs(a[i] - b[i]));
-    return r;
-}
-
-/* The burst search's default probe budget: 4 sizes x (15 doublings + 9 halvings). */
-#define AC_SOLVER_BURST_PROBES 96
-
-/* 1 when `extra` per-server arrivals for tau seconds, from the good equilibrium, leave the pool
- * settling at the bad one once released. Counts the probe in *left; 1 (*out unset) when the
- * budget is spent. */
-static int tips(ac_solver_pool_model *m, const ac_solver_options *opt, const double *good,
-                const double *bad, double extra, double tau, double *q, size_t *left, int *out,
-                ac_error *err)
-{
-    int rc;
-    if (*left == 0)
-        return 1;
-    (*left)--;
-    memcpy(q, good, m->n * sizeof *q);
-    m->extra = extra;
-    rc = ac_solver_integrate(m, q, tau, opt, err);
-    m->extra = 0.0;
-    if (rc < 0)
-        return rc;
-    rc = ac_solver_settle(m, q, opt, err);
-    if (rc < 0)
-        return rc;
-    *out = dist_max(m->n, q, bad) < dist_max(m->n, q, good);
-    return 0;
-}
-
-/*
- * For a few burst sizes (extra arrival rate), the shortest duration that tips the pool,
- * by bisection: the ODE is cooperative and the burst raises the state monotonically, so a
- * longer burst leaves a higher state and tipping is monotone in the duration. The probes
- * are counted (opt->burst_probes); past the budget the search stops with what it found
- * (r->burst_budget_spent): a duration found still tips the pool, within 1e-3 when its
- * bisection finished.
- */
-static int burst_search(ac_solver_pool_model *m, const ac_solver_options *opt,
-                        ac_solver_pool_result *r, ac_error *err)
-{
-    static const double sizes[] = {0.25, 0.5, 1.0, 2.0};
-    const size_t nsizes = sizeof sizes / sizeof sizes[0];
-    const double *good = r->equilibria[r->good].q, *bad = r->equilibria[r->bad].q;
-    double *q = malloc(m->n * sizeof *q), base = m->lambda > 0.0 ? m->lambda : m->mu;
-    double cap = 1e4 / m->mu;
-    size_t i, left = opt->burst_probes > 0 ? opt->burst_probes : AC_SOLVER_BURST_PROBES;
-    int rc = 0, tipped = 0;
-    r->bursts = calloc(nsizes, sizeof *r->bursts);
-    if (q == NULL || r->bursts == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "out of memory (bursts)");
-        goto cleanup;
-    }
-    r->nbursts = nsizes;
-    r->smallest_burst.duration = INFINITY;
-    r->smallest_burst.jobs = INFINITY;
-    for (i = 0; i < nsizes; i++) { /* sizes the budget does not reach stay untried */
-        r->bursts[i].extra_rate = sizes[i] * base * m->servers;
-        r->bursts[i].duration = INFINITY;
-        r->bursts[i].jobs = INFINITY;
-    }
-    for (i = 0; i < nsizes; i++) {
-        double extra = sizes[i] * base, lo = 0.0, hi = 1.0 / m->mu;
-        ac_solver_burst *b = &r->bursts[i];
-        b->extra_rate = extra * m->servers;
-        b->duration = INFINITY;
-        b->jobs = INFINITY;
-        for (;;) {
-            rc = tips(m, opt, good, bad, extra, hi, q, &left, &tipped, err);
-            if (rc != 0)
-                goto cleanup;
-            if (tipped || hi > cap)
-                break;
-            lo = hi;
-            hi *= 2.0;
-        }
-        if (!tipped)
-            continue;
-        while (hi - lo > 1e-3 * hi) {
-            double mid = 0.5 * (lo + hi);
-            int t = 0;
-            rc = tips(m, opt, good, bad, extra, mid, q, &left, &t, err);
-            if (rc < 0)
-                goto cleanup;
-            if (rc > 0)
-                break; /* out of budget: hi still tips (a burst that tips, if not the least) */
-            if (t)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        b->duration = hi;
-        b->jobs = b->extra_rate * hi;
-        if (b->jobs < r->smallest_burst.jobs)
-            r->smallest_burst = *b;
-        if (rc > 0)
-            break;
-    }
-cleanup:
-    if (rc > 0) {
-        r->burst_budget_spent = 1;
-        rc = 0;
-    }
-    free(q);
-    return rc;
-}
-
 /* ---------------------------------------------------------------- the solve */
 
 static int eq_order(const void *pa, const void *pb)
@@ -910,7 +795,7 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
                 r->bad = i;
         r->burst_searched = opt->burst_search && m->n <= AC_SOLVER_BURST_MAX;
         if (r->burst_searched) {
-            rc = burst_search(m, opt, r, err);
+            rc = ac_solver_burst_search(m, opt, r, err);
             if (rc < 0)
                 goto cleanup;
         }

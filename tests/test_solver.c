@@ -1296,6 +1296,105 @@ static void test_solve_text_one_number(void **state)
     }
 }
 
+/* The burst search shares work between probes (each continues the longest burst known not
+ * to tip; a settle stops once its state is below or above a point known to settle at good or
+ * at bad; a size whose burst-forced equilibrium settles at good is not doubled further):
+ * every duration is the cold search's (each probe from the good state, settled to its limit)
+ * within the bisection's 1e-3, on the retry-storm pool and on a 3-choice pool with 3
+ * retries; a budget of 26 probes stops both at the same place. */
+static void test_burst_reuse_vs_cold(void **state)
+{
+    struct {
+        size_t servers, buffer, d, retries;
+        double mu, timeout, rate;
+        unsigned probes;
+    } cases[] = {{100, 40, 2, 2, 10.0, 0.8, 700.0, 0},
+                 {50, 30, 3, 3, 1.0, 6.0, 34.0, 0},
+                 {100, 40, 2, 2, 10.0, 0.8, 700.0, 26}};
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ac_pool p =
+            make_pool(AC_DISPATCH_POWER_OF_D, cases[c].servers, cases[c].mu, cases[c].buffer);
+        ac_solver_options o;
+        ac_solver_pool_result *warm, *cold;
+        size_t finite = 0, never = 0;
+        p.d = cases[c].d;
+        p.timeout = cases[c].timeout;
+        p.retries = cases[c].retries;
+        ac_solver_options_init(&o);
+        o.burst_probes = cases[c].probes;
+        warm = solve_ok(&p, cases[c].rate, &o);
+        o.burst_cold = 1;
+        cold = solve_ok(&p, cases[c].rate, &o);
+        assert_true(warm->bistable && cold->bistable);
+        assert_true(warm->burst_searched && cold->burst_searched);
+        assert_int_equal(warm->nbursts, cold->nbursts);
+        assert_int_equal(warm->burst_budget_spent, cold->burst_budget_spent);
+        for (size_t k = 0; k < warm->nbursts; k++) {
+            double a = warm->bursts[k].duration, b = cold->bursts[k].duration;
+            print_message("case %zu size %zu: %.9g s shared, %.9g s cold\n", c, k, a, b);
+            assert_double_close(warm->bursts[k].extra_rate, cold->bursts[k].extra_rate, 0.0, 1e-15);
+            assert_int_equal(isfinite(a), isfinite(b));
+            if (isfinite(a)) {
+                assert_double_close(a, b, 0.0, 1e-3);
+                finite++;
+            } else {
+                never++;
+            }
+        }
+        /* both kinds of answer occur: sizes that tip and (first case) one that never does;
+           26 probes stop the third in its second size's bisection */
+        assert_true(finite >= (c == 2 ? 1u : 2u));
+        assert_int_equal(warm->burst_budget_spent, c == 2);
+        if (c == 0)
+            assert_true(never >= 1);
+        ac_solver_pool_result_free(warm);
+        ac_solver_pool_result_free(cold);
+    }
+}
+
+/* The certificates rest on the flow being cooperative: every off-diagonal entry of the
+ * Jacobian >= 0 on ordered states 1 >= q_1 >= ... >= q_n >= 0 (retries and timeouts
+ * included), so that ordered starts stay ordered (Kamke-Mueller). */
+static void test_retry_pool_cooperative(void **state)
+{
+    ac_pool p = make_pool(AC_DISPATCH_POWER_OF_D, 100, 10.0, 40);
+    ac_solver_pool_model *m = NULL;
+    ac_error err = {0};
+    unsigned long long seed = 12345;
+    double *q, *J;
+    size_t n, bad = 0;
+    (void)state;
+    p.timeout = 0.8;
+    p.retries = 2;
+    for (int extra = 0; extra < 2; extra++) {
+        assert_int_equal(ac_solver_pool_model_new(&p, extra ? 2100.0 : 700.0, 0, &m, &err), 0);
+        n = ac_solver_pool_model_dim(m);
+        q = malloc(n * sizeof *q);
+        J = malloc(n * n * sizeof *J);
+        assert_non_null(q);
+        assert_non_null(J);
+        for (int trial = 0; trial < 200; trial++) {
+            double top = 1.0;
+            for (size_t k = 0; k < n; k++) { /* a random ordered state */
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                top *= (double)(seed >> 11) / 9007199254740992.0;
+                q[k] = trial % 2 ? top : pow(top, 0.05);
+            }
+            ac_solver_pool_model_jacobian(m, q, J);
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < n; j++)
+                    if (i != j && J[i * n + j] < 0.0)
+                        bad++;
+        }
+        free(q);
+        free(J);
+        ac_solver_pool_model_free(m);
+        m = NULL;
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1332,6 +1431,8 @@ int main(void)
         cmocka_unit_test(test_solve_text_one_number),
         cmocka_unit_test(test_refined_at_100),
         cmocka_unit_test(test_shared_queue_closed_law),
+        cmocka_unit_test(test_burst_reuse_vs_cold),
+        cmocka_unit_test(test_retry_pool_cooperative),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests_name("solver", tests, NULL, NULL);

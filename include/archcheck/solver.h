@@ -84,6 +84,9 @@ typedef struct ac_solver_options {
     size_t burst_probes; /* the burst search's work budget in probes (each an integration of
                             the burst and a settle, within max_time); 0: the default, 96 (4
                             sizes, each 15 doublings and 9 halvings at most) */
+    int burst_cold;      /* 1: every burst probe integrates from the good equilibrium and
+                            settles to its limit (the reference the default search, which
+                            shares work between probes, is tested against); default 0 */
     int kpi_only;      /* 1: without retries, skip the eigenvalues and the Lyapunov equation
                           unless the refined mean field needs them (the equilibrium is then
                           unique and stable; max_real_eigenvalue is NAN); for repeated probes
