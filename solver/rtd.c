@@ -17,8 +17,13 @@ int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n
     mx->n = n;
     mx->closed = 0;
     mx->tail = malloc((n ? n : 1) * sizeof *mx->tail);
-    if (mx->tail == NULL)
+    mx->logi = malloc((n ? n : 1) * sizeof *mx->logi);
+    if (mx->tail == NULL || mx->logi == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
+    /* log i for the CCDF's Poisson terms in log space (the same values as log() there) */
+    mx->logi[0] = 0.0;
+    for (i = 1; i < n; i++)
+        mx->logi[i] = log((double)i);
     /* tail[i] = sum_{m > i} w_m, accumulated from the end for accuracy */
     for (i = n; i-- > 0;) {
         mx->tail[i] = acc;
@@ -46,6 +51,7 @@ void ac_solver_mix_init_mmn(ac_solver_mix *mx, double C, double gamma, double mu
     mx->rate = rate;
     mx->n = 0;
     mx->tail = NULL;
+    mx->logi = NULL;
     mx->closed = response ? 2 : 1;
     mx->c = C;
     mx->gamma = gamma;
@@ -82,7 +88,9 @@ void ac_solver_mix_clear(ac_solver_mix *mx)
     if (mx == NULL)
         return;
     free(mx->tail);
+    free(mx->logi);
     mx->tail = NULL;
+    mx->logi = NULL;
     mx->n = 0;
     mx->closed = 0;
 }
@@ -90,6 +98,11 @@ void ac_solver_mix_clear(ac_solver_mix *mx)
 /*
  * P(X > t) = sum_m w_m P(Erlang(m, r) > t) = sum_i Pois(i; r t) tail_i,
  * since P(Erlang(m, r) > t) = sum_{i < m} Pois(i; r t). Poisson terms in log space.
+ * Past the Poisson mode (i > r t) the terms only fall (Pois(i) falls, tail_i never rises,
+ * and their computed values with them: each step multiplies by x / (i + 1) < 1 or adds
+ * log x - log i <= 0, exp within an ulp): once a term is below 2^-55 s, it and every later
+ * one is below half an ulp of s and would leave the sum as it is, so the sum stops there
+ * with the same bits as the full one.
  */
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
@@ -104,7 +117,10 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
         /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all */
         double p = exp(-x);
         for (i = 0; i + 1 < mx->n; i++) {
-            s += p * mx->tail[i];
+            double term = p * mx->tail[i];
+            if ((double)i > x && term < 0x1p-55 * s)
+                break;
+            s += term;
             p *= x / (double)(i + 1);
             /* past 2x the remaining terms sum to less than p (ratio < 1/2); tail <= 1 */
             if ((double)i > 2.0 * x && p < 1e-18 * s)
@@ -116,10 +132,13 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
     lp = -x;
     for (i = 0; i + 1 < mx->n; i++) {
         if (i > 0)
-            lp += lx - log((double)i);
-        if (lp > -745.0)
-            s += exp(lp) * mx->tail[i];
-        else if ((double)i > x)
+            lp += lx - mx->logi[i];
+        if (lp > -745.0) {
+            double term = exp(lp) * mx->tail[i];
+            if ((double)i > x && term < 0x1p-55 * s)
+                break;
+            s += term;
+        } else if ((double)i > x)
             break; /* past the mode: every later term is smaller still */
     }
     return s > 1.0 ? 1.0 : s;

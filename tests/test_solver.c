@@ -5,6 +5,7 @@
 #include "helpers.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
@@ -1296,6 +1297,54 @@ static void test_solve_text_one_number(void **state)
     }
 }
 
+/* The M/M/N/N+B response law against its closed form: an accepted arrival finding n < N
+ * jobs is served at once, T ~ Exp(mu); finding n = N + j - 1 it waits j departures at rate
+ * a = N mu, and P(Erlang(j, a) + Exp(mu) > t) = Q(j, a t) + e^{-mu t} (a / (a - mu))^j
+ * P(j, (a - mu) t) (Q, P the regularised incomplete gammas). At rho = 0.99 with a buffer of
+ * 1024 the law has 1000s of phases and its CCDF is summed in log space (x = a t > 700) out to
+ * 1e-12: the early stop of that sum past the Poisson mode is checked here. */
+static void test_mmnb_response_law(void **state)
+{
+    const size_t N = 24, B = 1024, top = N + B;
+    const double mu = 500.0, a = (double)N * mu, Lam = 0.99 * a;
+    ac_pool p = make_pool(AC_DISPATCH_SHARED_QUEUE, N, mu, B);
+    ac_solver_pool_result *r = solve_ok(&p, Lam, NULL);
+    double *lp = malloc((top + 1) * sizeof *lp), lmax = 0.0, z = 0.0;
+    size_t checked = 0;
+    (void)state;
+    assert_non_null(lp);
+    lp[0] = 0.0;
+    for (size_t n = 1; n <= top; n++) {
+        lp[n] = lp[n - 1] + log(Lam / mu) - log((double)(n < N ? n : N));
+        lmax = fmax(lmax, lp[n]);
+    }
+    for (size_t n = 0; n < top; n++) /* accepted arrivals: n < N + B */
+        z += exp(lp[n] - lmax);
+    for (double t = 1e-4; t < 1.0; t *= 1.08) {
+        double expect = 0.0, got = ac_solver_pool_ccdf(r, r->operating, t);
+        for (size_t n = 0; n < top; n++) {
+            double w = exp(lp[n] - lmax) / z;
+            if (n < N) {
+                expect += w * exp(-mu * t);
+            } else {
+                double j = (double)(n - N + 1);
+                expect +=
+                    w * (gsl_sf_gamma_inc_Q(j, a * t) + exp(-mu * t + j * log(a / (a - mu))) *
+                                                            gsl_sf_gamma_inc_P(j, (a - mu) * t));
+            }
+        }
+        if (expect < 1e-12)
+            break;
+        assert_double_close(got, expect, 1e-15, 1e-9);
+        checked++;
+    }
+    print_message("M/M/%zu/%zu at rho 0.99: %zu points of the CCDF = closed form\n", N, top,
+                  checked);
+    assert_true(checked > 80); /* out to t > 0.1 s: x = a t > 1200, the log-space sum */
+    free(lp);
+    ac_solver_pool_result_free(r);
+}
+
 /* The burst search shares work between probes (each continues the longest burst known not
  * to tip; a settle stops once its state is below or above a point known to settle at good or
  * at bad; a size whose burst-forced equilibrium settles at good is not doubled further):
@@ -1431,6 +1480,7 @@ int main(void)
         cmocka_unit_test(test_solve_text_one_number),
         cmocka_unit_test(test_refined_at_100),
         cmocka_unit_test(test_shared_queue_closed_law),
+        cmocka_unit_test(test_mmnb_response_law),
         cmocka_unit_test(test_burst_reuse_vs_cold),
         cmocka_unit_test(test_retry_pool_cooperative),
     };
