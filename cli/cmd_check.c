@@ -212,6 +212,7 @@ static int check_main(int argc, char **argv)
     ac_cli_run_opts_apply(&ro, &aopt);
     aopt.search = !no_search;
     aopt.search_jobs = jobs > AC_SEARCH_JOBS_MAX ? AC_SEARCH_JOBS_MAX : (size_t)jobs;
+    aopt.sim.jobs = (size_t)jobs; /* the validating simulation's replications (same bytes) */
     aopt.search_confirm_events = confirm_events;
     ac_cli_progress_init(&bar, "check", quiet, stderr);
     if (bar.on) {
