@@ -184,6 +184,8 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                               o->what, where, o->note, sv, sc, lv, lim);
         }
     } else if (!o->evaluated) {
+        ck.sim_level = 0.0; /* the simulation, if any, did not judge it */
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s%s%s",
@@ -191,6 +193,8 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                       sim_metric(o) && c->a->sim_note[0] ? "; no simulation settles it: " : "",
                       sim_metric(o) ? c->a->sim_note : "");
     } else if (straddles(o)) {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id,
@@ -199,8 +203,12 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                       o->what, where, val, er, lim,
                       c->a->sim_note[0] ? ", and no simulation settles it: " : "", c->a->sim_note);
     } else if (o->pass) {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_PASS;
     } else {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_FAIL;
         snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
         if (r->kind == AC_REQ_HEADROOM && o->value < 1.0)

@@ -35,6 +35,7 @@ static const char check_usage[] =
     "      --fail-on SEV    error (default), warning or never: the least severity that fails\n"
     "      --seed N         random seed for search and simulation (default: the file's, else 1)\n"
     "      --jobs N         worker threads for the worst-case search (at most 64 are used)\n"
+    "                       and the validating simulation's replications (same output)\n"
     "      --no-search      skip the worst-case search (<resilience> requirements are then\n"
     "                       INCONCLUSIVE)\n"
     "      --confirm-events N  event budget of the simulation confirming each worst case\n"

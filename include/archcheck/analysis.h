@@ -198,7 +198,7 @@ typedef struct ac_check {
                                    half-width from the replications actually run */
     double sim_level;    /* when the validating simulation judged the check (its approximation
                             straddled or had no value): the two-sided confidence of the
-                            interval that judged it (the sequential rule of models.md §7.4:
+                            interval that judged it (the sequential rule of models.md §7, "The sequential rule":
                             0.995 at an early look, 0.965 at the last; 0.95 with --validate
                             or a fixed count), and that interval's half-width; 0 otherwise */
     double sim_halfwidth;
@@ -220,7 +220,7 @@ typedef struct ac_analysis {
     size_t nchecks;
     ac_sim_result *sim;      /* the validating simulation, or NULL (owned) */
     double sim_level;        /* the confidence of the intervals that judge checks on it
-                                (models.md §7.4): 1 - alpha_k of the look that stopped it */
+                                (models.md §7, "The sequential rule"): 1 - alpha_k of the look that stopped it */
     char sim_note[160];      /* why no simulation ran, when one was wanted */
     ac_transient *transient; /* the fluid transient over the profiles' horizon (owned), or
                                 NULL (transient_note says why when it was wanted) */
