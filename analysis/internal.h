@@ -271,7 +271,7 @@ int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_ana
 /* Would any requirement be undecided by the approximation's error alone? */
 int ac_an_requirements_straddle(ac_an_ctx *c);
 
-/* The sequential rule (validate.c, models.md §7, "The sequential rule"): is every outcome that the validating
+/* The sequential rule (validate.c, models.md §7): is every outcome that the validating
  * simulation must settle (straddling, or a simulated metric without a value) settled by
  * `sim` at the two-sided level 1 - alpha, as an early look (a zero-width interval settles
  * nothing)? Outcomes the simulation cannot estimate at all are not waited for. */

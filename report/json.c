@@ -291,7 +291,7 @@ static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
             key_double(w, "simulation_value", c->sim_value);
             key_double(w, "simulation_value_ci95", c->sim_ci95);
             if (c->sim_level > 0.0 && c->sim_level != 0.95) {
-                /* the sequential rule's interval that judged it (models.md §7, "The sequential rule") */
+                /* the interval that judged it (models.md §7, the sequential rule) */
                 key_double(w, "simulation_level", c->sim_level);
                 key_double(w, "simulation_half_width", c->sim_halfwidth);
             }
