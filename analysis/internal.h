@@ -280,8 +280,7 @@ int ac_an_requirements_settled(ac_an_ctx *c, const ac_sim_result *sim, double al
 /* The estimate of a metric in `sim` (as ac_an_sim_lookup): 1 found (finite, n >= 2); 0 not
  * yet (too few replications defined it); -1 the simulation never estimates it. */
 int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac_model *m,
-                        ac_out_metric metric, double percentile, size_t node,
-                        ac_sim_estimate *out);
+                        ac_out_metric metric, double percentile, size_t node, ac_sim_estimate *out);
 
 /* The sequential rule's decision on one estimate (mean, 95% half-width ci95 over n
  * replications) against `limit` (upper: value <= limit passes): the half-width at level

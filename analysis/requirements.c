@@ -141,9 +141,9 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
             ck.sim_value = se.mean;
             ck.sim_ci95 = se.ci95;
             ck.sim_level = c->a->sim_level > 0.0 ? c->a->sim_level : 0.95;
-            sim_decision = ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper,
-                                            1.0 - ck.sim_level, c->a->sim->stopped_at_look > 0,
-                                            &ck.sim_halfwidth);
+            sim_decision =
+                ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper, 1.0 - ck.sim_level,
+                                 c->a->sim->stopped_at_look > 0, &ck.sim_halfwidth);
             has_decision = 1;
         }
     }
@@ -297,8 +297,8 @@ static void emit_settled(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     double half;
     if (!((o->evaluated && straddles(o)) || (!o->evaluated && sim_metric(o))) || o->has_sim)
         return;
-    found = ac_an_sim_lookup_in(c->look_sim, c->a, c->model, o->metric, o->percentile, o->node,
-                                &se);
+    found =
+        ac_an_sim_lookup_in(c->look_sim, c->a, c->model, o->metric, o->percentile, o->node, &se);
     if (found < 0)
         return;
     if (found == 0 ||

@@ -133,10 +133,10 @@ int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysi
     if (rc == AC_ENOMEM)
         return ac_error_set(err, rc, "%s", e2.message);
     if (rc == AC_OK && so.look != NULL)
-        a->sim_level = 1.0 - ac_an_seq_alpha(a->sim->stopped_at_look > 0
-                                                 ? a->sim->stopped_at_look - 1
-                                                 : seq.nlooks,
-                                             seq.nlooks);
+        a->sim_level =
+            1.0 -
+            ac_an_seq_alpha(a->sim->stopped_at_look > 0 ? a->sim->stopped_at_look - 1 : seq.nlooks,
+                            seq.nlooks);
     if (rc != AC_OK) {
         a->sim = NULL;
         snprintf(a->sim_note, sizeof a->sim_note, "the simulation failed: %.120s", e2.message);
@@ -156,8 +156,7 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
 }
 
 int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac_model *m,
-                        ac_out_metric metric, double percentile, size_t node,
-                        ac_sim_estimate *out)
+                        ac_out_metric metric, double percentile, size_t node, ac_sim_estimate *out)
 {
     const ac_sim_estimate *e = NULL;
     double scale = 1.0;

@@ -454,14 +454,12 @@ static void result_fill(const ac_model *model, const ac_sim_welford *w, const ac
             i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
         if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
             continue; /* admission takes no time: 0 */
-        pooled_quantiles(&ph[i], ph[i].n,
-                         !nr->is_link && nr->kind == AC_NODE_QUEUE, &nr->p50_response_time,
-                         &nr->p95_response_time, &nr->p99_response_time);
+        pooled_quantiles(&ph[i], ph[i].n, !nr->is_link && nr->kind == AC_NODE_QUEUE,
+                         &nr->p50_response_time, &nr->p95_response_time, &nr->p99_response_time);
     }
     for (size_t i = 0; i < res->nentries; i++)
-        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0,
-                         &res->entries[i].p50_response_time, &res->entries[i].p95_response_time,
-                         &res->entries[i].p99_response_time);
+        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0, &res->entries[i].p50_response_time,
+                         &res->entries[i].p95_response_time, &res->entries[i].p99_response_time);
     res->replications = r;
     res->events = events;
     res->rel_halfwidth = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);

@@ -80,15 +80,15 @@ typedef struct judge {
     which what;
     double limit;
     int upper;
-    size_t nlooks;     /* the rule's early looks (ac_an_seq_looks) */
-    int decision;      /* at the look that stopped the run, or the last */
-    size_t stopped_n;  /* its replications */
-    int naive;         /* the 95% interval after every replication: first decision */
+    size_t nlooks;    /* the rule's early looks (ac_an_seq_looks) */
+    int decision;     /* at the look that stopped the run, or the last */
+    size_t stopped_n; /* its replications */
+    int naive;        /* the 95% interval after every replication: first decision */
 } judge;
 
 static ac_sim_estimate kpi(const ac_sim_result *r, which w)
 {
-    return w == W_RESP ? r->nodes[0].mean_response_time
+    return w == W_RESP   ? r->nodes[0].mean_response_time
            : w == W_LOSS ? r->nodes[0].loss_probability
                          : r->nodes[0].arrival_rate;
 }
