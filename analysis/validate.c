@@ -5,9 +5,10 @@
  * bistable pools are simulated from each basin to show that the metastable
  * failure mode is real.
  *
- * The sequential rule (models.md §7, "The sequential rule"). By default (validate = auto, automatic
- * replication count) the simulation is looked at after 3, 6 and 12 replications (the
- * counts below min_replications, fixed before it starts) and at its ordinary stop (1%
+ * The sequential rule (models.md §7, "The sequential rule"). By default (validate =
+ * auto, automatic replication count) the simulation is looked at after 3, 6 and 12
+ * replications (the counts below min_replications, fixed before it starts) and at its
+ * ordinary stop (1%
  * precision of the main KPIs after min_replications = 20, or max_replications, or the
  * event budget). At early look k every check that the simulation must settle is judged
  * on its interval at level 1 - alpha_k, alpha_k = 0.005, the last look at 1 - alpha_K,
