@@ -176,6 +176,8 @@ typedef struct ac_an_ctx {
     size_t probe_node;
     double probe_abs_share; /* the binding outcome's abs_error / |limit| */
     size_t search_evals; /* evaluations spent by the resilience searches (req_resilience.c) */
+    const ac_sim_result *look_sim; /* the sequential rule's look (validate.c): its result */
+    double look_alpha;             /* and the look's alpha */
 } ac_an_ctx;
 
 /* Add a finding at `loc` about node `node` (NULL for none). */
@@ -268,6 +270,33 @@ int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_ana
 
 /* Would any requirement be undecided by the approximation's error alone? */
 int ac_an_requirements_straddle(ac_an_ctx *c);
+
+/* The sequential rule (validate.c, models.md §7): is every outcome that the validating
+ * simulation must settle (straddling, or a simulated metric without a value) settled by
+ * `sim` at the two-sided level 1 - alpha, as an early look (a zero-width interval settles
+ * nothing)? Outcomes the simulation cannot estimate at all are not waited for. */
+int ac_an_requirements_settled(ac_an_ctx *c, const ac_sim_result *sim, double alpha);
+
+/* The estimate of a metric in `sim` (as ac_an_sim_lookup): 1 found (finite, n >= 2); 0 not
+ * yet (too few replications defined it); -1 the simulation never estimates it. */
+int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac_model *m,
+                        ac_out_metric metric, double percentile, size_t node, ac_sim_estimate *out);
+
+/* The sequential rule's decision on one estimate (mean, 95% half-width ci95 over n
+ * replications) against `limit` (upper: value <= limit passes): the half-width at level
+ * 1 - alpha, h = ci95 t_{1-alpha/2,n-1} / t_{0.975,n-1}, into *half; +1 when [mean - h,
+ * mean + h] passes, -1 when it fails, 0 when it straddles (and, `early`, when h is 0: a
+ * degenerate interval settles nothing at an early look). */
+int ac_an_seq_decide(double mean, double ci95, size_t n, double limit, int upper, double alpha,
+                     int early, double *half);
+
+/* The sequential rule's looks: the replication counts (3, 6, 12) below `min_replications`
+ * into *counts (at most AC_AN_SEQ_LOOKS), their number returned; the alpha of look k
+ * (k == that number: the last look, the ordinary stop) in ac_an_seq_alpha. */
+#define AC_AN_SEQ_LOOKS 3
+#define AC_AN_SEQ_ALPHA 0.05 /* per check, over every look */
+size_t ac_an_seq_looks(size_t min_replications, size_t *counts);
+double ac_an_seq_alpha(size_t k, size_t nlooks);
 
 /* headroom.c */
 int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a,

@@ -100,6 +100,7 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     char where[80], val[48], lim[48], er[112];
     ac_check ck;
     int upper = r->kind != AC_REQ_THROUGHPUT && r->kind != AC_REQ_HEADROOM;
+    int sim_decision = 0, has_decision = 0;
 
     if (o->node != AC_NONE && r->kind != AC_REQ_HEADROOM)
         snprintf(where, sizeof where, "of '%s'", node_id);
@@ -124,28 +125,38 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     snprintf(ck.unit, sizeof ck.unit, "%.7s", o->unit);
 
     {
-        double sm = 0.0, sci = 0.0;
+        ac_sim_estimate se;
         if (o->has_sim) {
             ck.has_sim = 1;
             ck.sim_value = o->sim_value;
             ck.sim_ci95 = o->sim_ci95;
+            ck.sim_level = 0.95;
+            ck.sim_halfwidth = o->sim_ci95;
         } else if ((o->evaluated || sim_metric(o)) &&
-                   ac_an_sim_lookup(c->a, m, o->metric, o->percentile, o->node, &sm, &sci) &&
-                   isfinite(sm) && isfinite(sci)) {
+                   ac_an_sim_lookup_in(c->a->sim, c->a, m, o->metric, o->percentile, o->node,
+                                       &se) == 1) {
+            /* the validating simulation: judged at the level of the sequential rule's look
+               that stopped it (validate.c) */
             ck.has_sim = 1;
-            ck.sim_value = sm;
-            ck.sim_ci95 = sci;
+            ck.sim_value = se.mean;
+            ck.sim_ci95 = se.ci95;
+            ck.sim_level = c->a->sim_level > 0.0 ? c->a->sim_level : 0.95;
+            sim_decision =
+                ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper, 1.0 - ck.sim_level,
+                                 c->a->sim->stopped_at_look > 0, &ck.sim_halfwidth);
+            has_decision = 1;
         }
     }
     if (((o->evaluated && straddles(o)) || !o->evaluated) && ck.has_sim) {
         /* the simulation's interval decides where the approximation cannot (its error
            straddles the limit, or it has no value at all) */
-        double lo = ck.sim_value - ck.sim_ci95, hi = ck.sim_value + ck.sim_ci95;
-        int pass = upper ? hi <= o->limit : lo >= o->limit;
-        int fail = upper ? lo > o->limit : hi < o->limit;
-        char sv[48], sc[48];
+        double lo = ck.sim_value - ck.sim_halfwidth, hi = ck.sim_value + ck.sim_halfwidth;
+        int pass = has_decision ? sim_decision > 0 : upper ? hi <= o->limit : lo >= o->limit;
+        int fail = has_decision ? sim_decision < 0 : upper ? lo > o->limit : hi < o->limit;
+        char sv[48], sc[48], lv[48];
         format_value(sv, sizeof sv, ck.sim_value, o->unit);
-        format_value(sc, sizeof sc, ck.sim_ci95, o->unit);
+        format_value(sc, sizeof sc, ck.sim_halfwidth, o->unit);
+        snprintf(lv, sizeof lv, "%.3g%%", 100.0 * ck.sim_level);
         ck.settled_by_simulation = pass || fail;
         if (pass) {
             ck.status = AC_CHECK_PASS;
@@ -153,9 +164,9 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
             ck.status = AC_CHECK_FAIL;
             snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
             ac_an_finding(c, req_rule(r->kind), r->loc, node_id,
-                          "requirement %s %s not met: the simulation gives %s +- %s (95%%), "
+                          "requirement %s %s not met: the simulation gives %s +- %s (%s), "
                           "%s the %s %s",
-                          o->what, where, sv, sc, upper ? "above" : "below",
+                          o->what, where, sv, sc, lv, upper ? "above" : "below",
                           upper ? "maximum" : "minimum", lim);
         } else {
             ck.status = AC_CHECK_INCONCLUSIVE;
@@ -163,16 +174,18 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
             if (o->evaluated)
                 ac_an_finding(c, "AC900", r->loc, node_id,
                               "requirement %s %s is undecided: the approximation gives %s "
-                              "(stated error %s) and the simulation %s +- %s (95%%), both "
+                              "(stated error %s) and the simulation %s +- %s (%s), both "
                               "straddling the limit %s",
-                              o->what, where, val, er, sv, sc, lim);
+                              o->what, where, val, er, sv, sc, lv, lim);
             else
                 ac_an_finding(c, "AC900", r->loc, node_id,
                               "requirement %s %s is undecided: %s, and the simulation's %s +- "
-                              "%s (95%%) straddles the limit %s",
-                              o->what, where, o->note, sv, sc, lim);
+                              "%s (%s) straddles the limit %s",
+                              o->what, where, o->note, sv, sc, lv, lim);
         }
     } else if (!o->evaluated) {
+        ck.sim_level = 0.0; /* the simulation, if any, did not judge it */
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id, "requirement %s %s cannot be evaluated: %s%s%s",
@@ -180,6 +193,8 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                       sim_metric(o) && c->a->sim_note[0] ? "; no simulation settles it: " : "",
                       sim_metric(o) ? c->a->sim_note : "");
     } else if (straddles(o)) {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_INCONCLUSIVE;
         snprintf(ck.rule, sizeof ck.rule, "AC900");
         ac_an_finding(c, "AC900", r->loc, node_id,
@@ -188,8 +203,12 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
                       o->what, where, val, er, lim,
                       c->a->sim_note[0] ? ", and no simulation settles it: " : "", c->a->sim_note);
     } else if (o->pass) {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_PASS;
     } else {
+        ck.sim_level = 0.0;
+        ck.sim_halfwidth = 0.0;
         ck.status = AC_CHECK_FAIL;
         snprintf(ck.rule, sizeof ck.rule, "%s", req_rule(r->kind));
         if (r->kind == AC_REQ_HEADROOM && o->value < 1.0)
@@ -264,6 +283,39 @@ static void emit_straddle(ac_an_ctx *c, const ac_requirement *r, const ac_req_ou
     (void)r;
     if ((o->evaluated && straddles(o)) || (!o->evaluated && sim_metric(o)))
         c->probe_failed = 1;
+}
+
+/* The sequential rule's look (validate.c): an outcome the simulation must settle that the
+ * look's result (c->look_sim) does not settle at level 1 - c->look_alpha marks probe_failed.
+ * Outcomes with a simulation of their own, or of a metric the simulation never estimates,
+ * are not waited for. */
+static void emit_settled(ac_an_ctx *c, const ac_requirement *r, const ac_req_outcome *given)
+{
+    const ac_req_outcome checked = computed_outcome(given, 1), *o = &checked;
+    int upper = r->kind != AC_REQ_THROUGHPUT && r->kind != AC_REQ_HEADROOM, found;
+    ac_sim_estimate se;
+    double half;
+    if (!((o->evaluated && straddles(o)) || (!o->evaluated && sim_metric(o))) || o->has_sim)
+        return;
+    found =
+        ac_an_sim_lookup_in(c->look_sim, c->a, c->model, o->metric, o->percentile, o->node, &se);
+    if (found < 0)
+        return;
+    if (found == 0 ||
+        ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper, c->look_alpha, 1, &half) == 0)
+        c->probe_failed = 1;
+}
+
+int ac_an_requirements_settled(ac_an_ctx *c, const ac_sim_result *sim, double alpha)
+{
+    ac_an_ctx probe = *c;
+    probe.findings = NULL;
+    probe.probe_failed = 0;
+    probe.look_sim = sim;
+    probe.look_alpha = alpha;
+    for (size_t i = 0; i < c->model->nrequirements; i++)
+        dispatch(&probe, &c->model->requirements[i], emit_settled);
+    return !probe.probe_failed;
 }
 
 int ac_an_requirements_straddle(ac_an_ctx *c)

@@ -1,14 +1,37 @@
 /*
  * Validation by simulation (models.md §7): the discrete-event simulator of the
  * same semantics runs where the approximation's stated error could flip a
- * verdict (or always, with --validate), and its 95% intervals settle the
- * checks; bistable pools are simulated from each basin to show that the
- * metastable failure mode is real.
+ * verdict (or always, with --validate), and its intervals settle the checks;
+ * bistable pools are simulated from each basin to show that the metastable
+ * failure mode is real.
+ *
+ * The sequential rule (models.md §7, "The sequential rule"). By default (validate =
+ * auto, automatic replication count) the simulation is looked at after 3, 6 and 12
+ * replications (the counts below min_replications, fixed before it starts) and at its
+ * ordinary stop (1%
+ * precision of the main KPIs after min_replications = 20, or max_replications, or the
+ * event budget). At early look k every check that the simulation must settle is judged
+ * on its interval at level 1 - alpha_k, alpha_k = 0.005, the last look at 1 - alpha_K,
+ * alpha_K = 0.05 - 3 x 0.005 = 0.035; the run stops at the first look where every such
+ * check is settled, and the checks are judged on that look's result. A check is settled
+ * wrongly only if some look's interval misses its true value, so by the union bound
+ * (Bonferroni over the looks) the probability of a wrong settlement of a check is at most
+ * sum_k alpha_k = 0.05, as the single 95% interval before (each look's interval is the
+ * fixed-n Student t interval of its replications, the looks being at fixed counts; the
+ * last look's count is the ordinary stop's, as before). Repeating a 95% test after every
+ * replication instead (optional stopping) has no such bound. A zero-width interval (every
+ * replication gave the same value, e.g. no loss at all) settles nothing at an early look.
+ * With --validate (every KPI validated to 1%) or a fixed replication count there is one
+ * look, at the end, at 95%, as before. The estimates reported carry the 95% half-width of
+ * the replications actually run (wider when the run stopped early; `converged` false when
+ * the 1% precision was not reached).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
 
 #include "analysis/internal.h"
 
@@ -23,9 +46,64 @@ static int simulable(const ac_model *m, char *why, size_t size)
     return 1;
 }
 
+size_t ac_an_seq_looks(size_t min_replications, size_t *counts)
+{
+    static const size_t at[AC_AN_SEQ_LOOKS] = {3, 6, 12};
+    size_t n = 0;
+    for (size_t k = 0; k < AC_AN_SEQ_LOOKS; k++)
+        if (at[k] < min_replications)
+            counts[n++] = at[k];
+    return n;
+}
+
+/* alpha_k: 0.005 at each early look, the rest of 0.05 at the last (k == nlooks). */
+double ac_an_seq_alpha(size_t k, size_t nlooks)
+{
+    const double early = 0.005;
+    return k < nlooks ? early : AC_AN_SEQ_ALPHA - early * (double)nlooks;
+}
+
+int ac_an_seq_decide(double mean, double ci95, size_t n, double limit, int upper, double alpha,
+                     int early, double *half)
+{
+    double h, lo, hi;
+    if (n < 2 || !isfinite(mean) || !isfinite(ci95) || !(alpha > 0.0 && alpha < 1.0)) {
+        *half = INFINITY;
+        return 0;
+    }
+    h = ci95 * gsl_cdf_tdist_Pinv(1.0 - alpha / 2.0, (double)(n - 1)) /
+        gsl_cdf_tdist_Pinv(0.975, (double)(n - 1));
+    *half = h;
+    if (early && !(h > 0.0))
+        return 0;
+    lo = mean - h;
+    hi = mean + h;
+    if (upper ? hi <= limit : lo >= limit)
+        return 1;
+    if (upper ? lo > limit : hi < limit)
+        return -1;
+    return 0;
+}
+
+/* The sequential rule's look k: stop when every check the simulation must settle is. */
+typedef struct seq_ctx {
+    ac_an_ctx *c;
+    size_t nlooks;
+} seq_ctx;
+
+static int seq_look(void *ctx, const ac_sim_result *partial, size_t k)
+{
+    seq_ctx *s = ctx;
+    return ac_an_requirements_settled(s->c, partial, ac_an_seq_alpha(k, s->nlooks));
+}
+
 int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysis *a, ac_error *err)
 {
     ac_error e2 = {0};
+    ac_sim_options so;
+    ac_an_ctx c;
+    seq_ctx seq = {NULL, 0};
+    size_t looks[AC_AN_SEQ_LOOKS];
     int rc;
     if (a->sim != NULL)
         return AC_OK;
@@ -37,9 +115,29 @@ int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysi
                      "an overloaded node has no steady state to simulate");
             return AC_OK;
         }
-    rc = ac_sim_run(m, &opt->sim, &a->sim, &e2);
+    so = opt->sim;
+    a->sim_level = 1.0 - AC_AN_SEQ_ALPHA;
+    if (opt->validate == AC_VALIDATE_AUTO && so.replications == 0) {
+        memset(&c, 0, sizeof c);
+        c.model = m;
+        c.opt = opt;
+        c.a = a;
+        c.probe_node = AC_NONE;
+        seq.c = &c;
+        seq.nlooks = ac_an_seq_looks(so.min_replications, looks);
+        so.looks = looks;
+        so.nlooks = seq.nlooks;
+        so.look = seq_look;
+        so.look_ctx = &seq;
+    }
+    rc = ac_sim_run(m, &so, &a->sim, &e2);
     if (rc == AC_ENOMEM)
         return ac_error_set(err, rc, "%s", e2.message);
+    if (rc == AC_OK && so.look != NULL)
+        a->sim_level =
+            1.0 -
+            ac_an_seq_alpha(a->sim->stopped_at_look > 0 ? a->sim->stopped_at_look - 1 : seq.nlooks,
+                            seq.nlooks);
     if (rc != AC_OK) {
         a->sim = NULL;
         snprintf(a->sim_note, sizeof a->sim_note, "the simulation failed: %.120s", e2.message);
@@ -50,13 +148,23 @@ int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysi
 int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metric,
                      double percentile, size_t node, double *mean, double *ci95)
 {
+    ac_sim_estimate e;
+    if (ac_an_sim_lookup_in(a->sim, a, m, metric, percentile, node, &e) != 1)
+        return 0;
+    *mean = e.mean;
+    *ci95 = e.ci95;
+    return 1;
+}
+
+int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac_model *m,
+                        ac_out_metric metric, double percentile, size_t node, ac_sim_estimate *out)
+{
     const ac_sim_estimate *e = NULL;
     double scale = 1.0;
-    (void)m;
-    if (a->sim == NULL)
-        return 0;
+    if (sim == NULL)
+        return -1;
     if (node != AC_NONE) {
-        const ac_sim_node_result *r = &a->sim->nodes[node];
+        const ac_sim_node_result *r = &sim->nodes[node];
         switch (metric) {
         case AC_OUT_LATENCY_MEAN: e = &r->mean_response_time; break;
         case AC_OUT_LATENCY_PCT:
@@ -70,7 +178,7 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
             /* a queue's analysis is per slot, min(M, C); the simulator's per max-consumers M */
             if (m->nodes[node].kind == AC_NODE_QUEUE) {
                 if (a->nodes[node].queue == NULL || a->nodes[node].queue->slots == 0)
-                    return 0;
+                    return -1;
                 scale = (double)r->servers / (double)a->nodes[node].queue->slots;
             }
             break;
@@ -84,13 +192,13 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
                definitions are the solver's) */
             e = &r->throughput;
             break;
-        case AC_OUT_OTHER: return 0;
+        case AC_OUT_OTHER: return -1;
         }
     } else {
         const ac_sim_entry_result *r;
-        if (a->sim->nentries != 1)
-            return 0; /* several sources: their mixture is not estimated directly */
-        r = &a->sim->entries[0];
+        if (sim->nentries != 1)
+            return -1; /* several sources: their mixture is not estimated directly */
+        r = &sim->entries[0];
         switch (metric) {
         case AC_OUT_LATENCY_MEAN: e = &r->mean_response_time; break;
         case AC_OUT_LATENCY_PCT:
@@ -102,13 +210,16 @@ int ac_an_sim_lookup(const ac_analysis *a, const ac_model *m, ac_out_metric metr
         case AC_OUT_LOSS: e = &r->failure_probability; break;
         case AC_OUT_THROUGHPUT: e = &r->throughput; break; /* successful requests/s */
         case AC_OUT_UTILIZATION:
-        case AC_OUT_OTHER: return 0;
+        case AC_OUT_OTHER: return -1;
         }
     }
-    if (e == NULL || e->n < 2 || !isfinite(e->mean) || !isfinite(e->ci95))
+    if (e == NULL)
+        return -1;
+    if (e->n < 2 || !isfinite(e->mean) || !isfinite(e->ci95))
         return 0;
-    *mean = e->mean * scale;
-    *ci95 = e->ci95 * scale;
+    out->mean = e->mean * scale;
+    out->ci95 = e->ci95 * scale;
+    out->n = e->n;
     return 1;
 }
 

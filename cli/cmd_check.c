@@ -35,6 +35,7 @@ static const char check_usage[] =
     "      --fail-on SEV    error (default), warning or never: the least severity that fails\n"
     "      --seed N         random seed for search and simulation (default: the file's, else 1)\n"
     "      --jobs N         worker threads for the worst-case search (at most 64 are used)\n"
+    "                       and the validating simulation's replications (same output)\n"
     "      --no-search      skip the worst-case search (<resilience> requirements are then\n"
     "                       INCONCLUSIVE)\n"
     "      --confirm-events N  event budget of the simulation confirming each worst case\n"
@@ -212,6 +213,7 @@ static int check_main(int argc, char **argv)
     ac_cli_run_opts_apply(&ro, &aopt);
     aopt.search = !no_search;
     aopt.search_jobs = jobs > AC_SEARCH_JOBS_MAX ? AC_SEARCH_JOBS_MAX : (size_t)jobs;
+    aopt.sim.jobs = (size_t)jobs; /* the validating simulation's replications (same bytes) */
     aopt.search_confirm_events = confirm_events;
     ac_cli_progress_init(&bar, "check", quiet, stderr);
     if (bar.on) {

@@ -290,6 +290,11 @@ static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         if (c->has_sim) {
             key_double(w, "simulation_value", c->sim_value);
             key_double(w, "simulation_value_ci95", c->sim_ci95);
+            if (c->sim_level > 0.0 && c->sim_level != 0.95) {
+                /* the interval that judged it (models.md §7, the sequential rule) */
+                key_double(w, "simulation_level", c->sim_level);
+                key_double(w, "simulation_half_width", c->sim_halfwidth);
+            }
             ac_jsonw_key(w, "settled_by_simulation");
             ac_jsonw_bool(w, c->settled_by_simulation);
         }
@@ -351,6 +356,12 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         key_double(w, "relative_half_width", a->sim->rel_halfwidth);
         ac_jsonw_key(w, "converged");
         ac_jsonw_bool(w, a->sim->converged);
+        if (a->sim_level > 0.0 && a->sim_level != 0.95) {
+            /* the sequential rule: the look that stopped it (0: the ordinary stop) */
+            ac_jsonw_key(w, "stopped_at_look");
+            ac_jsonw_uint(w, a->sim->stopped_at_look);
+            key_double(w, "level", a->sim_level);
+        }
         ac_jsonw_object_end(w);
     } else if (a->sim_note[0] != '\0') {
         ac_jsonw_key(w, "validation");

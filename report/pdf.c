@@ -321,7 +321,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
     table_header(d, cols, 6);
     for (size_t k = 0; k < a->nchecks; k++) {
         const ac_check *c = &a->checks[k];
-        char status[64], value[160], limit[64], sim[128], line[16], v[48], e[32], l[48];
+        char status[64], value[160], limit[64], sim[192], line[16], v[48], e[32], l[48];
         const char *cells[6];
         snprintf(status, sizeof status, "%s%s%s%s", ac_report_check_status_label(c->status),
                  c->status != AC_CHECK_PASS && c->rule[0] != '\0' ? " " : "",
@@ -348,6 +348,12 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
             fmt_qty(l, sizeof l, c->sim_ci95, c->unit);
             snprintf(sim, sizeof sim, "%s \xC2\xB1 %s%s", v, l,
                      c->settled_by_simulation ? "\n(settled the check)" : "");
+            if (c->sim_level > 0.0 && c->sim_level != 0.95) { /* the sequential rule's */
+                size_t used = strlen(sim);
+                fmt_qty(l, sizeof l, c->sim_halfwidth, c->unit);
+                snprintf(sim + used, sizeof sim - used, "\n(judged at %.3g%%: \xC2\xB1 %s)",
+                         100.0 * c->sim_level, l);
+            }
         }
         snprintf(line, sizeof line, "%u", c->loc.line);
         cells[0] = c->name;

@@ -75,6 +75,10 @@ static void write_check(FILE *fp, const ac_check *c)
         ac_report_compare_value_format(l, sizeof l, c->sim_ci95, c->unit, 0);
         fprintf(fp, "; simulated %s +- %s%s", v, l,
                 c->settled_by_simulation ? " (settled the check)" : "");
+        if (c->sim_level > 0.0 && c->sim_level != 0.95) { /* the sequential rule's interval */
+            ac_report_compare_value_format(l, sizeof l, c->sim_halfwidth, c->unit, 0);
+            fprintf(fp, " (judged at %.3g%%: +- %s)", 100.0 * c->sim_level, l);
+        }
     }
     if (c->suppressed)
         fputs(" (suppressed)", fp);

@@ -438,6 +438,33 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
     return 0;
 }
 
+/* The estimates of the r replications combined in w and ph (their `events`) into res. */
+static void result_fill(const ac_model *model, const ac_sim_welford *w, const ac_sim_hist *ph,
+                        size_t r, unsigned long long events, ac_sim_result *res)
+{
+    const size_t nnodes = model->nnodes + model->nlinks;
+    for (size_t i = 0; i < model->nnodes; i++)
+        node_estimates(&w[i * AC_SIM_K_COUNT], &res->nodes[i]);
+    for (size_t i = 0; i < model->nlinks; i++)
+        node_estimates(&w[(model->nnodes + i) * AC_SIM_K_COUNT], &res->links[i]);
+    for (size_t i = 0; i < res->nentries; i++)
+        entry_estimates(&w[(nnodes + i) * AC_SIM_K_COUNT], &res->entries[i]);
+    for (size_t i = 0; i < nnodes; i++) {
+        ac_sim_node_result *nr =
+            i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
+        if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
+            continue; /* admission takes no time: 0 */
+        pooled_quantiles(&ph[i], ph[i].n, !nr->is_link && nr->kind == AC_NODE_QUEUE,
+                         &nr->p50_response_time, &nr->p95_response_time, &nr->p99_response_time);
+    }
+    for (size_t i = 0; i < res->nentries; i++)
+        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0, &res->entries[i].p50_response_time,
+                         &res->entries[i].p95_response_time, &res->entries[i].p99_response_time);
+    res->replications = r;
+    res->events = events;
+    res->rel_halfwidth = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
+}
+
 int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
                ac_error *err)
 {
@@ -450,6 +477,8 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     double horizon, warmup, t_start = wall_now();
     unsigned long long events = 0;
     int rc = 0, limited = 0, stop = 0;
+    size_t look = 0; /* the next of opt.looks */
+    int looking;
     run_progress prog;
 
     if (out == NULL || model == NULL)
@@ -520,6 +549,10 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     }
     prog.opt = &opt;
     prog.horizon = horizon;
+    looking = opt.look != NULL && opt.looks != NULL && opt.replications == 0;
+    res->seed = opt.seed;
+    res->horizon = horizon;
+    res->warmup = warmup;
     for (r = 0; !stop;) {
         size_t nb = jobs, k;
         if (replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
@@ -527,6 +560,10 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         bound = opt.replications > 0 ? opt.replications : opt.max_replications;
         if (nb > bound - r)
             nb = bound - r;
+        while (looking && look < opt.nlooks && opt.looks[look] <= r)
+            look++; /* a count already passed (not increasing): no look there */
+        if (looking && look < opt.nlooks && nb > opt.looks[look] - r)
+            nb = opt.looks[look] - r; /* no replication beyond the next look */
         for (k = 0; k < nb; k++) {
             rep_task *tk = &tasks[k];
             tk->model = model;
@@ -558,6 +595,15 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
             if (rc != 0)
                 goto cleanup;
             r++;
+            if (looking && look < opt.nlooks && r == opt.looks[look]) {
+                /* a look: the result so far, at a count fixed in advance */
+                result_fill(model, w, ph, r, events, res);
+                if (opt.look(opt.look_ctx, res, look) == 1) {
+                    res->stopped_at_look = look + 1;
+                    stop = 1;
+                }
+                look++;
+            }
         }
         tasks_free(tasks, nb);
         if (opt.progress != NULL) {
@@ -568,28 +614,7 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         }
     }
 
-    for (size_t i = 0; i < model->nnodes; i++)
-        node_estimates(&w[i * AC_SIM_K_COUNT], &res->nodes[i]);
-    for (size_t i = 0; i < model->nlinks; i++)
-        node_estimates(&w[(model->nnodes + i) * AC_SIM_K_COUNT], &res->links[i]);
-    for (size_t i = 0; i < res->nentries; i++)
-        entry_estimates(&w[(nnodes + i) * AC_SIM_K_COUNT], &res->entries[i]);
-    for (size_t i = 0; i < nnodes; i++) {
-        ac_sim_node_result *nr =
-            i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
-        if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
-            continue; /* admission takes no time: 0 */
-        pooled_quantiles(&ph[i], ph[i].n,
-                         !nr->is_link && nr->kind == AC_NODE_QUEUE, &nr->p50_response_time,
-                         &nr->p95_response_time, &nr->p99_response_time);
-    }
-    for (size_t i = 0; i < res->nentries; i++)
-        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0,
-                         &res->entries[i].p50_response_time, &res->entries[i].p95_response_time,
-                         &res->entries[i].p99_response_time);
-    res->replications = r;
-    res->events = events;
-    res->rel_halfwidth = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
+    result_fill(model, w, ph, r, events, res);
     res->converged = res->rel_halfwidth <= opt.rel_precision;
     /* the budget shortened the horizon, or stopped the replications before the precision */
     res->budget_limited =

@@ -194,7 +194,14 @@ typedef struct ac_check {
     int settled_by_simulation; /* the approximation's error straddled the limit and the
                                   simulation's 95% interval decided */
     int has_sim;
-    double sim_value, sim_ci95; /* the simulation's estimate, when simulated */
+    double sim_value, sim_ci95; /* the simulation's estimate, when simulated: its 95%
+                                   half-width from the replications actually run */
+    /* When the validating simulation judged the check (its approximation straddled or had no
+     * value): the two-sided confidence of the interval that judged it (models.md §7, "The
+     * sequential rule": 0.995 at an early look, 0.965 at the last; 0.95 with --validate or a
+     * fixed count) and that interval's half-width; 0 otherwise. */
+    double sim_level;
+    double sim_halfwidth;
 } ac_check;
 
 typedef struct ac_analysis {
@@ -212,6 +219,8 @@ typedef struct ac_analysis {
     ac_check *checks;          /* every check, in the file's order (owned) */
     size_t nchecks;
     ac_sim_result *sim;      /* the validating simulation, or NULL (owned) */
+    double sim_level;        /* the confidence of the intervals judging checks on it: 1 -
+                                alpha_k of the look that stopped it (models.md §7) */
     char sim_note[160];      /* why no simulation ran, when one was wanted */
     ac_transient *transient; /* the fluid transient over the profiles' horizon (owned), or
                                 NULL (transient_note says why when it was wanted) */

@@ -199,6 +199,8 @@ typedef struct ac_sim_initial_state {
     size_t count;       /* must equal the pool's servers */
 } ac_sim_initial_state;
 
+struct ac_sim_result; /* below */
+
 typedef struct ac_sim_options {
     unsigned long seed;        /* default 1; every value (0 too) is a distinct seed */
     size_t replications;       /* fixed count (>= 2 for an interval); 0: automatic (default) */
@@ -256,6 +258,18 @@ typedef struct ac_sim_options {
        or replications of a fixed count (never the clock). It cannot change the result. */
     void (*progress)(void *ctx, double done);
     void *progress_ctx;
+    /* Optional looks of a sequential rule (automatic mode only; NULL: none; borrowed). After
+       exactly looks[k] replications have been combined (strictly increasing counts, each
+       below the ordinary stop), the result so far (every estimate as the final result
+       would give it from those replications, `replications` = looks[k]) is passed to
+       look(look_ctx, partial, k) on the calling thread; a return of 1 stops the run there
+       (`stopped_at_look` = k + 1 in the result). The looks fall at fixed replication
+       counts, so the decision is the same for every `jobs`; batches of replications never
+       run past the next look. */
+    const size_t *looks;
+    size_t nlooks;
+    int (*look)(void *ctx, const struct ac_sim_result *partial, size_t k);
+    void *look_ctx;
     int autoscale;             /* 1: pools with an <autoscale> scale (sim/autoscale.c, the
                                   transient's semantics); 0 (default): they keep `servers`.
                                   The scaler looks at t = k x interval, k >= 1; its
@@ -407,6 +421,8 @@ typedef struct ac_sim_result {
                                      budget allowed */
     unsigned long seed;
     double horizon, warmup;       /* s, as used */
+    size_t stopped_at_look;       /* k + 1 when options.look stopped the run at its look k
+                                     (looks[k] replications); 0 otherwise */
 } ac_sim_result;
 
 /* Fill `opt` with the defaults above. */
