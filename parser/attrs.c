@@ -314,8 +314,8 @@ int ac_attrs_parse(ac_pctx *ctx, const xmlNode *n, const attr_spec *specs, size_
         if (s->type == T_REF) {
             if (!ac_attrs_is_ncname(text)) {
                 ac_pdiag(ctx, loc, node_id, "AC021",
-                         "attribute '%s' of <%s> must name an id: got '%s'", s->name, ac_attrs_elem_name(n),
-                         text);
+                         "attribute '%s' of <%s> must name an id: got '%s'", s->name,
+                         ac_attrs_elem_name(n), text);
                 problems++;
             } else if (s->offset != (size_t)-1) {
                 int *is_link = NULL;
@@ -324,7 +324,8 @@ int ac_attrs_parse(ac_pctx *ctx, const xmlNode *n, const attr_spec *specs, size_
                 ac_attrs_add_ref(ctx, text, (size_t *)(void *)((char *)base + s->offset), is_link,
                                  s->ref, s->name, ac_attrs_elem_name(n), loc);
             }
-        } else if (ac_attrs_parse_value(ctx, s, text, base, loc, ac_attrs_elem_name(n), node_id) != 0) {
+        } else if (ac_attrs_parse_value(ctx, s, text, base, loc, ac_attrs_elem_name(n),
+                                        node_id) != 0) {
             problems++;
         }
         free(text);

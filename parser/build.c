@@ -171,7 +171,8 @@ static void build_pool(ac_pctx *ctx, const xmlNode *n, ac_node *node)
                  "pool '%s' needs exactly one of 'service-time' and 'service-rate'%s",
                  id != NULL ? id : "?", ac_attrs_has(n, "service-time") ? ", not both" : "");
     }
-    if ((ac_attrs_has(n, "d") || ac_attrs_has(n, "sampling")) && p->dispatch != AC_DISPATCH_POWER_OF_D) {
+    if ((ac_attrs_has(n, "d") || ac_attrs_has(n, "sampling")) &&
+        p->dispatch != AC_DISPATCH_POWER_OF_D) {
         ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, ac_attrs_has(n, "d") ? "d" : "sampling"), id, "AC018",
                  "attribute '%s' applies only to dispatch=\"power-of-d\" (pool '%s' has "
                  "dispatch=\"%s\")",
@@ -275,8 +276,8 @@ typedef struct counts {
 
 static int is_node_elem(const xmlNode *c)
 {
-    return ac_attrs_is_elem(c, "pool") || ac_attrs_is_elem(c, "function") || ac_attrs_is_elem(c, "queue") ||
-           ac_attrs_is_elem(c, "gateway");
+    return ac_attrs_is_elem(c, "pool") || ac_attrs_is_elem(c, "function") ||
+           ac_attrs_is_elem(c, "queue") || ac_attrs_is_elem(c, "gateway");
 }
 
 static int is_requirement_elem(const xmlNode *c)

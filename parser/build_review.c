@@ -237,7 +237,8 @@ void ac_build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt)
                 continue;
             }
             mt->of[k] = AC_NONE;
-            ac_attrs_add_ref(ctx, tok, &mt->of[k], NULL, AC_REF_MITIGATION, "of", "mitigation", loc);
+            ac_attrs_add_ref(ctx, tok, &mt->of[k], NULL, AC_REF_MITIGATION, "of", "mitigation",
+                             loc);
             k++;
         }
         mt->nof = k;
