@@ -438,6 +438,63 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
     return 0;
 }
 
+/* The simulated horizon: the options' or, automatically, 20,000 times the model's time scale
+ * (at least 10 times its slowest), capped so that the event budget leaves room for the least
+ * number of replications, then measured by a pilot run. Returns 0 or the pilot's error. */
+static int run_horizon(const ac_model *model, const ac_sim_options *opt, double *horizon,
+                       int *limited, ac_error *err)
+{
+    *horizon = opt->horizon > 0
+                   ? opt->horizon
+                   : fmax(20000.0 * ac_sim_timescale(model), 10.0 * ac_sim_slow_timescale(model));
+    if (opt->horizon <= 0 && opt->max_events > 0) {
+        /* the automatic horizon must leave the event budget room for the least number of
+           replications: a request costs about two events per node it visits (arrival and
+           completion), so cap the horizon at budget / (replications x 2 x nodes x rate) */
+        double rate = 0.0,
+               reps = (double)(opt->replications > 0 ? opt->replications : opt->min_replications);
+        for (size_t i = 0; i < model->nsources; i++)
+            rate += model->sources[i].rate * opt->load_scale;
+        for (size_t i = 0; i < model->npopulations; i++)
+            rate +=
+                (double)model->populations[i].size / fmax(model->populations[i].think_time, 1e-3);
+        if (rate > 0.0) {
+            double cap =
+                (double)opt->max_events /
+                (fmax(reps, 2.0) * 2.0 * (double)(model->nnodes + model->nlinks + 1) * rate);
+            *horizon = fmin(*horizon, fmax(cap, 10.0 * ac_sim_slow_timescale(model)));
+        }
+        /* a request may cost many more events than two per node (instances, polls,
+           retries): measure */
+        return pilot_horizon(model, opt, fmax(reps, 2.0), horizon, limited, err);
+    }
+    return 0;
+}
+
+/* The result's estimates from the replications' KPIs (w) and pooled histograms (ph): nnodes
+ * nodes and links, then the entries. */
+static void result_estimates(const ac_model *model, const ac_sim_welford *w, const ac_sim_hist *ph,
+                             size_t nnodes, ac_sim_result *res)
+{
+    for (size_t i = 0; i < model->nnodes; i++)
+        node_estimates(&w[i * AC_SIM_K_COUNT], &res->nodes[i]);
+    for (size_t i = 0; i < model->nlinks; i++)
+        node_estimates(&w[(model->nnodes + i) * AC_SIM_K_COUNT], &res->links[i]);
+    for (size_t i = 0; i < res->nentries; i++)
+        entry_estimates(&w[(nnodes + i) * AC_SIM_K_COUNT], &res->entries[i]);
+    for (size_t i = 0; i < nnodes; i++) {
+        ac_sim_node_result *nr =
+            i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
+        if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
+            continue; /* admission takes no time: 0 */
+        pooled_quantiles(&ph[i], ph[i].n, !nr->is_link && nr->kind == AC_NODE_QUEUE,
+                         &nr->p50_response_time, &nr->p95_response_time, &nr->p99_response_time);
+    }
+    for (size_t i = 0; i < res->nentries; i++)
+        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0, &res->entries[i].p50_response_time,
+                         &res->entries[i].p95_response_time, &res->entries[i].p99_response_time);
+}
+
 int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
                ac_error *err)
 {
@@ -469,32 +526,9 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
     if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
         return rc;
-    horizon = opt.horizon > 0
-                  ? opt.horizon
-                  : fmax(20000.0 * ac_sim_timescale(model), 10.0 * ac_sim_slow_timescale(model));
-    if (opt.horizon <= 0 && opt.max_events > 0) {
-        /* the automatic horizon must leave the event budget room for the least number of
-           replications: a request costs about two events per node it visits (arrival and
-           completion), so cap the horizon at budget / (replications x 2 x nodes x rate) */
-        double rate = 0.0,
-               reps = (double)(opt.replications > 0 ? opt.replications : opt.min_replications);
-        for (size_t i = 0; i < model->nsources; i++)
-            rate += model->sources[i].rate * opt.load_scale;
-        for (size_t i = 0; i < model->npopulations; i++)
-            rate +=
-                (double)model->populations[i].size / fmax(model->populations[i].think_time, 1e-3);
-        if (rate > 0.0) {
-            double cap =
-                (double)opt.max_events /
-                (fmax(reps, 2.0) * 2.0 * (double)(model->nnodes + model->nlinks + 1) * rate);
-            horizon = fmin(horizon, fmax(cap, 10.0 * ac_sim_slow_timescale(model)));
-        }
-        /* a request may cost many more events than two per node (instances, polls,
-           retries): measure */
-        rc = pilot_horizon(model, &opt, fmax(reps, 2.0), &horizon, &limited, err);
-        if (rc != 0)
-            return rc;
-    }
+    rc = run_horizon(model, &opt, &horizon, &limited, err);
+    if (rc != 0)
+        return rc;
     warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
     if (!(warmup < horizon))
         return ac_error_set(err, AC_EINVAL,
@@ -568,25 +602,7 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         }
     }
 
-    for (size_t i = 0; i < model->nnodes; i++)
-        node_estimates(&w[i * AC_SIM_K_COUNT], &res->nodes[i]);
-    for (size_t i = 0; i < model->nlinks; i++)
-        node_estimates(&w[(model->nnodes + i) * AC_SIM_K_COUNT], &res->links[i]);
-    for (size_t i = 0; i < res->nentries; i++)
-        entry_estimates(&w[(nnodes + i) * AC_SIM_K_COUNT], &res->entries[i]);
-    for (size_t i = 0; i < nnodes; i++) {
-        ac_sim_node_result *nr =
-            i < model->nnodes ? &res->nodes[i] : &res->links[i - model->nnodes];
-        if (!nr->is_link && nr->kind == AC_NODE_GATEWAY)
-            continue; /* admission takes no time: 0 */
-        pooled_quantiles(&ph[i], ph[i].n,
-                         !nr->is_link && nr->kind == AC_NODE_QUEUE, &nr->p50_response_time,
-                         &nr->p95_response_time, &nr->p99_response_time);
-    }
-    for (size_t i = 0; i < res->nentries; i++)
-        pooled_quantiles(&ph[nnodes + i], ph[nnodes + i].n, 0,
-                         &res->entries[i].p50_response_time, &res->entries[i].p95_response_time,
-                         &res->entries[i].p99_response_time);
+    result_estimates(model, w, ph, nnodes, res);
     res->replications = r;
     res->events = events;
     res->rel_halfwidth = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
