@@ -229,168 +229,222 @@ static size_t shared_queue_tail(const ac_solver_pool_result *r, double *x, doubl
     return n + 1;
 }
 
+/* The two plots of a node and their curves, kept until they are drawn (a plot holds pointers
+ * into the arrays and labels). */
+typedef struct node_plots {
+    ac_plot qp, tp; /* queue length (or busy instances); response time */
+    double qx[QLEN_POINTS + 1], qy[3][QLEN_POINTS + 1];
+    double tx[CCDF_POINTS], ty[3][CCDF_POINTS];
+    char qlabels[3][64], tlabels[3][96], m95[64], m99[64];
+} node_plots;
+
+static const ac_plot_style styles[] = {AC_PLOT_SOLID, AC_PLOT_DASHED, AC_PLOT_DOTTED};
+
+/* The equilibria a pool's plots draw (the operating one first, then the other stable ones, at
+ * most 3) into eqs, with their labels; returns how many, and sets *tmax to the largest finite
+ * p99 among them (the time axis fits every curve drawn). */
+static size_t pool_equilibria(node_plots *pl, const ac_solver_pool_result *r, size_t *eqs,
+                              double *tmax)
+{
+    size_t neq = 0;
+    char v[48];
+    eqs[neq++] = r->operating;
+    for (size_t e = 0; e < r->nequilibria && neq < 3; e++)
+        if (e != r->operating && r->equilibria[e].stable)
+            eqs[neq++] = e;
+    for (size_t j = 0; j < neq; j++) {
+        const ac_solver_equilibrium *eq = &r->equilibria[eqs[j]];
+        const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
+        /* the time axis follows the operating equilibrium; the others are far slower
+           (a metastable pool's bad state) and are named with their p99 */
+        if (isfinite(k->p99)) /* the axis fits every curve drawn */
+            *tmax = fmax(*tmax, k->p99);
+        snprintf(pl->qlabels[j], sizeof pl->qlabels[j], "%s equilibrium %zu",
+                 eqs[j] == r->operating ? "operating"
+                 : r->bistable && eqs[j] == r->bad ? "bad"
+                                                   : "stable",
+                 eqs[j]);
+        if (j > 0 && isfinite(k->p99)) {
+            ac_pdf_fmt_qty(v, sizeof v, k->p99, "s");
+            snprintf(pl->tlabels[j], sizeof pl->tlabels[j], "%s (p99 %s)", pl->qlabels[j], v);
+        } else {
+            snprintf(pl->tlabels[j], sizeof pl->tlabels[j], "%s", pl->qlabels[j]);
+        }
+    }
+    return neq;
+}
+
+/* A shared-queue pool's one curve: the exact M/M/N tail of the jobs in the pool, when it has
+ * no timeouts or retries and fits in the points. */
+static void shared_queue_curve(node_plots *pl, const ac_pool *pool,
+                               const ac_solver_pool_result *r)
+{
+    size_t n = 0;
+    pl->qp.title = "Jobs in the pool: P(jobs \xE2\x89\xA5 k)";
+    pl->qp.xaxis.label = "k (jobs in the pool, M/M/N exact)";
+    if (pool->timeout <= 0.0 && pool->retries == 0)
+        n = shared_queue_tail(r, pl->qx, pl->qy[0], QLEN_POINTS);
+    if (n > 0)
+        ac_plot_add(&pl->qp, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, pl->qx, pl->qy[0], n, NULL);
+    else
+        pl->qp.empty_note = pool->timeout > 0.0
+                                ? "with timeouts the shared queue is solved as a fluid model: "
+                                  "no queue-length distribution"
+                                : "the distribution needs more than 400 levels: not drawn";
+}
+
+/* A pool's curves: q_k and P(T > t) at each equilibrium drawn (M/M/N's jobs in the pool for a
+ * shared queue). */
+static void pool_curves(node_plots *pl, const ac_pool *pool, const ac_node_analysis *na)
+{
+    const ac_solver_pool_result *r = na->pool;
+    size_t eqs[3], neq;
+    double tmax = 0.0;
+    neq = pool_equilibria(pl, r, eqs, &tmax);
+    if (isfinite(na->p99))
+        tmax = fmax(tmax, na->p99);
+    if (!(tmax > 1e-9)) /* a quantile at an atom (0): the service time sets the scale */
+        tmax = 1.0 / r->service_rate;
+    tmax *= 1.3;
+    for (size_t s = 0; s < CCDF_POINTS; s++)
+        pl->tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
+    if (r->dispatch == AC_DISPATCH_SHARED_QUEUE)
+        shared_queue_curve(pl, pool, r);
+    for (size_t j = 0; j < neq; j++) {
+        const ac_solver_equilibrium *eq = &r->equilibria[eqs[j]];
+        size_t n = 0;
+        if (r->dispatch != AC_DISPATCH_SHARED_QUEUE) {
+            pl->qx[0] = 0.0;
+            pl->qy[j][0] = 1.0;
+            for (n = 1; n <= eq->dim && n <= QLEN_POINTS; n++) {
+                pl->qx[n] = (double)n;
+                pl->qy[j][n] = eq->q[n - 1];
+                if (eq->q[n - 1] < 1e-12) {
+                    n++;
+                    break;
+                }
+            }
+            ac_plot_add(&pl->qp, AC_PLOT_KIND_STEP, styles[j], pl->qx, pl->qy[j], n,
+                        pl->qlabels[j]);
+        }
+        for (size_t s = 0; s < CCDF_POINTS; s++)
+            pl->ty[j][s] = ac_solver_pool_ccdf(r, eqs[j], pl->tx[s]);
+        ac_plot_add(&pl->tp, AC_PLOT_KIND_LINE, styles[j], pl->tx, pl->ty[j], CCDF_POINTS,
+                    pl->tlabels[j]);
+    }
+}
+
+/* The busy count of a sync function, a loss system: Poisson(load) truncated at C, its tail
+ * P(busy >= k) by a suffix sum, drawn at up to QLEN_POINTS values of k. */
+static void function_busy_curve(node_plots *pl, const ac_solver_function_result *f)
+{
+    size_t C = f->concurrency, step = C / QLEN_POINTS + 1, n = 0;
+    double logA = log(f->load), tot = 0.0, tail = 0.0;
+    for (size_t k = 0; k <= C; k++)
+        tot += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
+    pl->qp.title = "Busy instances: P(busy \xE2\x89\xA5 k)";
+    pl->qp.xaxis.label = "k (busy instances, Erlang loss law)";
+    pl->qp.yaxis.label = "P(busy \xE2\x89\xA5 k)";
+    pl->qp.empty_note = NULL;
+    for (size_t k = C + 1; k-- > 0;) {
+        tail += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
+        if (k % step == 0 && tot > 0.0 && k / step <= QLEN_POINTS) {
+            pl->qx[k / step] = (double)k;
+            pl->qy[0][k / step] = tail / tot;
+            n = n > k / step + 1 ? n : k / step + 1;
+        }
+    }
+    while (n > 1 && pl->qy[0][n - 2] < 1e-12)
+        n--; /* drop the far tail */
+    ac_plot_add(&pl->qp, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, pl->qx, pl->qy[0], n, NULL);
+}
+
+/* A function's or a queue's curves: the time at the node, and a sync function's busy
+ * instances. */
+static void function_curves(node_plots *pl, const ac_node_analysis *na)
+{
+    const ac_solver_function_result *f = na->function;
+    double tmax, top = 0.0;
+    pl->tp.title =
+        na->queue != NULL ? "Time in the queue: P(W > t)" : "Time at the function: P(T > t)";
+    pl->tp.empty_note = NULL;
+    tmax = (isfinite(na->p99) && na->p99 > 1e-9 ? na->p99 : na->mean_response_time) * 1.3;
+    if (!(tmax > 1e-9)) /* the time is 0 with probability near 1 (an atom): 1 ms shows it */
+        tmax = 1e-3;
+    for (size_t s = 0; s < CCDF_POINTS; s++) {
+        pl->tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
+        pl->ty[0][s] = ac_node_analysis_ccdf(na, pl->tx[s]);
+        if (s > 0 && isfinite(pl->ty[0][s]))
+            top = fmax(top, pl->ty[0][s]);
+    }
+    if (top >= pl->tp.yaxis.min) /* else the curve lies under the axis: nothing to see */
+        ac_plot_add(&pl->tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, pl->tx, pl->ty[0], CCDF_POINTS,
+                    NULL);
+    else
+        pl->tp.empty_note = "the time is 0 but with a probability under 0.0001";
+    if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0)
+        function_busy_curve(pl, f);
+    else
+        pl->qp.empty_note = na->queue != NULL
+                                ? "a queue: its consumers are on the function's page"
+                                : "no instance-count law for this invocation type";
+}
+
+/* The two plots of a node set up empty, each with the note that says why when it stays so. */
+static void node_plots_init(node_plots *pl, const ac_node_analysis *na)
+{
+    ac_plot_init(&pl->qp, "Queue length: P(jobs \xE2\x89\xA5 k) = q\xE2\x82\x96", AC_PLOT_LINEAR,
+                 "k (jobs at a server)", AC_PLOT_LOG10, "P(jobs \xE2\x89\xA5 k)");
+    ac_plot_init(&pl->tp, "Response time: P(T > t)", AC_PLOT_LINEAR, "t (s)", AC_PLOT_LOG10,
+                 "P(T > t)");
+    pl->tp.yaxis.min = 1e-4;
+    pl->tp.yaxis.max = 1.0;
+    pl->qp.xaxis.integer = 1;
+    if (na->pool != NULL) {
+        pl->qp.empty_note = na->overload
+                                ? "no distribution: the pool is overloaded (no steady state)"
+                                : "no distribution: the pool has no equilibrium";
+        pl->tp.empty_note = pl->qp.empty_note;
+    } else {
+        pl->qp.empty_note = na->gateway != NULL ? "a gateway admits or rejects at once: no queue"
+                                                : "no distribution for this node";
+        pl->tp.empty_note = na->gateway != NULL ? "admission takes no time: no response-time law"
+                                                : "no response-time law for this node";
+    }
+}
+
 static void write_node_plots(pdf_doc *d, const ac_model *m, const ac_analysis *a, size_t i)
 {
     const ac_node_analysis *na = &a->nodes[i];
-    const ac_solver_pool_result *r = na->pool;
-    double qx[QLEN_POINTS + 1], qy[3][QLEN_POINTS + 1];
-    double tx[CCDF_POINTS], ty[3][CCDF_POINTS];
-    char qlabels[3][64], tlabels[3][96], m95[64], m99[64], v[48];
-    size_t eqs[3], neq = 0;
-    double tmax = 0.0, box_w = (CONTENT_W - 14.0) / 2.0, box_h = 232.0;
-    ac_plot qp, tp;
-    static const ac_plot_style styles[] = {AC_PLOT_SOLID, AC_PLOT_DASHED, AC_PLOT_DOTTED};
-    ac_plot_init(&qp, "Queue length: P(jobs \xE2\x89\xA5 k) = q\xE2\x82\x96", AC_PLOT_LINEAR,
-                 "k (jobs at a server)", AC_PLOT_LOG10, "P(jobs \xE2\x89\xA5 k)");
-    ac_plot_init(&tp, "Response time: P(T > t)", AC_PLOT_LINEAR, "t (s)", AC_PLOT_LOG10,
-                 "P(T > t)");
-    tp.yaxis.min = 1e-4;
-    tp.yaxis.max = 1.0;
-    qp.xaxis.integer = 1;
-    if (r != NULL) {
-        qp.empty_note = na->overload ? "no distribution: the pool is overloaded (no steady state)"
-                                     : "no distribution: the pool has no equilibrium";
-        tp.empty_note = qp.empty_note;
-    } else {
-        qp.empty_note = na->gateway != NULL ? "a gateway admits or rejects at once: no queue"
-                                            : "no distribution for this node";
-        tp.empty_note = na->gateway != NULL ? "admission takes no time: no response-time law"
-                                            : "no response-time law for this node";
-    }
-    if (r != NULL && !na->overload) {
-        /* the operating equilibrium first, then the other stable ones */
-        eqs[neq++] = r->operating;
-        for (size_t e = 0; e < r->nequilibria && neq < 3; e++)
-            if (e != r->operating && r->equilibria[e].stable)
-                eqs[neq++] = e;
-        for (size_t j = 0; j < neq; j++) {
-            const ac_solver_equilibrium *eq = &r->equilibria[eqs[j]];
-            const ac_solver_kpi *k = eq->has_refined ? &eq->refined : &eq->mean_field;
-            /* the time axis follows the operating equilibrium; the others are far slower
-               (a metastable pool's bad state) and are named with their p99 */
-            if (isfinite(k->p99)) /* the axis fits every curve drawn */
-                tmax = fmax(tmax, k->p99);
-            snprintf(qlabels[j], sizeof qlabels[j], "%s equilibrium %zu",
-                     eqs[j] == r->operating ? "operating"
-                     : r->bistable && eqs[j] == r->bad ? "bad"
-                                                       : "stable",
-                     eqs[j]);
-            if (j > 0 && isfinite(k->p99)) {
-                ac_pdf_fmt_qty(v, sizeof v, k->p99, "s");
-                snprintf(tlabels[j], sizeof tlabels[j], "%s (p99 %s)", qlabels[j], v);
-            } else {
-                snprintf(tlabels[j], sizeof tlabels[j], "%s", qlabels[j]);
-            }
-        }
-        if (isfinite(na->p99))
-            tmax = fmax(tmax, na->p99);
-        if (!(tmax > 1e-9)) /* a quantile at an atom (0): the service time sets the scale */
-            tmax = 1.0 / r->service_rate;
-        tmax *= 1.3;
-        for (size_t s = 0; s < CCDF_POINTS; s++)
-            tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
-        if (r->dispatch == AC_DISPATCH_SHARED_QUEUE) {
-            const ac_pool *pool = &m->nodes[i].u.pool;
-            size_t n = 0;
-            qp.title = "Jobs in the pool: P(jobs \xE2\x89\xA5 k)";
-            qp.xaxis.label = "k (jobs in the pool, M/M/N exact)";
-            if (pool->timeout <= 0.0 && pool->retries == 0)
-                n = shared_queue_tail(r, qx, qy[0], QLEN_POINTS);
-            if (n > 0)
-                ac_plot_add(&qp, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, qx, qy[0], n, NULL);
-            else
-                qp.empty_note = pool->timeout > 0.0
-                                    ? "with timeouts the shared queue is solved as a fluid model: "
-                                      "no queue-length distribution"
-                                    : "the distribution needs more than 400 levels: not drawn";
-        }
-        for (size_t j = 0; j < neq; j++) {
-            const ac_solver_equilibrium *eq = &r->equilibria[eqs[j]];
-            size_t n = 0;
-            if (r->dispatch != AC_DISPATCH_SHARED_QUEUE) {
-                qx[0] = 0.0;
-                qy[j][0] = 1.0;
-                for (n = 1; n <= eq->dim && n <= QLEN_POINTS; n++) {
-                    qx[n] = (double)n;
-                    qy[j][n] = eq->q[n - 1];
-                    if (eq->q[n - 1] < 1e-12) {
-                        n++;
-                        break;
-                    }
-                }
-                ac_plot_add(&qp, AC_PLOT_KIND_STEP, styles[j], qx, qy[j], n, qlabels[j]);
-            }
-            for (size_t s = 0; s < CCDF_POINTS; s++)
-                ty[j][s] = ac_solver_pool_ccdf(r, eqs[j], tx[s]);
-            ac_plot_add(&tp, AC_PLOT_KIND_LINE, styles[j], tx, ty[j], CCDF_POINTS, tlabels[j]);
-        }
-    }
-    if (r == NULL && ac_node_analysis_has_law(na) && na->gateway == NULL) {
-        /* a function or a queue: the time at the node, and a function's busy instances */
-        const ac_solver_function_result *f = na->function;
-        tp.title = na->queue != NULL ? "Time in the queue: P(W > t)" : "Time at the function: P(T > t)";
-        tp.empty_note = NULL;
-        tmax = (isfinite(na->p99) && na->p99 > 1e-9 ? na->p99 : na->mean_response_time) * 1.3;
-        if (!(tmax > 1e-9)) /* the time is 0 with probability near 1 (an atom): 1 ms shows it */
-            tmax = 1e-3;
-        double top = 0.0;
-        for (size_t s = 0; s < CCDF_POINTS; s++) {
-            tx[s] = tmax * (double)s / (double)(CCDF_POINTS - 1);
-            ty[0][s] = ac_node_analysis_ccdf(na, tx[s]);
-            if (s > 0 && isfinite(ty[0][s]))
-                top = fmax(top, ty[0][s]);
-        }
-        if (top >= tp.yaxis.min) /* else the curve lies under the axis: nothing to see */
-            ac_plot_add(&tp, AC_PLOT_KIND_LINE, AC_PLOT_SOLID, tx, ty[0], CCDF_POINTS, NULL);
-        else
-            tp.empty_note = "the time is 0 but with a probability under 0.0001";
-        if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0) {
-            /* the busy count of a loss system: Poisson(load) truncated at C, its tail
-               P(busy >= k) by a suffix sum, drawn at up to QLEN_POINTS values of k */
-            size_t C = f->concurrency, step = C / QLEN_POINTS + 1, n = 0;
-            double logA = log(f->load), tot = 0.0, tail = 0.0;
-            for (size_t k = 0; k <= C; k++)
-                tot += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
-            qp.title = "Busy instances: P(busy \xE2\x89\xA5 k)";
-            qp.xaxis.label = "k (busy instances, Erlang loss law)";
-            qp.yaxis.label = "P(busy \xE2\x89\xA5 k)";
-            qp.empty_note = NULL;
-            for (size_t k = C + 1; k-- > 0;) {
-                tail += exp((double)k * logA - lgamma((double)k + 1.0) - f->load);
-                if (k % step == 0 && tot > 0.0 && k / step <= QLEN_POINTS) {
-                    qx[k / step] = (double)k;
-                    qy[0][k / step] = tail / tot;
-                    n = n > k / step + 1 ? n : k / step + 1;
-                }
-            }
-            while (n > 1 && qy[0][n - 2] < 1e-12)
-                n--; /* drop the far tail */
-            ac_plot_add(&qp, AC_PLOT_KIND_STEP, AC_PLOT_SOLID, qx, qy[0], n, NULL);
-        } else {
-            qp.empty_note = na->queue != NULL ? "a queue: its consumers are on the function's page"
-                                              : "no instance-count law for this invocation type";
-        }
-    }
+    node_plots pl;
+    char v[48];
+    double box_w = (CONTENT_W - 14.0) / 2.0, box_h = 232.0;
+    node_plots_init(&pl, na);
+    if (na->pool != NULL && !na->overload)
+        pool_curves(&pl, &m->nodes[i].u.pool, na);
+    if (na->pool == NULL && ac_node_analysis_has_law(na) && na->gateway == NULL)
+        function_curves(&pl, na);
     if (isfinite(na->p95) && na->p95 > 0.0) {
         ac_pdf_fmt_qty(v, sizeof v, na->p95, "s");
-        snprintf(m95, sizeof m95, "p95 %s", v);
-        ac_plot_add_marker(&tp, na->p95, m95);
+        snprintf(pl.m95, sizeof pl.m95, "p95 %s", v);
+        ac_plot_add_marker(&pl.tp, na->p95, pl.m95);
     }
     if (isfinite(na->p99) && na->p99 > 0.0) {
         ac_pdf_fmt_qty(v, sizeof v, na->p99, "s");
-        snprintf(m99, sizeof m99, "p99 %s", v);
-        ac_plot_add_marker(&tp, na->p99, m99);
+        snprintf(pl.m99, sizeof pl.m99, "p99 %s", v);
+        ac_plot_add_marker(&pl.tp, na->p99, pl.m99);
     }
-    if (qp.nseries == 0 && tp.nseries == 0) { /* no empty axes: say why in a line */
+    if (pl.qp.nseries == 0 && pl.tp.nseries == 0) { /* no empty axes: say why in a line */
         char why[300];
-        snprintf(why, sizeof why, "No plots: %s; %s.", qp.empty_note != NULL ? qp.empty_note : "",
-                 tp.empty_note != NULL ? tp.empty_note : "");
+        snprintf(why, sizeof why, "No plots: %s; %s.",
+                 pl.qp.empty_note != NULL ? pl.qp.empty_note : "",
+                 pl.tp.empty_note != NULL ? pl.tp.empty_note : "");
         ac_pdf_paragraph(d, why);
         return;
     }
     ac_pdf_doc_room_ensure(d, box_h + 6.0);
-    ac_plot_draw(&d->cv, &qp, MARGIN_X, d->y - box_h, box_w, box_h);
-    ac_plot_draw(&d->cv, &tp, MARGIN_X + box_w + 14.0, d->y - box_h, box_w, box_h);
+    ac_plot_draw(&d->cv, &pl.qp, MARGIN_X, d->y - box_h, box_w, box_h);
+    ac_plot_draw(&d->cv, &pl.tp, MARGIN_X + box_w + 14.0, d->y - box_h, box_w, box_h);
     d->y -= box_h + 12.0;
 }
 
