@@ -176,6 +176,124 @@ static int arrival_law(const station *s, double mu, const double *xs, size_t pop
     return AC_OK;
 }
 
+/* The stations of the pools a request visits (v[i] > 0), appended to st (*ns of them): a pool
+ * dispatching at random as c independent queues (exact), a larger one as a load-dependent
+ * M/M/c when the population allows (*bracket when it is not product form), else one queue
+ * and Seidmann's delay (*exact cleared). Returns 0, 1 when a node visited cannot be analysed
+ * (an AC900 finding added), or AC_ENOMEM. */
+static int node_stations(const ac_model *m, const double *v, station *st, size_t *ns, int *exact,
+                         int *bracket, ac_diag_list *findings, ac_error *err)
+{
+    const ac_population *pop = &m->populations[0];
+    for (size_t i = 0; i < m->nnodes; i++) {
+        const ac_node *node = &m->nodes[i];
+        if (v[i] <= 0.0)
+            continue;
+        if (node->kind != AC_NODE_POOL || node->u.pool.timeout > 0.0 ||
+            node->u.pool.buffer != AC_UNBOUNDED) {
+            ac_diag_add(findings, "AC900", m->file, node->loc.line, node->loc.column, node->id,
+                        "%s '%s' in a closed network is not analysed yet (only pools without "
+                        "timeout or buffer are): the verdict is inconclusive",
+                        ac_node_kind_name(node->kind), node->id);
+            return 1;
+        }
+        st[*ns].node = i;
+        st[*ns].visits = v[i];
+        st[*ns].servers = node->u.pool.servers;
+        st[*ns].demand = v[i] / node->u.pool.service_rate / (double)node->u.pool.servers;
+        st[*ns].copies = 1.0;
+        if (node->u.pool.servers > 1 && node->u.pool.dispatch == AC_DISPATCH_RANDOM) {
+            st[*ns].copies = (double)node->u.pool.servers; /* exact: c independent queues */
+        } else if (node->u.pool.servers > 1 && pop->size <= AC_AN_MVA_LD_MAX) {
+            st[*ns].ld_demand = v[i] / node->u.pool.service_rate;
+            st[*ns].p = calloc(pop->size + 1, sizeof *st[*ns].p);
+            if (st[*ns].p == NULL)
+                return ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+            st[*ns].p[0] = 1.0;
+            if (node->u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE)
+                *bracket = 1; /* not product form: M/M/c, with the gap to random queues */
+        } else {
+            st[*ns].delay = v[i] / node->u.pool.service_rate *
+                            ((double)node->u.pool.servers - 1.0) / (double)node->u.pool.servers;
+            if (node->u.pool.servers > 1)
+                *exact = 0;
+        }
+        (*ns)++;
+    }
+    return 0;
+}
+
+/* The stations of the links a request crosses, appended to st from ns: a delay (the latency)
+ * and, with a finite capacity, an M/D/1 queue (*bracket: not product form). Returns the new
+ * number of stations. */
+static size_t link_stations(const ac_model *m, const double *v, station *st, size_t ns,
+                            int *bracket)
+{
+    for (size_t l = 0; l < m->nlinks; l++) {
+        const ac_link *lk = &m->links[l];
+        double vl = 0.0;
+        for (size_t k = 0; k < m->nroutes; k++)
+            if (m->routes[k].from == lk->from && m->routes[k].to == lk->to)
+                vl += v[lk->from] * m->routes[k].p * (double)m->routes[k].fanout /
+                      (double)m->routes[k].fanin;
+        if (vl <= 0.0)
+            continue;
+        st[ns].node = AC_NONE;
+        st[ns].visits = vl;
+        st[ns].servers = 1;
+        st[ns].copies = 1.0;
+        st[ns].delay = vl * lk->latency;
+        st[ns].demand = isinf(lk->capacity) ? 0.0 : vl / lk->capacity;
+        if (!isinf(lk->capacity))
+            *bracket = 1; /* M/D/1, not product form: between this queue and a delay */
+        ns++;
+    }
+    return ns;
+}
+
+/* MVA of a network that is not product form: its throughput *x (q, resp) with the pools as
+ * M/M/c and the links as M/D/1 queues, and its gaps *gap (throughput) and *rgap (end-to-end
+ * mean) to the same network with those pools as c random queues and the links' transmission as
+ * a delay (respr: its response times), the farthest a dispatcher can be from M/M/c. Returns 0
+ * or AC_ENOMEM. */
+static int bracket_solve(const ac_model *m, station *st, size_t ns, double *q, double *resp,
+                         double *respr, double *x, double *gap, double *rgap, ac_error *err)
+{
+    const ac_population *pop = &m->populations[0];
+    /* the same network with the non-product-form pools as c random queues: the
+       farthest a dispatcher can be from M/M/c */
+    station *alt = malloc(ns * sizeof *alt);
+    double xr;
+    if (alt == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+    memcpy(alt, st, ns * sizeof *alt);
+    for (size_t k = 0; k < ns; k++)
+        if (alt[k].ld_demand > 0.0 && alt[k].node != AC_NONE &&
+            m->nodes[alt[k].node].u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE) {
+            alt[k].ld_demand = 0.0;
+            alt[k].copies = (double)alt[k].servers;
+        } else if (alt[k].node == AC_NONE) {
+            alt[k].delay += alt[k].demand; /* a link's transmission without its wait */
+            alt[k].demand = 0.0;
+        }
+    xr = mva_exact(alt, ns, pop->think_time, pop->size, q, respr, NULL);
+    free(alt);
+    for (size_t k = 0; k < ns; k++) {
+        if (st[k].ld_demand > 0.0) {
+            st[k].p[0] = 1.0;
+            memset(st[k].p + 1, 0, pop->size * sizeof *st[k].p);
+        }
+    }
+    *x = mva_exact(st, ns, pop->think_time, pop->size, q, resp, NULL);
+    *gap = fabs(*x - xr) / xr;
+    /* the response time moves more than the throughput (R = M / X - Z): the
+       bracket of the end-to-end mean is its own gap */
+    *rgap = fabs(((double)pop->size / xr - pop->think_time) -
+                 ((double)pop->size / *x - pop->think_time)) /
+            ((double)pop->size / *x - pop->think_time);
+    return 0;
+}
+
 int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings, ac_error *err)
 {
     size_t n = m->nnodes;
@@ -206,103 +324,24 @@ int ac_an_closed_solve(const ac_model *m, ac_analysis *a, ac_diag_list *findings
         const ac_population *pop = &m->populations[0];
         size_t ns = 0;
         int exact = 1, bracket = 0;
-        double x, gap = 0.0, rgap = 0.0;
+        double x = 0.0, gap = 0.0, rgap = 0.0;
         /* visit ratios: one visit to `to` per request; v = e_to + R^T v (fixed point) */
         if (ac_an_visit_ratios(m, pop->to, v, resp) != AC_OK) {
             ac_an_report_cycle(m, findings);
             rc = AC_EINPUT;
             goto cleanup;
         }
-        for (size_t i = 0; i < n; i++) {
-            const ac_node *node = &m->nodes[i];
-            if (v[i] <= 0.0)
-                continue;
-            if (node->kind != AC_NODE_POOL || node->u.pool.timeout > 0.0 ||
-                node->u.pool.buffer != AC_UNBOUNDED) {
-                ac_diag_add(findings, "AC900", m->file, node->loc.line, node->loc.column, node->id,
-                            "%s '%s' in a closed network is not analysed yet (only pools without "
-                            "timeout or buffer are): the verdict is inconclusive",
-                            ac_node_kind_name(node->kind), node->id);
-                goto cleanup;
-            }
-            st[ns].node = i;
-            st[ns].visits = v[i];
-            st[ns].servers = node->u.pool.servers;
-            st[ns].demand = v[i] / node->u.pool.service_rate / (double)node->u.pool.servers;
-            st[ns].copies = 1.0;
-            if (node->u.pool.servers > 1 && node->u.pool.dispatch == AC_DISPATCH_RANDOM) {
-                st[ns].copies = (double)node->u.pool.servers; /* exact: c independent queues */
-            } else if (node->u.pool.servers > 1 && pop->size <= AC_AN_MVA_LD_MAX) {
-                st[ns].ld_demand = v[i] / node->u.pool.service_rate;
-                st[ns].p = calloc(pop->size + 1, sizeof *st[ns].p);
-                if (st[ns].p == NULL) {
-                    rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
-                    goto cleanup;
-                }
-                st[ns].p[0] = 1.0;
-                if (node->u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE)
-                    bracket = 1; /* not product form: M/M/c, with the gap to random queues */
-            } else {
-                st[ns].delay = v[i] / node->u.pool.service_rate *
-                               ((double)node->u.pool.servers - 1.0) / (double)node->u.pool.servers;
-                if (node->u.pool.servers > 1)
-                    exact = 0;
-            }
-            ns++;
+        rc = node_stations(m, v, st, &ns, &exact, &bracket, findings, err);
+        if (rc != 0) {
+            if (rc > 0)
+                rc = AC_OK; /* not analysed: the finding says why */
+            goto cleanup;
         }
-        for (size_t l = 0; l < m->nlinks; l++) {
-            const ac_link *lk = &m->links[l];
-            double vl = 0.0;
-            for (size_t k = 0; k < m->nroutes; k++)
-                if (m->routes[k].from == lk->from && m->routes[k].to == lk->to)
-                    vl += v[lk->from] * m->routes[k].p * (double)m->routes[k].fanout /
-                          (double)m->routes[k].fanin;
-            if (vl <= 0.0)
-                continue;
-            st[ns].node = AC_NONE;
-            st[ns].visits = vl;
-            st[ns].servers = 1;
-            st[ns].copies = 1.0;
-            st[ns].delay = vl * lk->latency;
-            st[ns].demand = isinf(lk->capacity) ? 0.0 : vl / lk->capacity;
-            if (!isinf(lk->capacity))
-                bracket = 1; /* M/D/1, not product form: between this queue and a delay */
-            ns++;
-        }
+        ns = link_stations(m, v, st, ns, &bracket);
         if (bracket) {
-            /* the same network with the non-product-form pools as c random queues: the
-               farthest a dispatcher can be from M/M/c */
-            station *alt = malloc(ns * sizeof *alt);
-            double xr;
-            if (alt == NULL) {
-                rc = ac_error_set(err, AC_ENOMEM, "out of memory (closed network)");
+            rc = bracket_solve(m, st, ns, q, resp, respr, &x, &gap, &rgap, err);
+            if (rc != AC_OK)
                 goto cleanup;
-            }
-            memcpy(alt, st, ns * sizeof *alt);
-            for (size_t k = 0; k < ns; k++)
-                if (alt[k].ld_demand > 0.0 && alt[k].node != AC_NONE &&
-                    m->nodes[alt[k].node].u.pool.dispatch != AC_DISPATCH_SHARED_QUEUE) {
-                    alt[k].ld_demand = 0.0;
-                    alt[k].copies = (double)alt[k].servers;
-                } else if (alt[k].node == AC_NONE) {
-                    alt[k].delay += alt[k].demand; /* a link's transmission without its wait */
-                    alt[k].demand = 0.0;
-                }
-            xr = mva_exact(alt, ns, pop->think_time, pop->size, q, respr, NULL);
-            free(alt);
-            for (size_t k = 0; k < ns; k++) {
-                if (st[k].ld_demand > 0.0) {
-                    st[k].p[0] = 1.0;
-                    memset(st[k].p + 1, 0, pop->size * sizeof *st[k].p);
-                }
-            }
-            x = mva_exact(st, ns, pop->think_time, pop->size, q, resp, NULL);
-            gap = fabs(x - xr) / xr;
-            /* the response time moves more than the throughput (R = M / X - Z): the
-               bracket of the end-to-end mean is its own gap */
-            rgap = fabs(((double)pop->size / xr - pop->think_time) -
-                        ((double)pop->size / x - pop->think_time)) /
-                   ((double)pop->size / x - pop->think_time);
             exact = 0;
         } else if (pop->size > AC_AN_MVA_EXACT_MAX) {
             x = mva_schweitzer(st, ns, pop->think_time, pop->size, q, resp);

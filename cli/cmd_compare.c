@@ -198,6 +198,71 @@ static const char *model_label(const ac_model *m)
     return m->label != NULL ? m->label : m->name;
 }
 
+/* The inputs' findings on stderr when one is invalid, and every mitigation of `only` known to
+ * the one file. Returns 0 or the exit status. */
+static int inputs_check(const ac_cli_input *in, size_t nfiles, const char **only, size_t nonly)
+{
+    ac_report_run lint;
+
+    memset(&lint, 0, sizeof lint);
+    lint.command = "compare";
+    lint.files = in->files;
+    lint.nfiles = nfiles;
+    lint.fail_on = AC_SEV_ERROR;
+    for (size_t f = 0; f < nfiles; f++)
+        if (in->files[f].verdict == AC_VERDICT_INVALID) {
+            ac_report_text(stderr, &lint);
+            return AC_EXIT_USAGE;
+        }
+    for (size_t k = 0; k < nonly; k++) {
+        const ac_model *m = in->models[0];
+        size_t j = 0;
+        while (j < m->nmitigations && strcmp(m->mitigations[j].id, only[k]) != 0)
+            j++;
+        if (j == m->nmitigations)
+            return ac_cli_fail("%s has no mitigation '%s'", in->files[0].file, only[k]);
+    }
+    return 0;
+}
+
+/* A variant per mitigation of the one file (those of `only` when nonly > 0), each on its own
+ * copy of the model, from variant *v on (*v: past the last). Returns 0 or the exit status. */
+static int mitigation_variants(compare_state *s, size_t *v, const char **only, size_t nonly,
+                               const ac_analysis_options *aopt)
+{
+    for (size_t j = 0; j < s->in.models[0]->nmitigations; j++) {
+        const ac_mitigation *mt = &s->in.models[0]->mitigations[j];
+        ac_compare_variant *x;
+        ac_error err = {0};
+        int wanted = nonly == 0, rc;
+        for (size_t k = 0; k < nonly; k++)
+            wanted |= strcmp(only[k], mt->id) == 0;
+        if (!wanted)
+            continue;
+        x = &s->variants[*v];
+        x->id = mt->id;
+        x->kind = ac_mitigation_kind_name(mt->kind);
+        x->label = mt->label;
+        x->file = s->in.files[0].file;
+        if (ac_model_clone(s->in.models[0], &s->models[*v], &err) != AC_OK)
+            return ac_cli_fail("%s", err.message);
+        rc = ac_model_apply_mitigation(s->models[*v], j, s->changes[*v], NOTE_MAX, &err);
+        x->changes = s->changes[*v];
+        if (rc == AC_ENOMEM)
+            return ac_cli_fail("%s", err.message);
+        if (rc != AC_OK) {
+            snprintf(s->errors[*v], NOTE_MAX, "%s", err.message);
+            x->error = s->errors[*v];
+        } else {
+            x->model = s->models[*v];
+            if (analyse_variant(s, *v, aopt) != 0)
+                return AC_EXIT_USAGE;
+        }
+        (*v)++;
+    }
+    return 0;
+}
+
 int ac_cli_compare(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -214,13 +279,12 @@ int ac_cli_compare(int argc, char **argv)
     static const char *const formats[] = {"text", "json", NULL};
     const char **only = NULL;
     size_t nonly = 0, nfiles, nvar, v = 0;
-    int c, status = AC_EXIT_PASS, search = 0;
+    int c, rc, status = AC_EXIT_PASS, search = 0;
     ac_cli_run_opts ro;
     ac_cli_out_opts oo;
     ac_analysis_options aopt;
     compare_state s;
     ac_compare_run run;
-    ac_report_run lint;
 
     memset(&s, 0, sizeof s);
     only = calloc((size_t)argc + 1, sizeof *only);
@@ -266,26 +330,10 @@ int ac_cli_compare(int argc, char **argv)
         status = AC_EXIT_USAGE;
         goto cleanup;
     }
-    memset(&lint, 0, sizeof lint);
-    lint.command = "compare";
-    lint.files = s.in.files;
-    lint.nfiles = nfiles;
-    lint.fail_on = AC_SEV_ERROR;
-    for (size_t f = 0; f < nfiles; f++)
-        if (s.in.files[f].verdict == AC_VERDICT_INVALID) {
-            ac_report_text(stderr, &lint);
-            status = AC_EXIT_USAGE;
-            goto cleanup;
-        }
-    for (size_t k = 0; k < nonly; k++) {
-        const ac_model *m = s.in.models[0];
-        size_t j = 0;
-        while (j < m->nmitigations && strcmp(m->mitigations[j].id, only[k]) != 0)
-            j++;
-        if (j == m->nmitigations) {
-            status = ac_cli_fail("%s has no mitigation '%s'", s.in.files[0].file, only[k]);
-            goto cleanup;
-        }
+    rc = inputs_check(&s.in, nfiles, only, nonly);
+    if (rc != 0) {
+        status = rc;
+        goto cleanup;
     }
 
     nvar = nfiles == 2 ? 2 : 1 + (nonly > 0 ? nonly : s.in.models[0]->nmitigations);
@@ -320,41 +368,10 @@ int ac_cli_compare(int argc, char **argv)
         }
     }
     /* each mitigation, on its own copy of the model */
-    for (size_t j = 0; nfiles == 1 && j < s.in.models[0]->nmitigations; j++) {
-        const ac_mitigation *mt = &s.in.models[0]->mitigations[j];
-        ac_compare_variant *x;
-        ac_error err = {0};
-        int wanted = nonly == 0, rc;
-        for (size_t k = 0; k < nonly; k++)
-            wanted |= strcmp(only[k], mt->id) == 0;
-        if (!wanted)
-            continue;
-        x = &s.variants[v];
-        x->id = mt->id;
-        x->kind = ac_mitigation_kind_name(mt->kind);
-        x->label = mt->label;
-        x->file = s.in.files[0].file;
-        if (ac_model_clone(s.in.models[0], &s.models[v], &err) != AC_OK) {
-            status = ac_cli_fail("%s", err.message);
-            goto cleanup;
-        }
-        rc = ac_model_apply_mitigation(s.models[v], j, s.changes[v], NOTE_MAX, &err);
-        x->changes = s.changes[v];
-        if (rc == AC_ENOMEM) {
-            status = ac_cli_fail("%s", err.message);
-            goto cleanup;
-        }
-        if (rc != AC_OK) {
-            snprintf(s.errors[v], NOTE_MAX, "%s", err.message);
-            x->error = s.errors[v];
-        } else {
-            x->model = s.models[v];
-            if (analyse_variant(&s, v, &aopt) != 0) {
-                status = AC_EXIT_USAGE;
-                goto cleanup;
-            }
-        }
-        v++;
+    rc = nfiles == 1 ? mitigation_variants(&s, &v, only, nonly, &aopt) : 0;
+    if (rc != 0) {
+        status = rc;
+        goto cleanup;
     }
 
     memset(&run, 0, sizeof run);

@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 #include "common/atomic.h"
 #include "common/jsonw.h"
-#include "report/internal.h"
 
 static const char search_usage[] =
     "usage: archcheck search [OPTIONS] FILE\n"

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "archcheck/parser.h"
+#include "archcheck/report.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
 #include "common/jsonw.h"
-#include "report/internal.h"
 
 static const char solve_usage[] =
     "usage: archcheck solve [OPTIONS] FILE\n"

@@ -113,7 +113,7 @@ static void fuzz_doubles(const char *text)
 
 static void fuzz_counts(const char *text)
 {
-    /* the maxima the parser uses (build.c), and the extremes */
+    /* the maxima the parser uses (build.c, build_review.c), and the extremes */
     static const size_t maxima[] = {0, 1, 1000000, 4294967295u, SIZE_MAX};
     for (size_t i = 0; i < sizeof maxima / sizeof maxima[0]; i++) {
         size_t c = 12345;

@@ -75,6 +75,15 @@ int ac_build_model(ac_pctx *ctx, xmlDocPtr doc);
 int ac_build_check_node_attr(ac_pctx *ctx, ac_node_kind kind, const char *attr, const char *value,
                              ac_loc loc, const char *node_id);
 
+/* ---- build_review.c ---- */
+
+/* Fill one <mitigation>, the <faults>, the <requirements> and one <suppress> of ctx->model
+ * from their elements (diagnostics into ctx->diags; out of memory sets ctx->oom). */
+void ac_build_mitigation(ac_pctx *ctx, const xmlNode *n, ac_mitigation *mt);
+void ac_build_faults(ac_pctx *ctx, const xmlNode *n);
+void ac_build_requirements(ac_pctx *ctx, const xmlNode *n);
+void ac_build_suppress(ac_pctx *ctx, const xmlNode *n, ac_suppression *s);
+
 /* ---- check.c ---- */
 
 /* Resolve references and run the semantic checks. */

@@ -8,12 +8,6 @@
 #include "archcheck/sim.h"
 #include "common/jsonw.h"
 
-/* The members every JSON document of one file opens with, in the object being written:
- * "archcheck" (the version), "file", "sha256" (left out when sha256 is NULL) and "seed" (left
- * out when seed is NULL) (report/json.c; also used by cli/cmd_search.c and cli/cmd_solve.c). */
-void ac_report_json_header(ac_jsonw *w, const char *file, const char *sha256,
-                           const unsigned long *seed);
-
 /* The simulated KPIs of one node, each with its _ci95 sibling. */
 void ac_report_sim_node_json(ac_jsonw *w, const ac_sim_node_result *r);
 

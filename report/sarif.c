@@ -61,6 +61,92 @@ static void write_fingerprint(ac_jsonw *w, const ac_diag *d, const char *root)
     ac_jsonw_object_end(w);
 }
 
+/* One reportingDescriptor of tool.driver.rules: the rule's id, name, descriptions, help and
+ * default level. */
+static void write_rule(ac_jsonw *w, const ac_rule *rule)
+{
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "id");
+    ac_jsonw_string(w, rule->id);
+    ac_jsonw_key(w, "name");
+    ac_jsonw_string(w, rule->name);
+    ac_jsonw_key(w, "shortDescription");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "text");
+    ac_jsonw_string(w, rule->summary);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "fullDescription");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "text");
+    ac_jsonw_string(w, rule->help);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "help");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "text");
+    ac_jsonw_string(w, rule->help);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "defaultConfiguration");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "level");
+    ac_jsonw_string(w, sarif_level(rule->severity));
+    ac_jsonw_object_end(w);
+    ac_jsonw_object_end(w);
+}
+
+/* One result: the finding's rule (with its index in tool.driver.rules unless index is
+ * (size_t)-1), level, message, location, fingerprint and, when suppressed, its suppression. */
+static void write_result(ac_jsonw *w, const ac_diag *d, size_t index, const char *root)
+{
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "ruleId");
+    ac_jsonw_string(w, d->rule);
+    if (index != (size_t)-1) {
+        ac_jsonw_key(w, "ruleIndex");
+        ac_jsonw_uint(w, index);
+    }
+    ac_jsonw_key(w, "level");
+    ac_jsonw_string(w, sarif_level(d->severity));
+    ac_jsonw_key(w, "message");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "text");
+    ac_jsonw_string(w, d->message);
+    ac_jsonw_object_end(w);
+    ac_jsonw_key(w, "locations");
+    ac_jsonw_array_begin(w);
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "physicalLocation");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "artifactLocation");
+    write_artifact(w, d->file, root);
+    ac_jsonw_key(w, "region");
+    ac_jsonw_object_begin(w);
+    ac_jsonw_key(w, "startLine");
+    ac_jsonw_uint(w, d->line > 0 ? d->line : 1);
+    if (d->column > 0) {
+        ac_jsonw_key(w, "startColumn");
+        ac_jsonw_uint(w, d->column);
+    }
+    ac_jsonw_object_end(w);
+    ac_jsonw_object_end(w);
+    ac_jsonw_object_end(w);
+    ac_jsonw_array_end(w);
+    write_fingerprint(w, d, root);
+    if (d->suppressed) {
+        int external = d->suppress_reason != NULL &&
+                       strcmp(d->suppress_reason, AC_REPORT_IN_BASELINE) == 0;
+        ac_jsonw_key(w, "suppressions");
+        ac_jsonw_array_begin(w);
+        ac_jsonw_object_begin(w);
+        ac_jsonw_key(w, "kind");
+        ac_jsonw_string(w, external ? "external" : "inSource");
+        ac_jsonw_key(w, "justification");
+        ac_jsonw_string(w, d->suppress_reason != NULL ? d->suppress_reason : "");
+        ac_jsonw_object_end(w);
+        ac_jsonw_array_end(w);
+    }
+    ac_jsonw_object_end(w);
+}
+
 int ac_report_sarif(FILE *fp, const ac_report_run *run)
 {
     ac_jsonw w;
@@ -104,32 +190,7 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run)
     for (size_t k = 0; k < nrules; k++) {
         if (!slot[k])
             continue;
-        ac_jsonw_object_begin(&w);
-        ac_jsonw_key(&w, "id");
-        ac_jsonw_string(&w, all[k].id);
-        ac_jsonw_key(&w, "name");
-        ac_jsonw_string(&w, all[k].name);
-        ac_jsonw_key(&w, "shortDescription");
-        ac_jsonw_object_begin(&w);
-        ac_jsonw_key(&w, "text");
-        ac_jsonw_string(&w, all[k].summary);
-        ac_jsonw_object_end(&w);
-        ac_jsonw_key(&w, "fullDescription");
-        ac_jsonw_object_begin(&w);
-        ac_jsonw_key(&w, "text");
-        ac_jsonw_string(&w, all[k].help);
-        ac_jsonw_object_end(&w);
-        ac_jsonw_key(&w, "help");
-        ac_jsonw_object_begin(&w);
-        ac_jsonw_key(&w, "text");
-        ac_jsonw_string(&w, all[k].help);
-        ac_jsonw_object_end(&w);
-        ac_jsonw_key(&w, "defaultConfiguration");
-        ac_jsonw_object_begin(&w);
-        ac_jsonw_key(&w, "level");
-        ac_jsonw_string(&w, sarif_level(all[k].severity));
-        ac_jsonw_object_end(&w);
-        ac_jsonw_object_end(&w);
+        write_rule(&w, &all[k]);
     }
     ac_jsonw_array_end(&w);
     ac_jsonw_object_end(&w); /* driver */
@@ -155,54 +216,7 @@ int ac_report_sarif(FILE *fp, const ac_report_run *run)
         for (size_t i = 0; i < dl->count; i++) {
             const ac_diag *d = &dl->items[i];
             size_t k = rule_index(all, nrules, d->rule);
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "ruleId");
-            ac_jsonw_string(&w, d->rule);
-            if (k < nrules) {
-                ac_jsonw_key(&w, "ruleIndex");
-                ac_jsonw_uint(&w, slot[k] - 1);
-            }
-            ac_jsonw_key(&w, "level");
-            ac_jsonw_string(&w, sarif_level(d->severity));
-            ac_jsonw_key(&w, "message");
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "text");
-            ac_jsonw_string(&w, d->message);
-            ac_jsonw_object_end(&w);
-            ac_jsonw_key(&w, "locations");
-            ac_jsonw_array_begin(&w);
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "physicalLocation");
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "artifactLocation");
-            write_artifact(&w, d->file, run->sarif_root);
-            ac_jsonw_key(&w, "region");
-            ac_jsonw_object_begin(&w);
-            ac_jsonw_key(&w, "startLine");
-            ac_jsonw_uint(&w, d->line > 0 ? d->line : 1);
-            if (d->column > 0) {
-                ac_jsonw_key(&w, "startColumn");
-                ac_jsonw_uint(&w, d->column);
-            }
-            ac_jsonw_object_end(&w);
-            ac_jsonw_object_end(&w);
-            ac_jsonw_object_end(&w);
-            ac_jsonw_array_end(&w);
-            write_fingerprint(&w, d, run->sarif_root);
-            if (d->suppressed) {
-                int external = d->suppress_reason != NULL &&
-                               strcmp(d->suppress_reason, AC_REPORT_IN_BASELINE) == 0;
-                ac_jsonw_key(&w, "suppressions");
-                ac_jsonw_array_begin(&w);
-                ac_jsonw_object_begin(&w);
-                ac_jsonw_key(&w, "kind");
-                ac_jsonw_string(&w, external ? "external" : "inSource");
-                ac_jsonw_key(&w, "justification");
-                ac_jsonw_string(&w, d->suppress_reason != NULL ? d->suppress_reason : "");
-                ac_jsonw_object_end(&w);
-                ac_jsonw_array_end(&w);
-            }
-            ac_jsonw_object_end(&w);
+            write_result(&w, d, k < nrules ? slot[k] - 1 : (size_t)-1, run->sarif_root);
         }
     }
     ac_jsonw_array_end(&w);

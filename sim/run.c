@@ -438,6 +438,39 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
     return 0;
 }
 
+/* The simulated horizon: the options' or, automatically, 20,000 times the model's time scale
+ * (at least 10 times its slowest), capped so that the event budget leaves room for the least
+ * number of replications, then measured by a pilot run. Returns 0 or the pilot's error. */
+static int run_horizon(const ac_model *model, const ac_sim_options *opt, double *horizon,
+                       int *limited, ac_error *err)
+{
+    *horizon = opt->horizon > 0
+                   ? opt->horizon
+                   : fmax(20000.0 * ac_sim_timescale(model), 10.0 * ac_sim_slow_timescale(model));
+    if (opt->horizon <= 0 && opt->max_events > 0) {
+        /* the automatic horizon must leave the event budget room for the least number of
+           replications: a request costs about two events per node it visits (arrival and
+           completion), so cap the horizon at budget / (replications x 2 x nodes x rate) */
+        double rate = 0.0,
+               reps = (double)(opt->replications > 0 ? opt->replications : opt->min_replications);
+        for (size_t i = 0; i < model->nsources; i++)
+            rate += model->sources[i].rate * opt->load_scale;
+        for (size_t i = 0; i < model->npopulations; i++)
+            rate +=
+                (double)model->populations[i].size / fmax(model->populations[i].think_time, 1e-3);
+        if (rate > 0.0) {
+            double cap =
+                (double)opt->max_events /
+                (fmax(reps, 2.0) * 2.0 * (double)(model->nnodes + model->nlinks + 1) * rate);
+            *horizon = fmin(*horizon, fmax(cap, 10.0 * ac_sim_slow_timescale(model)));
+        }
+        /* a request may cost many more events than two per node (instances, polls,
+           retries): measure */
+        return pilot_horizon(model, opt, fmax(reps, 2.0), horizon, limited, err);
+    }
+    return 0;
+}
+
 /* The estimates of the r replications combined in w and ph (their `events`) into res. */
 static void result_fill(const ac_model *model, const ac_sim_welford *w, const ac_sim_hist *ph,
                         size_t r, unsigned long long events, ac_sim_result *res)
@@ -498,32 +531,9 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
         return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
     if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
         return rc;
-    horizon = opt.horizon > 0
-                  ? opt.horizon
-                  : fmax(20000.0 * ac_sim_timescale(model), 10.0 * ac_sim_slow_timescale(model));
-    if (opt.horizon <= 0 && opt.max_events > 0) {
-        /* the automatic horizon must leave the event budget room for the least number of
-           replications: a request costs about two events per node it visits (arrival and
-           completion), so cap the horizon at budget / (replications x 2 x nodes x rate) */
-        double rate = 0.0,
-               reps = (double)(opt.replications > 0 ? opt.replications : opt.min_replications);
-        for (size_t i = 0; i < model->nsources; i++)
-            rate += model->sources[i].rate * opt.load_scale;
-        for (size_t i = 0; i < model->npopulations; i++)
-            rate +=
-                (double)model->populations[i].size / fmax(model->populations[i].think_time, 1e-3);
-        if (rate > 0.0) {
-            double cap =
-                (double)opt.max_events /
-                (fmax(reps, 2.0) * 2.0 * (double)(model->nnodes + model->nlinks + 1) * rate);
-            horizon = fmin(horizon, fmax(cap, 10.0 * ac_sim_slow_timescale(model)));
-        }
-        /* a request may cost many more events than two per node (instances, polls,
-           retries): measure */
-        rc = pilot_horizon(model, &opt, fmax(reps, 2.0), &horizon, &limited, err);
-        if (rc != 0)
-            return rc;
-    }
+    rc = run_horizon(model, &opt, &horizon, &limited, err);
+    if (rc != 0)
+        return rc;
     warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
     if (!(warmup < horizon))
         return ac_error_set(err, AC_EINVAL,

@@ -415,11 +415,123 @@ int ac_solver_function_solve_polled(const ac_function *fn, double executions, do
                           fmin(1.0, fmax(0.0, isfinite(fresh) ? fresh : 1.0)), out, err);
 }
 
+/* A sync function: a loss system (Erlang-B) holding each request for its cold start (with
+ * probability p_cold, a fixed point) and its executions, m1 each, n_exec per request. */
+static void solve_sync(const ac_function *fn, double lambda, double m1, double n_exec, double pf,
+                       size_t retries, ac_solver_function_result *r)
+{
+    size_t C = fn->concurrency;
+    double c0 = fn->cold_start;
+    double p_cold = 0.0, B = 0.0, A = 0.0, thr, hold = 0.0;
+    for (int it = 0; it < 50; it++) {
+        double prev = p_cold;
+        hold = p_cold * c0 + m1 * n_exec;
+        A = lambda * hold;
+        B = ac_solver_erlang_b(C, A);
+        p_cold = cold_with_floor(fn, C, A, lambda, 0);
+        if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
+            break;
+    }
+    hold = p_cold * c0 + m1 * n_exec;
+    A = lambda * hold;
+    B = ac_solver_erlang_b(C, A);
+    r->cold_probability = p_cold / n_exec; /* per execution: retries reuse the instance */
+    r->cold_request = p_cold;
+    r->cold_start_rate = lambda * (1.0 - B) * p_cold;
+    thr = B;
+    if (r->cold_start_rate > fn->scale_rate && lambda > 0.0) {
+        r->scale_throttle = (r->cold_start_rate - fn->scale_rate) / lambda;
+        thr = fmin(1.0, B + r->scale_throttle);
+        r->cold_start_rate = fn->scale_rate;
+        r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+    }
+    r->load = A;
+    r->occupancy = hold / n_exec;
+    r->throttle_probability = thr;
+    r->loss_probability = thr + (1.0 - thr) * pow(pf, (double)retries + 1.0);
+    r->execution_rate = lambda * (1.0 - thr) * n_exec;
+    r->throughput = lambda * (1.0 - r->loss_probability);
+    r->busy = lambda * (1.0 - thr) * hold;
+    /* the stated error: p_cold off by half moves the load by p_cold c0 / 2 */
+    if (0.5 * p_cold * c0 / hold > 1e-9 && A > 0.0) {
+        double dA = 0.5 * lambda * p_cold * c0;
+        double b_hi = ac_solver_erlang_b(C, A + dA);
+        r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+        /* the throttle's relative error counts once it can matter (above 1e-6) */
+        r->expected_rel_error = fmax(dA / A, B > 1e-6 ? (b_hi - B) / B : 0.0);
+    }
+    if (r->scale_throttle > 0.0)
+        r->expected_rel_error = fmax(r->expected_rel_error, r->scale_throttle / thr);
+}
+
+/* An async or polled function: an M/G/C queue of the executions (n_exec per request for
+ * async, one per delivery when polled), each holding an instance for its cold start and m1
+ * (second moment m2 without the cold start). */
+static void solve_queued(const ac_function *fn, ac_solver_fn_mode mode, double lambda, double m1,
+                         double m2, double n_exec, double pf, size_t retries, double fresh,
+                         ac_solver_function_result *r)
+{
+    size_t C = fn->concurrency;
+    double c0 = fn->cold_start;
+    double att = lambda * n_exec, p_cold = 0.0, A = 0.0;
+    for (int it = 0; it < 50; it++) {
+        double prev = p_cold;
+        A = att * (p_cold * c0 + m1);
+        p_cold = fresh * cold_with_floor(fn, C, fmin(A, (double)C), att, 0);
+        if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
+            break;
+    }
+    r->cold_probability = p_cold;
+    r->cold_request = p_cold;
+    r->occupancy = p_cold * c0 + m1;
+    A = att * r->occupancy;
+    r->load = A;
+    r->execution_rate = att;
+    r->cold_start_rate = att * p_cold;
+    {
+        double e1 = r->occupancy, e2 = p_cold * c0 * c0 + 2.0 * p_cold * c0 * m1 + m2;
+        r->occupancy_scv = e1 > 0.0 ? fmax(0.0, e2 / (e1 * e1) - 1.0) : 0.0;
+    }
+    r->busy = fmin(A, (double)C);
+    if (mode == AC_SOLVER_FN_ASYNC) {
+        r->loss_probability = pow(pf, (double)retries + 1.0);
+        if (A >= (double)C) {
+            r->overload = 1;
+            r->mean_wait = INFINITY;
+            r->wait_probability = 1.0;
+        } else if (A > 0.0) {
+            double scale = 0.5 * (1.0 + r->occupancy_scv);
+            r->wait_probability = ac_solver_erlang_c(C, A);
+            r->mean_wait = r->wait_probability * scale / ((double)C / r->occupancy - att);
+            r->wait_rate = r->mean_wait > 0.0 ? r->wait_probability / r->mean_wait : 0.0;
+            /* the wait's error, as a share of the time at the function, and the
+               cold-start formula's */
+            double scv_gap = fabs(r->occupancy_scv - 1.0);
+            r->expected_rel_error = (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) *
+                                        r->mean_wait / (r->mean_wait + r->occupancy) +
+                                    0.5 * p_cold * c0 / r->occupancy;
+            if (r->expected_rel_error > 1e-9)
+                r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            else
+                r->expected_rel_error = 0.0;
+        }
+    } else {
+        r->loss_probability = pf; /* per execution; the queue redelivers */
+        if (A >= (double)C)
+            r->overload = 1;
+        if (0.5 * p_cold * c0 / r->occupancy > 1e-9) {
+            r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
+            r->expected_rel_error = 0.5 * p_cold * c0 / r->occupancy;
+        }
+    }
+    r->throughput = lambda * (1.0 - r->loss_probability);
+}
+
 static int function_solve(const ac_function *fn, double arrival_rate, ac_solver_fn_mode mode,
                           double delay, double fresh, ac_solver_function_result *out, ac_error *err)
 {
     ac_solver_function_result *r = out;
-    double d, theta, c0, e, m1, m2, pf, tf, n_exec, hold = 0.0, lambda = arrival_rate;
+    double d, theta, c0, e, m1, m2, pf, tf, n_exec, lambda = arrival_rate;
     size_t C = fn->concurrency, retries = mode == AC_SOLVER_FN_POLLED ? 0 : fn->retries;
     memset(r, 0, sizeof *r);
     if (!(arrival_rate >= 0.0) || !isfinite(arrival_rate) || !(delay >= 0.0))
@@ -456,101 +568,10 @@ static int function_solve(const ac_function *fn, double arrival_rate, ac_solver_
     r->timeout_share = pf > 0.0 ? e / pf : 0.0;
     r->approximation = AC_SOLVER_APPROX_EXACT;
 
-    if (mode == AC_SOLVER_FN_SYNC) {
-        double p_cold = 0.0, B = 0.0, A = 0.0, thr;
-        for (int it = 0; it < 50; it++) {
-            double prev = p_cold;
-            hold = p_cold * c0 + m1 * n_exec;
-            A = lambda * hold;
-            B = ac_solver_erlang_b(C, A);
-            p_cold = cold_with_floor(fn, C, A, lambda, 0);
-            if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
-                break;
-        }
-        hold = p_cold * c0 + m1 * n_exec;
-        A = lambda * hold;
-        B = ac_solver_erlang_b(C, A);
-        r->cold_probability = p_cold / n_exec; /* per execution: retries reuse the instance */
-        r->cold_request = p_cold;
-        r->cold_start_rate = lambda * (1.0 - B) * p_cold;
-        thr = B;
-        if (r->cold_start_rate > fn->scale_rate && lambda > 0.0) {
-            r->scale_throttle = (r->cold_start_rate - fn->scale_rate) / lambda;
-            thr = fmin(1.0, B + r->scale_throttle);
-            r->cold_start_rate = fn->scale_rate;
-            r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-        }
-        r->load = A;
-        r->occupancy = hold / n_exec;
-        r->throttle_probability = thr;
-        r->loss_probability = thr + (1.0 - thr) * pow(pf, (double)retries + 1.0);
-        r->execution_rate = lambda * (1.0 - thr) * n_exec;
-        r->throughput = lambda * (1.0 - r->loss_probability);
-        r->busy = lambda * (1.0 - thr) * hold;
-        /* the stated error: p_cold off by half moves the load by p_cold c0 / 2 */
-        if (0.5 * p_cold * c0 / hold > 1e-9 && A > 0.0) {
-            double dA = 0.5 * lambda * p_cold * c0;
-            double b_hi = ac_solver_erlang_b(C, A + dA);
-            r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-            /* the throttle's relative error counts once it can matter (above 1e-6) */
-            r->expected_rel_error = fmax(dA / A, B > 1e-6 ? (b_hi - B) / B : 0.0);
-        }
-        if (r->scale_throttle > 0.0)
-            r->expected_rel_error = fmax(r->expected_rel_error, r->scale_throttle / thr);
-    } else {
-        double att = lambda * n_exec, p_cold = 0.0, A = 0.0;
-        for (int it = 0; it < 50; it++) {
-            double prev = p_cold;
-            A = att * (p_cold * c0 + m1);
-            p_cold = fresh * cold_with_floor(fn, C, fmin(A, (double)C), att, 0);
-            if (fabs(p_cold - prev) <= 1e-12 + 1e-9 * p_cold)
-                break;
-        }
-        r->cold_probability = p_cold;
-        r->cold_request = p_cold;
-        r->occupancy = p_cold * c0 + m1;
-        A = att * r->occupancy;
-        r->load = A;
-        r->execution_rate = att;
-        r->cold_start_rate = att * p_cold;
-        {
-            double e1 = r->occupancy, e2 = p_cold * c0 * c0 + 2.0 * p_cold * c0 * m1 + m2;
-            r->occupancy_scv = e1 > 0.0 ? fmax(0.0, e2 / (e1 * e1) - 1.0) : 0.0;
-        }
-        r->busy = fmin(A, (double)C);
-        if (mode == AC_SOLVER_FN_ASYNC) {
-            r->loss_probability = pow(pf, (double)retries + 1.0);
-            if (A >= (double)C) {
-                r->overload = 1;
-                r->mean_wait = INFINITY;
-                r->wait_probability = 1.0;
-            } else if (A > 0.0) {
-                double scale = 0.5 * (1.0 + r->occupancy_scv);
-                r->wait_probability = ac_solver_erlang_c(C, A);
-                r->mean_wait = r->wait_probability * scale / ((double)C / r->occupancy - att);
-                r->wait_rate = r->mean_wait > 0.0 ? r->wait_probability / r->mean_wait : 0.0;
-                /* the wait's error, as a share of the time at the function, and the
-                   cold-start formula's */
-                double scv_gap = fabs(r->occupancy_scv - 1.0);
-                r->expected_rel_error = (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) *
-                                            r->mean_wait / (r->mean_wait + r->occupancy) +
-                                        0.5 * p_cold * c0 / r->occupancy;
-                if (r->expected_rel_error > 1e-9)
-                    r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-                else
-                    r->expected_rel_error = 0.0;
-            }
-        } else {
-            r->loss_probability = pf; /* per execution; the queue redelivers */
-            if (A >= (double)C)
-                r->overload = 1;
-            if (0.5 * p_cold * c0 / r->occupancy > 1e-9) {
-                r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;
-                r->expected_rel_error = 0.5 * p_cold * c0 / r->occupancy;
-            }
-        }
-        r->throughput = lambda * (1.0 - r->loss_probability);
-    }
+    if (mode == AC_SOLVER_FN_SYNC)
+        solve_sync(fn, lambda, m1, n_exec, pf, retries, r);
+    else
+        solve_queued(fn, mode, lambda, m1, m2, n_exec, pf, retries, fresh, r);
     r->cold_rel_error =
         cold_error(fn, r, mode == AC_SOLVER_FN_SYNC ? r->load : fmin(r->load, (double)C),
                    mode == AC_SOLVER_FN_SYNC ? lambda : r->execution_rate, fresh);

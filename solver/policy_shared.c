@@ -91,13 +91,110 @@ static int response_from_wait(const double *w, size_t nw, double N, double **out
     return 0;
 }
 
+/* The stationary law of the jobs in a shared-queue pool: their mean and variance, the loss, the
+ * throughput, the probability C of waiting and, with a buffer, the wait's Erlang weights
+ * w[0..nw-1] (malloc'd, the caller frees them). */
+typedef struct shared_law {
+    double mean_n, var_n, loss, thr, C;
+    double *w;
+    size_t nw;
+} shared_law;
+
+/* M/M/N (an unbounded buffer, rho < 1): Erlang C. Returns 0 or AC_ENOMEM. */
+static int erlang_c_law(const ac_pool *pool, double arrival_rate, double a, shared_law *out,
+                        ac_error *err)
+{
+    double N = (double)pool->servers, rho = a / N, C;
+    /* Erlang C (rho < 1 here) */
+    C = pool->servers > 0 ? ac_solver_erlang_c(pool->servers, a) : 1.0;
+    out->C = C;
+    out->nw = 0; /* the laws in closed form (rtd.c) */
+    out->mean_n = a + C * rho / (1.0 - rho);
+    /* E[n^2] = sum_{m<N} m^2 p_m + sum_{i>=0} (N+i)^2 C (1-rho) rho^i
+             = sum_{m<N} m^2 p_m + C (N^2 + 2N rho/(1-rho) + rho(1+rho)/(1-rho)^2);
+       p_m (m < N) in log space, normalised to P(n < N) = 1 - C */
+    {
+        double lpn = 0.0, lmx = 0.0, norm = 0.0, sm2 = 0.0;
+        size_t m;
+        double *lp = malloc((pool->servers + 1) * sizeof *lp);
+        if (lp == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N)");
+        for (m = 0; m < pool->servers; m++) {
+            if (m > 0)
+                lpn += log(a) - log((double)m);
+            lp[m] = lpn;
+            lmx = fmax(lmx, lpn);
+        }
+        for (m = 0; m < pool->servers; m++)
+            norm += exp(lp[m] - lmx);
+        for (m = 0; m < pool->servers; m++)
+            sm2 += (double)m * (double)m * (1.0 - C) * exp(lp[m] - lmx) / norm;
+        out->var_n = sm2 +
+                     C * (N * N + 2.0 * N * rho / (1.0 - rho) +
+                          rho * (1.0 + rho) / ((1.0 - rho) * (1.0 - rho))) -
+                     out->mean_n * out->mean_n;
+        free(lp);
+    }
+    out->loss = 0.0;
+    out->thr = arrival_rate;
+    return 0;
+}
+
+/* M/M/N/N+B (a buffer of B), in log space. Returns 0 or AC_ENOMEM. */
+static int finite_buffer_law(const ac_pool *pool, double arrival_rate, double a, shared_law *out,
+                             ac_error *err)
+{
+    double N = (double)pool->servers, lmax, z, *lp;
+    size_t n, j, B = pool->buffer, top;
+    top = pool->servers + B;
+    lp = malloc((top + 1) * sizeof *lp);
+    if (lp == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
+    lp[0] = 0.0;
+    lmax = 0.0;
+    for (n = 1; n <= top; n++) {
+        lp[n] = lp[n - 1] + log(a) - log(n <= pool->servers ? (double)n : N);
+        if (a == 0.0)
+            lp[n] = -INFINITY;
+        lmax = fmax(lmax, lp[n]);
+    }
+    z = 0.0;
+    for (n = 0; n <= top; n++)
+        z += exp(lp[n] - lmax);
+    out->mean_n = 0.0;
+    out->var_n = 0.0;
+    for (n = 0; n <= top; n++) {
+        double p = exp(lp[n] - lmax) / z;
+        out->mean_n += (double)n * p;
+        out->var_n += (double)n * (double)n * p;
+    }
+    out->var_n -= out->mean_n * out->mean_n;
+    out->loss = exp(lp[top] - lmax) / z;
+    out->thr = arrival_rate * (1.0 - out->loss);
+    out->nw = B + 1;
+    out->w = malloc(out->nw * sizeof *out->w);
+    if (out->w == NULL) {
+        free(lp);
+        return ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
+    }
+    out->w[0] = 0.0;
+    for (n = 0; n < pool->servers && n < top; n++)
+        out->w[0] += exp(lp[n] - lmax) / z / (1.0 - out->loss);
+    for (j = 1; j < out->nw; j++)
+        out->w[j] = exp(lp[pool->servers + j - 1] - lmax) / z / (1.0 - out->loss);
+    out->C = 1.0 - out->w[0];
+    free(lp);
+    return 0;
+}
+
 int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
                            ac_solver_pool_result *r, ac_error *err)
 {
     double N = (double)pool->servers, mu = pool->service_rate, a = arrival_rate / mu;
-    double rho = a / N, alpha = N * mu, *w = NULL, *resp = NULL, *lp = NULL;
-    double mean_n, var_n, loss, thr, lmax, z, C;
-    size_t nw, nresp = 0, j, n, B = pool->buffer, top;
+    double rho = a / N, alpha = N * mu, *w = NULL, *resp = NULL;
+    double mean_n, var_n, loss, thr, C;
+    size_t nw, nresp = 0, B = pool->buffer;
+    shared_law law = {0};
     ac_solver_equilibrium *eq;
     ac_solver_kpi *k;
     int rc = 0;
@@ -115,81 +212,19 @@ int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_so
     eq = &r->equilibria[0];
     k = &eq->mean_field;
 
-    if (B == AC_UNBOUNDED) {
-        /* Erlang C (rho < 1 here) */
-        C = pool->servers > 0 ? ac_solver_erlang_c(pool->servers, a) : 1.0;
-        nw = 0; /* the laws in closed form below */
-        mean_n = a + C * rho / (1.0 - rho);
-        /* E[n^2] = sum_{m<N} m^2 p_m + sum_{i>=0} (N+i)^2 C (1-rho) rho^i
-                 = sum_{m<N} m^2 p_m + C (N^2 + 2N rho/(1-rho) + rho(1+rho)/(1-rho)^2);
-           p_m (m < N) in log space, normalised to P(n < N) = 1 - C */
-        {
-            double lpn = 0.0, lmx = 0.0, norm = 0.0, sm2 = 0.0;
-            size_t m;
-            lp = malloc((pool->servers + 1) * sizeof *lp);
-            if (lp == NULL) {
-                rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N)");
-                goto cleanup;
-            }
-            for (m = 0; m < pool->servers; m++) {
-                if (m > 0)
-                    lpn += log(a) - log((double)m);
-                lp[m] = lpn;
-                lmx = fmax(lmx, lpn);
-            }
-            for (m = 0; m < pool->servers; m++)
-                norm += exp(lp[m] - lmx);
-            for (m = 0; m < pool->servers; m++)
-                sm2 += (double)m * (double)m * (1.0 - C) * exp(lp[m] - lmx) / norm;
-            var_n = sm2 +
-                    C * (N * N + 2.0 * N * rho / (1.0 - rho) +
-                         rho * (1.0 + rho) / ((1.0 - rho) * (1.0 - rho))) -
-                    mean_n * mean_n;
-        }
-        loss = 0.0;
-        thr = arrival_rate;
-    } else {
-        /* M/M/N/N+B in log space */
-        top = pool->servers + B;
-        lp = malloc((top + 1) * sizeof *lp);
-        if (lp == NULL) {
-            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
-            goto cleanup;
-        }
-        lp[0] = 0.0;
-        lmax = 0.0;
-        for (n = 1; n <= top; n++) {
-            lp[n] = lp[n - 1] + log(a) - log(n <= pool->servers ? (double)n : N);
-            if (a == 0.0)
-                lp[n] = -INFINITY;
-            lmax = fmax(lmax, lp[n]);
-        }
-        z = 0.0;
-        for (n = 0; n <= top; n++)
-            z += exp(lp[n] - lmax);
-        mean_n = 0.0;
-        var_n = 0.0;
-        for (n = 0; n <= top; n++) {
-            double p = exp(lp[n] - lmax) / z;
-            mean_n += (double)n * p;
-            var_n += (double)n * (double)n * p;
-        }
-        var_n -= mean_n * mean_n;
-        loss = exp(lp[top] - lmax) / z;
-        thr = arrival_rate * (1.0 - loss);
-        nw = B + 1;
-        w = malloc(nw * sizeof *w);
-        if (w == NULL) {
-            rc = ac_error_set(err, AC_ENOMEM, "out of memory (M/M/N/N+B)");
-            goto cleanup;
-        }
-        w[0] = 0.0;
-        for (n = 0; n < pool->servers && n < top; n++)
-            w[0] += exp(lp[n] - lmax) / z / (1.0 - loss);
-        for (j = 1; j < nw; j++)
-            w[j] = exp(lp[pool->servers + j - 1] - lmax) / z / (1.0 - loss);
-        C = 1.0 - w[0];
-    }
+    if (B == AC_UNBOUNDED)
+        rc = erlang_c_law(pool, arrival_rate, a, &law, err);
+    else
+        rc = finite_buffer_law(pool, arrival_rate, a, &law, err);
+    w = law.w;
+    if (rc < 0)
+        goto cleanup;
+    mean_n = law.mean_n;
+    var_n = law.var_n;
+    loss = law.loss;
+    thr = law.thr;
+    C = law.C;
+    nw = law.nw;
 
     if (B != AC_UNBOUNDED) {
         rc = response_from_wait(w, nw, N, &resp, &nresp, err);
@@ -256,6 +291,5 @@ int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_so
 cleanup:
     free(w);
     free(resp);
-    free(lp);
     return rc;
 }

@@ -253,9 +253,8 @@ static void test_defaults(void **state)
     ac_diag_list_clear(&d);
 }
 
-static void test_every_attribute(void **state)
-{
-    const char *xml =
+/* A file with every element and every attribute set away from its default. */
+static const char *const every_attribute_xml =
         "<architecture xmlns=\"urn:archcheck:1\" name=\"shop\" format=\"1\" label=\"Shop — 상점\">\n"
         "<workload>\n"
         "  <source id=\"users\" to=\"gw\" rate=\"3000/min\" scv=\"2.5\"/>\n"
@@ -305,18 +304,12 @@ static void test_every_attribute(void **state)
         "</requirements>\n"
         "<suppress rule=\"AC024\" target=\"agg\" reason=\"known\"/>\n"
         "</architecture>\n";
-    ac_model *m = NULL;
-    ac_diag_list d;
+
+/* The system's elements of every_attribute_xml: workload, nodes, routes, links. */
+static void check_every_system_attribute(const ac_model *m)
+{
     const ac_pool *p;
     const ac_function *f;
-    const ac_faults *fs;
-    (void)state;
-    if (parse(xml, &m, &d) != AC_OK)
-        dump(&d);
-    assert_non_null(m);
-    assert_int_equal(d.count, 0);
-    assert_string_equal(m->name, "shop");
-    assert_string_equal(m->label, "Shop — 상점");
     assert_double_close(m->sources[0].rate, 50, 0, 1e-12);
     assert_double_close(m->sources[0].scv, 2.5, 0, 0);
     assert_int_equal(m->sources[0].profile, 0);
@@ -372,6 +365,12 @@ static void test_every_attribute(void **state)
     assert_double_close(m->links[0].capacity, 1000, 0, 0);
     assert_double_close(m->links[0].latency, 0.002, 0, 1e-15);
     assert_int_equal(m->links[0].buffer, 64);
+}
+
+/* The review's elements of every_attribute_xml: mitigations, faults, requirements, suppressions. */
+static void check_every_review_attribute(const ac_model *m)
+{
+    const ac_faults *fs;
     assert_int_equal(m->nmitigations, 8);
     assert_int_equal(m->mitigations[0].kind, AC_MIT_PROVISIONED_CONCURRENCY);
     assert_int_equal(m->mitigations[0].target, 2);
@@ -427,6 +426,21 @@ static void test_every_attribute(void **state)
     assert_string_equal(m->suppressions[0].rule, "AC024");
     assert_int_equal(m->suppressions[0].target, 4);
     assert_string_equal(m->suppressions[0].reason, "known");
+}
+
+static void test_every_attribute(void **state)
+{
+    ac_model *m = NULL;
+    ac_diag_list d;
+    (void)state;
+    if (parse(every_attribute_xml, &m, &d) != AC_OK)
+        dump(&d);
+    assert_non_null(m);
+    assert_int_equal(d.count, 0);
+    assert_string_equal(m->name, "shop");
+    assert_string_equal(m->label, "Shop — 상점");
+    check_every_system_attribute(m);
+    check_every_review_attribute(m);
     ac_model_free(m);
     ac_diag_list_clear(&d);
 }

@@ -73,6 +73,18 @@ int ac_report_text(FILE *fp, const ac_report_run *run);
  * "exit_status". */
 int ac_report_json(FILE *fp, const ac_report_run *run);
 
+/* The streaming JSON writer of common/jsonw.h (its caller initialises and owns it). */
+struct ac_jsonw;
+
+/* The members every JSON document about one file opens with, written into the object that `w`
+ * has open: "archcheck" (the version), "file", "sha256" (left out when sha256 is NULL) and
+ * "seed" (left out when seed is NULL), in that order (doc/output.md). Everything is borrowed,
+ * nothing is kept or allocated. No return value: a write error stays on w's stream, which the
+ * caller checks (ferror: AC_EIO) when it ends the document. Used by every JSON form of
+ * report/ and by `solve --transient` and `search` (cli/). */
+void ac_report_json_header(struct ac_jsonw *w, const char *file, const char *sha256,
+                           const unsigned long *seed);
+
 /* The suppression reason of a finding matched by a baseline (`check --baseline`). */
 #define AC_REPORT_IN_BASELINE "in baseline"
 
