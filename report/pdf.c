@@ -197,7 +197,7 @@ static void write_checks(pdf_doc *d, const ac_report_file *rf)
                      c->settled_by_simulation ? "\n(settled the check)" : "");
             if (c->sim_level > 0.0 && c->sim_level != 0.95) { /* the sequential rule's */
                 size_t used = strlen(sim);
-                fmt_qty(l, sizeof l, c->sim_halfwidth, c->unit);
+                ac_pdf_fmt_qty(l, sizeof l, c->sim_halfwidth, c->unit);
                 snprintf(sim + used, sizeof sim - used, "\n(judged at %.3g%%: \xC2\xB1 %s)",
                          100.0 * c->sim_level, l);
             }
