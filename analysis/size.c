@@ -26,6 +26,26 @@
 #define PROBE_BUDGET (-2)
 #define PROBE_ERROR  (-3)
 
+/* An outcome undecided by its stated error in one probe (the judgement's record). */
+typedef struct size_undecided {
+    const ac_requirement *req;
+    size_t node;
+    char what[64]; /* as the note quotes it: "latency p95 at 'db'" */
+} size_undecided;
+
+/* What one probe of node `node` at `count` (workload factor `scale`) gave, kept so that the
+ * settling step judges it again (against the outcomes undecided at a generous count) without
+ * solving the network a second time: the probe's outcome, whether an outcome failed beyond
+ * its stated error, and the undecided ones in the order the requirements emit them. */
+typedef struct size_record {
+    int valid; /* 0: none, or more undecided outcomes than kept (probe again) */
+    size_t node, count;
+    double scale;
+    int held, fail_sure;
+    size_t nund;
+    size_undecided und[AC_SIZE_BG_MAX];
+} size_record;
+
 typedef struct sizer {
     ac_model *w; /* the working clone: counts mutated */
     const ac_size_options *opt;
@@ -42,6 +62,9 @@ typedef struct sizer {
     size_t nbg;
     int bg_collect, bg_ignored;
     char bg_what[64];
+    /* the bisection's records at its two ends (the answer n and n - 1) */
+    size_record rec[2];
+    size_record *recording; /* where the judgement records, or NULL */
 } sizer;
 
 const char *ac_size_status_name(ac_size_status s)
@@ -150,9 +173,44 @@ typedef struct judge {
 
 /* An undecided outcome: remembered (collecting at the generous count), ignored (undecided
  * there too), or undecided. */
+static void undecided_what(const sizer *s, const ac_req_outcome *o, char *out, size_t size)
+{
+    if (o->node != AC_NONE && o->node < s->w->nnodes)
+        snprintf(out, size, "%.30s at '%.24s'", o->what, s->w->nodes[o->node].id);
+    else
+        snprintf(out, size, "%.40s end to end", o->what);
+}
+
+/* An undecided outcome r at `node` (what: as quoted) against the outcomes undecided at the
+ * generous count: 1 it is one of them (ignored; the first one ignored is quoted), 0 not. */
+static int bg_match(sizer *s, const ac_requirement *r, size_t node, const char *what)
+{
+    for (size_t i = 0; i < s->nbg; i++)
+        if (s->bg_req[i] == r && s->bg_node[i] == node) {
+            if (!s->bg_ignored) {
+                s->bg_ignored = 1;
+                snprintf(s->bg_what, sizeof s->bg_what, "%s", what);
+            }
+            return 1;
+        }
+    return 0;
+}
+
 static void judge_undecided(judge *j, const ac_requirement *r, const ac_req_outcome *o)
 {
     sizer *s = j->s;
+    size_record *rec = s->recording;
+    if (rec != NULL) { /* the bisection: kept, judged when the answer is settled */
+        if (rec->nund < AC_SIZE_BG_MAX) {
+            rec->und[rec->nund].req = r;
+            rec->und[rec->nund].node = o->node;
+            undecided_what(s, o, rec->und[rec->nund].what, sizeof rec->und[rec->nund].what);
+            rec->nund++;
+        } else {
+            rec->valid = 0;
+        }
+        return;
+    }
     if (s->bg_collect) {
         if (s->nbg < AC_SIZE_BG_MAX) {
             s->bg_req[s->nbg] = r;
@@ -161,19 +219,14 @@ static void judge_undecided(judge *j, const ac_requirement *r, const ac_req_outc
         j->unsure = 1;
         return;
     }
-    for (size_t i = 0; i < s->nbg; i++)
-        if (s->bg_req[i] == r && s->bg_node[i] == o->node) {
+    {
+        char what[64];
+        undecided_what(s, o, what, sizeof what);
+        if (bg_match(s, r, o->node, what)) {
             j->ignored = 1;
-            if (!s->bg_ignored) {
-                s->bg_ignored = 1;
-                if (o->node != AC_NONE && o->node < s->w->nnodes)
-                    snprintf(s->bg_what, sizeof s->bg_what, "%.30s at '%.24s'", o->what,
-                             s->w->nodes[o->node].id);
-                else
-                    snprintf(s->bg_what, sizeof s->bg_what, "%.40s end to end", o->what);
-            }
             return;
         }
+    }
     j->unsure = 1;
 }
 
@@ -197,45 +250,99 @@ static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
         judge_undecided(j, r, o);
 }
 
-/* Judge the scratch analysis after a probe that returned `held`: 1 every load-sensitive
- * requirement and stability hold beyond the stated errors, 0 one fails beyond them (or
- * stability fails), -1 undecided by the stated errors. */
-static int judge_now(sizer *s, int held)
+/* The outcomes of the scratch analysis into j (recorded instead of judged when s->recording
+ * is set). */
+static void judge_run(sizer *s, judge *j)
 {
     const ac_model *m = s->w;
-    judge j;
-    memset(&j, 0, sizeof j);
-    j.s = s;
-    j.c.model = m;
-    j.c.opt = &s->probe;
-    j.c.a = &s->scratch;
-    j.c.probe_node = AC_NONE;
+    memset(j, 0, sizeof *j);
+    j->s = s;
+    j->c.model = m;
+    j->c.opt = &s->probe;
+    j->c.a = &s->scratch;
+    j->c.probe_node = AC_NONE;
     for (size_t i = 0; i < m->nrequirements; i++) {
         const ac_requirement *r = &m->requirements[i];
         switch (r->kind) {
-        case AC_REQ_LATENCY: ac_req_latency(&j.c, r, emit_judge); break;
-        case AC_REQ_UTILIZATION: ac_req_utilization(&j.c, r, emit_judge); break;
-        case AC_REQ_LOSS: ac_req_loss(&j.c, r, emit_judge); break;
+        case AC_REQ_LATENCY: ac_req_latency(&j->c, r, emit_judge); break;
+        case AC_REQ_UTILIZATION: ac_req_utilization(&j->c, r, emit_judge); break;
+        case AC_REQ_LOSS: ac_req_loss(&j->c, r, emit_judge); break;
         default: break;
         }
     }
-    if (j.fail_sure)
+}
+
+/* 1 every load-sensitive requirement and stability hold beyond the stated errors, 0 one
+ * fails beyond them (or stability fails), -1 undecided by the stated errors. */
+static int judge_result(const judge *j, int held)
+{
+    if (j->fail_sure)
         return 0;
     /* a failed probe whose only failing candidates are ignored outcomes is undecided too */
-    if (j.unsure || (j.ignored && held != 1))
+    if (j->unsure || (j->ignored && held != 1))
         return -1;
     /* no requirement fails: a failed probe failed on stability (exact: load >= 1, or the
        equilibria of the solver) */
     return held == 1 ? 1 : 0;
 }
 
-/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR. */
+/* Judge the scratch analysis after a probe that returned `held` (judge_result). */
+static int judge_now(sizer *s, int held)
+{
+    judge j;
+    judge_run(s, &j);
+    return judge_result(&j, held);
+}
+
+/* The judgement of a recorded probe, as judge_now gave it then against the outcomes
+ * undecided at the generous count now (the same order, so the same one is quoted). */
+static int judge_replay(sizer *s, const size_record *rec)
+{
+    judge j;
+    memset(&j, 0, sizeof j);
+    j.fail_sure = rec->fail_sure;
+    for (size_t i = 0; i < rec->nund; i++) {
+        if (bg_match(s, rec->und[i].req, rec->und[i].node, rec->und[i].what))
+            j.ignored = 1;
+        else
+            j.unsure = 1;
+    }
+    return judge_result(&j, rec->held);
+}
+
+/* Record the probe just made (node k at c, `held`) into rec. */
+static void record_probe(sizer *s, size_record *rec, size_t k, size_t c, double scale, int held)
+{
+    judge j;
+    memset(rec, 0, sizeof *rec);
+    rec->valid = 1;
+    rec->node = k;
+    rec->count = c;
+    rec->scale = scale;
+    rec->held = held;
+    if (held >= -1) {
+        s->recording = rec;
+        judge_run(s, &j);
+        s->recording = NULL;
+        rec->fail_sure = j.fail_sure;
+    } else {
+        rec->valid = 0;
+    }
+}
+
+/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR; a probe
+ * the bisection recorded at (k, c, scale) is judged again without solving. */
 static int judge_at(sizer *s, size_t k, size_t c, double scale)
 {
     char b[64];
     size_t nd = AC_NONE;
     int held;
     count_set(&s->w->nodes[k], c);
+    for (size_t i = 0; i < 2; i++) {
+        const size_record *rec = &s->rec[i];
+        if (rec->valid && rec->node == k && rec->count == c && rec->scale == scale)
+            return judge_replay(s, rec);
+    }
     held = probe_at(s, scale, b, sizeof b, &nd);
     if (held < -1)
         return held;
@@ -388,6 +495,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, do
         }
     }
     s->nbg = 0;
+    s->rec[0].valid = s->rec[1].valid = 0;
     if (s->rc != AC_OK)
         return 0;
     if (s->bg_ignored)
@@ -448,23 +556,52 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
     }
 }
 
-/* Bisect row j's count down from its current (feasible) one. Returns the probes' answer n, 0
- * when the budget ran out (row marked), or (size_t)-1 on error. */
-static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
+/* One probe of the bisection at `c`: 1 holds, 0 fails (binding into b, bn), -1 no value,
+ * PROBE_BUDGET, PROBE_ERROR; recorded into *rec. */
+static int bisect_probe(sizer *s, ac_node *nd, size_t k, size_t c, double scale, char *b,
+                        size_t size, size_t *bn, size_record *rec)
+{
+    int held;
+    count_set(nd, c);
+    held = probe_at(s, scale, b, size, bn);
+    if (held >= -1)
+        record_probe(s, rec, k, c, scale, held);
+    return held;
+}
+
+/*
+ * Bisect row j's count down from its current (feasible) one: the least count n the probes
+ * hold at (H(n), not H(n - 1); H monotone in the count). With a guess g (0: none), first a
+ * galloping search from g (g, then g -+ 1, 3, 7, ... until the outcome changes) brackets n,
+ * then the bisection closes the bracket: the same n in about 2 log2 |n - g| probes instead
+ * of log2 of the count. The probes at n and n - 1 are kept (s->rec) for settle(). Returns
+ * n, 0 when the budget ran out (row marked), or (size_t)-1 on error.
+ */
+static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom, size_t guess)
 {
     ac_node *nd = &s->w->nodes[row->node];
     ac_size_answer *ans = answer_of(row, headroom);
-    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1;
+    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1, step = 0;
     char binding[64] = "nothing";
     size_t bnode = AC_NONE;
+    int gallop = guess > lo && guess < hi, down = 0, first = 1;
+    size_record tmp;
 
+    s->rec[0].valid = s->rec[1].valid = 0;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         char b[64] = "";
         size_t bn = AC_NONE;
         int held;
-        count_set(nd, mid);
-        held = probe_at(s, scale, b, sizeof b, &bn);
+        if (gallop) { /* g, then away from it in doubling steps while the outcome stays */
+            if (first)
+                mid = guess;
+            else if (down)
+                mid = guess > lo + step ? guess - step : lo + (hi - lo) / 2;
+            else
+                mid = guess + step < hi ? guess + step : lo + (hi - lo) / 2;
+        }
+        held = bisect_probe(s, nd, row->node, mid, scale, b, sizeof b, &bn, &tmp);
         if (held == PROBE_ERROR)
             return (size_t)-1;
         if (held == PROBE_BUDGET) {
@@ -473,17 +610,44 @@ static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
         }
         if (held == 1) {
             hi = mid;
+            s->rec[0] = tmp;
         } else {
             /* a requirement without a value is not taken as met */
             lo = mid;
+            s->rec[1] = tmp;
             bnode = bn;
             snprintf(binding, sizeof binding, "%s", held == 0 ? b : "a requirement has no value");
+        }
+        if (gallop) {
+            if (first) {
+                down = held == 1;
+                first = 0;
+            } else if ((held == 1) != down) {
+                gallop = 0; /* bracketed: bisect within [lo, hi] */
+            }
+            if (gallop) {
+                step = 2 * step + 1;
+                if (step > hi - lo)
+                    gallop = 0;
+            }
         }
     }
     count_set(nd, hi);
     snprintf(ans->binding, sizeof ans->binding, "%s", binding);
     ans->binding_node = bnode;
     return hi;
+}
+
+/* The bisection's guess for a row: at the headroom's workload factor the count found at the
+ * load times the factor (a count scales about with the load it serves); none at the load. */
+static size_t guess_of(const ac_size_node *row, double scale, int headroom)
+{
+    const ac_size_answer *l = &row->at_load;
+    double g;
+    if (!headroom || (l->status != AC_SIZE_OK && l->status != AC_SIZE_UNCERTAIN))
+        return 0;
+    g = ceil((double)l->needed * scale);
+    return g < 1.0 || g > 1e15 ? 0 : (size_t)g;
 }
 
 /* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
@@ -501,7 +665,8 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
         size_t start = count_get(&s->w->nodes[rows[j].node]);
-        size_t n = bisect(s, &rows[j], scale, headroom), keep;
+        size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)),
+               keep;
         if (n == (size_t)-1)
             return s->rc;
         if (n == 0) {
