@@ -652,9 +652,167 @@ static size_t guess_of(const ac_size_node *row, double scale, int headroom)
 
 /* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
  * negative status. */
+/* Does row j's count bind an end-to-end requirement (what fails at needed - 1)? */
+static int binds_end_to_end(const ac_size_answer *a)
+{
+    return (a->status == AC_SIZE_OK || a->status == AC_SIZE_UNCERTAIN) &&
+           a->binding_node == AC_NONE && strcmp(a->binding, "nothing") != 0 &&
+           strcmp(a->binding, "stability") != 0;
+}
+
+/* Probe the working model's counts as they are: 1 hold, 0 not (or no value), PROBE_BUDGET,
+ * PROBE_ERROR. */
+static int holds_now(sizer *s, double scale)
+{
+    char b[64];
+    size_t nd = AC_NONE;
+    int held = probe_at(s, scale, b, sizeof b, &nd);
+    return held < -1 ? held : held == 1;
+}
+
+/*
+ * One exchange between rows i and j (both binding end to end), the others fixed: for t = 1,
+ * 2, ... servers more at i, the least count at j that still holds, walking down from the
+ * last one (it only falls as i grows: the staircase of the feasible pairs); stops where j
+ * cannot fall below lj any more or the gain cannot be positive. Keeps the pair of least sum
+ * (strictly below the current one) in x. Returns 1 improved, 0 not, PROBE_BUDGET, PROBE_ERROR.
+ */
+static int exchange(sizer *s, size_t *x, const size_t *lj_of, const ac_size_node *rows, size_t i,
+                    size_t j, double scale)
+{
+    ac_node *ni = &s->w->nodes[rows[i].node], *nj = &s->w->nodes[rows[j].node];
+    size_t xi = x[i], xj = x[j], lj = lj_of[j], best_i = xi, best_j = xj, cj = xj;
+    int improved = 0;
+    for (size_t t = 1; xj > lj && t < xj - lj && xi + t <= s->opt->max_count; t++) {
+        count_set(ni, xi + t);
+        while (cj > lj) {
+            int h;
+            count_set(nj, cj - 1);
+            h = holds_now(s, scale);
+            if (h < 0) {
+                count_set(ni, best_i);
+                count_set(nj, best_j);
+                x[i] = best_i;
+                x[j] = best_j;
+                return h;
+            }
+            if (!h)
+                break;
+            cj--;
+        }
+        count_set(nj, cj);
+        if (xi + t + cj < best_i + best_j) {
+            best_i = xi + t;
+            best_j = cj;
+            improved = 1;
+        }
+        if (cj == lj)
+            break; /* j at its least: more at i only costs */
+    }
+    count_set(ni, best_i);
+    count_set(nj, best_j);
+    x[i] = best_i;
+    x[j] = best_j;
+    return improved;
+}
+
+/*
+ * The end-to-end split (doc/models.md §8). The rows are bisected in turn, each with the rows
+ * after it at the feasible start, so the first ones take the least and the later ones what
+ * is left of an end-to-end limit: a greedy split. When two rows or more bind an end-to-end
+ * requirement, the split is improved by exchanges between every ordered pair of them until
+ * none lowers the sum of their counts (every point tried is a probe that holds, so the
+ * result holds; it is never above the greedy sum). With two such rows this enumerates the
+ * staircase of the feasible pairs down to j's least count: the smallest sum exactly, for a
+ * requirement H monotone in each count. lj: the least count of j with every other row at
+ * the feasible start (`start`), by bisection. The counts found go to the working model and x.
+ * Returns 1 changed, 0 not, or PROBE_ERROR (s->rc).
+ */
+static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start,
+                         size_t *x, double scale, int headroom)
+{
+    size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], nb = 0;
+    int changed = 0, again = 1;
+    for (size_t j = 0; j < nrows && nb < AC_SIZE_BG_MAX; j++)
+        if (binds_end_to_end(answer_of(&rows[j], headroom)))
+            idx[nb++] = j;
+    if (nb < 2)
+        return 0;
+    for (size_t q = 0; q < nb; q++) { /* j's least count: the others at the feasible start */
+        ac_node *nd = &s->w->nodes[rows[idx[q]].node];
+        size_t lo = count_min(nd) - 1, hi = x[idx[q]];
+        for (size_t r = 0; r < nrows; r++)
+            if (r != idx[q])
+                count_set(&s->w->nodes[rows[r].node], start[r]);
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            int h;
+            count_set(nd, mid);
+            h = holds_now(s, scale);
+            if (h == PROBE_ERROR)
+                return PROBE_ERROR;
+            if (h == PROBE_BUDGET)
+                break;
+            if (h)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        lj[idx[q]] = hi;
+    }
+    for (size_t r = 0; r < nrows; r++)
+        count_set(&s->w->nodes[rows[r].node], x[r]);
+    while (again) {
+        again = 0;
+        for (size_t a = 0; a < nb; a++)
+            for (size_t b = 0; b < nb; b++) {
+                int e;
+                if (a == b)
+                    continue;
+                e = exchange(s, x, lj, rows, idx[a], idx[b], scale);
+                if (e == PROBE_ERROR)
+                    return PROBE_ERROR;
+                if (e == PROBE_BUDGET)
+                    return changed;
+                if (e == 1)
+                    changed = again = 1;
+            }
+    }
+    return changed;
+}
+
+/* Settle row j at count n (the others as they are): bisect from n (one probe when n - 1
+ * fails: the binding requirement) and settle(). Returns the count kept, 0 (budget: rows
+ * marked from j) or (size_t)-1 on error. */
+static size_t resettle(sizer *s, ac_size_node *rows, size_t nrows, size_t j, size_t n,
+                       size_t start, double scale, int headroom)
+{
+    ac_node *nd = &s->w->nodes[rows[j].node];
+    size_t m, keep;
+    count_set(nd, n);
+    m = bisect(s, &rows[j], scale, headroom, n > count_min(nd) ? n - 1 : 0);
+    if (m == (size_t)-1 || m == 0) {
+        if (m == 0)
+            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+        return m;
+    }
+    keep = settle(s, rows[j].node, m, start, count_min(nd), scale, answer_of(&rows[j], headroom));
+    if (keep == 0) {
+        if (s->rc != AC_OK)
+            return (size_t)-1;
+        mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+        return 0;
+    }
+    count_set(nd, keep);
+    return keep;
+}
+
+/* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
+ * negative status. */
 static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
 {
-    int f;
+    size_t *start = NULL, *x = NULL;
+    int f, rc = AC_OK;
     for (size_t j = 0; j < nrows; j++)
         count_set(&s->w->nodes[rows[j].node], rows[j].designed);
     f = feasible_start(s, rows, nrows, scale, headroom);
@@ -662,27 +820,60 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         return s->rc;
     if (f == 0)
         return AC_OK;
+    start = calloc(nrows > 0 ? nrows : 1, sizeof *start);
+    x = calloc(nrows > 0 ? nrows : 1, sizeof *x);
+    if (start == NULL || x == NULL) {
+        rc = ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
+        goto cleanup;
+    }
+    for (size_t j = 0; j < nrows; j++)
+        start[j] = count_get(&s->w->nodes[rows[j].node]);
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
-        size_t start = count_get(&s->w->nodes[rows[j].node]);
         size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)),
                keep;
-        if (n == (size_t)-1)
-            return s->rc;
+        if (n == (size_t)-1) {
+            rc = s->rc;
+            goto cleanup;
+        }
         if (n == 0) {
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
-            return AC_OK;
+            goto cleanup;
         }
-        keep = settle(s, rows[j].node, n, start, count_min(&s->w->nodes[rows[j].node]), scale, ans);
+        keep = settle(s, rows[j].node, n, start[j], count_min(&s->w->nodes[rows[j].node]), scale,
+                      ans);
         if (keep == 0) {
-            if (s->rc != AC_OK)
-                return s->rc;
-            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
-            return AC_OK;
+            rc = s->rc;
+            if (rc == AC_OK)
+                mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+            goto cleanup;
         }
         count_set(&s->w->nodes[rows[j].node], keep);
+        x[j] = keep;
     }
-    return AC_OK;
+    f = split_improve(s, rows, nrows, start, x, scale, headroom);
+    if (f == PROBE_ERROR) {
+        rc = s->rc;
+        goto cleanup;
+    }
+    for (size_t j = 0; f == 1 && j < nrows; j++) {
+        const ac_size_answer *ans = answer_of(&rows[j], headroom);
+        size_t keep;
+        if (ans->needed == x[j])
+            continue;
+        keep = resettle(s, rows, nrows, j, x[j], start[j], scale, headroom);
+        if (keep == (size_t)-1) {
+            rc = s->rc;
+            goto cleanup;
+        }
+        if (keep == 0)
+            goto cleanup;
+        answer_of(&rows[j], headroom)->split = 1;
+    }
+cleanup:
+    free(start);
+    free(x);
+    return rc;
 }
 
 static int sizer_init(sizer *s, const ac_model *m, const ac_size_options *opt, ac_error *err)
