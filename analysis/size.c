@@ -728,8 +728,8 @@ static int exchange(sizer *s, size_t *x, const size_t *lj_of, const ac_size_node
  * the feasible start (`start`), by bisection. The counts found go to the working model and x.
  * Returns 1 changed, 0 not, or PROBE_ERROR (s->rc).
  */
-static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start,
-                         size_t *x, double scale, int headroom)
+static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start, size_t *x,
+                         double scale, int headroom)
 {
     size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], nb = 0;
     int changed = 0, again = 1;
@@ -784,8 +784,8 @@ static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_
 /* Settle row j at count n (the others as they are): bisect from n (one probe when n - 1
  * fails: the binding requirement) and settle(). Returns the count kept, 0 (budget: rows
  * marked from j) or (size_t)-1 on error. */
-static size_t resettle(sizer *s, ac_size_node *rows, size_t nrows, size_t j, size_t n,
-                       size_t start, double scale, int headroom)
+static size_t resettle(sizer *s, ac_size_node *rows, size_t nrows, size_t j, size_t n, size_t start,
+                       double scale, int headroom)
 {
     ac_node *nd = &s->w->nodes[rows[j].node];
     size_t m, keep;
@@ -830,8 +830,7 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         start[j] = count_get(&s->w->nodes[rows[j].node]);
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
-        size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)),
-               keep;
+        size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)), keep;
         if (n == (size_t)-1) {
             rc = s->rc;
             goto cleanup;
@@ -840,8 +839,8 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
             goto cleanup;
         }
-        keep = settle(s, rows[j].node, n, start[j], count_min(&s->w->nodes[rows[j].node]), scale,
-                      ans);
+        keep =
+            settle(s, rows[j].node, n, start[j], count_min(&s->w->nodes[rows[j].node]), scale, ans);
         if (keep == 0) {
             rc = s->rc;
             if (rc == AC_OK)

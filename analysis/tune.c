@@ -562,9 +562,9 @@ static void few_merge(const tune_ctx *c, ac_tune_result *r)
     const tune_job *b = NULL;
     for (size_t i = 0; i < c->njobs; i++) {
         const tune_job *j = &c->jobs[i];
-        if (j->has_few && (b == NULL || few_before(j->few_actions, j->few_cost, j->few_genes,
-                                                   b->few_actions, b->few_cost, b->few_genes,
-                                                   c->ngenes)))
+        if (j->has_few &&
+            (b == NULL || few_before(j->few_actions, j->few_cost, j->few_genes, b->few_actions,
+                                     b->few_cost, b->few_genes, c->ngenes)))
             b = j;
     }
     if (b == NULL)
