@@ -725,11 +725,12 @@ static int exchange(sizer *s, size_t *x, const size_t *lj_of, const ac_size_node
  * result holds; it is never above the greedy sum). With two such rows this enumerates the
  * staircase of the feasible pairs down to j's least count: the smallest sum exactly, for a
  * requirement H monotone in each count. lj: the least count of j with every other row at
- * the feasible start (`start`), by bisection. The counts found go to the working model and x.
+ * the feasible start (`start`), by bisection (the first row's is its bisection's answer,
+ * first_n: it was bisected so). The counts found go to the working model and x.
  * Returns 1 changed, 0 not, or PROBE_ERROR (s->rc).
  */
 static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start, size_t *x,
-                         double scale, int headroom)
+                         size_t first_n, double scale, int headroom)
 {
     size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], nb = 0;
     int changed = 0, again = 1;
@@ -741,6 +742,10 @@ static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_
     for (size_t q = 0; q < nb; q++) { /* j's least count: the others at the feasible start */
         ac_node *nd = &s->w->nodes[rows[idx[q]].node];
         size_t lo = count_min(nd) - 1, hi = x[idx[q]];
+        if (idx[q] == 0 && first_n > 0) { /* the first row was bisected so: its answer */
+            lj[0] = first_n;
+            continue;
+        }
         for (size_t r = 0; r < nrows; r++)
             if (r != idx[q])
                 count_set(&s->w->nodes[rows[r].node], start[r]);
@@ -811,7 +816,7 @@ static size_t resettle(sizer *s, ac_size_node *rows, size_t nrows, size_t j, siz
  * negative status. */
 static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
 {
-    size_t *start = NULL, *x = NULL;
+    size_t *start = NULL, *x = NULL, first_n = 0;
     int f, rc = AC_OK;
     for (size_t j = 0; j < nrows; j++)
         count_set(&s->w->nodes[rows[j].node], rows[j].designed);
@@ -849,8 +854,10 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         }
         count_set(&s->w->nodes[rows[j].node], keep);
         x[j] = keep;
+        if (j == 0)
+            first_n = n;
     }
-    f = split_improve(s, rows, nrows, start, x, scale, headroom);
+    f = split_improve(s, rows, nrows, start, x, first_n, scale, headroom);
     if (f == PROBE_ERROR) {
         rc = s->rc;
         goto cleanup;
