@@ -650,8 +650,6 @@ static size_t guess_of(const ac_size_node *row, double scale, int headroom)
     return g < 1.0 || g > 1e15 ? 0 : (size_t)g;
 }
 
-/* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
- * negative status. */
 /* Does row j's count bind an end-to-end requirement (what fails at needed - 1)? */
 static int binds_end_to_end(const ac_size_answer *a)
 {
@@ -677,11 +675,11 @@ static int holds_now(sizer *s, double scale)
  * cannot fall below lj any more or the gain cannot be positive. Keeps the pair of least sum
  * (strictly below the current one) in x. Returns 1 improved, 0 not, PROBE_BUDGET, PROBE_ERROR.
  */
-static int exchange(sizer *s, size_t *x, const size_t *lj_of, const ac_size_node *rows, size_t i,
-                    size_t j, double scale)
+static int exchange(sizer *s, size_t *x, size_t lj, const ac_size_node *rows, size_t i, size_t j,
+                    double scale)
 {
     ac_node *ni = &s->w->nodes[rows[i].node], *nj = &s->w->nodes[rows[j].node];
-    size_t xi = x[i], xj = x[j], lj = lj_of[j], best_i = xi, best_j = xj, cj = xj;
+    size_t xi = x[i], xj = x[j], best_i = xi, best_j = xj, cj = xj;
     int improved = 0;
     for (size_t t = 1; xj > lj && t < xj - lj && xi + t <= s->opt->max_count; t++) {
         count_set(ni, xi + t);
@@ -727,23 +725,26 @@ static int exchange(sizer *s, size_t *x, const size_t *lj_of, const ac_size_node
  * requirement H monotone in each count. lj: the least count of j with every other row at
  * the feasible start (`start`), by bisection (the first row's is its bisection's answer,
  * first_n: it was bisected so). The counts found go to the working model and x.
- * Returns 1 changed, 0 not, or PROBE_ERROR (s->rc).
+ * Returns 1 changed, 0 not (also when the probe budget runs out: the greedy split stays, no
+ * probe is left to settle other counts with), or PROBE_ERROR (s->rc).
  */
 static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start, size_t *x,
                          size_t first_n, double scale, int headroom)
 {
-    size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], nb = 0;
+    size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], greedy[AC_SIZE_BG_MAX], nb = 0;
     int changed = 0, again = 1;
     for (size_t j = 0; j < nrows && nb < AC_SIZE_BG_MAX; j++)
         if (binds_end_to_end(answer_of(&rows[j], headroom)))
             idx[nb++] = j;
     if (nb < 2)
         return 0;
+    for (size_t q = 0; q < nb; q++)
+        greedy[q] = x[idx[q]];
     for (size_t q = 0; q < nb; q++) { /* j's least count: the others at the feasible start */
         ac_node *nd = &s->w->nodes[rows[idx[q]].node];
         size_t lo = count_min(nd) - 1, hi = x[idx[q]];
         if (idx[q] == 0 && first_n > 0) { /* the first row was bisected so: its answer */
-            lj[0] = first_n;
+            lj[q] = first_n;
             continue;
         }
         for (size_t r = 0; r < nrows; r++)
@@ -757,13 +758,13 @@ static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_
             if (h == PROBE_ERROR)
                 return PROBE_ERROR;
             if (h == PROBE_BUDGET)
-                break;
+                goto budget;
             if (h)
                 hi = mid;
             else
                 lo = mid;
         }
-        lj[idx[q]] = hi;
+        lj[q] = hi;
     }
     for (size_t r = 0; r < nrows; r++)
         count_set(&s->w->nodes[rows[r].node], x[r]);
@@ -774,49 +775,80 @@ static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_
                 int e;
                 if (a == b)
                     continue;
-                e = exchange(s, x, lj, rows, idx[a], idx[b], scale);
+                e = exchange(s, x, lj[b], rows, idx[a], idx[b], scale);
                 if (e == PROBE_ERROR)
                     return PROBE_ERROR;
                 if (e == PROBE_BUDGET)
-                    return changed;
+                    goto budget;
                 if (e == 1)
                     changed = again = 1;
             }
     }
     return changed;
+budget: /* no probes left to settle new counts with: the greedy split stays */
+    for (size_t q = 0; q < nb; q++)
+        x[idx[q]] = greedy[q];
+    for (size_t r = 0; r < nrows; r++)
+        count_set(&s->w->nodes[rows[r].node], x[r]);
+    return 0;
 }
 
 /* Settle row j at count n (the others as they are): bisect from n (one probe when n - 1
- * fails: the binding requirement) and settle(). Returns the count kept, 0 (budget: rows
- * marked from j) or (size_t)-1 on error. */
-static size_t resettle(sizer *s, ac_size_node *rows, size_t nrows, size_t j, size_t n, size_t start,
-                       double scale, int headroom)
+ * fails: the binding requirement) and settle(). Returns the count kept, 0 (the budget ran
+ * out) or (size_t)-1 on error. */
+static size_t resettle(sizer *s, ac_size_node *rows, size_t j, size_t n, size_t start, double scale,
+                       int headroom)
 {
     ac_node *nd = &s->w->nodes[rows[j].node];
     size_t m, keep;
     count_set(nd, n);
     m = bisect(s, &rows[j], scale, headroom, n > count_min(nd) ? n - 1 : 0);
-    if (m == (size_t)-1 || m == 0) {
-        if (m == 0)
-            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+    if (m == (size_t)-1 || m == 0)
         return m;
-    }
     keep = settle(s, rows[j].node, m, start, count_min(nd), scale, answer_of(&rows[j], headroom));
-    if (keep == 0) {
-        if (s->rc != AC_OK)
-            return (size_t)-1;
-        mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
-        return 0;
-    }
+    if (keep == 0)
+        return s->rc != AC_OK ? (size_t)-1 : 0;
     count_set(nd, keep);
     return keep;
+}
+
+/* The split's new counts settled row by row; when the budget runs out on the way, the greedy
+ * answers (saved) and counts stay. Returns 0 or a negative status. */
+static int settle_split(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start,
+                        const size_t *x, const size_t *greedy, double scale, int headroom)
+{
+    ac_size_answer *saved = malloc((nrows > 0 ? nrows : 1) * sizeof *saved);
+    if (saved == NULL)
+        return ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
+    for (size_t j = 0; j < nrows; j++)
+        saved[j] = *answer_of(&rows[j], headroom);
+    for (size_t j = 0; j < nrows; j++) {
+        size_t keep;
+        if (greedy[j] == x[j]) /* not moved by the split */
+            continue;
+        keep = resettle(s, rows, j, x[j], start[j], scale, headroom);
+        if (keep == (size_t)-1) {
+            free(saved);
+            return s->rc;
+        }
+        if (keep == 0) { /* the budget: back to the greedy split */
+            for (size_t r = 0; r < nrows; r++) {
+                *answer_of(&rows[r], headroom) = saved[r];
+                count_set(&s->w->nodes[rows[r].node], greedy[r]);
+            }
+            break;
+        }
+        answer_of(&rows[j], headroom)->split = 1;
+    }
+    free(saved);
+    return AC_OK;
 }
 
 /* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
  * negative status. */
 static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
 {
-    size_t *start = NULL, *x = NULL, first_n = 0;
+    size_t *start = NULL, *x = NULL, *greedy = NULL, first_n = 0;
     int f, rc = AC_OK;
     for (size_t j = 0; j < nrows; j++)
         count_set(&s->w->nodes[rows[j].node], rows[j].designed);
@@ -827,7 +859,8 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         return AC_OK;
     start = calloc(nrows > 0 ? nrows : 1, sizeof *start);
     x = calloc(nrows > 0 ? nrows : 1, sizeof *x);
-    if (start == NULL || x == NULL) {
+    greedy = calloc(nrows > 0 ? nrows : 1, sizeof *greedy);
+    if (start == NULL || x == NULL || greedy == NULL) {
         rc = ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
         goto cleanup;
     }
@@ -857,28 +890,16 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         if (j == 0)
             first_n = n;
     }
+    memcpy(greedy, x, nrows * sizeof *x);
     f = split_improve(s, rows, nrows, start, x, first_n, scale, headroom);
-    if (f == PROBE_ERROR) {
+    if (f == PROBE_ERROR)
         rc = s->rc;
-        goto cleanup;
-    }
-    for (size_t j = 0; f == 1 && j < nrows; j++) {
-        const ac_size_answer *ans = answer_of(&rows[j], headroom);
-        size_t keep;
-        if (ans->needed == x[j])
-            continue;
-        keep = resettle(s, rows, nrows, j, x[j], start[j], scale, headroom);
-        if (keep == (size_t)-1) {
-            rc = s->rc;
-            goto cleanup;
-        }
-        if (keep == 0)
-            goto cleanup;
-        answer_of(&rows[j], headroom)->split = 1;
-    }
+    else if (f == 1)
+        rc = settle_split(s, rows, nrows, start, x, greedy, scale, headroom);
 cleanup:
     free(start);
     free(x);
+    free(greedy);
     return rc;
 }
 
