@@ -26,6 +26,26 @@
 #define PROBE_BUDGET (-2)
 #define PROBE_ERROR  (-3)
 
+/* An outcome undecided by its stated error in one probe (the judgement's record). */
+typedef struct size_undecided {
+    const ac_requirement *req;
+    size_t node;
+    char what[64]; /* as the note quotes it: "latency p95 at 'db'" */
+} size_undecided;
+
+/* What one probe of node `node` at `count` (workload factor `scale`) gave, kept so that the
+ * settling step judges it again (against the outcomes undecided at a generous count) without
+ * solving the network a second time: the probe's outcome, whether an outcome failed beyond
+ * its stated error, and the undecided ones in the order the requirements emit them. */
+typedef struct size_record {
+    int valid; /* 0: none, or more undecided outcomes than kept (probe again) */
+    size_t node, count;
+    double scale;
+    int held, fail_sure;
+    size_t nund;
+    size_undecided und[AC_SIZE_BG_MAX];
+} size_record;
+
 typedef struct sizer {
     ac_model *w; /* the working clone: counts mutated */
     const ac_size_options *opt;
@@ -42,6 +62,9 @@ typedef struct sizer {
     size_t nbg;
     int bg_collect, bg_ignored;
     char bg_what[64];
+    /* the bisection's records at its two ends (the answer n and n - 1) */
+    size_record rec[2];
+    size_record *recording; /* where the judgement records, or NULL */
 } sizer;
 
 const char *ac_size_status_name(ac_size_status s)
@@ -150,9 +173,44 @@ typedef struct judge {
 
 /* An undecided outcome: remembered (collecting at the generous count), ignored (undecided
  * there too), or undecided. */
+static void undecided_what(const sizer *s, const ac_req_outcome *o, char *out, size_t size)
+{
+    if (o->node != AC_NONE && o->node < s->w->nnodes)
+        snprintf(out, size, "%.30s at '%.24s'", o->what, s->w->nodes[o->node].id);
+    else
+        snprintf(out, size, "%.40s end to end", o->what);
+}
+
+/* An undecided outcome r at `node` (what: as quoted) against the outcomes undecided at the
+ * generous count: 1 it is one of them (ignored; the first one ignored is quoted), 0 not. */
+static int bg_match(sizer *s, const ac_requirement *r, size_t node, const char *what)
+{
+    for (size_t i = 0; i < s->nbg; i++)
+        if (s->bg_req[i] == r && s->bg_node[i] == node) {
+            if (!s->bg_ignored) {
+                s->bg_ignored = 1;
+                snprintf(s->bg_what, sizeof s->bg_what, "%s", what);
+            }
+            return 1;
+        }
+    return 0;
+}
+
 static void judge_undecided(judge *j, const ac_requirement *r, const ac_req_outcome *o)
 {
     sizer *s = j->s;
+    size_record *rec = s->recording;
+    if (rec != NULL) { /* the bisection: kept, judged when the answer is settled */
+        if (rec->nund < AC_SIZE_BG_MAX) {
+            rec->und[rec->nund].req = r;
+            rec->und[rec->nund].node = o->node;
+            undecided_what(s, o, rec->und[rec->nund].what, sizeof rec->und[rec->nund].what);
+            rec->nund++;
+        } else {
+            rec->valid = 0;
+        }
+        return;
+    }
     if (s->bg_collect) {
         if (s->nbg < AC_SIZE_BG_MAX) {
             s->bg_req[s->nbg] = r;
@@ -161,19 +219,14 @@ static void judge_undecided(judge *j, const ac_requirement *r, const ac_req_outc
         j->unsure = 1;
         return;
     }
-    for (size_t i = 0; i < s->nbg; i++)
-        if (s->bg_req[i] == r && s->bg_node[i] == o->node) {
+    {
+        char what[64];
+        undecided_what(s, o, what, sizeof what);
+        if (bg_match(s, r, o->node, what)) {
             j->ignored = 1;
-            if (!s->bg_ignored) {
-                s->bg_ignored = 1;
-                if (o->node != AC_NONE && o->node < s->w->nnodes)
-                    snprintf(s->bg_what, sizeof s->bg_what, "%.30s at '%.24s'", o->what,
-                             s->w->nodes[o->node].id);
-                else
-                    snprintf(s->bg_what, sizeof s->bg_what, "%.40s end to end", o->what);
-            }
             return;
         }
+    }
     j->unsure = 1;
 }
 
@@ -197,45 +250,99 @@ static void emit_judge(ac_an_ctx *c, const ac_requirement *r, const ac_req_outco
         judge_undecided(j, r, o);
 }
 
-/* Judge the scratch analysis after a probe that returned `held`: 1 every load-sensitive
- * requirement and stability hold beyond the stated errors, 0 one fails beyond them (or
- * stability fails), -1 undecided by the stated errors. */
-static int judge_now(sizer *s, int held)
+/* The outcomes of the scratch analysis into j (recorded instead of judged when s->recording
+ * is set). */
+static void judge_run(sizer *s, judge *j)
 {
     const ac_model *m = s->w;
-    judge j;
-    memset(&j, 0, sizeof j);
-    j.s = s;
-    j.c.model = m;
-    j.c.opt = &s->probe;
-    j.c.a = &s->scratch;
-    j.c.probe_node = AC_NONE;
+    memset(j, 0, sizeof *j);
+    j->s = s;
+    j->c.model = m;
+    j->c.opt = &s->probe;
+    j->c.a = &s->scratch;
+    j->c.probe_node = AC_NONE;
     for (size_t i = 0; i < m->nrequirements; i++) {
         const ac_requirement *r = &m->requirements[i];
         switch (r->kind) {
-        case AC_REQ_LATENCY: ac_req_latency(&j.c, r, emit_judge); break;
-        case AC_REQ_UTILIZATION: ac_req_utilization(&j.c, r, emit_judge); break;
-        case AC_REQ_LOSS: ac_req_loss(&j.c, r, emit_judge); break;
+        case AC_REQ_LATENCY: ac_req_latency(&j->c, r, emit_judge); break;
+        case AC_REQ_UTILIZATION: ac_req_utilization(&j->c, r, emit_judge); break;
+        case AC_REQ_LOSS: ac_req_loss(&j->c, r, emit_judge); break;
         default: break;
         }
     }
-    if (j.fail_sure)
+}
+
+/* 1 every load-sensitive requirement and stability hold beyond the stated errors, 0 one
+ * fails beyond them (or stability fails), -1 undecided by the stated errors. */
+static int judge_result(const judge *j, int held)
+{
+    if (j->fail_sure)
         return 0;
     /* a failed probe whose only failing candidates are ignored outcomes is undecided too */
-    if (j.unsure || (j.ignored && held != 1))
+    if (j->unsure || (j->ignored && held != 1))
         return -1;
     /* no requirement fails: a failed probe failed on stability (exact: load >= 1, or the
        equilibria of the solver) */
     return held == 1 ? 1 : 0;
 }
 
-/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR. */
+/* Judge the scratch analysis after a probe that returned `held` (judge_result). */
+static int judge_now(sizer *s, int held)
+{
+    judge j;
+    judge_run(s, &j);
+    return judge_result(&j, held);
+}
+
+/* The judgement of a recorded probe, as judge_now gave it then against the outcomes
+ * undecided at the generous count now (the same order, so the same one is quoted). */
+static int judge_replay(sizer *s, const size_record *rec)
+{
+    judge j;
+    memset(&j, 0, sizeof j);
+    j.fail_sure = rec->fail_sure;
+    for (size_t i = 0; i < rec->nund; i++) {
+        if (bg_match(s, rec->und[i].req, rec->und[i].node, rec->und[i].what))
+            j.ignored = 1;
+        else
+            j.unsure = 1;
+    }
+    return judge_result(&j, rec->held);
+}
+
+/* Record the probe just made (node k at c, `held`) into rec. */
+static void record_probe(sizer *s, size_record *rec, size_t k, size_t c, double scale, int held)
+{
+    judge j;
+    memset(rec, 0, sizeof *rec);
+    rec->valid = 1;
+    rec->node = k;
+    rec->count = c;
+    rec->scale = scale;
+    rec->held = held;
+    if (held >= -1) {
+        s->recording = rec;
+        judge_run(s, &j);
+        s->recording = NULL;
+        rec->fail_sure = j.fail_sure;
+    } else {
+        rec->valid = 0;
+    }
+}
+
+/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR; a probe
+ * the bisection recorded at (k, c, scale) is judged again without solving. */
 static int judge_at(sizer *s, size_t k, size_t c, double scale)
 {
     char b[64];
     size_t nd = AC_NONE;
     int held;
     count_set(&s->w->nodes[k], c);
+    for (size_t i = 0; i < 2; i++) {
+        const size_record *rec = &s->rec[i];
+        if (rec->valid && rec->node == k && rec->count == c && rec->scale == scale)
+            return judge_replay(s, rec);
+    }
     held = probe_at(s, scale, b, sizeof b, &nd);
     if (held < -1)
         return held;
@@ -388,6 +495,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, do
         }
     }
     s->nbg = 0;
+    s->rec[0].valid = s->rec[1].valid = 0;
     if (s->rc != AC_OK)
         return 0;
     if (s->bg_ignored)
@@ -448,23 +556,52 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
     }
 }
 
-/* Bisect row j's count down from its current (feasible) one. Returns the probes' answer n, 0
- * when the budget ran out (row marked), or (size_t)-1 on error. */
-static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
+/* One probe of the bisection at `c`: 1 holds, 0 fails (binding into b, bn), -1 no value,
+ * PROBE_BUDGET, PROBE_ERROR; recorded into *rec. */
+static int bisect_probe(sizer *s, ac_node *nd, size_t k, size_t c, double scale, char *b,
+                        size_t size, size_t *bn, size_record *rec)
+{
+    int held;
+    count_set(nd, c);
+    held = probe_at(s, scale, b, size, bn);
+    if (held >= -1)
+        record_probe(s, rec, k, c, scale, held);
+    return held;
+}
+
+/*
+ * Bisect row j's count down from its current (feasible) one: the least count n the probes
+ * hold at (H(n), not H(n - 1); H monotone in the count). With a guess g (0: none), first a
+ * galloping search from g (g, then g -+ 1, 3, 7, ... until the outcome changes) brackets n,
+ * then the bisection closes the bracket: the same n in about 2 log2 |n - g| probes instead
+ * of log2 of the count. The probes at n and n - 1 are kept (s->rec) for settle(). Returns
+ * n, 0 when the budget ran out (row marked), or (size_t)-1 on error.
+ */
+static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom, size_t guess)
 {
     ac_node *nd = &s->w->nodes[row->node];
     ac_size_answer *ans = answer_of(row, headroom);
-    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1;
+    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1, step = 0;
     char binding[64] = "nothing";
     size_t bnode = AC_NONE;
+    int gallop = guess > lo && guess < hi, down = 0, first = 1;
+    size_record tmp;
 
+    s->rec[0].valid = s->rec[1].valid = 0;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         char b[64] = "";
         size_t bn = AC_NONE;
         int held;
-        count_set(nd, mid);
-        held = probe_at(s, scale, b, sizeof b, &bn);
+        if (gallop) { /* g, then away from it in doubling steps while the outcome stays */
+            if (first)
+                mid = guess;
+            else if (down)
+                mid = guess > lo + step ? guess - step : lo + (hi - lo) / 2;
+            else
+                mid = guess + step < hi ? guess + step : lo + (hi - lo) / 2;
+        }
+        held = bisect_probe(s, nd, row->node, mid, scale, b, sizeof b, &bn, &tmp);
         if (held == PROBE_ERROR)
             return (size_t)-1;
         if (held == PROBE_BUDGET) {
@@ -473,11 +610,26 @@ static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
         }
         if (held == 1) {
             hi = mid;
+            s->rec[0] = tmp;
         } else {
             /* a requirement without a value is not taken as met */
             lo = mid;
+            s->rec[1] = tmp;
             bnode = bn;
             snprintf(binding, sizeof binding, "%s", held == 0 ? b : "a requirement has no value");
+        }
+        if (gallop) {
+            if (first) {
+                down = held == 1;
+                first = 0;
+            } else if ((held == 1) != down) {
+                gallop = 0; /* bracketed: bisect within [lo, hi] */
+            }
+            if (gallop) {
+                step = 2 * step + 1;
+                if (step > hi - lo)
+                    gallop = 0;
+            }
         }
     }
     count_set(nd, hi);
@@ -486,11 +638,218 @@ static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom)
     return hi;
 }
 
+/* The bisection's guess for a row: at the headroom's workload factor the count found at the
+ * load times the factor (a count scales about with the load it serves); none at the load. */
+static size_t guess_of(const ac_size_node *row, double scale, int headroom)
+{
+    const ac_size_answer *l = &row->at_load;
+    double g;
+    if (!headroom || (l->status != AC_SIZE_OK && l->status != AC_SIZE_UNCERTAIN))
+        return 0;
+    g = ceil((double)l->needed * scale);
+    return g < 1.0 || g > 1e15 ? 0 : (size_t)g;
+}
+
+/* Does row j's count bind an end-to-end requirement (what fails at needed - 1)? */
+static int binds_end_to_end(const ac_size_answer *a)
+{
+    return (a->status == AC_SIZE_OK || a->status == AC_SIZE_UNCERTAIN) &&
+           a->binding_node == AC_NONE && strcmp(a->binding, "nothing") != 0 &&
+           strcmp(a->binding, "stability") != 0;
+}
+
+/* Probe the working model's counts as they are: 1 hold, 0 not (or no value), PROBE_BUDGET,
+ * PROBE_ERROR. */
+static int holds_now(sizer *s, double scale)
+{
+    char b[64];
+    size_t nd = AC_NONE;
+    int held = probe_at(s, scale, b, sizeof b, &nd);
+    return held < -1 ? held : held == 1;
+}
+
+/*
+ * One exchange between rows i and j (both binding end to end), the others fixed: for t = 1,
+ * 2, ... servers more at i, the least count at j that still holds, walking down from the
+ * last one (it only falls as i grows: the staircase of the feasible pairs); stops where j
+ * cannot fall below lj any more or the gain cannot be positive. Keeps the pair of least sum
+ * (strictly below the current one) in x. Returns 1 improved, 0 not, PROBE_BUDGET, PROBE_ERROR.
+ */
+static int exchange(sizer *s, size_t *x, size_t lj, const ac_size_node *rows, size_t i, size_t j,
+                    double scale)
+{
+    ac_node *ni = &s->w->nodes[rows[i].node], *nj = &s->w->nodes[rows[j].node];
+    size_t xi = x[i], xj = x[j], best_i = xi, best_j = xj, cj = xj;
+    int improved = 0;
+    for (size_t t = 1; xj > lj && t < xj - lj && xi + t <= s->opt->max_count; t++) {
+        count_set(ni, xi + t);
+        while (cj > lj) {
+            int h;
+            count_set(nj, cj - 1);
+            h = holds_now(s, scale);
+            if (h < 0) {
+                count_set(ni, best_i);
+                count_set(nj, best_j);
+                x[i] = best_i;
+                x[j] = best_j;
+                return h;
+            }
+            if (!h)
+                break;
+            cj--;
+        }
+        count_set(nj, cj);
+        if (xi + t + cj < best_i + best_j) {
+            best_i = xi + t;
+            best_j = cj;
+            improved = 1;
+        }
+        if (cj == lj)
+            break; /* j at its least: more at i only costs */
+    }
+    count_set(ni, best_i);
+    count_set(nj, best_j);
+    x[i] = best_i;
+    x[j] = best_j;
+    return improved;
+}
+
+/*
+ * The end-to-end split (doc/models.md §8). The rows are bisected in turn, each with the rows
+ * after it at the feasible start, so the first ones take the least and the later ones what
+ * is left of an end-to-end limit: a greedy split. When two rows or more bind an end-to-end
+ * requirement, the split is improved by exchanges between every ordered pair of them until
+ * none lowers the sum of their counts (every point tried is a probe that holds, so the
+ * result holds; it is never above the greedy sum). With two such rows this enumerates the
+ * staircase of the feasible pairs down to j's least count: the smallest sum exactly, for a
+ * requirement H monotone in each count. lj: the least count of j with every other row at
+ * the feasible start (`start`), by bisection (the first row's is its bisection's answer,
+ * first_n: it was bisected so). The counts found go to the working model and x.
+ * Returns 1 changed, 0 not (also when the probe budget runs out: the greedy split stays, no
+ * probe is left to settle other counts with), or PROBE_ERROR (s->rc).
+ */
+static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start, size_t *x,
+                         size_t first_n, double scale, int headroom)
+{
+    size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], greedy[AC_SIZE_BG_MAX], nb = 0;
+    int changed = 0, again = 1;
+    for (size_t j = 0; j < nrows && nb < AC_SIZE_BG_MAX; j++)
+        if (binds_end_to_end(answer_of(&rows[j], headroom)))
+            idx[nb++] = j;
+    if (nb < 2)
+        return 0;
+    for (size_t q = 0; q < nb; q++)
+        greedy[q] = x[idx[q]];
+    for (size_t q = 0; q < nb; q++) { /* j's least count: the others at the feasible start */
+        ac_node *nd = &s->w->nodes[rows[idx[q]].node];
+        size_t lo = count_min(nd) - 1, hi = x[idx[q]];
+        if (idx[q] == 0 && first_n > 0) { /* the first row was bisected so: its answer */
+            lj[q] = first_n;
+            continue;
+        }
+        for (size_t r = 0; r < nrows; r++)
+            if (r != idx[q])
+                count_set(&s->w->nodes[rows[r].node], start[r]);
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            int h;
+            count_set(nd, mid);
+            h = holds_now(s, scale);
+            if (h == PROBE_ERROR)
+                return PROBE_ERROR;
+            if (h == PROBE_BUDGET)
+                goto budget;
+            if (h)
+                hi = mid;
+            else
+                lo = mid;
+        }
+        lj[q] = hi;
+    }
+    for (size_t r = 0; r < nrows; r++)
+        count_set(&s->w->nodes[rows[r].node], x[r]);
+    while (again) {
+        again = 0;
+        for (size_t a = 0; a < nb; a++)
+            for (size_t b = 0; b < nb; b++) {
+                int e;
+                if (a == b)
+                    continue;
+                e = exchange(s, x, lj[b], rows, idx[a], idx[b], scale);
+                if (e == PROBE_ERROR)
+                    return PROBE_ERROR;
+                if (e == PROBE_BUDGET)
+                    goto budget;
+                if (e == 1)
+                    changed = again = 1;
+            }
+    }
+    return changed;
+budget: /* no probes left to settle new counts with: the greedy split stays */
+    for (size_t q = 0; q < nb; q++)
+        x[idx[q]] = greedy[q];
+    for (size_t r = 0; r < nrows; r++)
+        count_set(&s->w->nodes[rows[r].node], x[r]);
+    return 0;
+}
+
+/* Settle row j at count n (the others as they are): bisect from n (one probe when n - 1
+ * fails: the binding requirement) and settle(). Returns the count kept, 0 (the budget ran
+ * out) or (size_t)-1 on error. */
+static size_t resettle(sizer *s, ac_size_node *rows, size_t j, size_t n, size_t start, double scale,
+                       int headroom)
+{
+    ac_node *nd = &s->w->nodes[rows[j].node];
+    size_t m, keep;
+    count_set(nd, n);
+    m = bisect(s, &rows[j], scale, headroom, n > count_min(nd) ? n - 1 : 0);
+    if (m == (size_t)-1 || m == 0)
+        return m;
+    keep = settle(s, rows[j].node, m, start, count_min(nd), scale, answer_of(&rows[j], headroom));
+    if (keep == 0)
+        return s->rc != AC_OK ? (size_t)-1 : 0;
+    count_set(nd, keep);
+    return keep;
+}
+
+/* The split's new counts settled row by row; when the budget runs out on the way, the greedy
+ * answers (saved) and counts stay. Returns 0 or a negative status. */
+static int settle_split(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start,
+                        const size_t *x, const size_t *greedy, double scale, int headroom)
+{
+    ac_size_answer *saved = malloc((nrows > 0 ? nrows : 1) * sizeof *saved);
+    if (saved == NULL)
+        return ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
+    for (size_t j = 0; j < nrows; j++)
+        saved[j] = *answer_of(&rows[j], headroom);
+    for (size_t j = 0; j < nrows; j++) {
+        size_t keep;
+        if (greedy[j] == x[j]) /* not moved by the split */
+            continue;
+        keep = resettle(s, rows, j, x[j], start[j], scale, headroom);
+        if (keep == (size_t)-1) {
+            free(saved);
+            return s->rc;
+        }
+        if (keep == 0) { /* the budget: back to the greedy split */
+            for (size_t r = 0; r < nrows; r++) {
+                *answer_of(&rows[r], headroom) = saved[r];
+                count_set(&s->w->nodes[rows[r].node], greedy[r]);
+            }
+            break;
+        }
+        answer_of(&rows[j], headroom)->split = 1;
+    }
+    free(saved);
+    return AC_OK;
+}
+
 /* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
  * negative status. */
 static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
 {
-    int f;
+    size_t *start = NULL, *x = NULL, *greedy = NULL, first_n = 0;
+    int f, rc = AC_OK;
     for (size_t j = 0; j < nrows; j++)
         count_set(&s->w->nodes[rows[j].node], rows[j].designed);
     f = feasible_start(s, rows, nrows, scale, headroom);
@@ -498,26 +857,50 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         return s->rc;
     if (f == 0)
         return AC_OK;
+    start = calloc(nrows > 0 ? nrows : 1, sizeof *start);
+    x = calloc(nrows > 0 ? nrows : 1, sizeof *x);
+    greedy = calloc(nrows > 0 ? nrows : 1, sizeof *greedy);
+    if (start == NULL || x == NULL || greedy == NULL) {
+        rc = ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
+        goto cleanup;
+    }
+    for (size_t j = 0; j < nrows; j++)
+        start[j] = count_get(&s->w->nodes[rows[j].node]);
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = answer_of(&rows[j], headroom);
-        size_t start = count_get(&s->w->nodes[rows[j].node]);
-        size_t n = bisect(s, &rows[j], scale, headroom), keep;
-        if (n == (size_t)-1)
-            return s->rc;
+        size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)), keep;
+        if (n == (size_t)-1) {
+            rc = s->rc;
+            goto cleanup;
+        }
         if (n == 0) {
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
-            return AC_OK;
+            goto cleanup;
         }
-        keep = settle(s, rows[j].node, n, start, count_min(&s->w->nodes[rows[j].node]), scale, ans);
+        keep =
+            settle(s, rows[j].node, n, start[j], count_min(&s->w->nodes[rows[j].node]), scale, ans);
         if (keep == 0) {
-            if (s->rc != AC_OK)
-                return s->rc;
-            mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
-            return AC_OK;
+            rc = s->rc;
+            if (rc == AC_OK)
+                mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
+            goto cleanup;
         }
         count_set(&s->w->nodes[rows[j].node], keep);
+        x[j] = keep;
+        if (j == 0)
+            first_n = n;
     }
-    return AC_OK;
+    memcpy(greedy, x, nrows * sizeof *x);
+    f = split_improve(s, rows, nrows, start, x, first_n, scale, headroom);
+    if (f == PROBE_ERROR)
+        rc = s->rc;
+    else if (f == 1)
+        rc = settle_split(s, rows, nrows, start, x, greedy, scale, headroom);
+cleanup:
+    free(start);
+    free(x);
+    free(greedy);
+    return rc;
 }
 
 static int sizer_init(sizer *s, const ac_model *m, const ac_size_options *opt, ac_error *err)

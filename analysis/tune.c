@@ -529,6 +529,53 @@ static void top_insert(const tune_ctx *c, tune_job *j, const double *genes, doub
     j->top[pos].score = score;
 }
 
+/* (actions, cost, genes) of a before b, lexicographically. */
+static int few_before(size_t aa, double ca, const double *ga, size_t ab, double cb,
+                      const double *gb, size_t n)
+{
+    if (aa != ab)
+        return aa < ab;
+    if (ca != cb)
+        return ca < cb;
+    for (size_t i = 0; i < n; i++)
+        if (ga[i] != gb[i])
+            return ga[i] < gb[i];
+    return 0;
+}
+
+/* The secondary objective: keep a feasible setting of fewer scaling actions. */
+static void few_offer(const tune_ctx *c, tune_job *j, const double *genes, const ac_tune_eval *ev)
+{
+    if (j->has_few && !few_before(ev->actions, ev->cost, genes, j->few_actions, j->few_cost,
+                                  j->few_genes, c->ngenes))
+        return;
+    j->has_few = 1;
+    j->few_actions = ev->actions;
+    j->few_cost = ev->cost;
+    memcpy(j->few_genes, genes, c->ngenes * sizeof *genes);
+}
+
+/* The fewest-actions setting over every job (the same for any --jobs: a total order) into
+ * r->fewest (has_fewest). */
+static void few_merge(const tune_ctx *c, ac_tune_result *r)
+{
+    const tune_job *b = NULL;
+    for (size_t i = 0; i < c->njobs; i++) {
+        const tune_job *j = &c->jobs[i];
+        if (j->has_few &&
+            (b == NULL || few_before(j->few_actions, j->few_cost, j->few_genes, b->few_actions,
+                                     b->few_cost, b->few_genes, c->ngenes)))
+            b = j;
+    }
+    if (b == NULL)
+        return;
+    r->has_fewest = 1;
+    ac_an_tune_decode(c, b->few_genes, r->fewest.pools);
+    r->fewest.actions = b->few_actions;
+    r->fewest.cost = b->few_cost;
+    r->fewest.server_hours = b->few_cost / 3600.0;
+}
+
 /* The GA's problem: score a candidate on job `job`'s workspace. */
 static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
 {
@@ -543,8 +590,10 @@ static int problem_eval(void *ctx, size_t job, const double *genes, double *out,
         return rc;
     }
     *out = score_of(c, &j->ev);
-    if (*out >= -1.0)
+    if (*out >= -1.0) {
         top_insert(c, j, genes, *out);
+        few_offer(c, j, genes, &j->ev);
+    }
     ac_an_tune_front_offer(c, j, genes, &j->ev);
     return AC_OK;
 }
@@ -574,6 +623,7 @@ static void ctx_free(tune_ctx *c)
         free(c->jobs[i].genes_store);
         free(c->jobs[i].front);
         free(c->jobs[i].front_genes);
+        free(c->jobs[i].few_genes);
     }
     free(c->jobs);
     free(c->pool_node);
@@ -644,8 +694,9 @@ static int job_new(tune_ctx *c, tune_job *j, ac_error *err)
     j->front_cap = c->opt->budget < AC_TUNE_FRONT_STORE ? c->opt->budget : AC_TUNE_FRONT_STORE;
     j->front = calloc(j->front_cap, sizeof *j->front);
     j->front_genes = calloc(j->front_cap * (c->ngenes + 1), sizeof *j->front_genes);
+    j->few_genes = calloc(c->ngenes + 1, sizeof *j->few_genes);
     if (j->scratch == NULL || j->ev.pools == NULL || j->top == NULL || j->genes_store == NULL ||
-        j->front == NULL || j->front_genes == NULL)
+        j->front == NULL || j->front_genes == NULL || j->few_genes == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
     for (size_t i = 0; i < j->front_cap; i++)
         j->front[i].genes = j->front_genes + i * (c->ngenes + 1);
@@ -833,7 +884,7 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
         r->budget = opt->budget;
         c.jobs = calloc(c.njobs, sizeof *c.jobs);
         if (c.jobs == NULL || eval_alloc(&r->written, c.npools) != AC_OK ||
-            eval_alloc(&r->best, c.npools) != AC_OK)
+            eval_alloc(&r->best, c.npools) != AC_OK || eval_alloc(&r->fewest, c.npools) != AC_OK)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (tune)");
     }
     for (size_t i = 0; rc == AC_OK && i < c.njobs; i++)
@@ -856,6 +907,8 @@ int ac_tune_run(const ac_model *model, const ac_tune_options *opt, ac_tune_resul
         rc = problem_eval(&c, 0, no_gene, &score, err);
         r->evaluations++;
     }
+    if (rc == AC_OK)
+        few_merge(&c, r);
     if (rc == AC_OK)
         rc = confirm(&c, r, err);
     if (rc == AC_OK)
@@ -883,6 +936,7 @@ void ac_tune_result_free(ac_tune_result *r)
         return;
     free(r->written.pools);
     free(r->best.pools);
+    free(r->fewest.pools);
     ac_an_tune_front_free(r);
     free(r);
 }

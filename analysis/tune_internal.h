@@ -61,6 +61,12 @@ typedef struct tune_job {
     size_t front_cap;    /* min(budget, AC_TUNE_FRONT_STORE) */
     int front_cut;       /* a non-dominated point did not fit */
     double *front_genes; /* front_cap x (ngenes + 1) */
+    /* the secondary objective: the feasible setting of fewest scaling actions this job saw
+       (ties: the lower cost, then the genes in order) */
+    int has_few;
+    size_t few_actions;
+    double few_cost;
+    double *few_genes; /* ngenes + 1 */
 } tune_job;
 
 typedef struct tune_ctx {

@@ -104,6 +104,12 @@ int ac_report_sizing_text(FILE *fp, const ac_report_file *rf)
                     "error at every count of this node\n",
                     m->nodes[r->node].id, as);
     }
+    for (size_t j = 0; j < z->nnodes; j++)
+        if (z->nodes[j].at_load.split || z->nodes[j].at_headroom.split) {
+            fprintf(fp, "  note: an end-to-end limit is split between the nodes by exchanges "
+                        "(the least sum of their counts), not greedily in the file's order\n");
+            break;
+        }
     if (z->nnodes > 0) {
         if (z->saved >= 0)
             fprintf(fp, "  total: %lld fewer than designed (with headroom)%s\n", z->saved,
@@ -158,6 +164,10 @@ static void sizing_row_json(ac_jsonw *w, const ac_model *m, const ac_size_node *
     ac_jsonw_string(w, ac_size_status_name(r->at_headroom.status));
     ac_jsonw_key(w, "simulated");
     ac_jsonw_bool(w, r->at_load.simulated || r->at_headroom.simulated);
+    if (r->at_load.split || r->at_headroom.split) {
+        ac_jsonw_key(w, "split");
+        ac_jsonw_bool(w, 1);
+    }
     if (r->at_load.assumes[0] != '\0' || r->at_headroom.assumes[0] != '\0') {
         ac_jsonw_key(w, "assumes");
         ac_jsonw_string(w, r->at_headroom.assumes[0] ? r->at_headroom.assumes : r->at_load.assumes);

@@ -118,6 +118,22 @@ static void text_provision(FILE *fp, const ac_tune_result *r)
         fprintf(fp, "    note: %s\n", p->note);
 }
 
+/* The secondary objective: the fewest scaling actions the search saw among the settings
+ * meeting every requirement on the fluid. */
+static void text_fewest(FILE *fp, const ac_model *m, const ac_tune_result *r)
+{
+    if (!r->has_fewest)
+        return;
+    fprintf(fp,
+            "fewest scaling actions among the settings meeting every requirement (fluid, not "
+            "simulated): %zu at %.6g server-hours (as written %zu",
+            r->fewest.actions, r->fewest.server_hours, r->written.actions);
+    if (r->confirmed != AC_TUNE_NONE)
+        fprintf(fp, ", best %zu", r->best.actions);
+    fprintf(fp, ")\n");
+    text_setting(fp, m, &r->fewest, r->npools);
+}
+
 int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const ac_tune_result *r)
 {
     fprintf(fp, "%s: tune %zu autoscaled pool%s over the profile's %gs\n", file, r->npools,
@@ -136,6 +152,7 @@ int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const
         if (isfinite(r->saving))
             fprintf(fp, "saving: %.1f%% of the server-seconds as written\n", 100.0 * r->saving);
     }
+    text_fewest(fp, model, r);
     if (r->note[0])
         fprintf(fp, "note: %s\n", r->note);
     text_front(fp, model, r);
@@ -320,6 +337,17 @@ int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned
     }
     ac_jsonw_key(&w, "saving");
     ac_jsonw_double(&w, r->saving);
+    if (r->has_fewest) { /* the secondary objective: fewest scaling actions (fluid) */
+        ac_jsonw_key(&w, "fewest_actions");
+        ac_jsonw_object_begin(&w);
+        ac_jsonw_key(&w, "actions");
+        ac_jsonw_uint(&w, r->fewest.actions);
+        ac_jsonw_key(&w, "server_hours");
+        ac_jsonw_double(&w, r->fewest.server_hours);
+        ac_jsonw_key(&w, "pools");
+        json_pools(&w, model, r->fewest.pools, r->npools);
+        ac_jsonw_object_end(&w);
+    }
     ac_jsonw_key(&w, "budget");
     ac_jsonw_uint(&w, r->budget);
     ac_jsonw_key(&w, "evaluations");

@@ -216,6 +216,52 @@ static ac_sim_estimate sim_mean(fx *f, size_t servers)
     return e;
 }
 
+/* A tandem of two M/M/c pools (a: 20/s at mu 2/s, b: mu 4/s, 30 servers each) under a mean
+ * end-to-end limit of 800 ms: the mean response times add, T_a(c_a) + T_b(c_b) <= 0.8 s
+ * (Erlang C each), and the least total c_a + c_b is found here by enumerating every pair.
+ * The greedy split (a first with b at its feasible start, then b) gives 13 + 10 = 23; the
+ * least sum is 22 (14 + 8, T = 0.7857 s). */
+static void test_tandem_split_least_sum(void **state)
+{
+    size_t best = SIZE_MAX, ba = 0, bb = 0;
+    fx f;
+    ac_sizing *z;
+    const ac_size_node *ra, *rb;
+    (void)state;
+    for (size_t a = 1; a <= 30; a++)
+        for (size_t b = 1; b <= 30; b++)
+            if (mmc_mean(a, 20.0, 2.0) + mmc_mean(b, 20.0, 4.0) <= 0.8 && a + b < best) {
+                best = a + b;
+                ba = a;
+                bb = b;
+            }
+    assert_int_equal(best, 22); /* the enumeration itself: the example is what it claims */
+    fx_parse(&f, "<architecture format=\"1\">\n"
+                 "<workload><source id=\"s\" to=\"a\" rate=\"20/s\"/></workload>\n"
+                 "<pool id=\"a\" servers=\"30\" service-rate=\"2/s\" dispatch=\"shared-queue\"/>\n"
+                 "<pool id=\"b\" servers=\"30\" service-rate=\"4/s\" dispatch=\"shared-queue\"/>\n"
+                 "<route from=\"a\" to=\"b\"/>\n"
+                 "<requirements><latency max=\"800ms\"/></requirements>\n"
+                 "</architecture>\n");
+    z = size_ok(&f, 0);
+    ra = row_of(&f, z, "a");
+    rb = row_of(&f, z, "b");
+    assert_int_equal(ra->at_load.status, AC_SIZE_OK);
+    assert_int_equal(rb->at_load.status, AC_SIZE_OK);
+    assert_int_equal(ra->at_load.needed + rb->at_load.needed, best);
+    assert_int_equal(ra->at_load.needed, ba);
+    assert_int_equal(rb->at_load.needed, bb);
+    /* the pair found meets the limit by the closed form, and one fewer at either does not */
+    assert_true(mmc_mean(ba, 20.0, 2.0) + mmc_mean(bb, 20.0, 4.0) <= 0.8);
+    assert_true(mmc_mean(ba - 1, 20.0, 2.0) + mmc_mean(bb, 20.0, 4.0) > 0.8);
+    assert_true(mmc_mean(ba, 20.0, 2.0) + mmc_mean(bb - 1, 20.0, 4.0) > 0.8);
+    assert_string_equal(ra->at_load.binding, "mean latency");
+    assert_int_equal(ra->at_load.binding_node, AC_NONE); /* end to end */
+    assert_int_equal(z->saved, 60 - (long long)best);
+    ac_sizing_free(z);
+    fx_free(&f);
+}
+
 /* A power-of-two pool, 300/s at mu = 10/s, mean response <= 140 ms: the simulator at the
  * returned count meets the limit, one below it does not (each within its interval plus the
  * count's stated error). */
@@ -330,7 +376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_queue_mean),  cmocka_unit_test(test_shared_queue_p95),
         cmocka_unit_test(test_function_erlang_b),  cmocka_unit_test(test_power_of_two_against_sim),
-        cmocka_unit_test(test_dispatch_direction),
+        cmocka_unit_test(test_dispatch_direction), cmocka_unit_test(test_tandem_split_least_sum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -286,6 +286,34 @@ static void test_front_any_jobs(void **state)
     fx_free(&f);
 }
 
+/* The secondary objective on the test model, by hand: a setting either keeps the 12 servers
+ * all along (0 actions, 12 x 600 = 7200 server-seconds) or scales once to its settled count
+ * n (one action; feasible when n >= 8, Erlang C). The fewest actions among the feasible
+ * settings is 0, at 7200 server-seconds (every 0-action setting costs that); the best (least
+ * cost, 5040: n = 8 after 60 s) takes one action. */
+static void test_fewest_actions(void **state)
+{
+    fx f;
+    ac_tune_options o;
+    ac_tune_result *r;
+    (void)state;
+    fx_parse(&f, model_xml);
+    opts(&o, 160, 1);
+    o.moments = 0;
+    r = tune_ok(&f, &o);
+    assert_true(r->confirmed != AC_TUNE_NONE);
+    assert_true(r->has_fewest);
+    print_message("  fewest: %zu actions at %.1f server-s; best %zu at %.1f\n", r->fewest.actions,
+                  r->fewest.cost, r->best.actions, r->best.cost);
+    assert_int_equal(r->fewest.actions, 0);
+    assert_double_close(r->fewest.cost, 7200.0, 1e-6, 1e-9);
+    assert_int_equal(r->best.actions, 1);
+    assert_double_close(r->best.cost, 5040.0, 1e-6, 1e-9);
+    assert_int_equal(settled(&r->fewest.pools[0]), 12);
+    ac_tune_result_free(r);
+    fx_free(&f);
+}
+
 /* A budget of a few evaluations: the best so far, said to be so; and the counted budget. */
 static void test_budget_exhausted(void **state)
 {
@@ -571,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_grid_agrees),
         cmocka_unit_test(test_jobs_deterministic),
         cmocka_unit_test(test_budget_exhausted),
+        cmocka_unit_test(test_fewest_actions),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_scaling_settled_by_simulation),

@@ -12,8 +12,11 @@
  * Nodes are sized one after another in the file's order: first every count is doubled
  * together until the requirements hold (a feasible start), then each node's count is bisected
  * down with the nodes before it at their minima and those after it at the feasible start, so
- * the counts found hold together. Requirements on one node give that node's exact minimum;
- * end-to-end ones are met by the first nodes that can shrink (a greedy split, documented).
+ * the counts found hold together. Requirements on one node give that node's exact minimum.
+ * An end-to-end requirement that two nodes or more bind is then split anew: exchanges
+ * between every pair of them (more at one, the least that holds at the other) while the sum
+ * of their counts falls; exact (the least sum) for two such nodes, never above the greedy
+ * split, every point a probe that holds.
  *
  * Where the answer n sits within the stated error of a limit (some requirement straddles its
  * limit at n or n - 1), the full analysis with its validating simulation is run at n - 1 and n
@@ -70,6 +73,8 @@ typedef struct ac_size_answer {
                                     "nothing" when needed is 1) */
     size_t binding_node;         /* the node of that requirement, AC_NONE: end to end */
     int simulated;               /* the simulation settled or bracketed the count */
+    int split;                   /* 1: moved by the end-to-end split's exchanges (the
+                                    greedy split gave another count) */
     char assumes[64];            /* an outcome undecided by its stated error at every count of
                                     this node (a generous one too): the count does not move it,
                                     so the count is found as if it held; the check's verdict

@@ -211,6 +211,12 @@ typedef struct ac_tune_result {
     size_t nfront;
     int front_cut; /* a thread's store (AC_TUNE_FRONT_STORE) filled: points may be missing */
     ac_tune_provision provision;
+    /* The secondary objective, scaling actions: of the settings the search evaluated that
+       meet every requirement on the fluid (robust mode: with every margin clear), the one of
+       fewest actions (ties: the lower cost, then the genes). Not confirmed by simulation;
+       its pools, actions, cost and server_hours only (has_fewest 0: none). */
+    int has_fewest;
+    ac_tune_eval fewest;
 } ac_tune_result;
 
 /*
