@@ -94,7 +94,7 @@ static size_t look_sizes(size_t n, size_t *sizes)
 /* The events of the first look's warm-ups: every arrival of a source at its rate of t = 0,
  * and every completion at a pool or function (the gateway's and the queue's hand-offs cost
  * none), at the steady-state rates scaled by the lowest ratio rate(0) / rate of the sources
- * (<= 1): what the simulator certainly spends before the faults start (the horizon and the
+ * (<= 1) and by min(scale, 1): what the simulator certainly spends before the faults start (the horizon and the
  * later looks come on top; the fault window can cost fewer events than the offered rates). */
 double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
                                     double scale, double horizon,
@@ -129,7 +129,9 @@ double ac_search_confirm_events_min(const ac_model *model, const double *node_ra
             nodes += node_rates[i];
     }
     (void)look_sizes(o.replications, sizes);
-    return (src + ratio * nodes) * scale * warmup *
+    /* completions grow slower than the load (losses): scaled up, the node rates stay those
+       of scale 1 */
+    return (src * scale + ratio * nodes * fmin(scale, 1.0)) * warmup *
            (double)(o.sequential ? sizes[0] : o.replications);
 }
 

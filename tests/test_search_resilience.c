@@ -103,6 +103,84 @@ static void test_confirm_erlang_b(void **state)
     fx_free(&f);
 }
 
+/*
+ * The sequential test against tau (looks at 3, 6, 10 replications, each interval at
+ * 1 - 0.05/3): with tau far from the mean (0.7 against Erlang-B(10, 8) = 0.1217) it stops at
+ * the first look, its mean that of the fixed test with 3 replications (the same seeds) bit
+ * for bit and its half-width wider by t_{1-0.025/3, 2} / t_{0.975, 2}; with tau at the
+ * closed form no look can clear it, so it runs all 10 (the fixed test's mean, its half-width
+ * wider by the 9-df ratio). Two threads give the same bits. A budget that covers the first
+ * look and not the second: the first look stands, the reason is said.
+ */
+static void test_confirm_sequential(void **state)
+{
+    ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
+    ac_search_term_value tv;
+    ac_search_confirm_options co;
+    ac_search_confirmation seq, fix, two;
+    double fluid, b8 = erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    assert_double_close(ac_search_confirm_warmup(f.m), 100.0 * 0.1 + 3600.0, 1e-12, 0.0);
+    fluid_terms(&f, &plan, 0.8, &fluid, &tv);
+    ac_search_confirm_options_init(&co);
+    co.sequential = 1;
+    co.tau = 0.7;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
+                     AC_OK);
+    co.sequential = 0;
+    co.replications = 3;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
+                     AC_OK);
+    print_message("sequential: %.5f +- %.5f after %zu replications (fixed 3: +- %.5f), "
+                  "Erlang-B %.5f\n",
+                  seq.score, seq.ci95, seq.replications, fix.ci95, b8);
+    assert_true(seq.computed && fix.computed);
+    assert_int_equal(seq.replications, 3);
+    assert_int_equal(seq.looks, 1);
+    assert_int_equal(seq.looks_planned, 3);
+    assert_int_equal(fix.looks_planned, 1);
+    assert_double_close(seq.level, 1.0 - 0.05 / 3.0, 1e-15, 0.0);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
+    assert_int_equal(ac_search_confirm_side(&seq, 0.7), -1);
+    assert_true(fabs(seq.score - b8) <= seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) /
+                                            gsl_cdf_tdist_Pinv(q, 2.0));
+    /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
+       the seeds are fixed, so this is deterministic) */
+    co.sequential = 1;
+    co.replications = 10;
+    co.tau = b8;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
+                     AC_OK);
+    co.jobs = 2;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
+                     AC_OK);
+    co.sequential = 0;
+    co.jobs = 1;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
+                     AC_OK);
+    assert_int_equal(seq.replications, 10);
+    assert_int_equal(seq.looks, 3);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 9.0) / gsl_cdf_tdist_Pinv(0.975, 9.0), 0.0, 1e-12);
+    assert_int_equal(ac_search_confirm_side(&seq, b8), 0);
+    assert_true(two.score == seq.score && two.ci95 == seq.ci95 && two.events == seq.events);
+    /* a budget for the first look (3 of them) and not for the next 3 */
+    co.sequential = 1;
+    co.max_events = seq.events * 4 / 10;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
+                     AC_OK);
+    assert_true(two.computed);
+    assert_int_equal(two.looks, 1);
+    assert_int_equal(two.replications, 3);
+    assert_non_null(strstr(two.why, "budget"));
+    fx_free(&f);
+}
+
 /* What the simulator cannot measure is said, not guessed; bad arguments are refused. */
 static void test_confirm_not_computed(void **state)
 {
@@ -614,11 +692,23 @@ static void test_check_resilience(void **state)
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
-    /* the confirmation's event budget: 10 replications of (60 s warm-up + 20 s) at 100/s
-       need at least 8e4 events, over a budget of 1000: not run, said so */
+    /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
+       keep-alive 3600 s = 3610 s at 100/s spend the source's 100 arrivals/s and the
+       function's completions, 100 (1 - B(10, 10)) = 78.5/s; the pre-check counts those of
+       the steady state at 50/s, 50 (1 - B(10, 5)) = 49.1/s (the analysis' throughput within
+       2%): 1.61e6 events, below the 1.93e6 spent, over a budget of 1000: not run, said so */
     a = run_ac("check", "--confirm-events", "1000", pass, NULL);
     assert_int_equal(a.status, 3);
-    assert_non_null(strstr(a.out, "at least 8e+04 events"));
+    {
+        const char *at = strstr(a.out, "would spend about ");
+        double low = 3.0 * 3610.0 * (100.0 + 50.0 * (1.0 - erlang_b(10, 5.0)));
+        double spent = 3.0 * 3610.0 * 100.0 * (2.0 - erlang_b(10, 10.0)), v;
+        assert_non_null(at);
+        v = strtod(at + strlen("would spend about "), NULL);
+        assert_double_close(v, low, 0.0, 0.02);
+        assert_true(v < spent);
+        assert_non_null(strstr(a.out, "(3610 s each)"));
+    }
     assert_non_null(strstr(a.out, "(--confirm-events)"));
     ac_test_run_free(&a);
     a = run_ac("search", "--confirm-events", "100", pass, NULL);
@@ -726,6 +816,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confirm_erlang_b),
         cmocka_unit_test(test_confirm_not_computed),
+        cmocka_unit_test(test_confirm_sequential),
         cmocka_unit_test(test_study),
         cmocka_unit_test(test_study_variants),
         cmocka_unit_test(test_export),

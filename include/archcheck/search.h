@@ -506,7 +506,8 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
  * `node_rates` the model's steady-state completion rates (jobs/s at scale 1, one per node;
  * NaN or negative count 0): every source arrival at its rate of t = 0 and every completion
  * at a pool or function (hand-offs at a gateway or queue cost no event), the node rates
- * scaled by the lowest rate(0) / rate of the sources. The horizon and the later looks come
+ * scaled by the lowest rate(0) / rate of the sources and by min(scale, 1) (the sources' by
+ * scale: completions grow slower than the load where it is lost). The horizon and the later looks come
  * on top, so above opt->max_events the confirmation cannot settle anything (a search whose
  * worst case cannot be confirmed cannot settle a requirement). `horizon` is not used. opt
  * NULL: defaults. */
