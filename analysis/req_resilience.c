@@ -217,6 +217,27 @@ static void judge(ac_an_ctx *c, const ac_requirement *r, const char *what, const
     ac_an_add_check(c, &ck);
 }
 
+/* The most the search of step 1 at workload factor s can spend: the GA's budget B (it spends
+ * no more) and the polish's B / 10 + 2 n (ac_search_polish stops at its budget), n the genes
+ * of the space (the mitigations change parameters, not nodes: the same for every variant;
+ * AC_SEARCH_GENES_MAX when the space cannot be built, whose error the search reports). */
+static size_t search_cost(const ac_an_ctx *c, double s)
+{
+    const ac_model *m = c->model;
+    ac_transient_options to = c->opt->transient_opt;
+    ac_search_options so;
+    ac_search_space *sp = NULL;
+    ac_error err = {0};
+    size_t n = AC_SEARCH_GENES_MAX, b;
+    ac_search_options_init(&so);
+    b = m->faults.has_budget ? m->faults.budget : so.budget;
+    to.scale = s;
+    if (ac_search_space_new(m, ac_transient_horizon(m, &to), &sp, &err) == 0)
+        n = ac_search_space_ngenes(sp);
+    ac_search_space_free(sp);
+    return b + b / 10 + 2 * n;
+}
+
 /* 1 (with the reason in `note`) when the simulation that must confirm the worst case at
  * workload factor s needs more events than its budget allows, whatever the search finds:
  * the search is then not run (it could not settle the requirement). */
@@ -275,8 +296,7 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
         return;
     }
     {
-        size_t per =
-            (m->faults.has_budget ? m->faults.budget : 2000) * 11 / 10 + 2 * AC_SEARCH_GENES_MAX;
+        size_t per = search_cost(c, r->min / peak);
         if (c->search_evals + per > c->opt->search_budget) {
             snprintf(note, sizeof note,
                      "its search could need %zu evaluations, and %zu of the analysis' budget of "

@@ -273,6 +273,8 @@ static void test_study(void **state)
             assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0, 0.015);
             warm_evals += st->variants[i].evaluations;
             cold_evals += cold->variants[i].evaluations;
+            /* the budget check's bound of a variant is attained by a cold one */
+            assert_int_equal(cold->variants[i].evaluations, 751);
         }
         print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n", warm_evals,
                       cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
@@ -281,8 +283,9 @@ static void test_study(void **state)
         o.warm_start = 1;
     }
     ac_search_study_free(st);
-    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends ~600: the variant's
-       752 do not fit in what is left */
+    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends them all (the bound
+       is attained: 15 probes and the search at the design's load, each a full GA and a full
+       polish): the variant's 15 x 46 + 15 + 46 = 751 do not fit in the 64 left */
     o.max_evaluations = 800;
     o.mitigation = 1;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
@@ -291,6 +294,8 @@ static void test_study(void **state)
     assert_int_equal(st->variants[1].mitigation, 1);
     assert_false(st->variants[1].computed);
     assert_non_null(strstr(st->variants[1].why, "budget"));
+    assert_non_null(strstr(st->variants[1].why, "could need 751 evaluations and 64 of"));
+    assert_int_equal(st->variants[0].evaluations, 736);
     assert_true(isnan(st->variants[1].gain));
     assert_true(st->evaluations <= st->budget);
     ac_search_study_free(st);
@@ -724,6 +729,60 @@ static void test_check_resilience(void **state)
 }
 
 /*
+ * The analysis' search budget: one <resilience> search of the file's 40 evaluations costs at
+ * most 40 + 4 + 2 x 1 (the GA, then the polish's tenth and two moves per gene) = 46. With 45
+ * it is refused before anything is computed (INCONCLUSIVE, the bound said), with 46 it runs
+ * (the worst delay at 200/s: Erlang-B(10, 40) = 0.76 >= tau, FAIL) and spends at most 46.
+ */
+static void test_analysis_search_budget(void **state)
+{
+    static const char req[] = "  <requirements>\n"
+                              "    <resilience tau='0.7' min-boundary='200/s'/>\n"
+                              "  </requirements>\n"
+                              "</architecture>\n";
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    char xml[4096];
+    fx f;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, req);
+    fx_parse(&f, xml);
+    for (size_t budget = 45; budget <= 46; budget++) {
+        ac_analysis_options ao;
+        ac_analysis *an = NULL;
+        ac_diag_list d;
+        int found = 0;
+        ac_diag_list_init(&d);
+        ac_analysis_options_init(&ao);
+        ao.validate = AC_VALIDATE_NEVER;
+        ao.search_budget = budget;
+        assert_int_equal(ac_analysis_run(f.m, &ao, &an, &d, &f.err), AC_OK);
+        for (size_t i = 0; i < an->nchecks; i++)
+            if (strncmp(an->checks[i].name, "resilience", 10) == 0) {
+                found = 1;
+                assert_int_equal(an->checks[i].status,
+                                 budget == 45 ? AC_CHECK_INCONCLUSIVE : AC_CHECK_FAIL);
+            }
+        assert_true(found);
+        found = 0;
+        for (size_t i = 0; i < d.count; i++) {
+            const char *msg = d.items[i].message, *at = strstr(msg, " evaluations) scores");
+            if (budget == 45 && strstr(msg, "its search could need 46 evaluations") != NULL)
+                found = 1;
+            if (budget == 46 && strcmp(d.items[i].rule, "AC301") == 0 && at != NULL) {
+                while (at > msg && at[-1] >= '0' && at[-1] <= '9')
+                    at--;
+                assert_true(strtoul(at, NULL, 10) <= 46);
+                found = 1;
+            }
+        }
+        assert_true(found);
+        ac_analysis_free(an);
+        ac_diag_list_clear(&d);
+    }
+    fx_free(&f);
+}
+
+/*
  * Plans the transient cannot integrate are no evidence of harmlessness. With a work budget of
  * 300 (steps x states) only the no-fault plan integrates on thr_xml at 200/s (its fluid
  * throttle share 1 - C / (lambda T) = 1 - 10 / (200 x 0.1) = 0.5 below tau 0.7); every delay
@@ -823,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
         cmocka_unit_test(test_failed_integrations),
+        cmocka_unit_test(test_analysis_search_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
