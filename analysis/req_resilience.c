@@ -268,8 +268,8 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
              "would spend about %.3g events in their warm-ups alone (%.4g s each), over its "
              "budget of %.3g (--confirm-events), and the fluid model alone cannot pass (the "
              "search was not run)",
-             co.replications < 3 ? co.replications : (size_t)3, need,
-             ac_search_confirm_warmup(m), (double)co.max_events);
+             co.replications < 3 ? co.replications : (size_t)3, need, ac_search_confirm_warmup(m),
+             (double)co.max_events);
     return 1;
 }
 
@@ -316,7 +316,8 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
             rc = ac_model_apply_mitigation(variant, r->mitigation, note, sizeof note, &err);
     }
     if (rc == 0)
-        rc = search_and_confirm(c, variant != NULL ? variant : m, r->min / peak, r->tau, &run, &err);
+        rc =
+            search_and_confirm(c, variant != NULL ? variant : m, r->min / peak, r->tau, &run, &err);
     c->search_evals += run.evals;
     if (rc == AC_ENOMEM)
         c->oom = 1;

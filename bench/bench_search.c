@@ -245,8 +245,7 @@ static double term_median(const run *runs, size_t i)
 
 /* --ablation: one row per configuration, as the study reported (score, fan-out p95, error
  * rate, backlog duration), against the full GA (configuration 0). */
-static void ablation_rows(const ac_model *m, const config *cf, size_t nconf,
-                          run runs[][SEEDS])
+static void ablation_rows(const ac_model *m, const config *cf, size_t nconf, run runs[][SEEDS])
 {
     size_t ip95 = term_of(m, AC_METRIC_P95_LATENCY, 1), ierr = term_of(m, AC_METRIC_ERROR_RATE, 0);
     size_t iback = term_of(m, AC_METRIC_BACKLOG_DURATION, -1);
@@ -262,8 +261,7 @@ static void ablation_rows(const ac_model *m, const config *cf, size_t nconf,
         }
         quartiles(x, SEEDS, &q1, &med, &q3);
         printf("%-22s %8.4f  %8.4f .. %-7.4f %10.4g s %11.4g %10.4g s", cf[k].name, med, q1, q3,
-               term_median(runs[k], ip95), term_median(runs[k], ierr),
-               term_median(runs[k], iback));
+               term_median(runs[k], ip95), term_median(runs[k], ierr), term_median(runs[k], iback));
         if (k > 0)
             printf(" %zu of %d seeds", below, SEEDS);
         printf("\n");

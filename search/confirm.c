@@ -93,12 +93,14 @@ static size_t look_sizes(size_t n, size_t *sizes)
 
 /* The events of the first look's warm-ups: every arrival of a source at its rate of t = 0,
  * and every completion at a pool or function (the gateway's and the queue's hand-offs cost
- * none), at the steady-state rates scaled by the lowest ratio rate(0) / rate of the sources
- * (<= 1) and by min(scale, 1): what the simulator certainly spends before the faults start (the horizon and the
- * later looks come on top; the fault window can cost fewer events than the offered rates). */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates,
-                                    double scale, double horizon,
-                                    const ac_search_confirm_options *opt)
+ * none; the simulator counts events as it takes them from its heap), the nodes at their
+ * steady-state completion rates (the analysis') scaled by the lowest ratio rate(0) / rate of
+ * the sources (<= 1) and by min(scale, 1): an estimate of what the simulator spends before
+ * the faults start, from below where the analysis' rates are right (the horizon and the later
+ * looks come on top; the fault window can cost fewer events than the offered rates). On
+ * faas-cascade 1.64e7 for the 3 warm-ups, against 1.82e7 spent by the 3 replications. */
+double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
+                                    double horizon, const ac_search_confirm_options *opt)
 {
     ac_search_confirm_options o;
     double src = 0.0, nodes = 0.0, ratio = 1.0, warmup;
@@ -113,9 +115,9 @@ double ac_search_confirm_events_min(const ac_model *model, const double *node_ra
     warmup = o.warmup > 0.0 ? o.warmup : ac_search_confirm_warmup(model);
     for (size_t i = 0; i < model->nsources; i++) {
         const ac_source *sc = &model->sources[i];
-        double r0 = sc->profile != AC_NONE ? ac_profile_rate(&model->profiles[sc->profile], 0.0,
-                                                             NULL)
-                                           : sc->rate;
+        double r0 = sc->profile != AC_NONE
+                        ? ac_profile_rate(&model->profiles[sc->profile], 0.0, NULL)
+                        : sc->rate;
         if (!(r0 > 0.0) || !isfinite(r0))
             r0 = 0.0;
         src += r0;
@@ -242,7 +244,6 @@ static int check_args(const ac_model *model, size_t nfaults, double scale, doubl
         return ac_error_set(err, AC_EINVAL, "confirmation: invalid arguments");
     return 0;
 }
-
 
 /* One replication's outcome, by slot. */
 typedef struct rep_out {

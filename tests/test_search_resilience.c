@@ -15,7 +15,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 
-
 static double erlang_b(size_t c, double a)
 {
     double b = 1;
@@ -146,8 +145,8 @@ static void test_confirm_sequential(void **state)
     assert_double_close(seq.ci95 / fix.ci95,
                         gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
     assert_int_equal(ac_search_confirm_side(&seq, 0.7), -1);
-    assert_true(fabs(seq.score - b8) <= seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) /
-                                            gsl_cdf_tdist_Pinv(q, 2.0));
+    assert_true(fabs(seq.score - b8) <=
+                seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) / gsl_cdf_tdist_Pinv(q, 2.0));
     /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
        the seeds are fixed, so this is deterministic) */
     co.sequential = 1;

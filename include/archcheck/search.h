@@ -418,7 +418,7 @@ int ac_search_convergence_run(const ac_search_problem *problem, const ac_search_
 /* ---------------------------------------------------- confirmation by simulation */
 
 /* The most threads of a confirmation, and the most looks of its sequential schedule. */
-#define AC_SEARCH_CONFIRM_JOBS_MAX 64
+#define AC_SEARCH_CONFIRM_JOBS_MAX  64
 #define AC_SEARCH_CONFIRM_LOOKS_MAX 16
 
 /*
@@ -483,7 +483,7 @@ typedef struct ac_search_confirmation {
     size_t looks, looks_planned; /* looks made (at most planned), planned K (fixed: 1) */
     size_t replications;
     unsigned long long events; /* every replication run (a look cut by the budget included) */
-    double warmup, horizon; /* s, as used */
+    double warmup, horizon;    /* s, as used */
 } ac_search_confirmation;
 
 /*
@@ -507,8 +507,8 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
  * NaN or negative count 0): every source arrival at its rate of t = 0 and every completion
  * at a pool or function (hand-offs at a gateway or queue cost no event), the node rates
  * scaled by the lowest rate(0) / rate of the sources and by min(scale, 1) (the sources' by
- * scale: completions grow slower than the load where it is lost). The horizon and the later looks come
- * on top, so above opt->max_events the confirmation cannot settle anything (a search whose
+ * scale: completions grow slower than the load where it is lost). The horizon and the later looks
+ * come on top, so above opt->max_events the confirmation cannot settle anything (a search whose
  * worst case cannot be confirmed cannot settle a requirement). `horizon` is not used. opt
  * NULL: defaults. */
 double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
