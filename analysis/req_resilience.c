@@ -246,28 +246,24 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
     const ac_model *m = c->model;
     ac_transient_options to = c->opt->transient_opt;
     ac_search_confirm_options co;
-    double *rates, need;
-    if (c->a == NULL || c->a->nodes == NULL || c->a->nnodes != m->nnodes)
-        return 0;
-    rates = calloc(m->nnodes + 1, sizeof *rates);
-    if (rates == NULL)
-        return 0; /* the search reports the shortage itself */
-    for (size_t i = 0; i < m->nnodes; i++)
-        rates[i] = c->a->nodes[i].throughput;
-    to.scale = s;
+    ac_error err = {0};
+    double need = 0.0;
     ac_search_confirm_options_init(&co);
     co.sequential = 1;
     if (c->opt->search_confirm_events > 0)
         co.max_events = c->opt->search_confirm_events;
-    need = ac_search_confirm_events_min(m, rates, s, ac_transient_horizon(m, &to), &co);
-    free(rates);
+    co.seed = m->faults.has_seed ? m->faults.seed : c->opt->sim.seed;
+    to.scale = s;
+    if (ac_search_confirm_events_pilot(m, s, ac_transient_horizon(m, &to), &co, &need, &err) != 0)
+        return 0; /* the confirmation reports the simulator's refusal itself */
     if (!(need > (double)co.max_events))
         return 0;
     snprintf(note, size,
              "its worst case could not be confirmed: the simulation's first %zu replications "
-             "would spend about %.3g events in their warm-ups alone (%.4g s each), over its "
-             "budget of %.3g (--confirm-events), and the fluid model alone cannot pass (the "
-             "search was not run)",
+             "would spend about %.3g events (warm-ups of %.4g s at the rate of a pilot run "
+             "without faults, and the horizon's requests), over its budget of %.3g "
+             "(--confirm-events), and "
+             "the fluid model alone cannot pass (the search was not run)",
              co.replications < 3 ? co.replications : (size_t)3, need, ac_search_confirm_warmup(m),
              (double)co.max_events);
     return 1;
@@ -279,7 +275,7 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
     ac_model *variant = NULL;
     ac_error err = {0};
     res_run run;
-    char what[128], note[320];
+    char what[128], note[384];
     double peak = ac_search_peak_rate(m);
     int rc = 0;
     snprintf(what, sizeof what, "of %.40s at %.6g/s",

@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,9 @@ double ac_search_confirm_warmup(const ac_model *m)
     return fmax(60.0, 100.0 * fast + slow);
 }
 
+static void sim_options(const ac_search_confirmation *out, double scale,
+                        const ac_transient_plan *plan, ac_sim_options *so);
+
 /* The looks of the schedule for at most n replications (n >= 2): 3, 6, 12, ... below n, then
  * n (n <= 3: n alone); returns their count (at most AC_SEARCH_CONFIRM_LOOKS_MAX). */
 static size_t look_sizes(size_t n, size_t *sizes)
@@ -91,50 +95,60 @@ static size_t look_sizes(size_t n, size_t *sizes)
     return k;
 }
 
-/* The events of the first look's warm-ups: every arrival of a source at its rate of t = 0,
- * and every completion at a pool or function (the gateway's and the queue's hand-offs cost
- * none; the simulator counts events as it takes them from its heap), the nodes at their
- * steady-state completion rates (the analysis') scaled by the lowest ratio rate(0) / rate of
- * the sources (<= 1) and by min(scale, 1): an estimate of what the simulator spends before
- * the faults start, from below where the analysis' rates are right (the horizon and the later
- * looks come on top; the fault window can cost fewer events than the offered rates). On
- * faas-cascade 1.64e7 for the 3 warm-ups, against 1.82e7 spent by the 3 replications. */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
-                                    double horizon, const ac_search_confirm_options *opt)
+/* The events the first look's warm-ups spend: a pilot replication of the system without
+ * faults at the rates of t = 0 (scaled), started empty, over AC_SEARCH_CONFIRM_PILOT s (at
+ * most a tenth of the budget), gives the events per simulated second r, and the first look's
+ * n replications spend about n (r W + A_H): r W in the warm-up (the start-up's cold starts
+ * make r a little low), A_H the sources' requests over the horizon (each one event; what the
+ * faults make of them is not counted: a throttle costs nothing more, a retry does). */
+/* The sources' requests over [0, h] at factor `scale`: the trapezoid rule on 1,000 steps
+ * (exact on the profiles' linear pieces up to the steps that hold a corner). */
+static double arrivals(const ac_model *m, double scale, double h)
+{
+    double sum = 0.0, dt = h / 1000.0;
+    for (size_t k = 0; k <= 1000; k++)
+        for (size_t i = 0; i < m->nsources; i++)
+            sum += (k == 0 || k == 1000 ? 0.5 : 1.0) * dt *
+                   ac_transient_source_rate(m, i, scale, (double)k * dt);
+    return sum;
+}
+
+int ac_search_confirm_events_pilot(const ac_model *model, double scale, double horizon,
+                                   const ac_search_confirm_options *opt, double *out, ac_error *err)
 {
     ac_search_confirm_options o;
-    double src = 0.0, nodes = 0.0, ratio = 1.0, warmup;
+    ac_search_confirmation c;
+    ac_sim_options so;
+    ac_sim_result *res = NULL;
+    ac_error serr = {0};
     size_t sizes[AC_SEARCH_CONFIRM_LOOKS_MAX];
-    (void)horizon;
+    int rc;
+    *out = 0.0;
     if (opt != NULL)
         o = *opt;
     else
         ac_search_confirm_options_init(&o);
-    if (model == NULL || node_rates == NULL || o.replications < 2)
-        return 0.0;
-    warmup = o.warmup > 0.0 ? o.warmup : ac_search_confirm_warmup(model);
-    for (size_t i = 0; i < model->nsources; i++) {
-        const ac_source *sc = &model->sources[i];
-        double r0 = sc->profile != AC_NONE
-                        ? ac_profile_rate(&model->profiles[sc->profile], 0.0, NULL)
-                        : sc->rate;
-        if (!(r0 > 0.0) || !isfinite(r0))
-            r0 = 0.0;
-        src += r0;
-        if (sc->rate > 0.0)
-            ratio = fmin(ratio, r0 / sc->rate);
-    }
-    for (size_t i = 0; i < model->nnodes; i++) {
-        ac_node_kind k = model->nodes[i].kind;
-        if ((k == AC_NODE_POOL || k == AC_NODE_FUNCTION) && node_rates[i] > 0.0 &&
-            isfinite(node_rates[i]))
-            nodes += node_rates[i];
-    }
+    if (model == NULL || !(scale > 0.0) || !isfinite(scale) || !(horizon >= 0.0) ||
+        !isfinite(horizon) || o.replications < 2)
+        return ac_error_set(err, AC_EINVAL, "confirmation pilot: invalid arguments");
+    memset(&c, 0, sizeof c);
+    c.warmup = o.warmup > 0.0 ? o.warmup : ac_search_confirm_warmup(model);
+    c.horizon = fmin(AC_SEARCH_CONFIRM_PILOT, c.warmup);
+    sim_options(&c, scale, NULL, &so);
+    so.horizon = c.horizon; /* [0, pilot] at the rates of t = 0 (the profiles read at t - W) */
+    so.warmup = 0.0;
+    so.seed = (unsigned long)ac_sim_seed_mix(o.seed, (uint64_t)-1);
+    so.max_events = o.max_events / 10 > 0 ? o.max_events / 10 : 1;
+    rc = ac_sim_run(model, &so, &res, &serr);
     (void)look_sizes(o.replications, sizes);
-    /* completions grow slower than the load (losses): scaled up, the node rates stay those
-       of scale 1 */
-    return (src * scale + ratio * nodes * fmin(scale, 1.0)) * warmup *
+    if (rc != 0 && rc != AC_ELIMIT)
+        return ac_error_set(err, rc, "confirmation pilot: %s", serr.message);
+    /* over a tenth of the budget in the pilot: the rate is at least that tenth's */
+    *out = ((double)(rc == 0 ? res->events : so.max_events) / c.horizon * c.warmup +
+            arrivals(model, scale, horizon)) *
            (double)(o.sequential ? sizes[0] : o.replications);
+    ac_sim_result_free(res);
+    return 0;
 }
 
 /* A node's value of one metric from a one-replication result; NAN where undefined. */

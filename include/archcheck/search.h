@@ -501,18 +501,23 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
                       size_t nterms, double fluid, const ac_search_confirm_options *opt,
                       ac_search_confirmation *out, ac_error *err);
 
+/* The pilot's length (s of simulated time) of ac_search_confirm_events_pilot. */
+#define AC_SEARCH_CONFIRM_PILOT 60.0
+
 /* The events that the first look of the confirmation of `model` at workload factor `scale`
- * spends in its warm-ups alone (sequential: its first look's replications; fixed: all), with
- * `node_rates` the model's steady-state completion rates (jobs/s at scale 1, one per node;
- * NaN or negative count 0): every source arrival at its rate of t = 0 and every completion
- * at a pool or function (hand-offs at a gateway or queue cost no event), the node rates
- * scaled by the lowest rate(0) / rate of the sources and by min(scale, 1) (the sources' by
- * scale: completions grow slower than the load where it is lost). The horizon and the later looks
- * come on top, so above opt->max_events the confirmation cannot settle anything (a search whose
- * worst case cannot be confirmed cannot settle a requirement). `horizon` is not used. opt
- * NULL: defaults. */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
-                                    double horizon, const ac_search_confirm_options *opt);
+ * over `horizon` (s) spends at least, about (sequential: its first look's replications; fixed:
+ * all), into *out: n (r W + A_H), with r the events per simulated second of a pilot
+ * replication without faults at the rates of t = 0 (min(60 s, W) from the empty start, its
+ * own seed, at most a tenth of opt->max_events: past it r is taken at that tenth's rate, a
+ * lower value), W the warm-up, A_H the sources' requests over the horizon (one event each), n
+ * the replications. What the faults add and the later looks come on top, so above
+ * opt->max_events the
+ * confirmation cannot settle anything (a search whose worst case cannot be confirmed cannot
+ * settle a requirement). opt NULL: defaults. Returns 0, AC_EINVAL (bad arguments, a model the
+ * simulator refuses) or AC_ENOMEM. */
+int ac_search_confirm_events_pilot(const ac_model *model, double scale, double horizon,
+                                   const ac_search_confirm_options *opt, double *out,
+                                   ac_error *err);
 
 /* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
  * -1 when wholly below, 0 when it straddles tau or was not computed. */
