@@ -22,6 +22,8 @@
 #include "archcheck/sim.h"
 #include "archcheck/solver.h"
 
+#include "rows.h"
+
 static double now(void)
 {
     struct timespec ts;
@@ -92,6 +94,10 @@ static int run_case(const char *name, const ac_model *m, int e2e)
            ci, r->replications, r->events, t_sim);
     printf("  relative difference %.3f%%, time ratio %.0fx\n", 100.0 * fabs(v_an - v_sim) / v_sim,
            t_sim / t_an);
+    ac_bench_row(name, t_sim / t_an, "x", "1000x", NULL, t_sim / t_an >= 1000.0 ? "PASS" : "MISS",
+                 "simulation at 1%% precision / analysis time; analysis %.6g, simulation %.6g +- "
+                 "%.3g (%zu replications)",
+                 v_an, v_sim, ci, r->replications);
     ac_sim_result_free(r);
     return t_sim / t_an >= 1000.0 ? 0 : 1;
 }
