@@ -113,12 +113,11 @@ static void note_add(ac_transient *tr, const char *text)
 
 static void ctx_free(tr_ctx *c)
 {
-    void *arrays[] = {c->pools,   c->pool_of, c->fd_pool, c->gamma,   c->gslope,  c->lambda,
-                      c->dep,     c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
-                      c->qs,      c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
-                      c->outf,    c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
-                      c->kind,    c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges,
-                      c->sw_base, c->sw_g,    c->sw_lock, c->sw_flips};
+    void *arrays[] = {c->pools, c->pool_of, c->fd_pool, c->gamma,   c->gslope,  c->lambda,
+                      c->dep,   c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
+                      c->qs,    c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
+                      c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
+                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges};
     ac_solver_tr_scalers_free(c);
     ac_solver_tr_links_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
@@ -379,30 +378,6 @@ cleanup:
     return rc;
 }
 
-/* The switches of every node (tr_kind.nswitch): free, g = 1 (no root) until evaluated. */
-static int ctx_switches(tr_ctx *c)
-{
-    size_t n = c->m->nnodes;
-    c->sw_base = malloc((n + 1) * sizeof *c->sw_base);
-    if (c->sw_base == NULL)
-        return AC_ENOMEM;
-    c->nsw = 0;
-    for (size_t v = 0; v < n; v++) {
-        c->sw_base[v] = c->nsw;
-        if (c->kind[v]->nswitch != NULL)
-            c->nsw += c->kind[v]->nswitch(c, c->unit_of[v]);
-    }
-    c->sw_base[n] = c->nsw;
-    c->sw_g = malloc((c->nsw + 1) * sizeof *c->sw_g);
-    c->sw_lock = calloc(c->nsw + 1, 1);
-    c->sw_flips = calloc(c->nsw + 1, sizeof *c->sw_flips);
-    if (c->sw_g == NULL || c->sw_lock == NULL || c->sw_flips == NULL)
-        return AC_ENOMEM;
-    for (size_t k = 0; k <= c->nsw; k++)
-        c->sw_g[k] = 1.0;
-    return AC_OK;
-}
-
 /* The scratch of the flows and of the Jacobian, and the trajectories of every node. */
 static int ctx_scratch(tr_ctx *c, ac_transient *tr, int dense, ac_error *err)
 {
@@ -413,7 +388,7 @@ static int ctx_scratch(tr_ctx *c, ac_transient *tr, int dense, ac_error *err)
     c->fd_f = malloc((c->dim + 1) * sizeof *c->fd_f);
     c->gbuf = malloc((c->nq + 1) * sizeof *c->gbuf);
     if (c->f0 == NULL || c->f1 == NULL || (dense && c->jb == NULL) || c->fd_y == NULL ||
-        c->fd_f == NULL || c->gbuf == NULL || ctx_switches(c) != AC_OK)
+        c->fd_f == NULL || c->gbuf == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient of %zu states)", c->dim);
     for (size_t v = 0; v < c->m->nnodes; v++)
         if (node_alloc(c, v, &tr->nodes[v], tr->nsamples) != AC_OK)
@@ -798,7 +773,6 @@ static int run_once(ac_transient_ws *ws, ac_error *err)
     ws->pf.n = ws->pf.record ? 0 : ws->pf.n;
     rc = ac_solver_tr_integrate(c, tr, ws->dr, ws->h0, ws->tgt, ws->ntarget, ws->y, t0, s0, &ws->w,
                                 &ws->pf, &nsteps, err);
-    tr->steps = nsteps;
     if (rc != AC_OK) {
         if (ws->pf.record)
             ws->pf_valid = 0;

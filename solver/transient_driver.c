@@ -12,13 +12,6 @@
  * a restart is CVodeReInit (no allocation). The serial vector's operations and the linear
  * system I - gamma J are this file's (below: Debian's SUNDIALS is built without
  * optimisation; bit-identical results, 2.10e8 -> 1.16e8 instructions per plan evaluation).
- *
- * Switches (transient_internal.h, tr_sw): CVODE integrates with every kink of the flows
- * locked to one branch and finds the roots of their switching functions (CVodeRootInit, one
- * root function per switch, declared by the node kinds); at a root the switch flips and the
- * integration restarts there (CVodeReInit, after the samples inside the step are taken), so
- * no step straddles a kink (measured on samples/serverless-pipeline.xml, plans 1..40 of
- * bench_transient: 2,877 -> 2,203 steps and 878 -> 668 LU factorisations per evaluation).
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,10 +60,6 @@ struct tr_driver {
     size_t nnz;           /* its entries */
     double tstop;         /* the stop time set, NAN: none */
     char why[96];         /* the last failure */
-    /* the switches' roots (transient_internal.h, tr_sw) */
-    int *rootinfo;       /* CVodeGetRootInfo's (nsw) */
-    unsigned char *keep; /* 1: flipped at the last root (its branch is not re-read) */
-    int pending;         /* a root was returned: restart there before the next step */
 };
 
 /* ---- the vector operations CVODE uses, compiled with the project ------------------------
@@ -441,8 +430,6 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->jval);
     free(dr->jpos);
     free(dr->jdiag);
-    free(dr->rootinfo);
-    free(dr->keep);
     free(dr);
 }
 
@@ -473,84 +460,6 @@ static void cv_seed_pattern(tr_driver *dr, double *y)
                 dr->nnz++;
             }
     }
-}
-
-/* ---- the switches' roots ----------------------------------------------------------------- */
-
-/* CVODE's root functions: the switching function of every locked switch (1, never a root,
- * for a free one or when not locking). */
-static int cv_g(sunrealtype t, N_Vector yv, sunrealtype *gout, void *user)
-{
-    tr_driver *dr = user;
-    tr_ctx *c = dr->c;
-    if (!c->sw_on) {
-        for (size_t k = 0; k < c->nsw; k++)
-            gout[k] = 1.0;
-        return 0;
-    }
-    ac_solver_tr_eval_flows(c, t, N_VGetArrayPointer(yv), NULL, 0);
-    for (size_t k = 0; k < c->nsw; k++) {
-        double g = c->sw_g[k];
-        gout[k] = c->sw_lock[k] == TR_SW_FREE || isnan(g) ? 1.0 : fmax(-1e300, fmin(1e300, g));
-    }
-    return 0;
-}
-
-/* Lock every switch that was not just flipped to the branch its values select at (t, y);
- * one flipped more than TR_SW_FLIPS times in the evaluation stays free. */
-static void sw_relock(tr_driver *dr, double t, const double *y)
-{
-    tr_ctx *c = dr->c;
-    if (!c->sw_on || c->nsw == 0)
-        return;
-    for (size_t k = 0; k < c->nsw; k++)
-        if (!dr->keep[k])
-            c->sw_lock[k] = TR_SW_FREE;
-    ac_solver_tr_eval_flows(c, t, y, NULL, 0);
-    for (size_t k = 0; k < c->nsw; k++) {
-        if (!dr->keep[k] && c->sw_flips[k] <= TR_SW_FLIPS)
-            c->sw_lock[k] = !(c->sw_g[k] < 0.0) ? TR_SW_FIRST : TR_SW_SECOND;
-        dr->keep[k] = 0;
-    }
-}
-
-/* At a root (time t): flip the switches whose g crossed 0 (to the side it went to). */
-static int sw_flip(tr_driver *dr, double t)
-{
-    tr_ctx *c = dr->c;
-    if (CVodeGetRootInfo(dr->mem, dr->rootinfo) != CV_SUCCESS)
-        return AC_ENUMERIC;
-    for (size_t k = 0; k < c->nsw; k++) {
-        if (dr->rootinfo[k] == 0)
-            continue;
-        dr->keep[k] = 1;
-        if (c->sw_roots < AC_TRANSIENT_SWITCH_LOG) {
-            c->sw_log_t[c->sw_roots] = t;
-            c->sw_log_k[c->sw_roots] = k;
-        }
-        c->sw_roots++;
-        if (++c->sw_flips[k] > TR_SW_FLIPS)
-            c->sw_lock[k] = TR_SW_FREE; /* chattering: free for the rest of the evaluation */
-        else
-            c->sw_lock[k] = dr->rootinfo[k] > 0 ? TR_SW_FIRST : TR_SW_SECOND;
-    }
-    dr->pending = 1;
-    return AC_OK;
-}
-
-static int cv_roots_new(tr_driver *dr)
-{
-    size_t n = dr->c->nsw;
-    if (n == 0)
-        return AC_OK;
-    dr->rootinfo = calloc(n, sizeof *dr->rootinfo);
-    dr->keep = calloc(n, 1);
-    if (dr->rootinfo == NULL || dr->keep == NULL)
-        return AC_ENOMEM;
-    if (CVodeRootInit(dr->mem, (int)n, cv_g) != CV_SUCCESS ||
-        CVodeSetNoInactiveRootWarn(dr->mem) != CV_SUCCESS)
-        return AC_ENOMEM;
-    return AC_OK;
 }
 
 /* CVODE's memory, vector, sparse matrix (room for the seeded pattern and 8 more entries a
@@ -596,7 +505,7 @@ static int cv_new(tr_driver *dr, double h0)
         CVodeSetMaxConvFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS)
         return AC_ENOMEM;
     dr->tstop = NAN;
-    return cv_roots_new(dr);
+    return AC_OK;
 }
 
 int ac_solver_tr_driver_new(tr_ctx *c, int dense, double h0, tr_driver **out)
@@ -647,14 +556,6 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     }
     memcpy(N_VGetArrayPointer(dr->y), y, dr->D * sizeof *y);
     dr->tstop = NAN;
-    dr->pending = 0;
-    /* locked, the drift is smooth from t on: CVODE's own estimate of the first step (0)
-       starts it at the scale of the solution (measured: a fixed h0 of 1e-3 of the fastest
-       natural time regrows over ~40 steps after each root; unlocked, the estimate gains
-       nothing since the next kink is near) */
-    if (dr->c->sw_on)
-        h0 = 0.0;
-    sw_relock(dr, t, y);
     if (CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS || CVodeReInit(dr->mem, t, dr->y) != CV_SUCCESS)
         return AC_ENUMERIC;
     return AC_OK;
@@ -691,19 +592,11 @@ int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y)
         snprintf(dr->why, sizeof dr->why, "%s", gsl_strerror(st));
         return AC_ENUMERIC;
     }
-    /* a root was returned by the last step: the samples inside it are taken (they need its
-       interpolant), so start the new history at the root now */
-    if (dr->pending && ac_solver_tr_driver_restart(dr, *t, y, 0.0) != AC_OK) {
-        snprintf(dr->why, sizeof dr->why, "restarting at a switch failed");
-        return AC_ENUMERIC;
-    }
     flag = cv_stop_at(dr, t_stop);
     if (flag == CV_SUCCESS)
         flag = CVode(dr->mem, t_stop, dr->y, t, CV_ONE_STEP);
     if (flag == CV_TSTOP_RETURN)
         dr->tstop = NAN; /* reached: CVODE has dropped it */
-    if (flag == CV_ROOT_RETURN && sw_flip(dr, *t) != AC_OK)
-        flag = CV_RTFUNC_FAIL;
     if (flag >= 0)
         cv_keep_analysis(dr);
     if (flag < 0) {

@@ -134,12 +134,8 @@ static tr_dn fn_outflow(const tr_fn *F, const double *y, const double *yd)
 
 /* The flows of function F at state y (derivatives along yd), offered lam (and, polled,
  * offer_q executions by its queues). */
-/* Its switches (tr_sw): the free slots, the admission, the provisioned instances, each
- * keep-alive stage (its draw and its clamp at 0), the cold starts, the scale tokens. */
-enum { FS_SLOTS, FS_ADM, FS_RP, FS_P, FS_W, FS_COLD = FS_W + 2 * TR_KS, FS_REFILL, FS_N };
-
-static void fn_rates(const tr_fn *F, tr_sw sw, const double *y, const double *yd, tr_dn lam,
-                     tr_dn offer_q, tr_fn_rates *r)
+static void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn lam, tr_dn offer_q,
+                     tr_fn_rates *r)
 {
     size_t o = F->off;
     double it = 1.0 / F->tau;
@@ -158,22 +154,21 @@ static void fn_rates(const tr_fn *F, tr_sw sw, const double *y, const double *yd
     r->demand = dn_add(offer_q, r->att);
     if (F->mode != TR_SYNC)
         r->demand = dn_add(r->demand, dn_scale(u, it));
-    slots = sw_pos(sw, FS_SLOTS, dn_add(r->freed, dn_scale(dn_sub(dn(F->Cp), dn_add(b, cc)), it)));
-    r->adm = sw_min(sw, FS_ADM, r->demand, slots);
+    slots = dn_pos(dn_add(r->freed, dn_scale(dn_sub(dn(F->Cp), dn_add(b, cc)), it)));
+    r->adm = dn_min(r->demand, slots);
     rem = r->adm;
     if (F->P > 0.0) {
-        r->rP = sw_min(sw, FS_RP, rem, dn_scale(sw_pos(sw, FS_P, dn_sub(dn(F->P), bp)), it));
+        r->rP = dn_min(rem, dn_scale(dn_pos(dn_sub(dn(F->P), bp)), it));
         rem = dn_floor(dn_sub(rem, r->rP), r->adm.v);
     }
     for (size_t i = 0; i < TR_KS; i++) {
-        r->rw[i] = sw_min(sw, FS_W + 2 * i, rem,
-                          dn_scale(sw_pos(sw, FS_W + 2 * i + 1, dn_y(y, yd, o + FN_W + i)), it));
+        r->rw[i] = dn_min(rem, dn_scale(dn_pos(dn_y(y, yd, o + FN_W + i)), it));
         rem = dn_floor(dn_sub(rem, r->rw[i]), r->adm.v);
     }
     r->warm = dn_sub(r->adm, rem);
-    r->cold = sw_min(sw, FS_COLD, rem, dn_add(dn(F->s), dn_scale(g, it)));
-    r->refill = sw_min(sw, FS_REFILL, dn(F->s),
-                       dn_add(r->cold, dn_scale(dn_sub(dn(F->G), dn_y(y, yd, o + FN_G)), it)));
+    r->cold = dn_min(rem, dn_add(dn(F->s), dn_scale(g, it)));
+    r->refill =
+        dn_min(dn(F->s), dn_add(r->cold, dn_scale(dn_sub(dn(F->G), dn_y(y, yd, o + FN_G)), it)));
     r->starts = dn_add(r->warm, r->cold);
     r->starts_q = r->demand.v > 0.0 ? dn_div(dn_mul(r->starts, offer_q), r->demand) : dn(0.0);
     starts_o = dn_sub(r->starts, r->starts_q);
@@ -337,7 +332,7 @@ static void fn_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
     for (size_t q = 0; q < c->nqs; q++)
         if (c->qs[q].cons == u)
             offer = dn_add(offer, dn_scale(c->qr[q].offer, c->qs[q].k));
-    fn_rates(&c->fns[u], sw_of(c, v), y, yd, c->lam[v], offer, &c->fr[u]);
+    fn_rates(&c->fns[u], y, yd, c->lam[v], offer, &c->fr[u]);
     for (size_t q = 0; q < c->nqs; q++) {
         tr_dn share = dn(0.0);
         if (c->qs[q].cons != u)
@@ -352,8 +347,7 @@ static void fn_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
 
 static void fn_kind_rates(tr_ctx *c, size_t i, const double *y, const double *yd)
 {
-    fn_rates(&c->fns[i], sw_of(c, c->fns[i].node), y, yd, c->lam[c->fns[i].node], dn(0.0),
-             &c->fr[i]);
+    fn_rates(&c->fns[i], y, yd, c->lam[c->fns[i].node], dn(0.0), &c->fr[i]);
 }
 
 static void fn_kind_drift(tr_ctx *c, size_t i, const double *y, const double *yd, double *dy,
@@ -402,13 +396,6 @@ static double fn_mean_jobs(const tr_ctx *c, size_t i, const double *y)
     return tr_pos(x[FN_BP]) + tr_pos(x[FN_BO]) + tr_pos(x[FN_C]);
 }
 
-static size_t fn_nswitch(const tr_ctx *c, size_t i)
-{
-    (void)c;
-    (void)i;
-    return FS_N;
-}
-
 const tr_kind ac_solver_tr_kind_function = {
     .name = "function",
     .is_instant = fn_is_instant,
@@ -422,5 +409,4 @@ const tr_kind ac_solver_tr_kind_function = {
     .alloc = fn_alloc,
     .record = fn_record,
     .mean_jobs = fn_mean_jobs,
-    .nswitch = fn_nswitch,
 };

@@ -26,11 +26,7 @@ void ac_solver_tr_gw_setup(const ac_model *m, size_t v, tr_gw *W)
     W->tau = W->bounded && W->r > 0.0 ? TR_RELAX * W->Z / W->r : TR_RELAX;
 }
 
-/* Its switches (tr_sw): the admission (the requests or what the bucket allows), the refill. */
-enum { GS_ADM, GS_REFILL, GS_N };
-
-static void gw_rates(const tr_gw *W, tr_sw sw, const double *y, const double *yd, tr_dn lam,
-                     tr_gw_rates *r)
+static void gw_rates(const tr_gw *W, const double *y, const double *yd, tr_dn lam, tr_gw_rates *r)
 {
     memset(r, 0, sizeof *r);
     r->lam = lam;
@@ -38,10 +34,9 @@ static void gw_rates(const tr_gw *W, tr_sw sw, const double *y, const double *yd
         r->adm = lam;
         return;
     }
-    r->adm = sw_min(sw, GS_ADM, lam, dn_add(dn(W->r), dn_scale(dn_y(y, yd, W->off), 1.0 / W->tau)));
-    r->refill =
-        sw_min(sw, GS_REFILL, dn(W->r),
-               dn_add(r->adm, dn_scale(dn_sub(dn(W->Z), dn_y(y, yd, W->off)), 1.0 / W->tau)));
+    r->adm = dn_min(lam, dn_add(dn(W->r), dn_scale(dn_y(y, yd, W->off), 1.0 / W->tau)));
+    r->refill = dn_min(
+        dn(W->r), dn_add(r->adm, dn_scale(dn_sub(dn(W->Z), dn_y(y, yd, W->off)), 1.0 / W->tau)));
     r->rej = dn_sub(lam, r->adm);
 }
 
@@ -100,7 +95,7 @@ static void gw_init(const tr_ctx *c, size_t i, double *y)
 static void gw_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
 {
     size_t v = c->gws[u].node;
-    gw_rates(&c->gws[u], sw_of(c, v), y, yd, c->lam[v], &c->gr[u]);
+    gw_rates(&c->gws[u], y, yd, c->lam[v], &c->gr[u]);
     c->outf[v] = c->gr[u].adm;
     ac_solver_tr_push_out(c, v);
 }
@@ -139,11 +134,6 @@ static double gw_mean_jobs(const tr_ctx *c, size_t i, const double *y)
     return W->bounded ? tr_pos(W->Z - y[W->off]) : 0.0;
 }
 
-static size_t gw_nswitch(const tr_ctx *c, size_t i)
-{
-    return c->gws[i].bounded ? GS_N : 0;
-}
-
 const tr_kind ac_solver_tr_kind_gateway = {
     .name = "gateway",
     .is_instant = gw_is_instant,
@@ -157,5 +147,4 @@ const tr_kind ac_solver_tr_kind_gateway = {
     .alloc = gw_alloc,
     .record = gw_record,
     .mean_jobs = gw_mean_jobs,
-    .nswitch = gw_nswitch,
 };

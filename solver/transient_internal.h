@@ -207,25 +207,6 @@ typedef struct tr_prefix {
 
 typedef struct tr_kind tr_kind;
 
-/*
- * Switches: the kinks of the flows (a min, a max, a clamp at 0), each with its switching
- * function g (the difference of its two branches: g >= 0 selects the first). Stepping BDF
- * across a kink costs error-test failures and a regrowth of the order and the step; so
- * during an integration by CVODE (c->sw_on) each switch is locked to one branch (the flows
- * are smooth between switches), CVODE finds the roots of the locked switches' g
- * (CVodeRootInit) and the driver flips the branch there and restarts (transient_driver.c).
- * A switch that flips more than TR_SW_FLIPS times in one evaluation (a sliding mode: the
- * state held on the switching surface, or noise of the size of atol around it) is freed
- * for the rest of the evaluation: it takes the branch of its values, as without locking.
- * Each kind declares its switches (tr_kind.nswitch) and reads them through sw_of().
- */
-enum { TR_SW_FREE = 0, TR_SW_FIRST = 1, TR_SW_SECOND = 2 };
-#define TR_SW_FLIPS 12
-typedef struct tr_sw {
-    double *g;                 /* NULL: no locking (every switch free, nothing recorded) */
-    const unsigned char *lock; /* TR_SW_* */
-} tr_sw;
-
 typedef struct tr_ctx {
     const ac_model *m;
     const ac_transient_options *opt;
@@ -271,15 +252,6 @@ typedef struct tr_ctx {
     /* the links (transient_link.c): every model link, its inflow and outflow now */
     size_t nlinks, nlkst; /* links; states of the fluid ones (counters excluded) */
     tr_link *lks;
-    /* the switches (above): node v's are sw_base[v] .. sw_base[v + 1] */
-    size_t nsw, *sw_base;
-    double *sw_g;           /* each one's switching function at the last flows */
-    unsigned char *sw_lock; /* TR_SW_* */
-    unsigned *sw_flips;     /* its flips in this evaluation */
-    int sw_on;              /* 1: locked (an integration by CVODE), 0: every switch free */
-    size_t sw_roots;        /* roots taken in this integration; the first ones: */
-    double sw_log_t[AC_TRANSIENT_SWITCH_LOG];
-    size_t sw_log_k[AC_TRANSIENT_SWITCH_LOG];
 } tr_ctx;
 
 /*
@@ -316,8 +288,6 @@ struct tr_kind {
                    const double *f);
     /* mean_jobs of the node at y (the flows of the last evaluation at y) */
     double (*mean_jobs)(const tr_ctx *c, size_t u, const double *y);
-    /* the number of switches of node u in its flows (NULL: none) */
-    size_t (*nswitch)(const tr_ctx *c, size_t u);
 };
 
 extern const tr_kind ac_solver_tr_kind_pool;
@@ -399,46 +369,6 @@ static inline tr_dn dn_pos(tr_dn a)
 static inline tr_dn dn_floor(tr_dn rest, double whole)
 {
     return rest.v > TR_ROUND * fabs(whole) ? rest : dn(0.0);
-}
-
-/* Node v's switches (sw_g NULL when not locking). */
-static inline tr_sw sw_of(const tr_ctx *c, size_t v)
-{
-    tr_sw s = {NULL, NULL};
-    if (c->sw_on && c->nsw > 0) {
-        s.g = c->sw_g + c->sw_base[v];
-        s.lock = c->sw_lock + c->sw_base[v];
-    }
-    return s;
-}
-
-/* Switch k: a when g >= 0 (or NaN), b when g < 0, unless it is locked to a branch. */
-static inline tr_dn sw_pick(tr_sw s, size_t k, double g, tr_dn a, tr_dn b)
-{
-    if (s.g == NULL)
-        return !(g < 0.0) ? a : b;
-    s.g[k] = g;
-    if (s.lock[k] == TR_SW_FIRST)
-        return a;
-    if (s.lock[k] == TR_SW_SECOND)
-        return b;
-    return !(g < 0.0) ? a : b;
-}
-
-/* dn_min, dn_max, dn_pos as switch k (the same branch as they on their own). */
-static inline tr_dn sw_min(tr_sw s, size_t k, tr_dn a, tr_dn b)
-{
-    return sw_pick(s, k, b.v - a.v, a, b);
-}
-
-static inline tr_dn sw_max(tr_sw s, size_t k, tr_dn a, tr_dn b)
-{
-    return sw_pick(s, k, a.v - b.v, a, b);
-}
-
-static inline tr_dn sw_pos(tr_sw s, size_t k, tr_dn a)
-{
-    return sw_pick(s, k, a.v, a, dn(0.0));
 }
 
 /* State k of y, with its derivative along yd (NULL: none). */

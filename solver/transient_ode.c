@@ -346,10 +346,7 @@ int ac_solver_tr_settle(tr_ctx *c, tr_driver *dr, double t0, double *y, tr_scrat
 void ac_solver_tr_record(tr_ctx *c, ac_transient *tr, size_t s, double t, const double *y,
                          double *f)
 {
-    int on = c->sw_on;
-    c->sw_on = 0; /* the flows at the sample itself: every switch on its values' branch */
     ac_solver_tr_f(t, y, f, c); /* sets the rates of every node */
-    c->sw_on = on;
     for (size_t v = 0; v < c->m->nnodes; v++)
         c->kind[v]->record(c, c->unit_of[v], &tr->nodes[v], s, y, f);
     ac_solver_tr_links_record(c, tr, s, y);
@@ -421,20 +418,6 @@ static void prefix_push(const tr_ctx *c, const ac_transient *tr, tr_prefix *pf, 
     pf->s[pf->n++] = s;
 }
 
-/* The roots of the integration into tr (their node: the one whose switches hold the index). */
-static void switch_log(const tr_ctx *c, ac_transient *tr)
-{
-    tr->switch_roots = c->sw_roots;
-    for (size_t r = 0; r < c->sw_roots && r < AC_TRANSIENT_SWITCH_LOG; r++) {
-        size_t k = c->sw_log_k[r], v = 0;
-        while (v + 1 < c->m->nnodes && c->sw_base[v + 1] <= k)
-            v++;
-        tr->switch_t[r] = c->sw_log_t[r];
-        tr->switch_node[r] = v;
-        tr->switch_which[r] = k - c->sw_base[v];
-    }
-}
-
 int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0, const double *tgt,
                            size_t ntarget, double *y, double t0, size_t s0, tr_scratch *w,
                            tr_prefix *pf, size_t *nsteps, ac_error *err)
@@ -442,15 +425,8 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
     size_t D = c->dim, s = s0, it = 0;
     double *y0 = w->y0, *f0 = w->f0, *f1 = w->f1, *yi = w->yi, *fr = w->f, t = t0;
     int rc = AC_OK, dense = ac_solver_tr_driver_dense(dr, t0, NULL) == AC_OK;
-    /* CVODE integrates with the switches locked, flipped at their roots (tr_sw) */
-    c->sw_on = dense && c->nsw > 0;
-    c->sw_roots = 0;
-    if (c->nsw > 0)
-        memset(c->sw_flips, 0, c->nsw * sizeof *c->sw_flips);
-    if (ac_solver_tr_driver_restart(dr, t0, y, h0) != AC_OK) {
-        c->sw_on = 0;
+    if (ac_solver_tr_driver_restart(dr, t0, y, h0) != AC_OK)
         return ac_error_set(err, AC_ENUMERIC, "restarting the ODE integrator at t = %g s", t0);
-    }
     if (s == 0)
         ac_solver_tr_record(c, tr, s++, 0.0, y, fr);
     memcpy(y0, y, D * sizeof *y);
@@ -538,7 +514,5 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
     for (; s < tr->nsamples; s++) /* rounding at the horizon */
         ac_solver_tr_record(c, tr, s, tr->t[s], y, fr);
 cleanup:
-    c->sw_on = 0;
-    switch_log(c, tr);
     return rc;
 }

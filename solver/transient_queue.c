@@ -97,24 +97,18 @@ void ac_solver_tr_q_params(tr_q *Q, const ac_queue *q, const ac_function *fn, do
 }
 
 /* The flows of queue Q at state y offered lam, up to its deliveries (q_deliver). */
-/* Its switches (tr_sw): the room left (its cap at 1 and its clamp at 0), the batch (its cap
- * at b and its floor at 1). */
-enum { QS_ROOM, QS_FULL, QS_BATCH, QS_ONE, QS_N };
-
-static void q_rates(const tr_q *Q, tr_sw sw, const double *y, const double *yd, tr_dn lam,
-                    tr_q_rates *r)
+static void q_rates(const tr_q *Q, const double *y, const double *yd, tr_dn lam, tr_q_rates *r)
 {
     size_t o = Q->off;
     tr_dn x = dn_y(y, yd, o + Q_X), v = dn_y(y, yd, o + Q_V);
     tr_dn w = dn_y(y, yd, o + Q_Y), alpha = dn(1.0);
     memset(r, 0, sizeof *r);
     if (!isinf(Q->K))
-        alpha = sw_min(sw, QS_ROOM, dn(1.0),
-                       sw_pos(sw, QS_FULL, dn_sub(dn(Q->K), dn_add(x, dn_add(v, w)))));
+        alpha = dn_min(dn(1.0), dn_pos(dn_sub(dn(Q->K), dn_add(x, dn_add(v, w)))));
     r->lam = lam;
     r->adm = dn_mul(lam, alpha);
     r->rej = dn_sub(lam, r->adm);
-    r->beta = sw_min(sw, QS_BATCH, dn(Q->b), sw_max(sw, QS_ONE, dn(1.0), x));
+    r->beta = dn_min(dn(Q->b), dn_max(dn(1.0), x));
     r->proc = dn_scale(v, 1.0 / Q->Tq);
     r->del = dn_scale(r->proc, Q->sigma);
     r->back = dn_scale(w, 1.0 / Q->Ty);
@@ -199,7 +193,7 @@ static int q_is_instant(const tr_ctx *c, size_t i)
 static void q_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
 {
     size_t v = c->qs[u].node;
-    q_rates(&c->qs[u], sw_of(c, v), y, yd, c->lam[v], &c->qr[u]);
+    q_rates(&c->qs[u], y, yd, c->lam[v], &c->qr[u]);
     if (c->qs[u].cons == AC_NONE) {
         ac_solver_tr_q_deliver(&c->qr[u], c->qr[u].offer);
         c->outf[v] = c->qr[u].deliv;
@@ -242,13 +236,6 @@ static double q_mean_jobs(const tr_ctx *c, size_t i, const double *y)
     return tr_pos(x[Q_X]) + tr_pos(x[Q_V]) + tr_pos(x[Q_Y]);
 }
 
-static size_t q_nswitch(const tr_ctx *c, size_t i)
-{
-    (void)c;
-    (void)i;
-    return QS_N;
-}
-
 const tr_kind ac_solver_tr_kind_queue = {
     .name = "queue",
     .is_instant = q_is_instant,
@@ -262,5 +249,4 @@ const tr_kind ac_solver_tr_kind_queue = {
     .alloc = q_alloc,
     .record = q_record,
     .mean_jobs = q_mean_jobs,
-    .nswitch = q_nswitch,
 };

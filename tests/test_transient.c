@@ -1366,55 +1366,6 @@ static void test_gateway_burst(void **state)
 }
 
 /*
- * The switches' roots (solver/transient_driver.c): a gateway (r = 100/s, bucket Z = 50)
- * offered lambda(t) = 50 + t per second (a ramp to 150/s at 100 s). By hand: the bucket stays
- * full while lambda < r, its refill min(r, adm + (Z - z) / tau) on the second branch; the
- * refill switches to r where lambda = r, at t1 = 50 s; then z = Z - (t - t1)^2 / 2, and the
- * admission min(lambda, r + z / tau) switches to the bucket's branch where lambda - r =
- * z / tau: u = t - t1 solves u^2 / 2 + tau u - Z = 0, u = sqrt(tau^2 + 2 Z) - tau (tau =
- * AC_TRANSIENT_RELAX Z / r). Each root to the solver's tolerance: the refill's g = lambda - r
- * + (Z - z) / tau has slope 1/s and z = Z to the step's error, rtol Z, so within rtol Z / tau;
- * the admission's g = r + z / tau - lambda has slope -(u / tau + 1), and z has the global
- * error of 10 s of steps (allowed: 1e-6 Z, ten times rtol), so within 1e-6 Z / u. Then the
- * drift is smooth: two roots, and the steps are counted: measured 223 with the switches
- * locked, 264 when the integrator steps across the two kinks (locking disabled): at most 240.
- */
-static void test_switch_roots(void **state)
-{
-    static const char xml[] =
-        "<architecture name='g' format='1'>\n"
-        "  <workload>\n"
-        "    <source id='s' to='g' rate='50/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='50/s'/><point at='100s' rate='150/s'/>"
-        "</profile>\n"
-        "  </workload>\n"
-        "  <gateway id='g' rate-limit='100/s' burst='50'/>\n"
-        "</architecture>\n";
-    const double tau = AC_TRANSIENT_RELAX * 50.0 / 100.0, t1 = 50.0;
-    const double u = sqrt(tau * tau + 100.0) - tau;
-    ac_transient_options o;
-    size_t g;
-    trx x;
-    (void)state;
-    ac_transient_options_init(&o);
-    trx_run(&x, xml, &o, NULL);
-    g = ac_model_find_node(x.m, "g");
-    print_message("switches: %zu roots (%.9g s: switch %zu, %.9g s: switch %zu; hand %.9g, "
-                  "%.9g s), %zu steps\n",
-                  x.tr->switch_roots, x.tr->switch_t[0], x.tr->switch_which[0], x.tr->switch_t[1],
-                  x.tr->switch_which[1], t1, t1 + u, x.tr->steps);
-    assert_int_equal(x.tr->switch_roots, 2);
-    assert_int_equal(x.tr->switch_node[0], g);
-    assert_int_equal(x.tr->switch_which[0], 1); /* the refill (transient_gateway.c: GS_REFILL) */
-    assert_double_close(x.tr->switch_t[0], t1, o.rtol * 50.0 / tau, 0.0);
-    assert_int_equal(x.tr->switch_node[1], g);
-    assert_int_equal(x.tr->switch_which[1], 0); /* the admission (GS_ADM) */
-    assert_double_close(x.tr->switch_t[1], t1 + u, 1e-6 * 50.0 / u, 0.0);
-    assert_true(x.tr->steps <= 240);
-    trx_free(&x);
-}
-
-/*
  * A queue consumed by a function (C = 10, T_e = 0.1 s, batch 1): drain capacity C / T_e =
  * 100 messages/s. 50/s with a burst of 150/s from 10 s to 30 s. By hand: the consumer first
  * fills its 5 free slots, taking every arrival while its busy count rises as 15 - 10 e^{-t /
@@ -1813,7 +1764,6 @@ int main(void)
         cmocka_unit_test(test_fn_cold_start_step),
         cmocka_unit_test(test_fn_provisioned_prewarm),
         cmocka_unit_test(test_gateway_burst),
-        cmocka_unit_test(test_switch_roots),
         cmocka_unit_test(test_queue_backlog),
         cmocka_unit_test(test_serverless_sample),
         cmocka_unit_test(test_workspace_scales),

@@ -92,9 +92,6 @@ extern "C" {
  * instances idle-warm; in a transient a stock lags by a few tau. */
 #define AC_TRANSIENT_RELAX 1e-2
 
-/* The roots of the switches an evaluation keeps (ac_transient.switch_t): the first 64. */
-#define AC_TRANSIENT_SWITCH_LOG 64
-
 /* When ac_analysis_run integrates the transient (ac_analysis_options.transient). */
 typedef enum ac_transient_mode {
     AC_TRANSIENT_AUTO = 0, /* when the model has a <profile> and a requirement reads the
@@ -350,15 +347,6 @@ typedef struct ac_transient {
     double *e2e_mult;             /* internal: m_v by node */
     double *e2e_scratch;          /* internal: nnodes + nlinks + 1 */
     char note[512];               /* what the model leaves out or approximates, "" if nothing */
-    /* Counted statistics of the last evaluation's integration (from its start: t = 0, or the
-       end of the stored no-fault prefix a plan starts from): its accepted steps, and the
-       switches taken at a root (a kink of a fluid min, max or clamp at 0, which CVODE's
-       integration keeps on one branch up to the root of its switching function and flips
-       there, solver/transient_driver.c); the first AC_TRANSIENT_SWITCH_LOG roots' time (s),
-       node and the switch's index among its node's (its kind's file lists them). */
-    size_t steps, switch_roots;
-    double switch_t[AC_TRANSIENT_SWITCH_LOG];
-    size_t switch_node[AC_TRANSIENT_SWITCH_LOG], switch_which[AC_TRANSIENT_SWITCH_LOG];
 } ac_transient;
 
 /*
