@@ -21,7 +21,8 @@
  * is missed.
  *
  *   bench_transient ROOT [N]        ROOT: the source tree (for samples/)
- *   bench_transient ROOT --count K  K plan evaluations only (what callgrind counts)
+ *   bench_transient ROOT --count K  K plan evaluations only (what callgrind counts; their
+ *                                   steps, restarts, LU factorisations on stderr)
  *   bench_transient ROOT --dump K   the outputs of plans 1..K on stdout (one line per plan,
  *                                   node and metric: the summaries, the quantiles the search
  *                                   reads, the trajectories), to compare two builds
@@ -278,8 +279,19 @@ static int count_mode(const ac_model *m, size_t k)
     rc = f == NULL || nf == NULL ? 2 : ac_transient_new(m, &opt, &ws, &e);
     if (rc == 0)
         rc = ac_transient_eval(ws, NULL, 1.0, &tr, &e);
-    if (rc == 0)
-        rc = counted_evals(ws, f, nf, k) != 0;
+    if (rc == 0) {
+        size_t a0 = atomic_load(&g_allocs), l0 = atomic_load(&g_lu);
+        size_t st0 = atomic_load(&g_steps), r0 = atomic_load(&g_restarts);
+        int failed = counted_evals(ws, f, nf, k);
+        /* the counted statistics of the K plans (stderr: stdout stays callgrind's) */
+        fprintf(stderr,
+                "%zu plans: %.1f steps, %.1f restarts, %.1f LU per evaluation; %zu "
+                "allocations, %d failed\n",
+                k, (double)(atomic_load(&g_steps) - st0) / (double)k,
+                (double)(atomic_load(&g_restarts) - r0) / (double)k,
+                (double)(atomic_load(&g_lu) - l0) / (double)k, atomic_load(&g_allocs) - a0, failed);
+        rc = failed != 0;
+    }
     ac_transient_ws_free(ws);
     free(f);
     free(nf);

@@ -434,13 +434,14 @@ int ac_solver_tr_integrate(tr_ctx *c, ac_transient *tr, tr_driver *dr, double h0
     while (t < tr->horizon) {
         double t_stop;
         if (c->nscaled > 0 || c->nprewarm > 0 || c->plan != NULL) {
-            int changed = 0;
+            int changed = 0, scaled = 0; /* scaler_events sets its flag, not ORs it */
             rc = ac_solver_tr_faults_apply(c, tr, t, y, &changed, err);
             if (rc != AC_OK)
                 goto cleanup;
-            rc = ac_solver_tr_scaler_events(c, tr, t, y, &changed, err);
+            rc = ac_solver_tr_scaler_events(c, tr, t, y, &scaled, err);
             if (rc != AC_OK)
                 goto cleanup;
+            changed |= scaled;
             ac_solver_tr_prewarm_events(c, t, y, &changed);
             if (changed) {
                 if (ac_solver_tr_driver_restart(dr, t, y, h0) != AC_OK) {
