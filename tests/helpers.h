@@ -27,6 +27,23 @@
  * it passes when |a - b| <= abs_tol or |a - b| <= rel_tol * max(|a|, |b|). */
 #define assert_double_close(a, b, abs_tol, rel_tol)                                                \
     ac_test_double_close((a), (b), (abs_tol), (rel_tol), #a, #b, __FILE__, __LINE__)
+/* Erlang B by the recurrence B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)), offered load a in
+ * erlangs, c servers: the loss probability of M/M/c/c. */
+static inline double ac_test_erlang_b(size_t c, double a)
+{
+    double b = 1.0;
+    for (size_t k = 1; k <= c; k++)
+        b = a * b / ((double)k + a * b);
+    return b;
+}
+
+/* Erlang C from B: C = c B / (c - a (1 - B)), the waiting probability of M/M/c (a < c). */
+static inline double ac_test_erlang_c(size_t c, double a)
+{
+    double b = ac_test_erlang_b(c, a);
+    return (double)c * b / ((double)c - a * (1.0 - b));
+}
+
 
 static inline void ac_test_double_close(double a, double b, double abs_tol, double rel_tol,
                                         const char *sa, const char *sb, const char *file,

@@ -57,21 +57,6 @@ static void one_pool_init(one_pool *t, ac_dispatch dispatch, size_t c, double mu
     t->m.nsources = 1;
 }
 
-/* Erlang B by the recursion B(k) = a B(k-1) / (k + a B(k-1)); Erlang C from it. */
-static double erlang_b(size_t c, double a)
-{
-    double b = 1.0;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
-static double erlang_c(size_t c, double a)
-{
-    double b = erlang_b(c, a), rho = a / (double)c;
-    return b / (1.0 - rho + rho * b);
-}
-
 /* What a look judges: one KPI of node 0 against a limit (the rule's decision, as the
  * analysis takes it); the look and decision that stopped the run. */
 typedef enum which { W_RESP, W_LOSS, W_ARRIVAL } which;
@@ -152,7 +137,8 @@ static void test_clear_case_settles_early(void **state)
     one_pool t;
     judge j;
     ac_sim_result *r;
-    const double t_exact = 1.0 + erlang_c(4, 3.0) / (4.0 - 3.0), b = erlang_b(4, 3.0);
+    const double t_exact = 1.0 + ac_test_erlang_c(4, 3.0) / (4.0 - 3.0),
+                 b = ac_test_erlang_b(4, 3.0);
     (void)state;
     assert_double_close(t_exact, 1.50943, 0, 1e-5);
     one_pool_init(&t, AC_DISPATCH_SHARED_QUEUE, 4, 1.0, AC_UNBOUNDED, 3.0);

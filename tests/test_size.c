@@ -37,35 +37,19 @@ static ac_sizing *size_ok(fx *f, int simulate)
 
 /* ---- closed forms, by hand ---- */
 
-/* Erlang B by the recurrence B(0) = 1, B(k) = a B(k-1) / (k + a B(k-1)). */
-static double erlang_b(size_t c, double a)
-{
-    double b = 1.0;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
-/* Erlang C from B: C = c B / (c - a (1 - B)). */
-static double erlang_c(size_t c, double a)
-{
-    double b = erlang_b(c, a);
-    return (double)c * b / ((double)c - a * (1.0 - b));
-}
-
 /* M/M/c mean response time: C / (c mu - lambda) + 1 / mu (infinite when c mu <= lambda). */
 static double mmc_mean(size_t c, double lambda, double mu)
 {
     if ((double)c * mu <= lambda)
         return INFINITY;
-    return erlang_c(c, lambda / mu) / ((double)c * mu - lambda) + 1.0 / mu;
+    return ac_test_erlang_c(c, lambda / mu) / ((double)c * mu - lambda) + 1.0 / mu;
 }
 
 /* M/M/c response-time CCDF: T = W + S, W = 0 w.p. 1 - C else Exp(theta = c mu - lambda):
  * P(T > t) = (1 - C) e^{-mu t} + C (theta e^{-mu t} - mu e^{-theta t}) / (theta - mu). */
 static double mmc_ccdf(size_t c, double lambda, double mu, double t)
 {
-    double C = erlang_c(c, lambda / mu), th = (double)c * mu - lambda;
+    double C = ac_test_erlang_c(c, lambda / mu), th = (double)c * mu - lambda;
     double conv = fabs(th - mu) < 1e-12 ? (1.0 + mu * t) * exp(-mu * t)
                                         : (th * exp(-mu * t) - mu * exp(-th * t)) / (th - mu);
     return (1.0 - C) * exp(-mu * t) + C * conv;
@@ -185,7 +169,7 @@ static void test_function_erlang_b(void **state)
 {
     size_t c = 1;
     (void)state;
-    while (erlang_b(c, 20.0) > 1e-3)
+    while (ac_test_erlang_b(c, 20.0) > 1e-3)
         c++;
     expect_sizing("<architecture format=\"1\">\n"
                   "<workload><source id=\"s\" to=\"fn\" rate=\"200/s\"/></workload>\n"
