@@ -394,15 +394,6 @@ static void test_fanout_pool(void **state)
     }
 }
 
-/* Erlang B by the stable recursion. */
-static double erlang_b(size_t c, double a)
-{
-    double b = 1.0;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
 /* |x - sim| within the interval (plus rel_slack |x|). */
 static void near_sim(const char *what, double x, ac_sim_estimate e, double rel_slack)
 {
@@ -433,7 +424,7 @@ static void test_same_definitions(void **state)
     const double lambda[2] = {8.0, 3.0};
     double loss[2];
     (void)state;
-    loss[0] = erlang_b(10, 8.0 * (1.0 + 0.2 + 0.04));
+    loss[0] = ac_test_erlang_b(10, 8.0 * (1.0 + 0.2 + 0.04));
     loss[0] += (1.0 - loss[0]) * 0.008;
     { /* M/M/4/5: p_n ~ a^n / n! (n <= 4), p_5 ~ a^4 / 4! (a / 4) */
         double q = 1.0, sum = 1.0;

@@ -142,27 +142,6 @@ static size_t in_ci(ac_sim_estimate e, double x)
     return fabs(e.mean - x) <= e.ci95 ? 1u : 0u;
 }
 
-/* Erlang C: P(wait) in M/M/c with offered load a = lambda / mu < c. */
-static double erlang_c(size_t c, double a)
-{
-    double term = 1, sum = 0, last;
-    for (size_t k = 0; k < c; k++) {
-        sum += term;
-        term *= a / (double)(k + 1);
-    }
-    last = term * (double)c / ((double)c - a);
-    return last / (sum + last);
-}
-
-/* Erlang B: loss in M/M/c/c, by the stable recursion B(k) = a B(k-1) / (k + a B(k-1)). */
-static double erlang_b(size_t c, double a)
-{
-    double b = 1;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
 /* Root of a decreasing function g on [lo, hi] by bisection. */
 static double bisect(double (*g)(double, const double *), const double *par, double lo, double hi)
 {
@@ -219,7 +198,7 @@ static void test_mmc_shared_queue(void **state)
     ac_sim_result *res;
     const size_t c = 4;
     const double lambda = 3.0, mu = 1.0, a = lambda / mu;
-    double C = erlang_c(c, a), L = a + C * a / ((double)c - a), par[2];
+    double C = ac_test_erlang_c(c, a), L = a + C * a / ((double)c - a), par[2];
     (void)state;
     net_init(&t);
     net_pool(&t, c, mu, AC_DISPATCH_SHARED_QUEUE);
@@ -242,7 +221,7 @@ static void test_ci_coverage(void **state)
 {
     const size_t nseeds = 40;
     size_t hit1 = 0, hit4 = 0;
-    const double C = erlang_c(4, 3.0), L4 = 3.0 + C * 3.0;
+    const double C = ac_test_erlang_c(4, 3.0), L4 = 3.0 + C * 3.0;
     (void)state;
     for (size_t k = 0; k < nseeds; k++) {
         test_net t;
@@ -288,7 +267,7 @@ static void test_ci_coverage_auto(void **state)
 {
     const size_t nseeds = 40;
     size_t hit[4] = {0, 0, 0, 0}, reps = 0, reps_min = SIZE_MAX;
-    const double C = erlang_c(4, 2.5), th = 4.0 - 2.5;
+    const double C = ac_test_erlang_c(4, 2.5), th = 4.0 - 2.5;
     const double par[4] = {1.0, th, C, 0.01};
     const double p99_1 = log(100.0) / 0.5, p99_4 = bisect(mmc_sojourn_ccdf, par, 0.0, 50.0);
     const double mean_4 = 1.0 + C / th;
@@ -416,7 +395,7 @@ static void test_policy_orderings(void **state)
                                AC_DISPATCH_RANDOM,       AC_DISPATCH_POWER_OF_D};
     ac_sim_estimate L[6];
     const size_t N = 10;
-    const double rho = 0.8, C = erlang_c(N, rho * (double)N);
+    const double rho = 0.8, C = ac_test_erlang_c(N, rho * (double)N);
     (void)state;
     for (size_t i = 0; i < 6; i++) {
         test_net t;
@@ -459,9 +438,9 @@ static void test_erlang_loss(void **state)
     t.nodes[0].u.pool.buffer = 1;
     net_source(&t, 0, lambda);
     res = run_ok(&t, &o);
-    assert_in_ci(res->nodes[0].loss_probability, erlang_b(c, lambda / mu), 0.1);
+    assert_in_ci(res->nodes[0].loss_probability, ac_test_erlang_b(c, lambda / mu), 0.1);
     assert_in_ci(res->nodes[0].mean_response_time, 1 / mu, 0.05);
-    assert_in_ci(res->entries[0].failure_probability, erlang_b(c, lambda / mu), 0.1);
+    assert_in_ci(res->entries[0].failure_probability, ac_test_erlang_b(c, lambda / mu), 0.1);
     ac_sim_result_free(res);
 
     t.nodes[0].u.pool.dispatch = AC_DISPATCH_RANDOM;
@@ -472,7 +451,7 @@ static void test_erlang_loss(void **state)
     /* jiq with one job per server is Erlang B too */
     t.nodes[0].u.pool.dispatch = AC_DISPATCH_JIQ;
     res = run_ok(&t, &o);
-    assert_in_ci(res->nodes[0].loss_probability, erlang_b(c, lambda / mu), 0.1);
+    assert_in_ci(res->nodes[0].loss_probability, ac_test_erlang_b(c, lambda / mu), 0.1);
     ac_sim_result_free(res);
 }
 
@@ -797,7 +776,7 @@ static void test_timeouts(void **state)
     assert_true(res->nodes[0].retries_per_job.mean > 0.1);
     assert_double_close(res->nodes[0].retries_per_job.mean, res->nodes[0].failure_probability.mean,
                         1e-3, 0.0);
-    assert_in_ci(res->nodes[0].failure_probability, erlang_b(2, 1.0), 0.1);
+    assert_in_ci(res->nodes[0].failure_probability, ac_test_erlang_b(2, 1.0), 0.1);
     ac_sim_result_free(res);
 }
 
@@ -1155,7 +1134,7 @@ static double doc_fixed_point_q(size_t C, double lambda, double occ, double p_fa
         double att = 0, qi = 1, B, qn;
         for (size_t i = 0; i <= r; i++, qi *= q)
             att += lambda * qi;
-        B = erlang_b(C, att * occ);
+        B = ac_test_erlang_b(C, att * occ);
         qn = B + (1 - B) * p_fail;
         if (fabs(qn - q) < 1e-15)
             break;
@@ -1171,7 +1150,7 @@ static void test_function_erlang_b(void **state)
     ac_sim_options o = fixed_opt(31, 20, 5000, 500);
     ac_sim_result *res;
     const ac_sim_node_result *f;
-    const double B = erlang_b(10, 8.0);
+    const double B = ac_test_erlang_b(10, 8.0);
     (void)state;
     res = sim_xml("<architecture format=\"1\">"
                   "<workload><source id=\"s\" to=\"f\" rate=\"8/s\"/></workload>"
@@ -1241,7 +1220,7 @@ static void test_function_retries(void **state)
     /* (2) C = 10, lambda d = 8, fail-prob 20%, r = 2 */
     o = fixed_opt(33, 10, 4000, 400);
     EN = 1 + 0.2 + 0.04;
-    B = erlang_b(10, lambda * d * EN);
+    B = ac_test_erlang_b(10, lambda * d * EN);
     loss = B + (1 - B) * 0.008;
     thr = 3 * B / (3 * B + (1 - B) * EN);
     res = sim_xml("<architecture format=\"1\">"
@@ -1273,7 +1252,7 @@ static void test_function_async_erlang_c(void **state)
     ac_sim_options o = fixed_opt(34, 10, 4000, 400);
     ac_sim_result *res;
     const ac_sim_node_result *f;
-    const double W = erlang_c(4, 3.0) / (4.0 - 3.0);
+    const double W = ac_test_erlang_c(4, 3.0) / (4.0 - 3.0);
     (void)state;
     res = sim_xml("<architecture format=\"1\">"
                   "<workload><source id=\"s\" to=\"f\" rate=\"3/s\"/></workload>"
@@ -1425,7 +1404,7 @@ static void test_queue_mmc(void **state)
     ac_sim_options o = fixed_opt(39, 10, 4000, 400);
     ac_sim_result *res;
     const ac_sim_node_result *q, *f;
-    const double a = 2.0, Cw = erlang_c(3, a);
+    const double a = 2.0, Cw = ac_test_erlang_c(3, a);
     (void)state;
     res = sim_xml("<architecture format=\"1\">"
                   "<workload><source id=\"s\" to=\"q\" rate=\"2/s\"/></workload>"
@@ -1717,7 +1696,7 @@ static void test_serverless_sample(void **state)
     ac_sim_options o = fixed_opt(48, 6, 90, 30);
     ac_sim_result *res = NULL;
     const ac_sim_node_result *ingest;
-    const double B = erlang_b(70, 60.0);
+    const double B = ac_test_erlang_b(70, 60.0);
     (void)state;
     ac_diag_list_init(&d);
     assert_int_equal(

@@ -13,7 +13,6 @@
 #include "archcheck/sim.h"
 #include "sim_ci.h"
 
-
 static ac_sim_options opts(size_t reps, double horizon, double warmup,
                            const ac_transient_plan *plan)
 {
@@ -37,27 +36,6 @@ static ac_sim_result *run_ok(fx *f, const ac_sim_options *o)
     return res;
 }
 
-/* Erlang C: P(wait) in M/M/c with offered load a < c. */
-static double erlang_c(size_t c, double a)
-{
-    double term = 1, sum = 0, last;
-    for (size_t k = 0; k < c; k++) {
-        sum += term;
-        term *= a / (double)(k + 1);
-    }
-    last = term * (double)c / ((double)c - a);
-    return last / (sum + last);
-}
-
-/* Erlang B by the stable recursion. */
-static double erlang_b(size_t c, double a)
-{
-    double b = 1;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
 static const char shared_xml[] = "<architecture name='f' format='1'>\n"
                                  "  <workload><source id='s' to='a' rate='24/s'/></workload>\n"
                                  "  <pool id='a' servers='4' service-rate='10/s' "
@@ -74,7 +52,8 @@ static void test_shared_queue_servers_down(void **state)
 {
     ac_transient_fault f = {0, AC_TRANSIENT_FAULT_SERVERS_DOWN, 1.0, 0.0, INFINITY};
     ac_transient_plan plan = {1, &f};
-    double t3 = erlang_c(3, 2.4) / (30.0 - 24.0) + 0.1, t4 = erlang_c(4, 2.4) / (40.0 - 24.0) + 0.1;
+    double t3 = ac_test_erlang_c(3, 2.4) / (30.0 - 24.0) + 0.1,
+           t4 = ac_test_erlang_c(4, 2.4) / (40.0 - 24.0) + 0.1;
     ac_sim_options o = opts(20, 4000.0, 200.0, &plan);
     ac_sim_result *r;
     fx x;
@@ -192,7 +171,7 @@ static void test_function_and_gateway(void **state)
     ac_transient_plan plan = {1, &gw};
     ac_sim_options o = opts(20, 2000.0, 100.0, &plan);
     ac_sim_result *r;
-    double b = erlang_b(10, 7.5);
+    double b = ac_test_erlang_b(10, 7.5);
     fx x;
     (void)state;
     fx_parse(&x, fn_xml);

@@ -157,7 +157,8 @@ static void test_mm1k(void **state)
         }
 }
 
-/* Erlang C by its textbook sum: C = (a^N/N! N/(N-a)) / (sum_{k<N} a^k/k! + a^N/N! N/(N-a)) */
+/* Erlang C by its textbook sum: C = (a^N/N! N/(N-a)) / (sum_{k<N} a^k/k! + a^N/N! N/(N-a)),
+ * independent of the Erlang B recursion that ac_solver_erlang_c and ac_test_erlang_c share. */
 static double erlang_c_sum(size_t N, double a)
 {
     double term = 1.0, s = 0.0, top;
@@ -213,19 +214,10 @@ static void test_shared_queue_erlang_c(void **state)
         }
 }
 
-/* Erlang C by the Erlang B recursion B_k = a B_{k-1} / (k + a B_{k-1}) (no overflow at large
- * N): C = N B / (N - a (1 - B)). */
-static double erlang_c_rec(size_t N, double a)
-{
-    double b = 1.0;
-    for (size_t k = 1; k <= N; k++)
-        b = a * b / ((double)k + a * b);
-    return (double)N * b / ((double)N - a * (1.0 - b));
-}
-
 /* The M/M/N response law in closed form (rtd.c) where its two rates meet: N mu - lambda = mu
  * exactly (P(T > t) = e^{-mu t} (1 + C mu t)) and 1e-9 apart, and a pool of 5,000 servers
- * (about 195,000 Erlang phases before); against Erlang C by hand. */
+ * (about 195,000 Erlang phases before); against Erlang C by hand (ac_test_erlang_c: the Erlang B
+ * recursion, no overflow at large N). */
 static void test_shared_queue_closed_law(void **state)
 {
     static const size_t Ns[] = {5, 5, 5000};
@@ -233,7 +225,7 @@ static void test_shared_queue_closed_law(void **state)
     (void)state;
     for (size_t i = 0; i < 3; i++) {
         double mu = 1.0, N = (double)Ns[i], Lam = N * mu - mu - gap[i], a = Lam / mu;
-        double C = erlang_c_rec(Ns[i], a);
+        double C = ac_test_erlang_c(Ns[i], a);
         ac_pool p = make_pool(AC_DISPATCH_SHARED_QUEUE, Ns[i], mu, AC_UNBOUNDED);
         ac_solver_pool_result *r = solve_ok(&p, Lam, NULL);
         assert_double_close(C, erlang_c_sum(5, 4.0), Ns[i] == 5 ? 1e-8 : 1.0, 0.0);
