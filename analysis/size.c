@@ -718,12 +718,16 @@ static double required_headroom(const ac_model *m)
     return f;
 }
 
-/* Size `rows` at the load and at the headroom factor. */
+/* Size `rows` at the load and at the headroom factor (at the load only: load_only). */
 static int size_rows(sizer *s, ac_size_node *rows, size_t nrows, double factor)
 {
     int rc = size_at(s, rows, nrows, 1.0, 0);
     if (rc != AC_OK)
         return rc;
+    if (s->opt->load_only) {
+        mark_all(rows, nrows, 0, 1, AC_SIZE_UNCOMPUTED, "not sized (load only)", AC_NONE);
+        return AC_OK;
+    }
     if (factor > 1.0)
         return size_at(s, rows, nrows, factor, 1);
     for (size_t j = 0; j < nrows; j++)
