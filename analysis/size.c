@@ -41,7 +41,7 @@ void ac_size_options_init(ac_size_options *opt)
 
 /* The count a node's sizing varies: servers (an autoscaled pool: its maximum), concurrency,
  * max-consumers. */
-size_t ac_an_size_count_get(const ac_node *nd)
+static size_t count_get(const ac_node *nd)
 {
     switch (nd->kind) {
     case AC_NODE_POOL:
@@ -494,7 +494,7 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
         }
         for (size_t j = 0; j < nrows; j++) {
             ac_node *n = &s->w->nodes[rows[j].node];
-            size_t c = ac_an_size_count_get(n);
+            size_t c = count_get(n);
             if (c <= s->opt->max_count / 2) {
                 ac_an_size_count_set(n, 2 * c);
                 can_grow = 1;
@@ -532,7 +532,7 @@ size_t ac_an_size_bisect(sizer *s, ac_size_node *row, double scale, int headroom
 {
     ac_node *nd = &s->w->nodes[row->node];
     ac_size_answer *ans = ac_an_size_answer(row, headroom);
-    size_t cmin = ac_an_size_count_min(nd), hi = ac_an_size_count_get(nd), lo = cmin - 1, step = 0;
+    size_t cmin = ac_an_size_count_min(nd), hi = count_get(nd), lo = cmin - 1, step = 0;
     char binding[64] = "nothing";
     size_t bnode = AC_NONE;
     int gallop = guess > lo && guess < hi, down = 0, first = 1;
@@ -622,7 +622,7 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
         goto cleanup;
     }
     for (size_t j = 0; j < nrows; j++)
-        start[j] = ac_an_size_count_get(&s->w->nodes[rows[j].node]);
+        start[j] = count_get(&s->w->nodes[rows[j].node]);
     for (size_t j = 0; j < nrows; j++) {
         ac_size_answer *ans = ac_an_size_answer(&rows[j], headroom);
         size_t n = ac_an_size_bisect(s, &rows[j], scale, headroom,
@@ -690,7 +690,7 @@ static void row_init(ac_size_node *row, const ac_node *nd, size_t i)
 {
     memset(row, 0, sizeof *row);
     row->node = i;
-    row->designed = ac_an_size_count_get(nd);
+    row->designed = count_get(nd);
     row->at_load.binding_node = row->at_headroom.binding_node = AC_NONE;
     switch (nd->kind) {
     case AC_NODE_POOL:

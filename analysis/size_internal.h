@@ -60,12 +60,9 @@ typedef struct sizer {
     size_record *recording; /* where the judgement records, or NULL */
 } sizer;
 
-/* The count a node's sizing varies: servers (an autoscaled pool: its maximum), concurrency,
- * max-consumers (size.c). */
-size_t ac_an_size_count_get(const ac_node *nd);
-
-/* Set that count (an autoscaled pool's min and servers, a function's provisioned and
- * pre-warmed concurrency clipped to it). */
+/* Set the count a node's sizing varies (size.c): servers (an autoscaled pool: its maximum;
+ * its min and servers clipped to it), concurrency (provisioned and pre-warmed clipped to it),
+ * max-consumers. */
 void ac_an_size_count_set(ac_node *nd, size_t c);
 
 /* The least count the model allows: power-of-d samples d distinct servers. */
