@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "analysis/e2e_internal.h"
-#include "solver/pool.h"
+#include "archcheck/solver.h"
 
 /* FNV-1a over 64-bit words. */
 static uint64_t hash_words(const uint64_t *w, size_t n)
@@ -40,36 +40,20 @@ static uint64_t bits(double v)
     return u;
 }
 
-/* The pool's response-time mixture when its law is that mixture alone, else NULL. */
-static const ac_solver_mix *pool_mix(const ac_model *m, const ac_node_analysis *na, size_t i)
+/* 1 when node i's law is its pool's response-time mixture alone (at the operating
+ * equilibrium: compared with ac_solver_pool_law_equal), else 0. */
+static int pool_law(const ac_model *m, const ac_node_analysis *na, size_t i)
 {
     const ac_solver_pool_result *pr = na->pool;
-    if (m->nodes[i].kind != AC_NODE_POOL || pr == NULL || !ac_node_analysis_has_law(na) ||
-        na->batch != NULL || na->arrival_queue != NULL || ac_an_e2e_qna_law(na) ||
-        na->function != NULL || na->queue != NULL || na->gateway != NULL ||
-        pr->operating >= pr->nequilibria || pr->equilibria[pr->operating].rtd == NULL)
-        return NULL;
-    return &pr->equilibria[pr->operating].rtd->response;
+    return m->nodes[i].kind == AC_NODE_POOL && pr != NULL && ac_node_analysis_has_law(na) &&
+           na->batch == NULL && na->arrival_queue == NULL && !ac_an_e2e_qna_law(na) &&
+           na->function == NULL && na->queue == NULL && na->gateway == NULL &&
+           pr->operating < pr->nequilibria && pr->equilibria[pr->operating].rtd != NULL;
 }
 
-static int mix_equal(const ac_solver_mix *a, const ac_solver_mix *b)
+static int law_equal(const ac_node_analysis *a, const ac_node_analysis *b)
 {
-    if (a->closed != b->closed || bits(a->rate) != bits(b->rate) || a->n != b->n)
-        return 0;
-    if (a->closed)
-        return bits(a->c) == bits(b->c) && bits(a->gamma) == bits(b->gamma) &&
-               bits(a->mu) == bits(b->mu);
-    return a->n == 0 || memcmp(a->tail, b->tail, a->n * sizeof *a->tail) == 0;
-}
-
-static uint64_t mix_hash(const ac_solver_mix *mx)
-{
-    uint64_t w[6] = {(uint64_t)mx->closed, bits(mx->rate),  (uint64_t)mx->n,
-                     bits(mx->c),          bits(mx->gamma), bits(mx->mu)};
-    uint64_t h = hash_words(w, 6);
-    for (size_t k = 0; !mx->closed && k < mx->n; k++)
-        h = (h ^ bits(mx->tail[k])) * 1099511628211ULL;
-    return h;
+    return ac_solver_pool_law_equal(a->pool, a->pool->operating, b->pool, b->pool->operating);
 }
 
 /* cls[i] := the first node with node i's law (i itself when shared by none or not shareable).
@@ -87,13 +71,14 @@ static int node_classes(const ac_an_e2e_ctx *c, size_t *cls)
     for (size_t k = 0; k < cap; k++)
         tab[k] = AC_NONE;
     for (size_t i = 0; i < n; i++) {
-        const ac_solver_mix *mx = pool_mix(c->m, &c->a->nodes[i], i);
+        const ac_node_analysis *na = &c->a->nodes[i];
         size_t at;
         cls[i] = i;
-        if (mx == NULL)
+        if (!pool_law(c->m, na, i))
             continue;
-        for (at = (size_t)(mix_hash(mx) & (cap - 1)); tab[at] != AC_NONE; at = (at + 1) & (cap - 1))
-            if (mix_equal(mx, pool_mix(c->m, &c->a->nodes[tab[at]], tab[at])))
+        at = (size_t)(ac_solver_pool_law_hash(na->pool, na->pool->operating) & (cap - 1));
+        for (; tab[at] != AC_NONE; at = (at + 1) & (cap - 1))
+            if (law_equal(na, &c->a->nodes[tab[at]]))
                 break;
         if (tab[at] == AC_NONE)
             tab[at] = i;
@@ -117,7 +102,7 @@ static size_t pair_signature(const ac_an_e2e_ctx *c, const size_t *ncls, size_t 
         w[k++] = 1; /* answered at once: the same law everywhere */
         return k;
     }
-    if (ncls[n] == n && pool_mix(m, na, n) == NULL)
+    if (ncls[n] == n && !pool_law(m, na, n))
         return 0;
     w[k++] = 2;
     w[k++] = (uint64_t)ncls[n];

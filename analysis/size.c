@@ -13,59 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/internal.h"
-#include "archcheck/size.h"
+#include "analysis/size_internal.h"
 
 /* How far the uncertain range is scanned on either side of the answer (probes). */
 #define AC_SIZE_SCAN_MAX 16
-
-/* The undecided outcomes remembered at the generous count. */
-#define AC_SIZE_BG_MAX 32
-
-/* Probe outcomes (besides 1 hold, 0 fail, -1 uncomputed). */
-#define PROBE_BUDGET (-2)
-#define PROBE_ERROR  (-3)
-
-/* An outcome undecided by its stated error in one probe (the judgement's record). */
-typedef struct size_undecided {
-    const ac_requirement *req;
-    size_t node;
-    char what[64]; /* as the note quotes it: "latency p95 at 'db'" */
-} size_undecided;
-
-/* What one probe of node `node` at `count` (workload factor `scale`) gave, kept so that the
- * settling step judges it again (against the outcomes undecided at a generous count) without
- * solving the network a second time: the probe's outcome, whether an outcome failed beyond
- * its stated error, and the undecided ones in the order the requirements emit them. */
-typedef struct size_record {
-    int valid; /* 0: none, or more undecided outcomes than kept (probe again) */
-    size_t node, count;
-    double scale;
-    int held, fail_sure;
-    size_t nund;
-    size_undecided und[AC_SIZE_BG_MAX];
-} size_record;
-
-typedef struct sizer {
-    ac_model *w; /* the working clone: counts mutated */
-    const ac_size_options *opt;
-    ac_analysis_options probe;
-    ac_analysis scratch;
-    size_t probes, sims;
-    ac_error *err;
-    int rc;
-    /* the outcomes undecided at a generous count of the node being settled: they do not
-       depend on its count, so they do not make its count uncertain (the answer says it
-       assumes them) */
-    const ac_requirement *bg_req[AC_SIZE_BG_MAX];
-    size_t bg_node[AC_SIZE_BG_MAX];
-    size_t nbg;
-    int bg_collect, bg_ignored;
-    char bg_what[64];
-    /* the bisection's records at its two ends (the answer n and n - 1) */
-    size_record rec[2];
-    size_record *recording; /* where the judgement records, or NULL */
-} sizer;
 
 const char *ac_size_status_name(ac_size_status s)
 {
@@ -102,7 +53,7 @@ static size_t count_get(const ac_node *nd)
     return 0;
 }
 
-static void count_set(ac_node *nd, size_t c)
+void ac_an_size_count_set(ac_node *nd, size_t c)
 {
     switch (nd->kind) {
     case AC_NODE_POOL:
@@ -130,7 +81,7 @@ static void count_set(ac_node *nd, size_t c)
 }
 
 /* The least count the model allows: power-of-d samples d distinct servers. */
-static size_t count_min(const ac_node *nd)
+size_t ac_an_size_count_min(const ac_node *nd)
 {
     if (nd->kind == AC_NODE_POOL && nd->u.pool.dispatch == AC_DISPATCH_POWER_OF_D &&
         nd->u.pool.sampling == AC_SAMPLING_DISTINCT)
@@ -139,19 +90,19 @@ static size_t count_min(const ac_node *nd)
 }
 
 /* Solve the working model at `scale` into the scratch analysis and judge it as the headroom's
- * probes do: 1 hold, 0 fail (binding set), -1 a requirement has no value, PROBE_BUDGET,
- * PROBE_ERROR (s->rc set). */
-static int probe_at(sizer *s, double scale, char *binding, size_t size, size_t *node)
+ * probes do: 1 hold, 0 fail (binding set), -1 a requirement has no value, AC_SIZE_PROBE_BUDGET,
+ * AC_SIZE_PROBE_ERROR (s->rc set). */
+int ac_an_size_probe(sizer *s, double scale, char *binding, size_t size, size_t *node)
 {
     const ac_model *m = s->w;
     int rc;
     if (s->probes >= s->opt->max_probes)
-        return PROBE_BUDGET;
+        return AC_SIZE_PROBE_BUDGET;
     s->probes++;
     rc = ac_an_probe_solve(m, &s->probe, scale, &s->scratch, node, s->err);
     if (rc != AC_OK) {
         s->rc = rc;
-        return PROBE_ERROR;
+        return AC_SIZE_PROBE_ERROR;
     }
     if (*node != AC_NONE) {
         snprintf(binding, size, "stability");
@@ -330,20 +281,20 @@ static void record_probe(sizer *s, size_record *rec, size_t k, size_t c, double 
     }
 }
 
-/* Probe node k at count c and judge it (judge_now), or PROBE_BUDGET / PROBE_ERROR; a probe
- * the bisection recorded at (k, c, scale) is judged again without solving. */
+/* Probe node k at count c and judge it (judge_now), or AC_SIZE_PROBE_BUDGET / AC_SIZE_PROBE_ERROR;
+ * a probe the bisection recorded at (k, c, scale) is judged again without solving. */
 static int judge_at(sizer *s, size_t k, size_t c, double scale)
 {
     char b[64];
     size_t nd = AC_NONE;
     int held;
-    count_set(&s->w->nodes[k], c);
+    ac_an_size_count_set(&s->w->nodes[k], c);
     for (size_t i = 0; i < 2; i++) {
         const size_record *rec = &s->rec[i];
         if (rec->valid && rec->node == k && rec->count == c && rec->scale == scale)
             return judge_replay(s, rec);
     }
-    held = probe_at(s, scale, b, sizeof b, &nd);
+    held = ac_an_size_probe(s, scale, b, sizeof b, &nd);
     if (held < -1)
         return held;
     return judge_now(s, held);
@@ -372,7 +323,7 @@ static int sizing_check(const ac_check *ck)
 
 /* The full analysis (with its validating simulation where a check straddles) of the working
  * model with node k at count c and the sources times `scale`: 1 every sizing check passes,
- * 0 one fails, -1 one is inconclusive, PROBE_BUDGET, PROBE_ERROR. */
+ * 0 one fails, -1 one is inconclusive, AC_SIZE_PROBE_BUDGET, AC_SIZE_PROBE_ERROR. */
 static int confirm_at(sizer *s, size_t k, size_t c, double scale)
 {
     ac_model *clone = NULL;
@@ -382,9 +333,9 @@ static int confirm_at(sizer *s, size_t k, size_t c, double scale)
     int rc, verdict = 1;
 
     if (s->sims >= s->opt->max_simulations)
-        return PROBE_BUDGET;
+        return AC_SIZE_PROBE_BUDGET;
     s->sims++;
-    count_set(&s->w->nodes[k], c);
+    ac_an_size_count_set(&s->w->nodes[k], c);
     ac_diag_list_init(&d);
     rc = ac_model_clone(s->w, &clone, s->err);
     if (rc == AC_OK) {
@@ -397,7 +348,7 @@ static int confirm_at(sizer *s, size_t k, size_t c, double scale)
     }
     if (rc != AC_OK) {
         s->rc = rc;
-        verdict = PROBE_ERROR;
+        verdict = AC_SIZE_PROBE_ERROR;
     } else {
         for (size_t i = 0; i < a->nchecks && verdict != 0; i++) {
             if (!sizing_check(&a->checks[i]))
@@ -448,8 +399,8 @@ static size_t scan_up(sizer *s, size_t k, size_t from, double scale)
  * the count the following nodes are sized with (>= n: the probes hold there), or 0 on error
  * (s->rc) or when the budget ran out.
  */
-static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, double scale,
-                     ac_size_answer *ans)
+size_t ac_an_size_settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, double scale,
+                         ac_size_answer *ans)
 {
     size_t lo = n, hi = n, best = n, generous = 2 * n > start ? 2 * n : start;
     int jg, jn, jn1;
@@ -466,7 +417,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, do
         return 0;
     if (jn1 == -1) {
         int v = confirm_at(s, k, n - 1, scale);
-        if (v == PROBE_ERROR)
+        if (v == AC_SIZE_PROBE_ERROR)
             return 0;
         if (v == 1) { /* the simulation passes n - 1: the answer is lower than the probes' */
             best = hi = n - 1;
@@ -481,7 +432,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, do
     }
     if (jn != 1) {
         int v = confirm_at(s, k, n, scale);
-        if (v == PROBE_ERROR)
+        if (v == AC_SIZE_PROBE_ERROR)
             return 0;
         if (v == 1) {
             ans->simulated = 1;
@@ -507,7 +458,7 @@ static size_t settle(sizer *s, size_t k, size_t n, size_t start, size_t cmin, do
     return best > n ? best : n;
 }
 
-static ac_size_answer *answer_of(ac_size_node *row, int headroom)
+ac_size_answer *ac_an_size_answer(ac_size_node *row, int headroom)
 {
     return headroom ? &row->at_headroom : &row->at_load;
 }
@@ -516,7 +467,7 @@ static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom
                      const char *binding, size_t node)
 {
     for (size_t j = from; j < nrows; j++) {
-        ac_size_answer *ans = answer_of(&rows[j], headroom);
+        ac_size_answer *ans = ac_an_size_answer(&rows[j], headroom);
         ans->status = st;
         ans->binding_node = node;
         snprintf(ans->binding, sizeof ans->binding, "%s", binding);
@@ -524,19 +475,19 @@ static void mark_all(ac_size_node *rows, size_t nrows, size_t from, int headroom
 }
 
 /* A feasible start: every count doubled together until the probes hold. Returns 1 found,
- * 0 not (rows marked), PROBE_ERROR. */
+ * 0 not (rows marked), AC_SIZE_PROBE_ERROR. */
 static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
 {
     char b[64] = "";
     size_t nd = AC_NONE;
     for (;;) {
-        int held = probe_at(s, scale, b, sizeof b, &nd);
+        int held = ac_an_size_probe(s, scale, b, sizeof b, &nd);
         int can_grow = 0;
         if (held == 1)
             return 1;
-        if (held == PROBE_ERROR)
-            return PROBE_ERROR;
-        if (held == PROBE_BUDGET || held == -1) {
+        if (held == AC_SIZE_PROBE_ERROR)
+            return AC_SIZE_PROBE_ERROR;
+        if (held == AC_SIZE_PROBE_BUDGET || held == -1) {
             mark_all(rows, nrows, 0, headroom, held == -1 ? AC_SIZE_UNCOMPUTED : AC_SIZE_BUDGET,
                      held == -1 ? "a requirement has no value" : "", AC_NONE);
             return 0;
@@ -545,7 +496,7 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
             ac_node *n = &s->w->nodes[rows[j].node];
             size_t c = count_get(n);
             if (c <= s->opt->max_count / 2) {
-                count_set(n, 2 * c);
+                ac_an_size_count_set(n, 2 * c);
                 can_grow = 1;
             }
         }
@@ -557,13 +508,13 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
 }
 
 /* One probe of the bisection at `c`: 1 holds, 0 fails (binding into b, bn), -1 no value,
- * PROBE_BUDGET, PROBE_ERROR; recorded into *rec. */
+ * AC_SIZE_PROBE_BUDGET, AC_SIZE_PROBE_ERROR; recorded into *rec. */
 static int bisect_probe(sizer *s, ac_node *nd, size_t k, size_t c, double scale, char *b,
                         size_t size, size_t *bn, size_record *rec)
 {
     int held;
-    count_set(nd, c);
-    held = probe_at(s, scale, b, size, bn);
+    ac_an_size_count_set(nd, c);
+    held = ac_an_size_probe(s, scale, b, size, bn);
     if (held >= -1)
         record_probe(s, rec, k, c, scale, held);
     return held;
@@ -574,14 +525,14 @@ static int bisect_probe(sizer *s, ac_node *nd, size_t k, size_t c, double scale,
  * hold at (H(n), not H(n - 1); H monotone in the count). With a guess g (0: none), first a
  * galloping search from g (g, then g -+ 1, 3, 7, ... until the outcome changes) brackets n,
  * then the bisection closes the bracket: the same n in about 2 log2 |n - g| probes instead
- * of log2 of the count. The probes at n and n - 1 are kept (s->rec) for settle(). Returns
- * n, 0 when the budget ran out (row marked), or (size_t)-1 on error.
+ * of log2 of the count. The probes at n and n - 1 are kept (s->rec) for ac_an_size_settle().
+ * Returns n, 0 when the budget ran out (row marked), or (size_t)-1 on error.
  */
-static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom, size_t guess)
+size_t ac_an_size_bisect(sizer *s, ac_size_node *row, double scale, int headroom, size_t guess)
 {
     ac_node *nd = &s->w->nodes[row->node];
-    ac_size_answer *ans = answer_of(row, headroom);
-    size_t cmin = count_min(nd), hi = count_get(nd), lo = cmin - 1, step = 0;
+    ac_size_answer *ans = ac_an_size_answer(row, headroom);
+    size_t cmin = ac_an_size_count_min(nd), hi = count_get(nd), lo = cmin - 1, step = 0;
     char binding[64] = "nothing";
     size_t bnode = AC_NONE;
     int gallop = guess > lo && guess < hi, down = 0, first = 1;
@@ -602,10 +553,10 @@ static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom, si
                 mid = guess + step < hi ? guess + step : lo + (hi - lo) / 2;
         }
         held = bisect_probe(s, nd, row->node, mid, scale, b, sizeof b, &bn, &tmp);
-        if (held == PROBE_ERROR)
+        if (held == AC_SIZE_PROBE_ERROR)
             return (size_t)-1;
-        if (held == PROBE_BUDGET) {
-            count_set(nd, hi);
+        if (held == AC_SIZE_PROBE_BUDGET) {
+            ac_an_size_count_set(nd, hi);
             return 0;
         }
         if (held == 1) {
@@ -632,7 +583,7 @@ static size_t bisect(sizer *s, ac_size_node *row, double scale, int headroom, si
             }
         }
     }
-    count_set(nd, hi);
+    ac_an_size_count_set(nd, hi);
     snprintf(ans->binding, sizeof ans->binding, "%s", binding);
     ans->binding_node = bnode;
     return hi;
@@ -650,200 +601,6 @@ static size_t guess_of(const ac_size_node *row, double scale, int headroom)
     return g < 1.0 || g > 1e15 ? 0 : (size_t)g;
 }
 
-/* Does row j's count bind an end-to-end requirement (what fails at needed - 1)? */
-static int binds_end_to_end(const ac_size_answer *a)
-{
-    return (a->status == AC_SIZE_OK || a->status == AC_SIZE_UNCERTAIN) &&
-           a->binding_node == AC_NONE && strcmp(a->binding, "nothing") != 0 &&
-           strcmp(a->binding, "stability") != 0;
-}
-
-/* Probe the working model's counts as they are: 1 hold, 0 not (or no value), PROBE_BUDGET,
- * PROBE_ERROR. */
-static int holds_now(sizer *s, double scale)
-{
-    char b[64];
-    size_t nd = AC_NONE;
-    int held = probe_at(s, scale, b, sizeof b, &nd);
-    return held < -1 ? held : held == 1;
-}
-
-/*
- * One exchange between rows i and j (both binding end to end), the others fixed: for t = 1,
- * 2, ... servers more at i, the least count at j that still holds, walking down from the
- * last one (it only falls as i grows: the staircase of the feasible pairs); stops where j
- * cannot fall below lj any more or the gain cannot be positive. Keeps the pair of least sum
- * (strictly below the current one) in x. Returns 1 improved, 0 not, PROBE_BUDGET, PROBE_ERROR.
- */
-static int exchange(sizer *s, size_t *x, size_t lj, const ac_size_node *rows, size_t i, size_t j,
-                    double scale)
-{
-    ac_node *ni = &s->w->nodes[rows[i].node], *nj = &s->w->nodes[rows[j].node];
-    size_t xi = x[i], xj = x[j], best_i = xi, best_j = xj, cj = xj;
-    int improved = 0;
-    for (size_t t = 1; xj > lj && t < xj - lj && xi + t <= s->opt->max_count; t++) {
-        count_set(ni, xi + t);
-        while (cj > lj) {
-            int h;
-            count_set(nj, cj - 1);
-            h = holds_now(s, scale);
-            if (h < 0) {
-                count_set(ni, best_i);
-                count_set(nj, best_j);
-                x[i] = best_i;
-                x[j] = best_j;
-                return h;
-            }
-            if (!h)
-                break;
-            cj--;
-        }
-        count_set(nj, cj);
-        if (xi + t + cj < best_i + best_j) {
-            best_i = xi + t;
-            best_j = cj;
-            improved = 1;
-        }
-        if (cj == lj)
-            break; /* j at its least: more at i only costs */
-    }
-    count_set(ni, best_i);
-    count_set(nj, best_j);
-    x[i] = best_i;
-    x[j] = best_j;
-    return improved;
-}
-
-/*
- * The end-to-end split (doc/models.md §8). The rows are bisected in turn, each with the rows
- * after it at the feasible start, so the first ones take the least and the later ones what
- * is left of an end-to-end limit: a greedy split. When two rows or more bind an end-to-end
- * requirement, the split is improved by exchanges between every ordered pair of them until
- * none lowers the sum of their counts (every point tried is a probe that holds, so the
- * result holds; it is never above the greedy sum). With two such rows this enumerates the
- * staircase of the feasible pairs down to j's least count: the smallest sum exactly, for a
- * requirement H monotone in each count. lj: the least count of j with every other row at
- * the feasible start (`start`), by bisection (the first row's is its bisection's answer,
- * first_n: it was bisected so). The counts found go to the working model and x.
- * Returns 1 changed, 0 not (also when the probe budget runs out: the greedy split stays, no
- * probe is left to settle other counts with), or PROBE_ERROR (s->rc).
- */
-static int split_improve(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start, size_t *x,
-                         size_t first_n, double scale, int headroom)
-{
-    size_t lj[AC_SIZE_BG_MAX], idx[AC_SIZE_BG_MAX], greedy[AC_SIZE_BG_MAX], nb = 0;
-    int changed = 0, again = 1;
-    for (size_t j = 0; j < nrows && nb < AC_SIZE_BG_MAX; j++)
-        if (binds_end_to_end(answer_of(&rows[j], headroom)))
-            idx[nb++] = j;
-    if (nb < 2)
-        return 0;
-    for (size_t q = 0; q < nb; q++)
-        greedy[q] = x[idx[q]];
-    for (size_t q = 0; q < nb; q++) { /* j's least count: the others at the feasible start */
-        ac_node *nd = &s->w->nodes[rows[idx[q]].node];
-        size_t lo = count_min(nd) - 1, hi = x[idx[q]];
-        if (idx[q] == 0 && first_n > 0) { /* the first row was bisected so: its answer */
-            lj[q] = first_n;
-            continue;
-        }
-        for (size_t r = 0; r < nrows; r++)
-            if (r != idx[q])
-                count_set(&s->w->nodes[rows[r].node], start[r]);
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            int h;
-            count_set(nd, mid);
-            h = holds_now(s, scale);
-            if (h == PROBE_ERROR)
-                return PROBE_ERROR;
-            if (h == PROBE_BUDGET)
-                goto budget;
-            if (h)
-                hi = mid;
-            else
-                lo = mid;
-        }
-        lj[q] = hi;
-    }
-    for (size_t r = 0; r < nrows; r++)
-        count_set(&s->w->nodes[rows[r].node], x[r]);
-    while (again) {
-        again = 0;
-        for (size_t a = 0; a < nb; a++)
-            for (size_t b = 0; b < nb; b++) {
-                int e;
-                if (a == b)
-                    continue;
-                e = exchange(s, x, lj[b], rows, idx[a], idx[b], scale);
-                if (e == PROBE_ERROR)
-                    return PROBE_ERROR;
-                if (e == PROBE_BUDGET)
-                    goto budget;
-                if (e == 1)
-                    changed = again = 1;
-            }
-    }
-    return changed;
-budget: /* no probes left to settle new counts with: the greedy split stays */
-    for (size_t q = 0; q < nb; q++)
-        x[idx[q]] = greedy[q];
-    for (size_t r = 0; r < nrows; r++)
-        count_set(&s->w->nodes[rows[r].node], x[r]);
-    return 0;
-}
-
-/* Settle row j at count n (the others as they are): bisect from n (one probe when n - 1
- * fails: the binding requirement) and settle(). Returns the count kept, 0 (the budget ran
- * out) or (size_t)-1 on error. */
-static size_t resettle(sizer *s, ac_size_node *rows, size_t j, size_t n, size_t start, double scale,
-                       int headroom)
-{
-    ac_node *nd = &s->w->nodes[rows[j].node];
-    size_t m, keep;
-    count_set(nd, n);
-    m = bisect(s, &rows[j], scale, headroom, n > count_min(nd) ? n - 1 : 0);
-    if (m == (size_t)-1 || m == 0)
-        return m;
-    keep = settle(s, rows[j].node, m, start, count_min(nd), scale, answer_of(&rows[j], headroom));
-    if (keep == 0)
-        return s->rc != AC_OK ? (size_t)-1 : 0;
-    count_set(nd, keep);
-    return keep;
-}
-
-/* The split's new counts settled row by row; when the budget runs out on the way, the greedy
- * answers (saved) and counts stay. Returns 0 or a negative status. */
-static int settle_split(sizer *s, ac_size_node *rows, size_t nrows, const size_t *start,
-                        const size_t *x, const size_t *greedy, double scale, int headroom)
-{
-    ac_size_answer *saved = malloc((nrows > 0 ? nrows : 1) * sizeof *saved);
-    if (saved == NULL)
-        return ac_error_set(s->err, AC_ENOMEM, "out of memory (size)");
-    for (size_t j = 0; j < nrows; j++)
-        saved[j] = *answer_of(&rows[j], headroom);
-    for (size_t j = 0; j < nrows; j++) {
-        size_t keep;
-        if (greedy[j] == x[j]) /* not moved by the split */
-            continue;
-        keep = resettle(s, rows, j, x[j], start[j], scale, headroom);
-        if (keep == (size_t)-1) {
-            free(saved);
-            return s->rc;
-        }
-        if (keep == 0) { /* the budget: back to the greedy split */
-            for (size_t r = 0; r < nrows; r++) {
-                *answer_of(&rows[r], headroom) = saved[r];
-                count_set(&s->w->nodes[rows[r].node], greedy[r]);
-            }
-            break;
-        }
-        answer_of(&rows[j], headroom)->split = 1;
-    }
-    free(saved);
-    return AC_OK;
-}
-
 /* Size rows[] at workload factor `scale` (the counts start as designed). Returns 0 or a
  * negative status. */
 static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int headroom)
@@ -851,9 +608,9 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
     size_t *start = NULL, *x = NULL, *greedy = NULL, first_n = 0;
     int f, rc = AC_OK;
     for (size_t j = 0; j < nrows; j++)
-        count_set(&s->w->nodes[rows[j].node], rows[j].designed);
+        ac_an_size_count_set(&s->w->nodes[rows[j].node], rows[j].designed);
     f = feasible_start(s, rows, nrows, scale, headroom);
-    if (f == PROBE_ERROR)
+    if (f == AC_SIZE_PROBE_ERROR)
         return s->rc;
     if (f == 0)
         return AC_OK;
@@ -867,8 +624,10 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
     for (size_t j = 0; j < nrows; j++)
         start[j] = count_get(&s->w->nodes[rows[j].node]);
     for (size_t j = 0; j < nrows; j++) {
-        ac_size_answer *ans = answer_of(&rows[j], headroom);
-        size_t n = bisect(s, &rows[j], scale, headroom, guess_of(&rows[j], scale, headroom)), keep;
+        ac_size_answer *ans = ac_an_size_answer(&rows[j], headroom);
+        size_t n = ac_an_size_bisect(s, &rows[j], scale, headroom,
+                                     guess_of(&rows[j], scale, headroom)),
+               keep;
         if (n == (size_t)-1) {
             rc = s->rc;
             goto cleanup;
@@ -877,25 +636,21 @@ static int size_at(sizer *s, ac_size_node *rows, size_t nrows, double scale, int
             mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
             goto cleanup;
         }
-        keep =
-            settle(s, rows[j].node, n, start[j], count_min(&s->w->nodes[rows[j].node]), scale, ans);
+        keep = ac_an_size_settle(s, rows[j].node, n, start[j],
+                                 ac_an_size_count_min(&s->w->nodes[rows[j].node]), scale, ans);
         if (keep == 0) {
             rc = s->rc;
             if (rc == AC_OK)
                 mark_all(rows, nrows, j, headroom, AC_SIZE_BUDGET, "", AC_NONE);
             goto cleanup;
         }
-        count_set(&s->w->nodes[rows[j].node], keep);
+        ac_an_size_count_set(&s->w->nodes[rows[j].node], keep);
         x[j] = keep;
         if (j == 0)
             first_n = n;
     }
     memcpy(greedy, x, nrows * sizeof *x);
-    f = split_improve(s, rows, nrows, start, x, first_n, scale, headroom);
-    if (f == PROBE_ERROR)
-        rc = s->rc;
-    else if (f == 1)
-        rc = settle_split(s, rows, nrows, start, x, greedy, scale, headroom);
+    rc = ac_an_size_split(s, rows, nrows, start, x, greedy, first_n, scale, headroom);
 cleanup:
     free(start);
     free(x);
@@ -963,12 +718,16 @@ static double required_headroom(const ac_model *m)
     return f;
 }
 
-/* Size `rows` at the load and at the headroom factor. */
+/* Size `rows` at the load and at the headroom factor (at the load only: load_only). */
 static int size_rows(sizer *s, ac_size_node *rows, size_t nrows, double factor)
 {
     int rc = size_at(s, rows, nrows, 1.0, 0);
     if (rc != AC_OK)
         return rc;
+    if (s->opt->load_only) {
+        mark_all(rows, nrows, 0, 1, AC_SIZE_UNCOMPUTED, "not sized (load only)", AC_NONE);
+        return AC_OK;
+    }
     if (factor > 1.0)
         return size_at(s, rows, nrows, factor, 1);
     for (size_t j = 0; j < nrows; j++)
@@ -1003,7 +762,7 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
         return AC_OK;
     }
     rc = sizer_init(&s, m, opt, err);
-    if (rc == AC_OK && probe_at(&s, 1.0, b, sizeof b, &nd) == PROBE_ERROR)
+    if (rc == AC_OK && ac_an_size_probe(&s, 1.0, b, sizeof b, &nd) == AC_SIZE_PROBE_ERROR)
         rc = s.rc;
     if (rc == AC_OK) {
         z->nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *z->nodes);
@@ -1097,7 +856,7 @@ static int dispatch_row(const ac_model *m, size_t k, const ac_size_options *opt,
         snprintf(row->note, sizeof row->note, "fewer servers than d");
         goto cleanup;
     }
-    if (probe_at(&s, 1.0, b, sizeof b, &nd) == PROBE_ERROR) {
+    if (ac_an_size_probe(&s, 1.0, b, sizeof b, &nd) == AC_SIZE_PROBE_ERROR) {
         rc = s.rc;
         goto cleanup;
     }

@@ -160,6 +160,7 @@ static int needed_at(const tune_ctx *c, ac_model *m, double t, double *out, ac_e
         m->sources[s].rate = ac_transient_source_rate(c->model, s, 1.0, t);
     ac_size_options_init(&so);
     so.max_simulations = 0;
+    so.load_only = 1; /* at_load is all that is read */
     so.analysis.validate = AC_VALIDATE_NEVER;
     so.analysis.search = 0;
     so.analysis.headroom = 0;

@@ -2,7 +2,9 @@
  * Response-time laws: mixtures of Erlang laws of one rate, their CCDF and quantiles.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
@@ -260,4 +262,56 @@ void ac_solver_erlang_cdf_levels(double rate, double t, size_t n, double *out)
         q += exp(lp);
         out[k] = q >= 1.0 ? 0.0 : 1.0 - q;
     }
+}
+
+/* The response law of equilibrium eq, or NULL. */
+static const ac_solver_mix *pool_law(const ac_solver_pool_result *r, size_t eq)
+{
+    if (r == NULL || eq >= r->nequilibria || r->equilibria[eq].rtd == NULL)
+        return NULL;
+    return &r->equilibria[eq].rtd->response;
+}
+
+static uint64_t law_bits(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Exact comparison: the closed M/M/N parameters, or the rate and the tail weights. */
+int ac_solver_pool_law_equal(const ac_solver_pool_result *a, size_t ea,
+                             const ac_solver_pool_result *b, size_t eb)
+{
+    const ac_solver_mix *x = pool_law(a, ea), *y = pool_law(b, eb);
+    if (x == NULL || y == NULL || x->closed != y->closed ||
+        law_bits(x->rate) != law_bits(y->rate) || x->n != y->n)
+        return 0;
+    if (x->closed)
+        return law_bits(x->c) == law_bits(y->c) && law_bits(x->gamma) == law_bits(y->gamma) &&
+               law_bits(x->mu) == law_bits(y->mu);
+    return x->n == 0 || memcmp(x->tail, y->tail, x->n * sizeof *x->tail) == 0;
+}
+
+/* FNV-1a (with a shift) over the law's words, then its tail weights. */
+uint64_t ac_solver_pool_law_hash(const ac_solver_pool_result *result, size_t eq)
+{
+    const ac_solver_mix *mx = pool_law(result, eq);
+    uint64_t w[6], h = 1469598103934665603ULL;
+    if (mx == NULL)
+        return 0;
+    w[0] = (uint64_t)mx->closed;
+    w[1] = law_bits(mx->rate);
+    w[2] = (uint64_t)mx->n;
+    w[3] = law_bits(mx->c);
+    w[4] = law_bits(mx->gamma);
+    w[5] = law_bits(mx->mu);
+    for (size_t i = 0; i < 6; i++) {
+        h ^= w[i];
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    for (size_t k = 0; !mx->closed && k < mx->n; k++)
+        h = (h ^ law_bits(mx->tail[k])) * 1099511628211ULL;
+    return h;
 }

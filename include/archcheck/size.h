@@ -45,6 +45,8 @@ typedef struct ac_size_options {
     size_t max_probes;            /* network solves in all (default 4000) */
     size_t max_simulations;       /* full analyses with simulation (default 8) */
     size_t max_count;             /* the largest count probed (default 2^20) */
+    int load_only;                /* 1: size at the load only (each at_headroom is then
+                                     AC_SIZE_UNCOMPUTED); default 0 */
 } ac_size_options;
 
 /* Fill `opt` with the defaults. */

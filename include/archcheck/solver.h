@@ -36,6 +36,7 @@
 #define ARCHCHECK_SOLVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "archcheck/error.h"
 #include "archcheck/model.h"
@@ -234,6 +235,15 @@ double ac_solver_pool_ccdf(const ac_solver_pool_result *result, size_t eq, doubl
 
 /* P(W > t) for the waiting time W (s) before service at equilibrium `eq`. */
 double ac_solver_pool_wait_ccdf(const ac_solver_pool_result *result, size_t eq, double t);
+
+/* The response-time law of equilibrium `eq`, compared exactly, for sharing the work of
+ * identical laws (analysis' end-to-end lattice): ac_solver_pool_law_equal is 1 when the laws
+ * of (a, ea) and (b, eb) are the same value for value (rate, Erlang tail weights, or the
+ * closed M/M/N parameters), 0 otherwise or when either has none (NULL, eq out of range, no
+ * law); ac_solver_pool_law_hash is a hash of the law, equal for equal laws (0 without one). */
+int ac_solver_pool_law_equal(const ac_solver_pool_result *a, size_t ea,
+                             const ac_solver_pool_result *b, size_t eb);
+uint64_t ac_solver_pool_law_hash(const ac_solver_pool_result *result, size_t eq);
 
 /* The p-quantile (0 < p < 1) of the response time (wait = 0) or the waiting time (wait = 1)
  * at equilibrium `eq`, in s, into *out. Returns 0 or AC_EINVAL / AC_ENUMERIC. */
