@@ -20,7 +20,10 @@
  * fixed-n Student t interval of its replications, the looks being at fixed counts; the
  * last look's count is the ordinary stop's, as before). Repeating a 95% test after every
  * replication instead (optional stopping) has no such bound. A zero-width interval (every
- * replication gave the same value, e.g. no loss at all) settles nothing at an early look.
+ * replication gave the same value, e.g. no loss at all) settles nothing at an early look,
+ * but a loss is also judged on its counts (models.md §7, "Rare losses: the count bound"):
+ * the Clopper-Pearson bound of the batches that lost can pass it at a look, and its t
+ * interval settles only where its counts as independent requests would.
  * With --validate (every KPI validated to 1%) or a fixed replication count there is one
  * look, at the end, at 95%, as before. The estimates reported carry the 95% half-width of
  * the replications actually run (wider when the run stopped early; `converged` false when
@@ -83,6 +86,114 @@ int ac_an_seq_decide(double mean, double ci95, size_t n, double limit, int upper
     if (upper ? lo > limit : hi < limit)
         return -1;
     return 0;
+}
+
+/* The u with I_u(a, b) = p (the regularised incomplete beta, increasing in u):
+ * gsl_cdf_beta_Pinv does not converge for b ~ 1e5 and small a, so bisection on
+ * gsl_cdf_beta_P over log u, 200 halvings at most; the bracket's upper end when `up` (never
+ * below the quantile: an upper bound stays one), else its lower end. */
+static double beta_quantile(double p, double a, double b, int up)
+{
+    double lo = -745.0, hi = 0.0; /* log u */
+    for (int k = 0; k < 200 && hi - lo > 1e-12; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (gsl_cdf_beta_P(exp(mid), a, b) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return exp(up ? hi : lo);
+}
+
+/* The Clopper-Pearson bounds of a proportion from x events of n independent trials, each
+ * one-sided at level 1 - alpha: lower Beta^-1(alpha; x, n - x + 1) (0 at x = 0), upper
+ * Beta^-1(1 - alpha; x + 1, n - x) (1 at x = n). */
+static double cp_lower(double x, double n, double alpha)
+{
+    return x > 0.0 ? beta_quantile(alpha, x, n - x + 1.0, 0) : 0.0;
+}
+
+static double cp_upper(double x, double n, double alpha)
+{
+    if (!(x < n))
+        return 1.0;
+    if (x == 0.0)
+        return -expm1(log(alpha) / n); /* 1 - alpha^(1/n) */
+    return beta_quantile(1.0 - alpha, x + 1.0, n - x, 1);
+}
+
+/*
+ * The count bound of a loss (models.md §7, "Rare losses: the count bound"): `count` requests
+ * lost of `trials` offered, pooled over the replications of `measured` simulated seconds
+ * (after the warm-up, summed). The requests are cut, in order, into B batches of m
+ * consecutive requests, m = ceil(trials / floor(measured / batch)) (a batch spans about
+ * `batch` seconds), B = floor(trials / m). A batch loses at most its m requests, so the loss
+ * probability p = E[lost per batch] / m <= q = P(a batch loses one or more); the batches
+ * that lost are at most `count`; with independent batches (the clumps of losses shorter than
+ * a batch) the one-sided Clopper-Pearson bound of q at level 1 - alpha from x = min(count,
+ * B) of B, U = Beta^-1(1 - alpha; x + 1, B - x) (1 - alpha^(1/B) at x = 0: the rule of three
+ * -ln(alpha) / B), bounds p with probability >= 1 - alpha. 1 when there is no batch.
+ */
+double ac_an_seq_count_upper(double count, double trials, double measured, double batch,
+                             double alpha)
+{
+    double nb, m, b, x;
+    if (!(trials >= 1.0) || !(count >= 0.0) || !(measured > 0.0) || !(batch > 0.0) ||
+        !(alpha > 0.0 && alpha < 1.0))
+        return 1.0;
+    nb = floor(measured / batch);
+    if (!(nb >= 1.0))
+        return 1.0;
+    m = ceil(trials / nb);
+    b = floor(trials / m);
+    x = fmin(count, b);
+    return cp_upper(x, b, alpha);
+}
+
+/* The batch of the count bound: the model's longest time constant (the simulator's) or the
+ * longest relaxation time of a pool's stable equilibrium, whichever is longer; INFINITY (no
+ * count bound) with a bistable pool, whose losses clump for as long as it stays tipped. */
+double ac_an_seq_batch_time(const ac_analysis *a, const ac_sim_result *sim)
+{
+    double d = sim != NULL && sim->timescale > 0.0 ? sim->timescale : 1.0;
+    for (size_t i = 0; a != NULL && i < a->nnodes; i++) {
+        const ac_solver_pool_result *r = a->nodes[i].pool;
+        if (r != NULL && r->bistable)
+            return INFINITY;
+        for (size_t k = 0; r != NULL && k < r->nequilibria; k++)
+            if (r->equilibria[k].stable && r->equilibria[k].relaxation_time > d)
+                d = r->equilibria[k].relaxation_time;
+    }
+    return d;
+}
+
+int ac_an_seq_decide_est(const ac_sim_estimate *e, const ac_sim_result *sim, double batch,
+                         double limit, int upper, double alpha, int early, double *half)
+{
+    int d = ac_an_seq_decide(e->mean, e->ci95, e->n, limit, upper, alpha, early, half);
+    double u, x = e->count, n = e->trials;
+    if (sim == NULL || !(n >= 1.0) || !(x >= 0.0 && x <= n) || !isfinite(e->mean))
+        return d;
+    /* a counted proportion: the t interval settles only where the counts, as independent
+       trials (the narrowest honest bound: clumped losses only widen it), would too; a few
+       equal counts give a t interval far too narrow (1, 1, 1 losses: s ~ 0) */
+    if (d != 0) {
+        int pass = (d > 0) == (upper != 0); /* the proportion is below the limit */
+        if (pass ? !(cp_upper(x, n, alpha / 2.0) <= limit) : !(cp_lower(x, n, alpha / 2.0) > limit))
+            d = 0;
+        if (!upper || d != 0)
+            return d;
+    }
+    if (!upper)
+        return 0;
+    /* the t interval's upper side errs with probability alpha / 2, the count bound's with
+       alpha / 2: a wrong PASS at this look with probability <= alpha, as before */
+    u = ac_an_seq_count_upper(x, n, (double)sim->replications * (sim->horizon - sim->warmup), batch,
+                              alpha / 2.0);
+    if (!(u <= limit))
+        return 0;
+    *half = fmax(u - e->mean, 0.0);
+    return 1;
 }
 
 /* The sequential rule's look k: stop when every check the simulation must settle is. */
@@ -220,6 +331,9 @@ int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac
     out->mean = e->mean * scale;
     out->ci95 = e->ci95 * scale;
     out->n = e->n;
+    /* the counts of a loss (scale 1); none for a rescaled KPI */
+    out->count = scale == 1.0 ? e->count : 0.0;
+    out->trials = scale == 1.0 ? e->trials : 0.0;
     return 1;
 }
 
