@@ -378,6 +378,68 @@ static int burst_model(const ac_model *m, double t0, double d, double factor, do
     return AC_OK;
 }
 
+/* The burst check of a bistable pool i: the good state first (a quarter of the horizon of
+ * `base`), then 1.5 times the smallest burst that the solver says tips it, then the
+ * measurement from a tenth of the horizon after it, in 5 runs of one replication each (its
+ * own stream): how many end in the bad basin (near the threshold a finite pool tips in some
+ * runs and not in others: the runs are counted rather than averaged); after_burst is the
+ * mean jobs of those runs with its 95% Student t half-width. */
+static int check_burst(const ac_model *m, const ac_analysis_options *opt,
+                       const ac_sim_options *base, size_t i, double good, double bad,
+                       ac_node_analysis *na, ac_error *err)
+{
+    const ac_solver_pool_result *r = na->pool;
+    const double scale = 1.5;
+    double t0 = base->horizon / 4.0, d = scale * r->smallest_burst.duration;
+    double factor = (r->arrival_rate + r->smallest_burst.extra_rate) / r->arrival_rate;
+    double sum = 0.0, sum2 = 0.0;
+    ac_sim_options so = *base;
+    ac_model *bm = NULL;
+    int rc = burst_model(m, t0, d, factor, so.horizon, &bm, err);
+    if (rc != AC_OK)
+        return rc;
+    so.initial = NULL;
+    so.ninitial = 0;
+    so.use_profiles = 1;
+    so.warmup = t0 + d + so.horizon / 10.0;
+    so.replications = 1;
+    na->burst_runs = 0;
+    na->burst_tipped = 0;
+    for (size_t k = 0; k < 5; k++) {
+        ac_sim_result *res = NULL;
+        ac_error e2 = {0};
+        double x;
+        so.seed = (unsigned long)(ac_sim_seed_mix(opt->sim.seed, 1000u + k) & 0xffffffffu);
+        rc = ac_sim_run(bm, &so, &res, &e2);
+        if (rc == AC_ENOMEM) {
+            ac_model_free(bm);
+            return ac_error_set(err, rc, "%s", e2.message);
+        }
+        if (rc != AC_OK)
+            continue;
+        x = res->nodes[i].mean_jobs.mean;
+        ac_sim_result_free(res);
+        na->burst_runs++;
+        if (fabs(x - bad) < fabs(x - good))
+            na->burst_tipped++;
+        sum += x;
+        sum2 += x * x;
+    }
+    ac_model_free(bm);
+    if (na->burst_runs > 0) {
+        const double n = (double)na->burst_runs, mean = sum / n;
+        na->burst_checked = 1;
+        na->burst_scale = scale;
+        na->after_burst.mean = mean;
+        na->after_burst.n = na->burst_runs;
+        na->after_burst.ci95 = na->burst_runs < 2
+                                   ? INFINITY
+                                   : gsl_cdf_tdist_Pinv(0.975, n - 1.0) *
+                                         sqrt(fmax(sum2 - n * mean * mean, 0.0) / (n - 1.0) / n);
+    }
+    return AC_OK;
+}
+
 /* Simulate a bistable pool started empty, started in its bad equilibrium, and hit by a
  * burst of 1.5 times the smallest one that the solver says tips it: does each run stay in
  * (or reach) the basin that the mean field predicts? */
@@ -440,52 +502,9 @@ int ac_an_check_basins(const ac_model *m, const ac_analysis_options *opt, ac_ana
         res = NULL;
         na->basin_checked = 1;
         if (isfinite(r->smallest_burst.duration) && r->arrival_rate > 0.0) {
-            /* the good state first (a quarter of the horizon), then the burst, then the
-               measurement from a tenth of the horizon after it */
-            const double scale = 1.5;
-            double t0 = so.horizon / 4.0, d = scale * r->smallest_burst.duration;
-            double factor = (r->arrival_rate + r->smallest_burst.extra_rate) / r->arrival_rate;
-            ac_model *bm = NULL;
-            rc = burst_model(m, t0, d, factor, so.horizon, &bm, err);
+            rc = check_burst(m, opt, &so, i, good, bad, na, err);
             if (rc != AC_OK)
                 return rc;
-            so.initial = NULL;
-            so.ninitial = 0;
-            so.use_profiles = 1;
-            so.warmup = t0 + d + so.horizon / 10.0;
-            /* near the threshold a finite pool tips in some runs and not in others: count
-               the runs (each its own stream) rather than average them */
-            na->burst_runs = 0;
-            na->burst_tipped = 0;
-            for (size_t k = 0; k < 5; k++) {
-                ac_sim_options one = so;
-                one.replications = 1;
-                one.seed = (unsigned long)(ac_sim_seed_mix(opt->sim.seed, 1000u + k) & 0xffffffffu);
-                rc = ac_sim_run(bm, &one, &res, &e2);
-                if (rc == AC_ENOMEM) {
-                    ac_model_free(bm);
-                    return ac_error_set(err, rc, "%s", e2.message);
-                }
-                if (rc != AC_OK)
-                    continue;
-                na->burst_runs++;
-                if (fabs(res->nodes[i].mean_jobs.mean - bad) <
-                    fabs(res->nodes[i].mean_jobs.mean - good))
-                    na->burst_tipped++;
-                ac_sim_result_free(res);
-                res = NULL;
-            }
-            rc = ac_sim_run(bm, &so, &res, &e2);
-            ac_model_free(bm);
-            if (rc == AC_ENOMEM)
-                return ac_error_set(err, rc, "%s", e2.message);
-            if (rc == AC_OK && na->burst_runs > 0) {
-                na->burst_checked = 1;
-                na->burst_scale = scale;
-                na->after_burst = res->nodes[i].mean_jobs;
-            }
-            ac_sim_result_free(res);
-            res = NULL;
         }
         /* in a basin: closer to its equilibrium than to the other one */
         na->stays_good = fabs(na->basin_good.mean - good) < fabs(na->basin_good.mean - bad);
