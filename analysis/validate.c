@@ -150,20 +150,64 @@ double ac_an_seq_count_upper(double count, double trials, double measured, doubl
     return cp_upper(x, b, alpha);
 }
 
-/* The batch of the count bound: the model's longest time constant (the simulator's) or the
- * longest relaxation time of a pool's stable equilibrium, whichever is longer; INFINITY (no
- * count bound) with a bistable pool, whose losses clump for as long as it stays tipped. */
+/* A node's relaxation time for the count bound: its holding time tau over the M/M/c decay
+ * rate's share min(1, c (1 - sqrt(rho))^2) (M/M/infinity relaxes at the service rate, M/M/1
+ * at mu (1 - sqrt(rho))^2, the gap of its birth-death chain); INFINITY at rho >= 1. */
+static double node_relaxation(double tau, double c, double rho)
+{
+    double g;
+    if (!(rho >= 0.0))
+        rho = 0.0;
+    if (!(rho < 1.0) || !(tau > 0.0) || !isfinite(tau))
+        return rho < 1.0 ? 0.0 : INFINITY;
+    g = c * (1.0 - sqrt(rho)) * (1.0 - sqrt(rho));
+    return tau / fmin(1.0, g);
+}
+
+/* The batch of the count bound: the longest of the model's time constants (the simulator's
+ * time scale), the relaxation times of the pools' stable equilibria, and every node's and
+ * link's holding time stretched by its load (node_relaxation: a queue near saturation stays
+ * full, and loses, for longer than one holding time); INFINITY (no count bound) with a
+ * bistable pool, whose losses clump for as long as it stays tipped. */
 double ac_an_seq_batch_time(const ac_analysis *a, const ac_sim_result *sim)
 {
-    double d = sim != NULL && sim->timescale > 0.0 ? sim->timescale : 1.0;
-    for (size_t i = 0; a != NULL && i < a->nnodes; i++) {
-        const ac_solver_pool_result *r = a->nodes[i].pool;
+    const ac_model *m = a != NULL ? a->model : NULL;
+    const double base = sim != NULL && sim->timescale > 0.0 ? sim->timescale : 1.0;
+    double d = base;
+    for (size_t i = 0; m != NULL && i < a->nnodes && i < m->nnodes; i++) {
+        const ac_node_analysis *na = &a->nodes[i];
+        const ac_node *nd = &m->nodes[i];
+        const ac_solver_pool_result *r = na->pool;
+        double tau = base, c = 1.0;
         if (r != NULL && r->bistable)
             return INFINITY;
         for (size_t k = 0; r != NULL && k < r->nequilibria; k++)
             if (r->equilibria[k].stable && r->equilibria[k].relaxation_time > d)
                 d = r->equilibria[k].relaxation_time;
+        switch (nd->kind) {
+        case AC_NODE_POOL:
+            tau = nd->u.pool.service_rate > 0.0 ? 1.0 / nd->u.pool.service_rate : base;
+            c = (double)(na->servers > 0 ? na->servers : nd->u.pool.servers);
+            break;
+        case AC_NODE_FUNCTION:
+            tau = nd->u.function.duration + nd->u.function.cold_start;
+            c = (double)nd->u.function.concurrency;
+            break;
+        case AC_NODE_QUEUE: /* per consumer slot; its holding time is the consumer's */
+            c = na->queue != NULL && na->queue->slots > 0 ? (double)na->queue->slots : 1.0;
+            break;
+        case AC_NODE_GATEWAY: /* the bucket: one server of rate rate_limit */
+            tau = isfinite(nd->u.gateway.rate_limit) && nd->u.gateway.rate_limit > 0.0
+                      ? 1.0 / nd->u.gateway.rate_limit
+                      : 0.0;
+            break;
+        }
+        d = fmax(d, node_relaxation(tau, c, na->utilization));
     }
+    for (size_t i = 0; m != NULL && sim != NULL && i < m->nlinks && i < sim->nlinks; i++)
+        if (isfinite(m->links[i].capacity) && m->links[i].capacity > 0.0)
+            d = fmax(d, node_relaxation(1.0 / m->links[i].capacity, 1.0,
+                                        sim->links[i].utilization.mean));
     return d;
 }
 

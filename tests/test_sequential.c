@@ -258,6 +258,48 @@ static void test_count_bound_rare_loss(void **state)
     ac_sim_result_free(r);
 }
 
+/* The count bound's batch (ac_an_seq_batch_time) covers the relaxation of a loaded queue:
+ * M/M/1 at rho = 0.9 (mu 1/s) relaxes at the gap of its birth-death chain,
+ * mu (1 - sqrt(rho))^2 = 1 / 379.7 s, far beyond its holding time of 1 s; with a buffer of 40
+ * the chain of K + 1 = 42 states relaxes faster, at lambda + mu - 2 sqrt(lambda mu)
+ * cos(pi / (K + 1)) = 1 / 126 s, which the batch covers too (it takes the unbounded queue's at
+ * the carried load); M/M/50 at rho = 0.5, 50 (1 - sqrt(rho))^2 = 4.3 > 1, relaxes at about
+ * the service rate (M/M/infinity's): its batch stays near 1 s. */
+static void test_count_bound_batch(void **state)
+{
+    static const char FMT[] = "<architecture format=\"1\">\n"
+                              "<workload><source id=\"s\" to=\"p\" rate=\"%g/s\"/></workload>\n"
+                              "<pool id=\"p\" servers=\"%d\" service-rate=\"1/s\" "
+                              "dispatch=\"shared-queue\"%s/>\n"
+                              "</architecture>\n";
+    const double gap = 1.0 / ((1.0 - sqrt(0.9)) * (1.0 - sqrt(0.9))),
+                 gap_k = 1.0 / (1.9 - 2.0 * sqrt(0.9) * cos(M_PI / 42.0));
+    char xml[512];
+    ac_analysis_options o = no_sim();
+    fx f;
+    double d;
+    (void)state;
+    o.headroom = 0;
+    snprintf(xml, sizeof xml, FMT, 0.9, 1, "");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    assert_double_close(d, gap, 0, 1e-6);
+    fx_free(&f);
+    snprintf(xml, sizeof xml, FMT, 0.9, 1, " buffer=\"40\"");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    print_message("M/M/1 at 0.9: batch = 1 / gap = %.4g s; buffer 40: batch %.4g s (its chain's "
+                  "relaxation %.4g s)\n",
+                  gap, d, gap_k);
+    assert_true(d >= gap_k && d <= gap);
+    fx_free(&f);
+    snprintf(xml, sizeof xml, FMT, 25.0, 50, "");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    assert_true(d >= 1.0 && d < 2.0);
+    fx_free(&f);
+}
+
 /* Both rules from one run looked at after every replication 2..19: the naive one (the
  * 95% interval every time, the first that clears decides) and the sequential rule (its
  * looks 3, 6, 12 among those counts, the first that settles decides; the run goes on, which
@@ -475,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_clear_case_settles_early),
         cmocka_unit_test(test_error_rate_within_alpha),
         cmocka_unit_test(test_count_bound_rare_loss),
+        cmocka_unit_test(test_count_bound_batch),
         cmocka_unit_test(test_count_bound_error_rate),
         cmocka_unit_test(test_analysis_stops_early_same_bytes),
     };
