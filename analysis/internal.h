@@ -290,6 +290,21 @@ int ac_an_sim_lookup_in(const ac_sim_result *sim, const ac_analysis *a, const ac
 int ac_an_seq_decide(double mean, double ci95, size_t n, double limit, int upper, double alpha,
                      int early, double *half);
 
+/* The sequential rule's decision on a simulated estimate (ac_an_seq_decide), and for an
+ * upper limit on a counted loss (e->trials > 0) also its count bound: PASS when
+ * ac_an_seq_count_upper(count, trials, the replications' measured seconds, batch,
+ * alpha / 2) <= limit (*half then the bound minus the mean). `batch` from
+ * ac_an_seq_batch_time. models.md §7, "Rare losses: the count bound". */
+int ac_an_seq_decide_est(const ac_sim_estimate *e, const ac_sim_result *sim, double batch,
+                         double limit, int upper, double alpha, int early, double *half);
+/* The one-sided 1 - alpha upper bound of a loss probability from `count` lost of `trials`
+ * in batches of about `batch` s of `measured` s (1 when there is no batch). */
+double ac_an_seq_count_upper(double count, double trials, double measured, double batch,
+                             double alpha);
+/* The count bound's batch (s): the longest of the model's time constants and the pools'
+ * relaxation times. */
+double ac_an_seq_batch_time(const ac_analysis *a, const ac_sim_result *sim);
+
 /* The sequential rule's looks: the replication counts (3, 6, 12) below `min_replications`
  * into *counts (at most AC_AN_SEQ_LOOKS), their number returned; the alpha of look k
  * (k == that number: the last look, the ordinary stop) in ac_an_seq_alpha. */

@@ -141,9 +141,9 @@ static void emit_finding(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
             ck.sim_value = se.mean;
             ck.sim_ci95 = se.ci95;
             ck.sim_level = c->a->sim_level > 0.0 ? c->a->sim_level : 0.95;
-            sim_decision =
-                ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper, 1.0 - ck.sim_level,
-                                 c->a->sim->stopped_at_look > 0, &ck.sim_halfwidth);
+            sim_decision = ac_an_seq_decide_est(
+                &se, c->a->sim, ac_an_seq_batch_time(c->a, c->a->sim), o->limit, upper,
+                1.0 - ck.sim_level, c->a->sim->stopped_at_look > 0, &ck.sim_halfwidth);
             has_decision = 1;
         }
     }
@@ -302,7 +302,8 @@ static void emit_settled(ac_an_ctx *c, const ac_requirement *r, const ac_req_out
     if (found < 0)
         return;
     if (found == 0 ||
-        ac_an_seq_decide(se.mean, se.ci95, se.n, o->limit, upper, c->look_alpha, 1, &half) == 0)
+        ac_an_seq_decide_est(&se, c->look_sim, ac_an_seq_batch_time(c->a, c->look_sim), o->limit,
+                             upper, c->look_alpha, 1, &half) == 0)
         c->probe_failed = 1;
 }
 

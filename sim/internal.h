@@ -586,8 +586,11 @@ enum {
 typedef struct ac_sim_welford {
     double mean, m2;
     size_t n;
+    double count, trials; /* a counted proportion's events and trials, summed */
 } ac_sim_welford;
 void ac_sim_welford_add(ac_sim_welford *w, double x);
+/* Add one replication's counts of a proportion (count events out of trials). */
+void ac_sim_welford_count(ac_sim_welford *w, uint64_t count, uint64_t trials);
 void ac_sim_welford_estimate(const ac_sim_welford *w, ac_sim_estimate *out);
 double ac_sim_hist_quantile(const ac_sim_hist *h, uint64_t n, double q);
 /* Count x more samples in bin b; 0 or AC_ENOMEM. */

@@ -434,6 +434,17 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
             ac_sim_entry_kpis(&s->entries[i - nnodes], window, kpi);
         for (size_t k = 0; k < AC_SIM_K_COUNT; k++)
             ac_sim_welford_add(&w[i * AC_SIM_K_COUNT + k], kpi[k]);
+        /* the counts behind the loss and failure probabilities (stats.c's ratios) */
+        if (i < nnodes) {
+            ac_sim_welford *wi = &w[i * AC_SIM_K_COUNT];
+            ac_sim_welford_count(&wi[AC_SIM_K_LOSS],
+                                 s->nodes[i].kind == AC_SIM_KIND_GATEWAY ? c->lost : c->failures,
+                                 c->first);
+            ac_sim_welford_count(&wi[AC_SIM_K_FAILURE], c->failures, c->first);
+        } else {
+            ac_sim_welford_count(&w[i * AC_SIM_K_COUNT + AC_SIM_K_FAILURE], c->failed_requests,
+                                 c->completions);
+        }
     }
     return 0;
 }
@@ -563,6 +574,7 @@ int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_res
     res->seed = opt.seed;
     res->horizon = horizon;
     res->warmup = warmup;
+    res->timescale = ac_sim_timescale(model);
     for (r = 0; !stop;) {
         size_t nb = jobs, k;
         if (replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))

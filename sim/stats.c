@@ -23,10 +23,18 @@ void ac_sim_welford_add(ac_sim_welford *w, double x)
     w->m2 += d * (x - w->mean);
 }
 
+void ac_sim_welford_count(ac_sim_welford *w, uint64_t count, uint64_t trials)
+{
+    w->count += (double)count;
+    w->trials += (double)trials;
+}
+
 /* mean +- t_{0.975, n-1} * s / sqrt(n), s^2 = m2 / (n - 1). */
 void ac_sim_welford_estimate(const ac_sim_welford *w, ac_sim_estimate *out)
 {
     out->n = w->n;
+    out->count = w->count;
+    out->trials = w->trials;
     if (w->n == 0) {
         out->mean = NAN;
         out->ci95 = NAN;

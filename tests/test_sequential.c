@@ -69,6 +69,8 @@ typedef struct judge {
     int decision;     /* at the look that stopped the run, or the last */
     size_t stopped_n; /* its replications */
     int naive;        /* the 95% interval after every replication: first decision */
+    double batch;     /* > 0: the count bound of a loss too, batches of this many s */
+    size_t by_count;  /* runs settled PASS where the t interval alone did not */
 } judge;
 
 static ac_sim_estimate kpi(const ac_sim_result *r, which w)
@@ -78,11 +80,16 @@ static ac_sim_estimate kpi(const ac_sim_result *r, which w)
                          : r->nodes[0].arrival_rate;
 }
 
-static int decide(const judge *j, const ac_sim_result *r, double alpha, int early)
+static int decide(judge *j, const ac_sim_result *r, double alpha, int early)
 {
     ac_sim_estimate e = kpi(r, j->what);
     double h;
-    return ac_an_seq_decide(e.mean, e.ci95, e.n, j->limit, j->upper, alpha, early, &h);
+    int t = ac_an_seq_decide(e.mean, e.ci95, e.n, j->limit, j->upper, alpha, early, &h), d;
+    if (!(j->batch > 0.0))
+        return t;
+    d = ac_an_seq_decide_est(&e, r, j->batch, j->limit, j->upper, alpha, early, &h);
+    j->by_count += d == 1 && t == 0;
+    return d;
 }
 
 /* Looks at the rule's counts only. */
@@ -173,6 +180,124 @@ static void test_clear_case_settles_early(void **state)
     assert_true(fabs(r->nodes[0].loss_probability.mean - b) <=
                 3.0 * r->nodes[0].loss_probability.ci95);
     ac_sim_result_free(r);
+}
+
+/* The count bound (models.md §7, "Rare losses: the count bound"). M/M/16/16 at a = 2 (jsq,
+ * one job per server, lambda 2, mu 1): B = 4.2e-10, no loss in 3 replications of 18,000
+ * measured seconds, 0 +- 0, which the t interval cannot settle at a look; against a limit of
+ * 1e-3 the count bound (108,000 requests in 54,000 batches of one time scale, 1 s: the rule
+ * of three -ln(0.0025) / 54,000 = 1.1e-4 at the look's alpha / 2) settles PASS at the first
+ * look, as the closed form. M/M/4/4 at a = 3 against 0.98 B (a loss near the limit, above
+ * it): never PASS at any look. */
+static void test_count_bound_rare_loss(void **state)
+{
+    one_pool t;
+    judge j;
+    ac_sim_result *r;
+    const double b16 = ac_test_erlang_b(16, 2.0), b4 = ac_test_erlang_b(4, 3.0);
+    ac_sim_estimate e;
+    double h, u;
+    (void)state;
+    assert_true(b16 < 1e-9);
+    one_pool_init(&t, AC_DISPATCH_JSQ, 16, 1.0, 1, 2.0);
+    memset(&j, 0, sizeof j);
+    j.what = W_LOSS;
+    j.upper = 1;
+    j.limit = 1e-3;
+    j.batch = 1.0;
+    r = run_rule(&t.m, &j, 11, 20000.0);
+    assert_int_equal(j.decision, 1);
+    assert_int_equal(r->stopped_at_look, 1);
+    assert_int_equal(j.stopped_n, 3);
+    assert_int_equal(j.by_count, 1);
+    e = r->nodes[0].loss_probability;
+    assert_true(e.mean == 0.0 && e.ci95 == 0.0 && e.count == 0.0);
+    assert_true(e.trials > 100000.0 && e.trials < 116000.0); /* 3 x 18,000 s x 2/s */
+    /* without the counts the zero-width interval settles nothing */
+    assert_int_equal(ac_an_seq_decide(e.mean, e.ci95, e.n, j.limit, 1, 0.005, 1, &h), 0);
+    u = ac_an_seq_count_upper(e.count, e.trials, 3.0 * 18000.0, 1.0, 0.0025);
+    {
+        /* batches of m = ceil(trials / 54,000) requests (3 when a few more than 108,000
+           arrived), B = floor(trials / m) of them */
+        double m = ceil(e.trials / 54000.0), nb = floor(e.trials / m);
+        assert_double_close(u, 1.0 - pow(0.0025, 1.0 / nb), 1e-12, 0);
+    }
+    assert_true(u < j.limit && u > b16);
+
+    /* the gate: three replications of 9,000 requests with one loss each, a t interval of
+       almost zero width (the requests differ a little), 1.1e-4 +- 1e-7, under the limit
+       1.26e-4; the counts, 3 of 27,000, bound the loss by the Clopper-Pearson 4.4e-4 at
+       one-sided 0.0025 (gsl_cdf_binomial_P(3, u, 27000) = 0.0025): no PASS */
+    e.mean = 1.1e-4;
+    e.ci95 = 1e-7;
+    e.n = 3;
+    e.count = 3.0;
+    e.trials = 27000.0;
+    assert_int_equal(ac_an_seq_decide(e.mean, e.ci95, e.n, 1.26e-4, 1, 0.005, 1, &h), 1);
+    assert_int_equal(ac_an_seq_decide_est(&e, r, 1.0, 1.26e-4, 1, 0.005, 1, &h), 0);
+    u = ac_an_seq_count_upper(3.0, 27000.0, 27000.0, 1.0, 0.0025); /* one request a batch */
+    assert_double_close(gsl_cdf_binomial_P(3, u, 27000), 0.0025, 1e-9, 0);
+    assert_double_close(u, 4.40196e-4, 0, 1e-5); /* gsl_cdf_beta_Pinv(0.9975, 4, 26997) */
+    ac_sim_result_free(r);
+
+    /* a counted loss near the limit: B = 0.2061 above 0.98 B; 3 requests per batch, the
+       bound is about three times the loss: it never passes */
+    one_pool_init(&t, AC_DISPATCH_JSQ, 4, 1.0, 1, 3.0);
+    memset(&j, 0, sizeof j);
+    j.what = W_LOSS;
+    j.upper = 1;
+    j.limit = 0.98 * b4;
+    j.batch = 1.0;
+    r = run_rule(&t.m, &j, 12, 20000.0);
+    assert_true(j.decision != 1);
+    assert_int_equal(j.by_count, 0);
+    e = r->nodes[0].loss_probability;
+    assert_true(ac_an_seq_count_upper(e.count, e.trials,
+                                      (double)r->replications * (r->horizon - r->warmup), 1.0,
+                                      0.0025) > 2.0 * b4);
+    ac_sim_result_free(r);
+}
+
+/* The count bound's batch (ac_an_seq_batch_time) covers the relaxation of a loaded queue:
+ * M/M/1 at rho = 0.9 (mu 1/s) relaxes at the gap of its birth-death chain,
+ * mu (1 - sqrt(rho))^2 = 1 / 379.7 s, far beyond its holding time of 1 s; with a buffer of 40
+ * the chain of K + 1 = 42 states relaxes faster, at lambda + mu - 2 sqrt(lambda mu)
+ * cos(pi / (K + 1)) = 1 / 126 s, which the batch covers too (it takes the unbounded queue's at
+ * the carried load); M/M/50 at rho = 0.5, 50 (1 - sqrt(rho))^2 = 4.3 > 1, relaxes at about
+ * the service rate (M/M/infinity's): its batch stays near 1 s. */
+static void test_count_bound_batch(void **state)
+{
+    static const char FMT[] = "<architecture format=\"1\">\n"
+                              "<workload><source id=\"s\" to=\"p\" rate=\"%g/s\"/></workload>\n"
+                              "<pool id=\"p\" servers=\"%d\" service-rate=\"1/s\" "
+                              "dispatch=\"shared-queue\"%s/>\n"
+                              "</architecture>\n";
+    const double gap = 1.0 / ((1.0 - sqrt(0.9)) * (1.0 - sqrt(0.9))),
+                 gap_k = 1.0 / (1.9 - 2.0 * sqrt(0.9) * cos(M_PI / 42.0));
+    char xml[512];
+    ac_analysis_options o = no_sim();
+    fx f;
+    double d;
+    (void)state;
+    o.headroom = 0;
+    snprintf(xml, sizeof xml, FMT, 0.9, 1, "");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    assert_double_close(d, gap, 0, 1e-6);
+    fx_free(&f);
+    snprintf(xml, sizeof xml, FMT, 0.9, 1, " buffer=\"40\"");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    print_message("M/M/1 at 0.9: batch = 1 / gap = %.4g s; buffer 40: batch %.4g s (its chain's "
+                  "relaxation %.4g s)\n",
+                  gap, d, gap_k);
+    assert_true(d >= gap_k && d <= gap);
+    fx_free(&f);
+    snprintf(xml, sizeof xml, FMT, 25.0, 50, "");
+    analyse_with(&f, xml, &o);
+    d = ac_an_seq_batch_time(f.a, NULL);
+    assert_true(d >= 1.0 && d < 2.0);
+    fx_free(&f);
 }
 
 /* Both rules from one run looked at after every replication 2..19: the naive one (the
@@ -276,6 +401,45 @@ static void test_error_rate_within_alpha(void **state)
     assert_true(wrong[1] <= bound);
 }
 
+/* The rule with the count bound on a rare loss, both ways: M/M/5/5 at a = 0.5 (jsq, one job
+ * per server; lambda 0.5, mu 1, time scale 2 s: one or two requests per batch), B = 1.58e-4,
+ * about 4 losses at the first look; limits 1.25 B (PASS right) and 0.8 B (PASS wrong). Over
+ * 200 seeds each way the wrong settlements stay within the binomial 99.9% bound of 0.025
+ * (the looks' one-sided levels summed). */
+static void test_count_bound_error_rate(void **state)
+{
+    one_pool t;
+    const unsigned seeds = 200;
+    const double b = ac_test_erlang_b(5, 0.5);
+    unsigned wrong[2] = {0, 0}, right[2] = {0, 0}, bound;
+    size_t by_count = 0;
+    (void)state;
+    assert_double_close(b, 1.5795e-4, 0, 1e-3);
+    one_pool_init(&t, AC_DISPATCH_JSQ, 5, 1.0, 1, 0.5);
+    for (int side = 0; side < 2; side++) {
+        judge j;
+        memset(&j, 0, sizeof j);
+        j.what = W_LOSS;
+        j.upper = 1;
+        j.limit = side == 0 ? 1.25 * b : 0.8 * b;
+        j.batch = 2.0;
+        for (unsigned s = 0; s < seeds; s++) {
+            int bad = side == 0 ? -1 : 1;
+            ac_sim_result *r = run_rule(&t.m, &j, 5000u + s + 7919u * (unsigned)side, 20000.0);
+            ac_sim_result_free(r);
+            wrong[side] += j.decision == bad;
+            right[side] += j.decision == -bad;
+        }
+        by_count += j.by_count;
+    }
+    bound = binom_q999(seeds, 0.025);
+    print_message("count bound: wrong %u and %u of %u (bound %u at 99.9%%), right %u and %u, "
+                  "%zu settled by the count\n",
+                  wrong[0], wrong[1], seeds, bound, right[0], right[1], by_count);
+    assert_true(wrong[0] <= bound);
+    assert_true(wrong[1] <= bound);
+}
+
 /* A power-of-two pool at rho = 0.95 (test_analysis' STRADDLE95): the latency's headline
  * t = 4.55 s is stated within e = 7.1%, the simulation's value is about 4.49 s; a limit of
  * t (1 - 0.9 e) ~ 4.26 s straddles the stated error and is settled by the simulation before
@@ -352,6 +516,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clear_case_settles_early),
         cmocka_unit_test(test_error_rate_within_alpha),
+        cmocka_unit_test(test_count_bound_rare_loss),
+        cmocka_unit_test(test_count_bound_batch),
+        cmocka_unit_test(test_count_bound_error_rate),
         cmocka_unit_test(test_analysis_stops_early_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -298,11 +298,14 @@ typedef struct ac_sim_scaling_action {
 } ac_sim_scaling_action;
 
 /* One estimate: the mean over n replications and the half-width of its 95%
- * confidence interval. */
+ * confidence interval. A proportion counted per request (the loss and failure
+ * probabilities) also carries its counts pooled over the n replications: `count` requests
+ * lost or failed out of `trials` (trials 0: not a counted proportion, or nothing offered). */
 typedef struct ac_sim_estimate {
     double mean;
     double ci95;
     size_t n;
+    double count, trials;
 } ac_sim_estimate;
 
 /* KPIs of one node. Counts are over the measurement window; attempts are arrivals at the
@@ -423,6 +426,9 @@ typedef struct ac_sim_result {
     double horizon, warmup;       /* s, as used */
     size_t stopped_at_look;       /* k + 1 when options.look stopped the run at its look k
                                      (looks[k] replications); 0 otherwise */
+    double timescale;             /* s, the model's longest time constant (service, holding,
+                                     think, transmission, refill times; the automatic horizon
+                                     is 20,000 of them) */
 } ac_sim_result;
 
 /* Fill `opt` with the defaults above. */
