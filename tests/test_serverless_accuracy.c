@@ -343,7 +343,7 @@ static void test_sim_lookup_like_with_like(void **state)
     assert_int_equal(ac_an_sim_lookup(a, r.m, AC_OUT_LOSS, 0.0, g, &mean, &ci), 1);
     assert_true(a->sim->nodes[g].failure_probability.mean > mean + 0.1);
     assert_within(a->nodes[g].loss_probability, a->nodes[g].expected_rel_error,
-                  (ac_sim_estimate){mean, ci, 6}, 0.0, "gateway 429s");
+                  (ac_sim_estimate){.mean = mean, .ci95 = ci, .n = 6}, 0.0, "gateway 429s");
     /* per slot: lambda d / c = 10 x 0.1 / 2 (M/M/2), not per max-consumers (0.125) */
     assert_int_equal(ac_an_sim_lookup(a, r.m, AC_OUT_UTILIZATION, 0.0, q, &mean, &ci), 1);
     assert_double_close(mean, 0.5, 2.0 * ci + 1e-3, 0.0);
