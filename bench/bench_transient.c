@@ -23,9 +23,13 @@
  *   bench_transient ROOT [N]        ROOT: the source tree (for samples/)
  *   bench_transient ROOT --count K  K plan evaluations only (what callgrind counts; their
  *                                   steps, restarts, LU factorisations on stderr)
- *   bench_transient ROOT --dump K   the outputs of plans 1..K on stdout (one line per plan,
+ *   bench_transient ROOT --dump K [RTOL]
+ *                                   the outputs of plans 1..K on stdout (one line per plan,
  *                                   node and metric: the summaries, the quantiles the search
- *                                   reads, the trajectories), to compare two builds
+ *                                   reads, the trajectories), to compare two builds; with
+ *                                   RTOL, at that relative tolerance (atol 1e-3 RTOL, the
+ *                                   work budget x 1000): the reference (1e-10) a build's
+ *                                   default-tolerance dump is judged against
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -309,8 +313,9 @@ static void dump_line(size_t i, size_t v, const char *name, const double *x, siz
     printf("\n");
 }
 
-/* --dump K: the outputs of plans 1..K (after the first evaluation, as the search runs). */
-static int dump_mode(const ac_model *m, size_t k)
+/* --dump K: the outputs of plans 1..K (after the first evaluation, as the search runs);
+ * rtol > 0: at that tolerance. */
+static int dump_mode(const ac_model *m, size_t k, double rtol)
 {
     ac_transient_ws *ws = NULL;
     ac_transient_options opt;
@@ -321,6 +326,11 @@ static int dump_mode(const ac_model *m, size_t k)
     double *scratch = calloc(m->nnodes + m->nlinks + 1, sizeof *scratch);
     int rc;
     search_options(&opt);
+    if (rtol > 0.0) {
+        opt.rtol = rtol;
+        opt.atol = 1e-3 * rtol;
+        opt.max_work *= 1000.0;
+    }
     plans(m, 0, k, f, nf);
     rc = f == NULL || nf == NULL || scratch == NULL ? 2 : ac_transient_new(m, &opt, &ws, &e);
     if (rc == 0)
@@ -418,7 +428,7 @@ int main(int argc, char **argv)
         n = (size_t)strtoul(argv[2], NULL, 10);
     if (g_real_factor == NULL || g_real_refactor == NULL || g_real_cvode == NULL ||
         g_real_reinit == NULL || argc < 2 || n < 1) {
-        fprintf(stderr, "usage: bench_transient ROOT [N | --count K | --dump K]\n");
+        fprintf(stderr, "usage: bench_transient ROOT [N | --count K | --dump K [RTOL]]\n");
         return 2;
     }
     snprintf(path, sizeof path, "%s/samples/serverless-pipeline.xml", argv[1]);
@@ -429,7 +439,7 @@ int main(int argc, char **argv)
     }
     if (count || dump) {
         size_t k = (size_t)strtoul(argv[3], NULL, 10);
-        rc = count ? count_mode(m, k) : dump_mode(m, k);
+        rc = count ? count_mode(m, k) : dump_mode(m, k, argc > 4 ? strtod(argv[4], NULL) : 0.0);
         ac_model_free(m);
         ac_diag_list_clear(&d);
         return rc;

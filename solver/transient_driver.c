@@ -60,6 +60,11 @@ struct tr_driver {
     size_t nnz;           /* its entries */
     double tstop;         /* the stop time set, NAN: none */
     char why[96];         /* the last failure */
+
+    /* the forward-mode columns in groups (cv_group_columns), its scratch */
+    size_t *grp_start, *grp_col;
+    unsigned char *rowmark, *colmark; /* nnodes + D, nfd */
+    size_t *rowblock;                 /* the block (node) of each row */
 };
 
 /* ---- the vector operations CVODE uses, compiled with the project ------------------------
@@ -430,6 +435,11 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->jval);
     free(dr->jpos);
     free(dr->jdiag);
+    free(dr->grp_start);
+    free(dr->grp_col);
+    free(dr->rowmark);
+    free(dr->colmark);
+    free(dr->rowblock);
     free(dr);
 }
 
@@ -471,7 +481,13 @@ static int cv_new(tr_driver *dr, double h0)
     dr->jrow = malloc(dr->D * dr->D * sizeof *dr->jrow);
     dr->dfdt = malloc(dr->D * sizeof *dr->dfdt);
     dr->mask = calloc(dr->D * dr->D, 1);
-    if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL ||
+    dr->grp_start = malloc((dr->c->nfd + 1) * sizeof *dr->grp_start);
+    dr->grp_col = malloc((dr->c->nfd + 1) * sizeof *dr->grp_col);
+    dr->rowmark = malloc(dr->c->m->nnodes + dr->D + 1);
+    dr->colmark = malloc(dr->c->nfd + 1);
+    dr->rowblock = malloc((dr->D + 1) * sizeof *dr->rowblock);
+    if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL || dr->grp_start == NULL ||
+        dr->grp_col == NULL || dr->rowmark == NULL || dr->colmark == NULL || dr->rowblock == NULL ||
         SUNContext_Create(NULL, &dr->sun) != 0)
         return AC_ENOMEM;
     for (size_t k = 0; k < dr->D; k++)
@@ -561,10 +577,78 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
     return AC_OK;
 }
 
+/*
+ * Group the forward-mode columns on the frozen pattern (Curtis, Powell and Reid: columns
+ * that reach no row in common are differentiated in one evaluation; greedy, in column
+ * order): the Jacobian's entries on the pattern are the same sums of the same derivatives.
+ * A column reaches every row of each node (its states and counters; a row of no node is a
+ * block of its own) where the pattern has an entry of it, not only those entries: an entry
+ * that the frozen pattern missed (a branch no seeding took) would otherwise be added to
+ * the entry of another column in its row, and it falls inside a node the column reaches.
+ */
+static void cv_row_blocks(tr_driver *dr)
+{
+    const tr_ctx *c = dr->c;
+    size_t n = c->m->nnodes;
+    for (size_t r = 0; r < dr->D; r++)
+        dr->rowblock[r] = n + r;
+    for (size_t v = 0; v < n; v++) {
+        for (size_t k = 0; k < c->nst[v]; k++)
+            dr->rowblock[c->st_off[v] + k] = v;
+        for (size_t k = 0; k < c->ncnt[v]; k++)
+            dr->rowblock[c->cnt_off[v] + k] = v;
+    }
+}
+
+/* Does column col reach a marked block (mark: 0 test, 1 mark its blocks)? */
+static int cv_col_blocks(tr_driver *dr, size_t col, int mark)
+{
+    size_t D = dr->D;
+    for (size_t r = 0; r < D; r++) {
+        if (!dr->mask[r * D + col])
+            continue;
+        if (mark)
+            dr->rowmark[dr->rowblock[r]] = 1;
+        else if (dr->rowmark[dr->rowblock[r]])
+            return 1;
+    }
+    return 0;
+}
+
+static void cv_group_columns(tr_driver *dr)
+{
+    tr_ctx *c = dr->c;
+    size_t ng = 0, placed = 0;
+    cv_row_blocks(dr);
+    memset(dr->colmark, 0, c->nfd + 1);
+    while (placed < c->nfd) {
+        memset(dr->rowmark, 0, c->m->nnodes + dr->D);
+        dr->grp_start[ng] = placed;
+        for (size_t k = 0; k < c->nfd; k++) {
+            if (dr->colmark[k] || cv_col_blocks(dr, c->fdcols[k], 0))
+                continue;
+            (void)cv_col_blocks(dr, c->fdcols[k], 1);
+            dr->colmark[k] = 1;
+            dr->grp_col[placed++] = c->fdcols[k];
+        }
+        ng++;
+    }
+    dr->grp_start[ng] = placed;
+    c->jgrp_start = dr->grp_start;
+    c->jgrp_col = dr->grp_col;
+    c->jmask = dr->mask;
+    c->jzero = dr->jpos;
+    c->jnz = dr->nnz;
+    c->jgroups = ng;
+}
+
 void ac_solver_tr_driver_freeze(tr_driver *dr)
 {
-    if (dr != NULL)
-        dr->frozen = dr->cv && dr->klu_ready;
+    if (dr == NULL || dr->frozen)
+        return;
+    dr->frozen = dr->cv && dr->klu_ready;
+    if (dr->frozen && dr->c->nfd > 0)
+        cv_group_columns(dr);
 }
 
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0)

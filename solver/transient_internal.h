@@ -243,7 +243,16 @@ typedef struct tr_ctx {
     size_t *fdcols, nfd;   /* the Jacobian's columns by forward-mode differentiation */
     double *fd_y, *fd_f;   /* scratch: a direction (dim), a derivative of f (dim) */
     double *gbuf;          /* scratch: g = df/dLambda of every pool (nq) */
-    size_t nprewarm;       /* functions with pre-warming pings */
+    /* the forward-mode columns in groups (set by the driver once its pattern is frozen,
+       ac_solver_tr_driver_freeze; 0 groups: one column at a time): group g is columns
+       jgrp_col[jgrp_start[g] .. jgrp_start[g + 1]), no two reaching a node in common through
+       the pattern jmask (dim x dim, row-major), so one differentiated evaluation along their
+       sum gives each one's entries on the pattern; jzero (jnz positions in dfdy) are the
+       pattern's entries, the only ones then zeroed and read */
+    size_t jgroups, jnz;
+    const size_t *jgrp_start, *jgrp_col, *jzero;
+    const unsigned char *jmask;
+    size_t nprewarm; /* functions with pre-warming pings */
     /* the fault plan of the evaluation (transient_faults.c; NULL: none) */
     const ac_transient_plan *plan;
     double *edges; /* its windows' edges inside (0, horizon), sorted */

@@ -225,19 +225,45 @@ static void jac_scatter(tr_ctx *c, const double *y, const double *yd, size_t col
  * node): g of every pool first, one differentiated evaluation of the flows per column, and
  * one along time.
  */
+/* The forward-mode columns of a group (ctx jgrp_*): one differentiated evaluation along
+ * the sum of their directions; each column takes the rows of its entries in the pattern
+ * (no other column of the group has an entry in those rows). */
+static void jac_group(tr_ctx *c, double t, const double *y, size_t g, double *dfdy)
+{
+    size_t D = c->dim, lo = c->jgrp_start[g], hi = c->jgrp_start[g + 1];
+    double *fd = c->fd_f;
+    for (size_t k = lo; k < hi; k++)
+        c->fd_y[c->jgrp_col[k]] = 1.0;
+    ac_solver_tr_eval_flows(c, t, y, c->fd_y, 0);
+    drift_all(c, y, c->fd_y, fd, 1);
+    for (size_t k = lo; k < hi; k++) {
+        size_t col = c->jgrp_col[k];
+        c->fd_y[col] = 0.0;
+        for (size_t r = 0; r < D; r++)
+            if (c->jmask[r * D + col])
+                dfdy[r * D + col] += fd[r];
+    }
+}
+
 int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], void *params)
 {
     tr_ctx *c = params;
     size_t D = c->dim;
     ac_solver_tr_eval_flows(c, t, y, NULL, 0);
-    memset(dfdy, 0, D * D * sizeof *dfdy);
+    if (c->jgroups > 0) /* only the pattern's entries are read */
+        for (size_t k = 0; k < c->jnz; k++)
+            dfdy[c->jzero[k]] = 0.0;
+    else
+        memset(dfdy, 0, D * D * sizeof *dfdy);
     memset(dfdt, 0, D * sizeof *dfdt);
     ac_solver_tr_pool_jacobian(c, y, dfdy, dfdt);
     if (c->nfd == 0 && c->nsl == 0)
         return GSL_SUCCESS;
     ac_solver_tr_pool_gradients(c, y);
     memset(c->fd_y, 0, D * sizeof *c->fd_y);
-    for (size_t k = 0; k < c->nfd; k++) {
+    for (size_t g = 0; g < c->jgroups; g++)
+        jac_group(c, t, y, g, dfdy);
+    for (size_t k = 0; c->jgroups == 0 && k < c->nfd; k++) {
         size_t col = c->fdcols[k];
         c->fd_y[col] = 1.0;
         ac_solver_tr_eval_flows(c, t, y, c->fd_y, 0);
