@@ -166,12 +166,13 @@ static int sizing_pass(ac_an_e2e_ctx *c, const e2e_job *job, double L, double *h
 /*
  * Size the lattice. On the least lattice from L = 16 means: grow L 8 times while the last
  * point holds more than AC_E2E_TAIL, and take L where the tail is below it. Then the points:
- * the target of lattice_points, halved until three passes fit in the budget (a pass costs
- * about the least lattice's pass times M / 2048). Then, on that lattice, shrink L to the
- * tail (+2%) while it is below 80% of L (a ceiling lattice overstates the tail by up to the
- * visits times the step, so a finer step finds a shorter L) and the budget allows. Leaves the
- * last ceiling pass's law in hi and its success in *s_hi. Returns 0, or -1 (c->failed /
- * c->oom / c->over_budget; a tail beyond reach sets c->failed with `why`).
+ * the target of lattice_points, halved until three passes fit in the budget (a pass's cost
+ * predicted from the least lattice's: its convolutions' supports costed at the new step, the
+ * rest scaled by the points; the direct sums grow as M^2, the FFTs as M log M). Then, on that
+ * lattice, shrink L to the tail (+2%) while it is below 80% of L (a ceiling lattice overstates the
+ * tail by up to the visits times the step, so a finer step finds a shorter L) and the budget
+ * allows. Leaves the last ceiling pass's law in hi and its success in *s_hi. Returns 0, or -1
+ * (c->failed / c->oom / c->over_budget; a tail beyond reach sets c->failed with `why`).
  */
 static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double *s_hi, int *beyond)
 {
@@ -192,7 +193,7 @@ static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double
     }
     L = fmax(1.02 * tail, 2.0 * c->h);
     M = lattice_points(job);
-    while (M > AC_E2E_M_MIN && c->work + 3.6 * w_min * (double)M / AC_E2E_M_MIN > AC_E2E_WORK_MAX)
+    while (M > AC_E2E_M_MIN && c->work + 3.6 * ac_an_e2e_predict(c, w_min, M, L) > AC_E2E_WORK_MAX)
         M /= 2;
     c->M = M;
     for (int it = 0; it < 4; it++) {

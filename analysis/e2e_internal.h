@@ -55,7 +55,10 @@ typedef struct ac_an_e2e_ctx {
     double fan_q_gap;      /* and of the largest quantile shift between those laws (s) */
     size_t *rstart, *ridx; /* the routes from node n: ridx[rstart[n] .. rstart[n+1]), in
                               the file's order */
-    int failed;            /* a cycle or a node without a law */
+    double *conv_t;        /* this pass's convolutions: (short, long) supports in s (owned) */
+    size_t nconv, conv_cap;
+    double conv_work; /* this pass's work in convolutions */
+    int failed;       /* a cycle or a node without a law */
     int over_budget;
     int oom;
 } ac_an_e2e_ctx;
@@ -75,6 +78,11 @@ int ac_an_e2e_share(ac_an_e2e_ctx *c);
 /* One pass on the lattice (c->M, c->h, c->upper) into mix and *succ. Returns 0 or -1. */
 int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, size_t nroots,
                        double *mix, double *succ);
+
+/* The predicted work of a pass on M points over length L (s), from the last pass's work
+ * pass_work and its convolutions' supports (their cost at the new step; the rest scaled by
+ * the points per second). */
+double ac_an_e2e_predict(const ac_an_e2e_ctx *c, double pass_work, size_t M, double L);
 
 /* Every link of m at its flow into *out (ac_an_e2e_links_free); *ok := all solved and none
  * overloaded. Returns 0 or AC_ENOMEM. */
