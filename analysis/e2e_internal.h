@@ -15,6 +15,7 @@
 #define AC_E2E_M_MAX     32768 /* the most */
 #define AC_E2E_TAIL      1e-7  /* the lattice reaches where P(T > t) <= this is certain */
 #define AC_E2E_RES       0.01  /* target: visits x step <= this x the end-to-end mean */
+#define AC_E2E_TRIM      1e-12 /* most mass of a convolution's far tail moved (e2e_walk.c) */
 #define AC_E2E_CACHE_MAX ((size_t)1 << 23) /* most CDF values cached (64 MB) */
 #define AC_E2E_WORK_MAX  1.2e10 /* the work budget of one end-to-end solve, lattice operations */
 

@@ -505,6 +505,28 @@ double ac_an_e2e_predict(const ac_an_e2e_ctx *c, double pass_work, size_t M, dou
     return w + fmax(0.0, pass_work - c->conv_work) * c->h / h;
 }
 
+/* Cut r's tail below the last point soundly: the points [k, M - 1) holding at most
+ * AC_E2E_TRIM together (the far tail and the FFTs' rounding, ~1e-17 a point) move to the
+ * last point on the ceiling lattice (later: still above the truth) and to k - 1 on the floor
+ * lattice (earlier: still below it), so that the laws downstream of a node stay as short as
+ * their mass and the next convolution's blocks few. */
+static void trim_tail(const ac_an_e2e_ctx *c, double *r)
+{
+    size_t last = c->M - 1, k = last;
+    double tail = 0.0;
+    while (k > 1 && tail + r[k - 1] <= AC_E2E_TRIM) {
+        tail += r[k - 1];
+        k--;
+    }
+    if (k == last || !(tail > 0.0))
+        return;
+    memset(r + k, 0, (last - k) * sizeof *r);
+    if (c->upper)
+        r[last] += tail;
+    else
+        r[k - 1] += tail;
+}
+
 /*
  * a := a (+) b, truncated to the lattice (the excess goes to the last point). The last
  * point's masses e_a, e_b stand at or beyond (M - 1) h, and so does everything they are
@@ -550,6 +572,7 @@ static void convolve(ac_an_e2e_ctx *c, double *a, const double *b)
             }
         }
     }
+    trim_tail(c, r);
     memcpy(a, r, c->M * sizeof *a);
     free(r);
 }
