@@ -137,7 +137,6 @@ typedef struct ac_solver_mix {
     double rate;  /* 1/s */
     size_t n;
     double *tail; /* tail[i] = sum_{m > i} w_m, i = 0..n-1 */
-    double *logi; /* logi[i] = log i, i = 1..n-1 (logi[0] = 0) */
     double mean;  /* s */
     /* the unbounded M/M/N laws in closed form instead (ac_solver_mix_init_mmn; n = 0): 1 the
        wait, P(W > t) = C e^{-gamma t}; 2 the response, the wait plus an Exp(mu) service */

@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "solver/pool.h"
 
@@ -19,13 +20,8 @@ int ac_solver_mix_init(ac_solver_mix *mx, double rate, const double *w, size_t n
     mx->n = n;
     mx->closed = 0;
     mx->tail = malloc((n ? n : 1) * sizeof *mx->tail);
-    mx->logi = malloc((n ? n : 1) * sizeof *mx->logi);
-    if (mx->tail == NULL || mx->logi == NULL)
+    if (mx->tail == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (response-time law)");
-    /* log i for the CCDF's Poisson terms in log space (the same values as log() there) */
-    mx->logi[0] = 0.0;
-    for (i = 1; i < n; i++)
-        mx->logi[i] = log((double)i);
     /* tail[i] = sum_{m > i} w_m, accumulated from the end for accuracy */
     for (i = n; i-- > 0;) {
         mx->tail[i] = acc;
@@ -53,7 +49,6 @@ void ac_solver_mix_init_mmn(ac_solver_mix *mx, double C, double gamma, double mu
     mx->rate = rate;
     mx->n = 0;
     mx->tail = NULL;
-    mx->logi = NULL;
     mx->closed = response ? 2 : 1;
     mx->c = C;
     mx->gamma = gamma;
@@ -90,58 +85,99 @@ void ac_solver_mix_clear(ac_solver_mix *mx)
     if (mx == NULL)
         return;
     free(mx->tail);
-    free(mx->logi);
     mx->tail = NULL;
-    mx->logi = NULL;
     mx->n = 0;
     mx->closed = 0;
 }
 
 /*
+ * Pois(j; x) for j >= 0, x >= 1, without the cancellation of -x + j log x - log j!: with
+ * log j! = (j + 1/2) log j - j + log sqrt(2 pi) + log Gamma*(j) (GSL's gammastar) and
+ * f = x - j, log Pois(j; x) = j log1p(f / j) - f - log sqrt(2 pi j) - log Gamma*(j). Every
+ * part is O(1 + |f|): relative error <= (10 + 3 |f|) u (u = 2^-53; gammastar 2 u, log1p,
+ * exp, sqrt and the arithmetic 1 u each, the exponent's absolute error 3 |f| u).
+ */
+static double pois_at(size_t j, double x)
+{
+    gsl_sf_result g;
+    double jd = (double)j, f = x - jd;
+    if (j == 0)
+        return exp(-x);
+    if (gsl_sf_gammastar_e(jd, &g) != GSL_SUCCESS || !(g.val > 0.0))
+        return exp(-x + jd * log(x) - lgamma(jd + 1.0));
+    return exp(jd * log1p(f / jd) - f) / (sqrt(6.283185307179586 * jd) * g.val);
+}
+
+/*
+ * The sum of the CCDF for x = r t >= 700, outward from j0 = min(floor x, n - 2) (the Poisson
+ * mode, or the last term with a weight past it): one exp in all, then the ratios
+ * p_{i-1} = p_i i / x down and p_{i+1} = p_i x / (i + 1) up. Below i the terms sum to less
+ * than p_i i / (x - i) (ratios <= i / x, tail <= 1); past i (> x) to less than
+ * term_i q / (1 - q), q = x / (i + 1) (ratios <= q, tail non-increasing): each side stops
+ * once that is below 2^-60 s. Relative error, against the exact sum of the given tails:
+ * <= (12 + 3 |x - j0| + 2 D + N) u + 2^-59, D the largest |i - j0| summed, N the terms summed
+ * (p_{j0}; two roundings per step; the products and the sum), plus N 2^-1074 absolute
+ * (subnormal terms).
+ */
+static double ccdf_large(const ac_solver_mix *mx, double x)
+{
+    size_t last = mx->n - 2, j0, i;
+    double p0, p, s, term, q;
+    j0 = floor(x) < (double)last ? (size_t)floor(x) : last;
+    p0 = pois_at(j0, x);
+    s = p0 * mx->tail[j0];
+    p = p0;
+    for (i = j0; i > 0; i--) {
+        p *= (double)i / x;
+        s += p * mx->tail[i - 1];
+        if (p * (double)(i - 1) < 0x1p-60 * s * (x - (double)(i - 1)))
+            break;
+    }
+    p = p0;
+    for (i = j0 + 1; i <= last; i++) {
+        p *= x / (double)i;
+        term = p * mx->tail[i];
+        s += term;
+        q = x / (double)(i + 1);
+        if (term * q < 0x1p-60 * s * (1.0 - q))
+            break;
+    }
+    return s > 1.0 ? 1.0 : s;
+}
+
+/*
  * P(X > t) = sum_m w_m P(Erlang(m, r) > t) = sum_i Pois(i; r t) tail_i,
- * since P(Erlang(m, r) > t) = sum_{i < m} Pois(i; r t). Poisson terms in log space.
- * Past the Poisson mode (i > r t) the terms only fall (Pois(i) falls, tail_i never rises,
- * and their computed values with them: each step multiplies by x / (i + 1) < 1 or adds
- * log x - log i <= 0, exp within an ulp): once a term is below 2^-55 s, it and every later
- * one is below half an ulp of s and would leave the sum as it is, so the sum stops there
- * with the same bits as the full one.
+ * since P(Erlang(m, r) > t) = sum_{i < m} Pois(i; r t).
+ * x = r t < 700: from i = 0 by the recurrence. Past the Poisson mode (i > r t) the terms only
+ * fall (Pois(i) falls, tail_i never rises, and their computed values with them: each step
+ * multiplies by x / (i + 1) < 1): once a term is below 2^-55 s, it and every later one is
+ * below half an ulp of s and would leave the sum as it is, so the sum stops there with the
+ * same bits as the full one. x >= 700 (e^{-x} would underflow): ccdf_large, from the mode.
  */
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
-    double x, lx, lp, s = 0.0;
+    double x, p, s = 0.0;
     size_t i;
     if (mx->closed)
         return mmn_ccdf(mx, t);
     if (!(t > 0.0))
         return mx->n > 0 ? mx->tail[0] : 0.0;
+    if (mx->n < 2)
+        return 0.0;
     x = mx->rate * t;
-    if (x < 700.0) {
-        /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all */
-        double p = exp(-x);
-        for (i = 0; i + 1 < mx->n; i++) {
-            double term = p * mx->tail[i];
-            if ((double)i > x && term < 0x1p-55 * s)
-                break;
-            s += term;
-            p *= x / (double)(i + 1);
-            /* past 2x the remaining terms sum to less than p (ratio < 1/2); tail <= 1 */
-            if ((double)i > 2.0 * x && p < 1e-18 * s)
-                break;
-        }
-        return s > 1.0 ? 1.0 : s;
-    }
-    lx = log(x);
-    lp = -x;
+    if (x >= 700.0)
+        return ccdf_large(mx, x);
+    /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all */
+    p = exp(-x);
     for (i = 0; i + 1 < mx->n; i++) {
-        if (i > 0)
-            lp += lx - mx->logi[i];
-        if (lp > -745.0) {
-            double term = exp(lp) * mx->tail[i];
-            if ((double)i > x && term < 0x1p-55 * s)
-                break;
-            s += term;
-        } else if ((double)i > x)
-            break; /* past the mode: every later term is smaller still */
+        double term = p * mx->tail[i];
+        if ((double)i > x && term < 0x1p-55 * s)
+            break;
+        s += term;
+        p *= x / (double)(i + 1);
+        /* past 2x the remaining terms sum to less than p (ratio < 1/2); tail <= 1 */
+        if ((double)i > 2.0 * x && p < 1e-18 * s)
+            break;
     }
     return s > 1.0 ? 1.0 : s;
 }
