@@ -32,7 +32,7 @@ static const char search_usage[] =
     "                           lowest workload (x1/16 to x16) whose worst case reaches tau,\n"
     "                           as the peak request rate (a search of --budget per probe)\n"
     "      --confirm N          re-run the worst case in the simulator: N replications\n"
-    "                           (default 10; 0: not), its score with a 95%% interval\n"
+    "                           (default 10; 0: not), its score with a 95% interval\n"
     "                           beside the fluid score\n"
     "      --confirm-events N   the confirmation's event budget over its replications\n"
     "                           (default 50000000; past it: not confirmed, with the reason)\n"
@@ -768,6 +768,7 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
         ac_search_confirm_options_init(&co);
         co.replications = o->confirm;
         co.seed = o->so.seed;
+        co.jobs = o->so.jobs;
         if (o->confirm_events > 0)
             co.max_events = o->confirm_events;
         f->has_confirm = 1;

@@ -15,7 +15,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 
-
 static double erlang_b(size_t c, double a)
 {
     double b = 1;
@@ -100,6 +99,84 @@ static void test_confirm_erlang_b(void **state)
                      AC_OK);
     print_message("window [0, 10 s): %.5f +- %.5f vs %.5f\n", c.score, c.ci95, half);
     assert_true(fabs(c.score - half) <= ci999(&c) + 0.05 * half);
+    fx_free(&f);
+}
+
+/*
+ * The sequential test against tau (looks at 3, 6, 10 replications, each interval at
+ * 1 - 0.05/3): with tau far from the mean (0.7 against Erlang-B(10, 8) = 0.1217) it stops at
+ * the first look, its mean that of the fixed test with 3 replications (the same seeds) bit
+ * for bit and its half-width wider by t_{1-0.025/3, 2} / t_{0.975, 2}; with tau at the
+ * closed form no look can clear it, so it runs all 10 (the fixed test's mean, its half-width
+ * wider by the 9-df ratio). Two threads give the same bits. A budget that covers the first
+ * look and not the second: the first look stands, the reason is said.
+ */
+static void test_confirm_sequential(void **state)
+{
+    ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
+    ac_search_term_value tv;
+    ac_search_confirm_options co;
+    ac_search_confirmation seq, fix, two;
+    double fluid, b8 = erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    assert_double_close(ac_search_confirm_warmup(f.m), 100.0 * 0.1 + 3600.0, 1e-12, 0.0);
+    fluid_terms(&f, &plan, 0.8, &fluid, &tv);
+    ac_search_confirm_options_init(&co);
+    co.sequential = 1;
+    co.tau = 0.7;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
+                     AC_OK);
+    co.sequential = 0;
+    co.replications = 3;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
+                     AC_OK);
+    print_message("sequential: %.5f +- %.5f after %zu replications (fixed 3: +- %.5f), "
+                  "Erlang-B %.5f\n",
+                  seq.score, seq.ci95, seq.replications, fix.ci95, b8);
+    assert_true(seq.computed && fix.computed);
+    assert_int_equal(seq.replications, 3);
+    assert_int_equal(seq.looks, 1);
+    assert_int_equal(seq.looks_planned, 3);
+    assert_int_equal(fix.looks_planned, 1);
+    assert_double_close(seq.level, 1.0 - 0.05 / 3.0, 1e-15, 0.0);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
+    assert_int_equal(ac_search_confirm_side(&seq, 0.7), -1);
+    assert_true(fabs(seq.score - b8) <=
+                seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) / gsl_cdf_tdist_Pinv(q, 2.0));
+    /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
+       the seeds are fixed, so this is deterministic) */
+    co.sequential = 1;
+    co.replications = 10;
+    co.tau = b8;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
+                     AC_OK);
+    co.jobs = 2;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
+                     AC_OK);
+    co.sequential = 0;
+    co.jobs = 1;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
+                     AC_OK);
+    assert_int_equal(seq.replications, 10);
+    assert_int_equal(seq.looks, 3);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 9.0) / gsl_cdf_tdist_Pinv(0.975, 9.0), 0.0, 1e-12);
+    assert_int_equal(ac_search_confirm_side(&seq, b8), 0);
+    assert_true(two.score == seq.score && two.ci95 == seq.ci95 && two.events == seq.events);
+    /* a budget for the first look (3 of them) and not for the next 3 */
+    co.sequential = 1;
+    co.max_events = seq.events * 4 / 10;
+    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
+                     AC_OK);
+    assert_true(two.computed);
+    assert_int_equal(two.looks, 1);
+    assert_int_equal(two.replications, 3);
+    assert_non_null(strstr(two.why, "budget"));
     fx_free(&f);
 }
 
@@ -195,6 +272,8 @@ static void test_study(void **state)
             assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0, 0.015);
             warm_evals += st->variants[i].evaluations;
             cold_evals += cold->variants[i].evaluations;
+            /* the budget check's bound of a variant is attained by a cold one */
+            assert_int_equal(cold->variants[i].evaluations, 751);
         }
         print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n", warm_evals,
                       cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
@@ -203,8 +282,9 @@ static void test_study(void **state)
         o.warm_start = 1;
     }
     ac_search_study_free(st);
-    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends ~600: the variant's
-       752 do not fit in what is left */
+    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends them all (the bound
+       is attained: 15 probes and the search at the design's load, each a full GA and a full
+       polish): the variant's 15 x 46 + 15 + 46 = 751 do not fit in the 64 left */
     o.max_evaluations = 800;
     o.mitigation = 1;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
@@ -213,6 +293,8 @@ static void test_study(void **state)
     assert_int_equal(st->variants[1].mitigation, 1);
     assert_false(st->variants[1].computed);
     assert_non_null(strstr(st->variants[1].why, "budget"));
+    assert_non_null(strstr(st->variants[1].why, "could need 751 evaluations and 64 of"));
+    assert_int_equal(st->variants[0].evaluations, 736);
     assert_true(isnan(st->variants[1].gain));
     assert_true(st->evaluations <= st->budget);
     ac_search_study_free(st);
@@ -614,11 +696,20 @@ static void test_check_resilience(void **state)
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
-    /* the confirmation's event budget: 10 replications of (60 s warm-up + 20 s) at 100/s
-       need at least 8e4 events, over a budget of 1000: not run, said so */
-    a = run_ac("check", "--confirm-events", "1000", pass, NULL);
+    /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
+       keep-alive 3600 s = 3610 s at 100/s spend the source's 100 arrivals/s and the
+       function's completions, 100 (1 - B(10, 10)) = 78.5/s, and the horizon's 3 x 20 s x
+       100/s requests: 1.94e6 events (the pilot's 60 s count them within 3%: ~10,700 events,
+       the start-up ~1 s), over a budget of 10^6: not run, said so */
+    a = run_ac("check", "--confirm-events", "1000000", pass, NULL);
     assert_int_equal(a.status, 3);
-    assert_non_null(strstr(a.out, "at least 8e+04 events"));
+    {
+        const char *at = strstr(a.out, "would spend about ");
+        double need = 3.0 * (3610.0 * 100.0 * (2.0 - erlang_b(10, 10.0)) + 20.0 * 100.0);
+        assert_non_null(at);
+        assert_double_close(strtod(at + strlen("would spend about "), NULL), need, 0.0, 0.03);
+        assert_non_null(strstr(a.out, "warm-ups of 3610 s"));
+    }
     assert_non_null(strstr(a.out, "(--confirm-events)"));
     ac_test_run_free(&a);
     a = run_ac("search", "--confirm-events", "100", pass, NULL);
@@ -631,6 +722,60 @@ static void test_check_resilience(void **state)
     ac_test_run_free(&a);
     unlink(path);
     unlink(pass);
+}
+
+/*
+ * The analysis' search budget: one <resilience> search of the file's 40 evaluations costs at
+ * most 40 + 4 + 2 x 1 (the GA, then the polish's tenth and two moves per gene) = 46. With 45
+ * it is refused before anything is computed (INCONCLUSIVE, the bound said), with 46 it runs
+ * (the worst delay at 200/s: Erlang-B(10, 40) = 0.76 >= tau, FAIL) and spends at most 46.
+ */
+static void test_analysis_search_budget(void **state)
+{
+    static const char req[] = "  <requirements>\n"
+                              "    <resilience tau='0.7' min-boundary='200/s'/>\n"
+                              "  </requirements>\n"
+                              "</architecture>\n";
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    char xml[4096];
+    fx f;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, req);
+    fx_parse(&f, xml);
+    for (size_t budget = 45; budget <= 46; budget++) {
+        ac_analysis_options ao;
+        ac_analysis *an = NULL;
+        ac_diag_list d;
+        int found = 0;
+        ac_diag_list_init(&d);
+        ac_analysis_options_init(&ao);
+        ao.validate = AC_VALIDATE_NEVER;
+        ao.search_budget = budget;
+        assert_int_equal(ac_analysis_run(f.m, &ao, &an, &d, &f.err), AC_OK);
+        for (size_t i = 0; i < an->nchecks; i++)
+            if (strncmp(an->checks[i].name, "resilience", 10) == 0) {
+                found = 1;
+                assert_int_equal(an->checks[i].status,
+                                 budget == 45 ? AC_CHECK_INCONCLUSIVE : AC_CHECK_FAIL);
+            }
+        assert_true(found);
+        found = 0;
+        for (size_t i = 0; i < d.count; i++) {
+            const char *msg = d.items[i].message, *at = strstr(msg, " evaluations) scores");
+            if (budget == 45 && strstr(msg, "its search could need 46 evaluations") != NULL)
+                found = 1;
+            if (budget == 46 && strcmp(d.items[i].rule, "AC301") == 0 && at != NULL) {
+                while (at > msg && at[-1] >= '0' && at[-1] <= '9')
+                    at--;
+                assert_true(strtoul(at, NULL, 10) <= 46);
+                found = 1;
+            }
+        }
+        assert_true(found);
+        ac_analysis_free(an);
+        ac_diag_list_clear(&d);
+    }
+    fx_free(&f);
 }
 
 /*
@@ -726,12 +871,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confirm_erlang_b),
         cmocka_unit_test(test_confirm_not_computed),
+        cmocka_unit_test(test_confirm_sequential),
         cmocka_unit_test(test_study),
         cmocka_unit_test(test_study_variants),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
         cmocka_unit_test(test_failed_integrations),
+        cmocka_unit_test(test_analysis_search_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -417,14 +417,18 @@ int ac_search_convergence_run(const ac_search_problem *problem, const ac_search_
 
 /* ---------------------------------------------------- confirmation by simulation */
 
+/* The most threads of a confirmation, and the most looks of its sequential schedule. */
+#define AC_SEARCH_CONFIRM_JOBS_MAX  64
+#define AC_SEARCH_CONFIRM_LOOKS_MAX 16
+
 /*
- * The worst case re-run in the simulator (sim.h) with the same fault plan: `replications`
- * independent replications (seeds ac_sim_seed_mix(seed, r)), each settling `warmup` s at the
- * rate of t = 0 without faults (the fluid transient starts at that fixed point), then the
+ * The worst case re-run in the simulator (sim.h) with the same fault plan: independent
+ * replications (replication r seeded ac_sim_seed_mix(seed, r)), each settling `warmup` s at
+ * the rate of t = 0 without faults (the fluid transient starts at that fixed point), then the
  * horizon H with the profiles, the workload factor and the plan shifted by the warm-up. Each
  * replication gives the objective's score from its own measurements over the horizon, and
- * the estimate is their mean with the Student t 95% half-width. The terms, from the
- * simulator's KPIs (sim.h) with the fluid terms' weights and norms:
+ * the estimate is their mean with a Student t half-width. The terms, from the simulator's
+ * KPIs (sim.h) with the fluid terms' weights and norms:
  *   error-rate, loss    node: loss_probability (requests failing there after every retry /
  *                       requests); end to end: the largest over the nodes (as the fluid);
  *   throttle-rate       sync function, gateway: throttle_fraction; end to end: the largest;
@@ -433,27 +437,53 @@ int ac_search_convergence_run(const ac_search_problem *problem, const ac_search_
  *   utilization         utilization; end to end: the largest over the nodes;
  *   p95/p99-latency     the node's p95/p99_response_time; end to end: the largest over the
  *                       sources (the successful requests).
- * The budget is max_events over every replication (its share per replication).
+ * Fixed (sequential = 0): `replications` of them, the 95% half-width t_{0.975, n-1} s/sqrt(n).
+ * Sequential (sequential = 1, a test of the mean against `tau`): a group-sequential schedule
+ * of K looks planned in advance at n = 3, 6, 12, ... below `replications`, then
+ * `replications` (K = 1 when it is <= 3); at each look the interval at level 1 - 0.05 / K,
+ * t_{1 - 0.025/K, n-1} s / sqrt(n) (Bonferroni: the K intervals hold the mean together with
+ * probability >= 95%, so the interval of the look where it stops does too, whatever the
+ * stopping rule); it stops at the first look whose interval lies wholly above or below tau
+ * (ac_search_confirm_side), else after the last. The interval reported is the stopping
+ * look's (`level`): never narrower than the fixed test's at the same n.
+ * Budget: max_events over every replication; each look's new replications share what is left
+ * equally (a replication over its share stops the confirmation; the looks completed stand).
+ * `jobs` threads run a look's replications (slot r on thread r mod jobs; the result is the
+ * same for any number).
  */
 typedef struct ac_search_confirm_options {
-    size_t replications;           /* >= 2; default 10 */
-    double warmup;                 /* s; <= 0: max(60 s, 100 x the model's longest service,
-                                      execution + cold start or visibility timeout) (default) */
+    size_t replications;           /* >= 2; default 10 (sequential: the most) */
+    double warmup;                 /* s; <= 0: ac_search_confirm_warmup (default) */
     unsigned long seed;            /* default 1 */
     unsigned long long max_events; /* over every replication; default 50,000,000 */
+    int sequential;                /* 1: the sequential test against tau; default 0 */
+    double tau;                    /* the limit of the sequential test */
+    size_t jobs;                   /* threads, 1 (default) .. AC_SEARCH_CONFIRM_JOBS_MAX */
 } ac_search_confirm_options;
 
 void ac_search_confirm_options_init(ac_search_confirm_options *opt);
 
+/* The default warm-up of a confirmation of m (s): max(60 s, 100 tau_fast + tau_slow), tau_fast
+ * the longest time a job holds a server (a pool's mean service, a function's duration + cold
+ * start), tau_slow the longest memory of a serverless state (keep-alive, pre-warm interval,
+ * async back-offs 60 + 120 (retries - 1) s, visibility timeout x max-receives); search/confirm.c
+ * gives the reasons. */
+double ac_search_confirm_warmup(const ac_model *m);
+
 typedef struct ac_search_confirmation {
     int computed;       /* 1: score and ci95 hold the simulator's estimate */
-    char why[200];      /* computed == 0: why not */
+    char why[200];      /* computed == 0: why not; computed == 1: why it stopped before the
+                           last look (the budget), or empty */
     double fluid;       /* the fluid score of the plan (as given) */
-    double score, ci95; /* the simulated score: mean over the replications, 95% half-width */
+    double score, ci95; /* the simulated score: mean over the replications, half-width at
+                           `level` (>= 95%, simultaneous over the looks) */
     double diff;        /* score - fluid */
+    double level;       /* the confidence of each look's interval: 0.95 (fixed), 1 - 0.05 / K */
+    int sequential;
+    size_t looks, looks_planned; /* looks made (at most planned), planned K (fixed: 1) */
     size_t replications;
-    unsigned long long events;
-    double warmup, horizon; /* s, as used */
+    unsigned long long events; /* every replication run (a look cut by the budget included) */
+    double warmup, horizon;    /* s, as used */
 } ac_search_confirmation;
 
 /*
@@ -471,14 +501,23 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
                       size_t nterms, double fluid, const ac_search_confirm_options *opt,
                       ac_search_confirmation *out, ac_error *err);
 
-/* The least number of events the confirmation of `model` at workload factor `scale` over
- * `horizon` (s) can need: every job that reaches a node costs the simulator at least one
- * event, so it is sum_i visits_i x scale x (warm-up + horizon) x replications, with
- * `node_rates` the model's offered rates (jobs/s at scale 1, one per node; NaN or negative
- * counts 0). Above opt->max_events the confirmation cannot succeed (a search whose worst case
- * cannot be confirmed cannot settle a requirement). opt NULL: defaults. */
-double ac_search_confirm_events_min(const ac_model *model, const double *node_rates, double scale,
-                                    double horizon, const ac_search_confirm_options *opt);
+/* The pilot's length (s of simulated time) of ac_search_confirm_events_pilot. */
+#define AC_SEARCH_CONFIRM_PILOT 60.0
+
+/* The events that the first look of the confirmation of `model` at workload factor `scale`
+ * over `horizon` (s) spends at least, about (sequential: its first look's replications; fixed:
+ * all), into *out: n (r W + A_H), with r the events per simulated second of a pilot
+ * replication without faults at the rates of t = 0 (min(60 s, W) from the empty start, its
+ * own seed, at most a tenth of opt->max_events: past it r is taken at that tenth's rate, a
+ * lower value), W the warm-up, A_H the sources' requests over the horizon (one event each), n
+ * the replications. What the faults add and the later looks come on top, so above
+ * opt->max_events the
+ * confirmation cannot settle anything (a search whose worst case cannot be confirmed cannot
+ * settle a requirement). opt NULL: defaults. Returns 0, AC_EINVAL (bad arguments, a model the
+ * simulator refuses) or AC_ENOMEM. */
+int ac_search_confirm_events_pilot(const ac_model *model, double scale, double horizon,
+                                   const ac_search_confirm_options *opt, double *out,
+                                   ac_error *err);
 
 /* Where the confirmed score stands against tau: 1 when its 95% interval lies at or above tau,
  * -1 when wholly below, 0 when it straddles tau or was not computed. */
