@@ -57,6 +57,9 @@ typedef struct ac_analysis_options {
     int search;           /* 1 (default): a <resilience> requirement runs the worst-case search
                              at its minimum boundary and confirms the worst case by simulation
                              (analysis/req_resilience.c); 0: it is INCONCLUSIVE */
+    const char *search_skipped; /* search == 0: why, ending the AC900 message (a static
+                             string, borrowed); NULL (default): "the worst-case search was
+                             skipped (--no-search)" */
     size_t search_jobs;   /* the search's evaluation threads; default 1 */
     size_t search_budget; /* evaluations over every resilience search of one analysis (each
                              the <faults budget>, else 2000, and a tenth more polishing it);
