@@ -6,7 +6,7 @@
  *   1. the worst case at that workload, by the search of <faults> (search.h: its budget, the
  *      file's or 2000 evaluations; its seed) on the fluid transient of the variant (the
  *      baseline, or the requirement's mitigation applied to a clone);
- *   2. that worst case re-run in the simulator (ac_search_confirm, a sequential test against
+ *   2. that worst case re-run in the simulator (ac_analysis_confirm, a sequential test against
  *      tau: looks at 3, 6 and 10 replications, each interval at 1 - 0.05/3, stopping at the
  *      first that clears tau; the interval of the stopping look holds the mean with
  *      probability >= 95%): the fluid misses the fluctuations (a sync function alone
@@ -27,13 +27,14 @@
 #include <string.h>
 
 #include "analysis/internal.h"
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
 
 typedef struct res_run {
     size_t evals;
     size_t failures, limited; /* plans the transient could not integrate (limited: its budget) */
     double fluid;
-    ac_search_confirmation conf;
+    ac_analysis_confirmation conf;
     char plan[200]; /* the worst case, in words */
 } res_run;
 
@@ -109,16 +110,16 @@ static int search_and_confirm(const ac_an_ctx *c, const ac_model *m, double s, d
         rc = ac_search_objective_eval_plan(obj, 0, plan, &out->fluid, terms, err);
     }
     if (rc == 0) {
-        ac_search_confirm_options co;
-        ac_search_confirm_options_init(&co);
+        ac_analysis_confirm_options co;
+        ac_analysis_confirm_options_init(&co);
         co.seed = so.seed;
         co.sequential = 1;
         co.tau = tau;
         co.jobs = so.jobs;
         if (c->opt->search_confirm_events > 0)
             co.max_events = c->opt->search_confirm_events;
-        rc = ac_search_confirm(m, plan, ac_search_space_nfaults(sp), s, horizon, terms,
-                               ac_search_objective_nterms(obj), out->fluid, &co, &out->conf, err);
+        rc = ac_analysis_confirm(m, plan, ac_search_space_nfaults(sp), s, horizon, terms,
+                                 ac_search_objective_nterms(obj), out->fluid, &co, &out->conf, err);
     }
     free(plan);
     free(terms);
@@ -157,7 +158,7 @@ static void undecided(ac_an_ctx *c, const ac_requirement *r, const char *what, c
 
 /* How the simulated interval was made, in words: "95%, 3 replications" or "95% over 3
  * planned looks, 6 replications", and why it stopped early when it did. */
-static void interval_words(const ac_search_confirmation *cf, char *buf, size_t size)
+static void interval_words(const ac_analysis_confirmation *cf, char *buf, size_t size)
 {
     if (cf->looks_planned > 1)
         snprintf(buf, size, "95%% simultaneous over %zu planned looks, %zu replications%s%.120s",
@@ -172,8 +173,8 @@ static void interval_words(const ac_search_confirmation *cf, char *buf, size_t s
 static void judge(ac_an_ctx *c, const ac_requirement *r, const char *what, const res_run *run)
 {
     ac_check ck = check_of(r, what);
-    const ac_search_confirmation *cf = &run->conf;
-    int side = ac_search_confirm_side(cf, r->tau);
+    const ac_analysis_confirmation *cf = &run->conf;
+    int side = ac_analysis_confirm_side(cf, r->tau);
     char iv[224];
     interval_words(cf, iv, sizeof iv);
     ck.has_value = 1;
@@ -248,16 +249,16 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
 {
     const ac_model *m = c->model;
     ac_transient_options to = c->opt->transient_opt;
-    ac_search_confirm_options co;
+    ac_analysis_confirm_options co;
     ac_error err = {0};
     double need = 0.0;
-    ac_search_confirm_options_init(&co);
+    ac_analysis_confirm_options_init(&co);
     co.sequential = 1;
     if (c->opt->search_confirm_events > 0)
         co.max_events = c->opt->search_confirm_events;
     co.seed = m->faults.has_seed ? m->faults.seed : c->opt->sim.seed;
     to.scale = s;
-    if (ac_search_confirm_events_pilot(m, s, ac_transient_horizon(m, &to), &co, &need, &err) != 0)
+    if (ac_analysis_confirm_events_pilot(m, s, ac_transient_horizon(m, &to), &co, &need, &err) != 0)
         return 0; /* the confirmation reports the simulator's refusal itself */
     if (!(need > (double)co.max_events))
         return 0;
@@ -267,7 +268,7 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
              "without faults, and the horizon's requests), over its budget of %.3g "
              "(--confirm-events), and "
              "the fluid model alone cannot pass (the search was not run)",
-             co.replications < 3 ? co.replications : (size_t)3, need, ac_search_confirm_warmup(m),
+             co.replications < 3 ? co.replications : (size_t)3, need, ac_analysis_confirm_warmup(m),
              (double)co.max_events);
     return 1;
 }
@@ -286,8 +287,9 @@ void ac_req_resilience(ac_an_ctx *c, const ac_requirement *r)
     memset(&run, 0, sizeof run);
     if (!c->opt->search) {
         undecided(c, r, what,
-                  c->opt->search_skipped != NULL ? c->opt->search_skipped
-                                                 : "the worst-case search was skipped (--no-search)");
+                  c->opt->search_skipped != NULL
+                      ? c->opt->search_skipped
+                      : "the worst-case search was skipped (--no-search)");
         return;
     }
     if (!m->faults.present || !(peak > 0.0)) {

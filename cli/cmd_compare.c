@@ -53,8 +53,7 @@ static const char compare_usage[] =
 #define NOTE_MAX 1024
 
 /* Why a variant's <resilience> requirement is not computed without --search. */
-#define SEARCH_SKIPPED                                                                             \
-    "not computed: compare runs the worst-case search only with --search"
+#define SEARCH_SKIPPED "not computed: compare runs the worst-case search only with --search"
 
 /* Everything one run owns. */
 typedef struct compare_state {
@@ -406,7 +405,8 @@ int ac_cli_compare(int argc, char **argv)
     run.seed = aopt.sim.seed;
     run.has_seed = ro.has_seed;
     if (!search && has_resilience(&s.in, nfiles))
-        run.note = "the <resilience> requirements are INCONCLUSIVE in every variant: " SEARCH_SKIPPED;
+        run.note =
+            "the <resilience> requirements are INCONCLUSIVE in every variant: " SEARCH_SKIPPED;
     for (size_t k = 0; k < v; k++)
         if (s.variants[k].analysis == NULL)
             status = AC_EXIT_INCONCLUSIVE;

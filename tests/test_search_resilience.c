@@ -13,6 +13,7 @@
 
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
 
 static double erlang_b(size_t c, double a)
@@ -54,7 +55,7 @@ static void fluid_terms(fx *f, const ac_transient_fault *plan, double scale, dou
     ac_search_space_free(sp);
 }
 
-static double ci999(const ac_search_confirmation *c)
+static double ci999(const ac_analysis_confirmation *c)
 {
     return c->ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(c->replications - 1)) /
            gsl_cdf_tdist_Pinv(0.975, (double)(c->replications - 1));
@@ -72,17 +73,17 @@ static void test_confirm_erlang_b(void **state)
 {
     ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
     ac_search_term_value tv;
-    ac_search_confirm_options co;
-    ac_search_confirmation c;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation c;
     double fluid, b8 = erlang_b(10, 8.0), half = 0.5 * (b8 + erlang_b(10, 4.0));
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
     fluid_terms(&f, &plan, 0.8, &fluid, &tv);
     assert_double_close(fluid, 0.0, 1e-3, 0.0);
-    ac_search_confirm_options_init(&co);
+    ac_analysis_confirm_options_init(&co);
     co.replications = 30;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
                      AC_OK);
     print_message("confirmed %.5f +- %.5f vs Erlang-B %.5f (fluid %.5f)\n", c.score, c.ci95, b8,
                   fluid);
@@ -91,11 +92,11 @@ static void test_confirm_erlang_b(void **state)
     assert_true(fabs(c.score - b8) <= ci999(&c));
     assert_true(c.ci95 < 0.1 * b8);
     assert_double_close(c.diff, c.score - fluid, 1e-15, 0.0);
-    assert_int_equal(ac_search_confirm_side(&c, 0.7), -1);
-    assert_int_equal(ac_search_confirm_side(&c, 0.01), 1);
-    assert_int_equal(ac_search_confirm_side(&c, c.score), 0);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.7), -1);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.01), 1);
+    assert_int_equal(ac_analysis_confirm_side(&c, c.score), 0);
     plan.end = 10.0;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
                      AC_OK);
     print_message("window [0, 10 s): %.5f +- %.5f vs %.5f\n", c.score, c.ci95, half);
     assert_true(fabs(c.score - half) <= ci999(&c) + 0.05 * half);
@@ -115,23 +116,23 @@ static void test_confirm_sequential(void **state)
 {
     ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
     ac_search_term_value tv;
-    ac_search_confirm_options co;
-    ac_search_confirmation seq, fix, two;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation seq, fix, two;
     double fluid, b8 = erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
-    assert_double_close(ac_search_confirm_warmup(f.m), 100.0 * 0.1 + 3600.0, 1e-12, 0.0);
+    assert_double_close(ac_analysis_confirm_warmup(f.m), 100.0 * 0.1 + 3600.0, 1e-12, 0.0);
     fluid_terms(&f, &plan, 0.8, &fluid, &tv);
-    ac_search_confirm_options_init(&co);
+    ac_analysis_confirm_options_init(&co);
     co.sequential = 1;
     co.tau = 0.7;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err), AC_OK);
     co.sequential = 0;
     co.replications = 3;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err), AC_OK);
     print_message("sequential: %.5f +- %.5f after %zu replications (fixed 3: +- %.5f), "
                   "Erlang-B %.5f\n",
                   seq.score, seq.ci95, seq.replications, fix.ci95, b8);
@@ -144,7 +145,7 @@ static void test_confirm_sequential(void **state)
     assert_true(seq.score == fix.score);
     assert_double_close(seq.ci95 / fix.ci95,
                         gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
-    assert_int_equal(ac_search_confirm_side(&seq, 0.7), -1);
+    assert_int_equal(ac_analysis_confirm_side(&seq, 0.7), -1);
     assert_true(fabs(seq.score - b8) <=
                 seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) / gsl_cdf_tdist_Pinv(q, 2.0));
     /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
@@ -152,27 +153,27 @@ static void test_confirm_sequential(void **state)
     co.sequential = 1;
     co.replications = 10;
     co.tau = b8;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err), AC_OK);
     co.jobs = 2;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err), AC_OK);
     co.sequential = 0;
     co.jobs = 1;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err), AC_OK);
     assert_int_equal(seq.replications, 10);
     assert_int_equal(seq.looks, 3);
     assert_true(seq.score == fix.score);
     assert_double_close(seq.ci95 / fix.ci95,
                         gsl_cdf_tdist_Pinv(q, 9.0) / gsl_cdf_tdist_Pinv(0.975, 9.0), 0.0, 1e-12);
-    assert_int_equal(ac_search_confirm_side(&seq, b8), 0);
+    assert_int_equal(ac_analysis_confirm_side(&seq, b8), 0);
     assert_true(two.score == seq.score && two.ci95 == seq.ci95 && two.events == seq.events);
     /* a budget for the first look (3 of them) and not for the next 3 */
     co.sequential = 1;
     co.max_events = seq.events * 4 / 10;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err),
-                     AC_OK);
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err), AC_OK);
     assert_true(two.computed);
     assert_int_equal(two.looks, 1);
     assert_int_equal(two.replications, 3);
@@ -185,25 +186,25 @@ static void test_confirm_not_computed(void **state)
 {
     ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
     ac_search_term_value tv[2] = {{0.0, 1.0, 1.0, 0.0}, {0.0, 1.0, 0.0, 0.0}};
-    ac_search_confirm_options co;
-    ac_search_confirmation c;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation c;
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
-    ac_search_confirm_options_init(&co);
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 2, 0.0, &co, &c, &f.err),
+    ac_analysis_confirm_options_init(&co);
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 2, 0.0, &co, &c, &f.err),
                      AC_OK);
     assert_false(c.computed);
     assert_non_null(strstr(c.why, "do not match"));
-    assert_int_equal(ac_search_confirm_side(&c, 0.5), 0);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.5), 0);
     co.replications = 1;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
                      AC_EINVAL);
     ac_error_clear(&f.err);
     /* a budget too small for one replication: not computed, with the reason */
     co.replications = 2;
     co.max_events = 100;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
                      AC_OK);
     assert_false(c.computed);
     assert_non_null(strstr(c.why, "budget"));

@@ -67,7 +67,7 @@ typedef struct ac_analysis_options {
                              default 200000 */
     unsigned long long search_confirm_events; /* the event budget of the simulation that
                              confirms a worst case, over its replications; 0: the default
-                             of ac_search_confirm_options (50,000,000) */
+                             of ac_analysis_confirm_options (50,000,000) */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */

@@ -1,7 +1,7 @@
 /*
- * Confirmation of a worst case by simulation (include/archcheck/search.h): the plan re-run in
- * the simulator, the objective's score per replication from the simulator's KPIs, its mean
- * with a Student t 95% interval.
+ * Confirmation of a worst case by simulation (include/archcheck/confirm.h; in analysis/, not
+ * search/: the simulator is its sibling): the plan re-run in the simulator, the objective's
+ * score per replication from the simulator's KPIs, its mean with a Student t interval.
  *
  * Replication r is one ac_sim_run of one replication seeded ac_sim_seed_mix(seed, r): the
  * run is [0, W + H], measured over [W, W + H], the profiles read at t - W (their rate of t
@@ -18,10 +18,11 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
 #include "archcheck/sim.h"
 
-void ac_search_confirm_options_init(ac_search_confirm_options *opt)
+void ac_analysis_confirm_options_init(ac_analysis_confirm_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->replications = 10;
@@ -33,7 +34,7 @@ void ac_search_confirm_options_init(ac_search_confirm_options *opt)
     opt->jobs = 1;
 }
 
-int ac_search_confirm_side(const ac_search_confirmation *c, double tau)
+int ac_analysis_confirm_side(const ac_analysis_confirmation *c, double tau)
 {
     if (!c->computed)
         return 0;
@@ -58,7 +59,7 @@ int ac_search_confirm_side(const ac_search_confirmation *c, double tau)
  * measured there, 10 replications at W = 60, 300 and 700 s and at 3,000 s give the same
  * score within their intervals, 0.71213 +- 0.00041, 0.71226 +- 0.00046, and 0.712 +- 0.0005.)
  */
-double ac_search_confirm_warmup(const ac_model *m)
+double ac_analysis_confirm_warmup(const ac_model *m)
 {
     double fast = 0.0, slow = 0.0;
     for (size_t i = 0; m != NULL && i < m->nnodes; i++) {
@@ -81,22 +82,22 @@ double ac_search_confirm_warmup(const ac_model *m)
     return fmax(60.0, 100.0 * fast + slow);
 }
 
-static void sim_options(const ac_search_confirmation *out, double scale,
+static void sim_options(const ac_analysis_confirmation *out, double scale,
                         const ac_transient_plan *plan, ac_sim_options *so);
 
 /* The looks of the schedule for at most n replications (n >= 2): 3, 6, 12, ... below n, then
- * n (n <= 3: n alone); returns their count (at most AC_SEARCH_CONFIRM_LOOKS_MAX). */
+ * n (n <= 3: n alone); returns their count (at most AC_ANALYSIS_CONFIRM_LOOKS_MAX). */
 static size_t look_sizes(size_t n, size_t *sizes)
 {
     size_t k = 0;
-    for (size_t m = 3; m < n && k + 1 < AC_SEARCH_CONFIRM_LOOKS_MAX; m *= 2)
+    for (size_t m = 3; m < n && k + 1 < AC_ANALYSIS_CONFIRM_LOOKS_MAX; m *= 2)
         sizes[k++] = m;
     sizes[k++] = n;
     return k;
 }
 
 /* The events the first look's warm-ups spend: a pilot replication of the system without
- * faults at the rates of t = 0 (scaled), started empty, over AC_SEARCH_CONFIRM_PILOT s (at
+ * faults at the rates of t = 0 (scaled), started empty, over AC_ANALYSIS_CONFIRM_PILOT s (at
  * most a tenth of the budget), gives the events per simulated second r, and the first look's
  * n replications spend about n (r W + A_H): r W in the warm-up (the start-up's cold starts
  * make r a little low), A_H the sources' requests over the horizon (each one event; what the
@@ -113,27 +114,28 @@ static double arrivals(const ac_model *m, double scale, double h)
     return sum;
 }
 
-int ac_search_confirm_events_pilot(const ac_model *model, double scale, double horizon,
-                                   const ac_search_confirm_options *opt, double *out, ac_error *err)
+int ac_analysis_confirm_events_pilot(const ac_model *model, double scale, double horizon,
+                                     const ac_analysis_confirm_options *opt, double *out,
+                                     ac_error *err)
 {
-    ac_search_confirm_options o;
-    ac_search_confirmation c;
+    ac_analysis_confirm_options o;
+    ac_analysis_confirmation c;
     ac_sim_options so;
     ac_sim_result *res = NULL;
     ac_error serr = {0};
-    size_t sizes[AC_SEARCH_CONFIRM_LOOKS_MAX];
+    size_t sizes[AC_ANALYSIS_CONFIRM_LOOKS_MAX];
     int rc;
     *out = 0.0;
     if (opt != NULL)
         o = *opt;
     else
-        ac_search_confirm_options_init(&o);
+        ac_analysis_confirm_options_init(&o);
     if (model == NULL || !(scale > 0.0) || !isfinite(scale) || !(horizon >= 0.0) ||
         !isfinite(horizon) || o.replications < 2)
         return ac_error_set(err, AC_EINVAL, "confirmation pilot: invalid arguments");
     memset(&c, 0, sizeof c);
-    c.warmup = o.warmup > 0.0 ? o.warmup : ac_search_confirm_warmup(model);
-    c.horizon = fmin(AC_SEARCH_CONFIRM_PILOT, c.warmup);
+    c.warmup = o.warmup > 0.0 ? o.warmup : ac_analysis_confirm_warmup(model);
+    c.horizon = fmin(AC_ANALYSIS_CONFIRM_PILOT, c.warmup);
     sim_options(&c, scale, NULL, &so);
     so.horizon = c.horizon; /* [0, pilot] at the rates of t = 0 (the profiles read at t - W) */
     so.warmup = 0.0;
@@ -250,7 +252,7 @@ static double rep_score(const ac_model *m, const ac_sim_result *r, const ac_sear
 
 static int check_args(const ac_model *model, size_t nfaults, double scale, double horizon,
                       const ac_search_term_value *terms, size_t nterms,
-                      const ac_search_confirm_options *o, ac_error *err)
+                      const ac_analysis_confirm_options *o, ac_error *err)
 {
     if (model == NULL || !(scale > 0.0) || !isfinite(scale) || !(horizon > 0.0) ||
         !isfinite(horizon) || (nterms > 0 && terms == NULL) || nfaults > AC_TRANSIENT_PLAN_MAX ||
@@ -317,14 +319,14 @@ static void *rep_thread(void *arg)
  * number of threads. */
 static void run_batch(conf_batch *b)
 {
-    pthread_t th[AC_SEARCH_CONFIRM_JOBS_MAX];
-    conf_thread arg[AC_SEARCH_CONFIRM_JOBS_MAX];
-    int started[AC_SEARCH_CONFIRM_JOBS_MAX] = {0};
+    pthread_t th[AC_ANALYSIS_CONFIRM_JOBS_MAX];
+    conf_thread arg[AC_ANALYSIS_CONFIRM_JOBS_MAX];
+    int started[AC_ANALYSIS_CONFIRM_JOBS_MAX] = {0};
     size_t jobs = b->jobs < 1 ? 1 : b->jobs;
     if (jobs > b->count)
         jobs = b->count;
-    if (jobs > AC_SEARCH_CONFIRM_JOBS_MAX)
-        jobs = AC_SEARCH_CONFIRM_JOBS_MAX;
+    if (jobs > AC_ANALYSIS_CONFIRM_JOBS_MAX)
+        jobs = AC_ANALYSIS_CONFIRM_JOBS_MAX;
     b->jobs = jobs;
     for (size_t j = 0; j < jobs; j++)
         arg[j] = (conf_thread){b, j};
@@ -339,7 +341,7 @@ static void run_batch(conf_batch *b)
 }
 
 /* The simulator's options of every replication: [0, W + H], measured over [W, W + H]. */
-static void sim_options(const ac_search_confirmation *out, double scale,
+static void sim_options(const ac_analysis_confirmation *out, double scale,
                         const ac_transient_plan *plan, ac_sim_options *so)
 {
     ac_sim_options_init(so);
@@ -355,7 +357,7 @@ static void sim_options(const ac_search_confirmation *out, double scale,
 /* Welford's update of (mean, m2) with the look's new slots; their events into *used. The
  * first slot that did not run ends it: its status (the reason in out->why for AC_ELIMIT). */
 static int take_batch(const conf_batch *b, double *mean, double *m2, unsigned long long *used,
-                      ac_search_confirmation *out)
+                      ac_analysis_confirmation *out)
 {
     for (size_t k = 0; k < b->count; k++)
         if (b->out[k].rc == 0)
@@ -374,25 +376,25 @@ static int take_batch(const conf_batch *b, double *mean, double *m2, unsigned lo
     return 0;
 }
 
-int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, size_t nfaults,
-                      double scale, double horizon, const ac_search_term_value *terms,
-                      size_t nterms, double fluid, const ac_search_confirm_options *opt,
-                      ac_search_confirmation *out, ac_error *err)
+int ac_analysis_confirm(const ac_model *model, const ac_transient_fault *faults, size_t nfaults,
+                        double scale, double horizon, const ac_search_term_value *terms,
+                        size_t nterms, double fluid, const ac_analysis_confirm_options *opt,
+                        ac_analysis_confirmation *out, ac_error *err)
 {
-    ac_search_confirm_options o;
+    ac_analysis_confirm_options o;
     ac_transient_fault *shifted = NULL;
     ac_transient_plan plan;
     ac_sim_options so;
     conf_batch b;
     rep_out *reps = NULL;
-    size_t sizes[AC_SEARCH_CONFIRM_LOOKS_MAX], nlooks;
+    size_t sizes[AC_ANALYSIS_CONFIRM_LOOKS_MAX], nlooks;
     double mean = 0.0, m2 = 0.0;
     unsigned long long used = 0;
     int rc;
     if (opt != NULL)
         o = *opt;
     else
-        ac_search_confirm_options_init(&o);
+        ac_analysis_confirm_options_init(&o);
     memset(out, 0, sizeof *out);
     out->fluid = fluid;
     if ((rc = check_args(model, faults != NULL ? nfaults : 0, scale, horizon, terms, nterms, &o,
@@ -407,7 +409,7 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
             return 0;
         }
     }
-    out->warmup = o.warmup > 0.0 ? o.warmup : ac_search_confirm_warmup(model);
+    out->warmup = o.warmup > 0.0 ? o.warmup : ac_analysis_confirm_warmup(model);
     out->horizon = horizon;
     out->sequential = o.sequential;
     if (faults == NULL)
@@ -461,7 +463,7 @@ int ac_search_confirm(const ac_model *model, const ac_transient_fault *faults, s
         out->ci95 = gsl_cdf_tdist_Pinv(1.0 - 0.5 * (1.0 - out->level), (double)(n - 1)) *
                     sqrt(m2 / (double)(n - 1) / (double)n);
         out->diff = mean - fluid;
-        if (o.sequential && ac_search_confirm_side(out, o.tau) != 0)
+        if (o.sequential && ac_analysis_confirm_side(out, o.tau) != 0)
             break;
     }
 cleanup:
