@@ -774,6 +774,16 @@ static void test_check_resilience(void **state)
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
     compare_resilience(pass);
+    /* solve runs no search: the check is INCONCLUSIVE with the reason, never PASS */
+    a = run_ac("solve", "--format", "json", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "not computed: solve does not run the worst-case search"));
+    {
+        const char *ck = strstr(a.out, "\"name\": \"resilience of the design at 100/s\"");
+        assert_non_null(ck);
+        assert_true(strncmp(strstr(ck, "\"status\": "), "\"status\": \"inconclusive\"", 26) == 0);
+    }
+    ac_test_run_free(&a);
     /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
        keep-alive 3600 s = 3610 s at 100/s spend the source's 100 arrivals/s and the
        function's completions, 100 (1 - B(10, 10)) = 78.5/s, and the horizon's 3 x 20 s x
