@@ -5,7 +5,9 @@
  * Each mitigation is applied to its own deep copy of the model (ac_model_clone,
  * ac_model_apply_mitigation) and analysed exactly as `check` analyses a file (validation by
  * simulation where an approximation's error could flip a check, the same seed for every
- * variant). The exit status says whether the comparison was produced, not whether a variant
+ * variant), but for the <resilience> requirements: their worst-case searches run only with
+ * --search (minutes each on a real fault space), else they are INCONCLUSIVE with the reason and
+ * a note says so. The exit status says whether the comparison was produced, not whether a variant
  * passes: 0 produced, 2 invalid input or command line, 3 some variant could not be analysed.
  */
 #include <getopt.h>

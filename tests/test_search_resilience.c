@@ -780,8 +780,9 @@ static void test_check_resilience(void **state)
     assert_non_null(strstr(a.out, "not computed: solve does not run the worst-case search"));
     {
         const char *ck = strstr(a.out, "\"name\": \"resilience of the design at 100/s\"");
+        const char *st = "\"status\": \"inconclusive\"";
         assert_non_null(ck);
-        assert_true(strncmp(strstr(ck, "\"status\": "), "\"status\": \"inconclusive\"", 26) == 0);
+        assert_true(strncmp(strstr(ck, "\"status\": "), st, strlen(st)) == 0);
     }
     ac_test_run_free(&a);
     /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
