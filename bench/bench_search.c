@@ -7,7 +7,17 @@
  * queue backlog duration), as the published study reported them (p95, error rate, backlog).
  * Also the evaluations per second of the runs (floor 200 per core, goal 1,000; issue #12).
  *
- *   bench_search SOURCE_DIR [BUDGET]
+ * With --ablation (`make -C bench search-ablation`), the GA against itself without one of its
+ * parts instead, the same seeds and budget: the full GA, no crossover (crossover rate 0: the
+ * parents are copied, then mutated), no mutation (a mutation operator that changes nothing;
+ * the random immigrants stay, 0.4 of each generation, as in the full GA), and a one-term
+ * objective (the search scores plans by term K alone, --term K, default 2: the fan-out's p95;
+ * the best plan it finds is then scored by the full objective, as every other row). Each row:
+ * the full objective's score of the best plans (median, quartiles), the fan-out p95, the
+ * error rate and the backlog duration of those plans (medians), and on how many seeds it is
+ * below the full GA.
+ *
+ *   bench_search SOURCE_DIR [BUDGET] [--ablation [--term K]]
  *
  * Exit 0 unless a search fails; the comparison is reported, not asserted (a bench).
  */
@@ -44,29 +54,75 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int one(const ac_model *m, ac_search_method method, unsigned long seed, size_t budget,
-               run *out, size_t *nterms)
+/* One configuration of the search: the method, the crossover rate, the mutation operator
+ * (NULL: the default) and the term the search scores alone (0: every term). */
+typedef struct config {
+    const char *name;
+    ac_search_method method;
+    double crossover_rate;
+    const ac_search_mutation *mutation;
+    size_t one_term;
+} config;
+
+static void no_mutate(double *x, size_t n, double rate, double param, gsl_rng *rng)
+{
+    (void)x, (void)n, (void)rate, (void)param, (void)rng;
+}
+
+static const ac_search_mutation no_mutation = {"none", no_mutate};
+
+/* Model m with term k (1-based) alone in its objective, weight 1: the terms of m are swapped
+ * in place, so undo with the same call and *saved (the count) restored. */
+static void single_term(ac_model *m, size_t k, size_t *saved)
+{
+    ac_term t = m->faults.terms[0];
+    m->faults.terms[0] = m->faults.terms[k - 1];
+    m->faults.terms[k - 1] = t;
+    if (*saved == 0) {
+        *saved = m->faults.nterms;
+        m->faults.nterms = 1;
+    } else {
+        m->faults.nterms = *saved;
+        *saved = 0;
+    }
+}
+
+static int one(ac_model *m, const config *cf, unsigned long seed, size_t budget, run *out,
+               size_t *nterms)
 {
     ac_search_space *sp = NULL;
-    ac_search_objective *obj = NULL;
+    ac_search_objective *obj = NULL, *search_obj = NULL;
     ac_search_ga *ga = NULL;
     ac_search_problem pr;
     ac_search_options o;
     ac_error err;
     const double *genes;
-    double again;
+    double again, horizon = ac_transient_horizon(m, NULL);
+    size_t saved = 0;
     int rc;
     memset(&err, 0, sizeof err);
-    rc = ac_search_space_new(m, ac_transient_horizon(m, NULL), &sp, &err);
+    rc = ac_search_space_new(m, horizon, &sp, &err);
     if (rc == 0)
         rc = ac_search_objective_new(m, sp, NULL, 1.0, 1, &obj, &err);
     if (rc == 0 && ac_search_objective_nterms(obj) > TERMS)
         rc = ac_error_set(&err, AC_ELIMIT, "more than %d terms", TERMS);
+    if (rc == 0 && cf->one_term > 0) {
+        if (cf->one_term > m->faults.nterms)
+            rc = ac_error_set(&err, AC_EINVAL, "no term %zu", cf->one_term);
+        if (rc == 0) {
+            single_term(m, cf->one_term, &saved);
+            rc = ac_search_objective_new(m, sp, NULL, 1.0, 1, &search_obj, &err);
+            single_term(m, cf->one_term, &saved);
+        }
+    }
     if (rc == 0) {
         *nterms = ac_search_objective_nterms(obj);
-        pr = ac_search_objective_problem(obj);
+        pr = ac_search_objective_problem(search_obj != NULL ? search_obj : obj);
         ac_search_options_init(&o);
-        o.method = method;
+        o.method = cf->method;
+        o.crossover_rate = cf->crossover_rate;
+        if (cf->mutation != NULL)
+            o.mutation = cf->mutation;
         o.budget = budget;
         o.seed = seed;
         rc = ac_search_ga_new(&pr, &o, &ga, &err);
@@ -82,12 +138,16 @@ static int one(const ac_model *m, ac_search_method method, unsigned long seed, s
     if (rc == 0) {
         out->best = ac_search_ga_best(ga, &genes);
         out->best_at = ac_search_ga_best_at(ga);
-        out->failures = ac_search_objective_failures(obj);
+        out->failures = ac_search_objective_failures(search_obj != NULL ? search_obj : obj);
+        /* the best plan by the full objective (the search's own score when it was that) */
         rc = ac_search_objective_eval(obj, 0, genes, &again, out->tv, &err);
+        if (search_obj != NULL)
+            out->best = again;
     }
     if (rc != 0)
-        fprintf(stderr, "bench_search: seed %lu: %s\n", seed, err.message);
+        fprintf(stderr, "bench_search: %s, seed %lu: %s\n", cf->name, seed, err.message);
     ac_search_ga_free(ga);
+    ac_search_objective_free(search_obj);
     ac_search_objective_free(obj);
     ac_search_space_free(sp);
     return rc;
@@ -112,67 +172,13 @@ static void quartiles(double *x, size_t n, double *q1, double *med, double *q3)
     *q3 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75);
 }
 
-int main(int argc, char **argv)
+/* GA against random: the wins, the evaluations to reach the worst case found. */
+static void duel_summary(run runs[][SEEDS])
 {
     static const char *const names[2] = {"ga", "random"};
-    char path[4096];
-    ac_model *m = NULL;
-    ac_diag_list d;
-    ac_error err;
-    run runs[2][SEEDS];
-    size_t budget = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : 400, nterms = 0, wins = 0;
-    double t0, secs;
-    if (argc < 2 || budget == 0) {
-        fprintf(stderr, "usage: bench_search SOURCE_DIR [BUDGET]\n");
-        return 2;
-    }
-    memset(&err, 0, sizeof err);
-    ac_diag_list_init(&d);
-    snprintf(path, sizeof path, "%s/samples/faas-cascade.xml", argv[1]);
-    if (ac_parser_parse_file(path, &m, &d, &err) != 0) {
-        fprintf(stderr, "bench_search: %s: %s\n", path, err.message);
-        return 2;
-    }
-    printf("GA vs random on %s: %d seeds (1..%d, all reported), %zu evaluations each, "
-           "population 20, no polish\n",
-           path, SEEDS, SEEDS, budget);
-    t0 = now();
-    for (int k = 0; k < 2; k++)
-        for (unsigned long s = 1; s <= SEEDS; s++)
-            if (one(m, k == 0 ? AC_SEARCH_GA : AC_SEARCH_RANDOM, s, budget, &runs[k][s - 1],
-                    &nterms) != 0)
-                return 1;
-    secs = now() - t0;
-    printf("seed   ga best  random best");
-    for (size_t i = 0; i < nterms; i++)
-        printf("   term%zu ga/random", i + 1);
-    printf("\n");
-    for (size_t s = 0; s < SEEDS; s++) {
-        printf("%4zu  %8.4f  %11.4f", s + 1, runs[0][s].best, runs[1][s].best);
-        for (size_t i = 0; i < nterms; i++)
-            printf("  %8.4g/%-8.4g", runs[0][s].tv[i].metric, runs[1][s].tv[i].metric);
-        printf("\n");
+    size_t wins = 0;
+    for (size_t s = 0; s < SEEDS; s++)
         wins += runs[0][s].best > runs[1][s].best;
-    }
-    for (int k = 0; k < 2; k++) {
-        double x[SEEDS], q1, med, q3;
-        size_t fails = 0;
-        for (size_t s = 0; s < SEEDS; s++) {
-            x[s] = runs[k][s].best;
-            fails += runs[k][s].failures;
-        }
-        quartiles(x, SEEDS, &q1, &med, &q3);
-        printf("%-6s best score: median %.4f, quartiles %.4f .. %.4f (%zu failed integrations)\n",
-               names[k], med, q1, q3, fails);
-        for (size_t i = 0; i < nterms; i++) {
-            for (size_t s = 0; s < SEEDS; s++)
-                x[s] = runs[k][s].tv[i].metric;
-            quartiles(x, SEEDS, &q1, &med, &q3);
-            printf("       term %zu (metric of the best plan): median %.4g, quartiles %.4g .. "
-                   "%.4g\n",
-                   i + 1, med, q1, q3);
-        }
-    }
     printf("GA above random on %zu of %d seeds\n", wins, SEEDS);
     {
         /* the worst case: the best score over all 2 x SEEDS runs; evaluations to reach 99% of
@@ -212,9 +218,154 @@ int main(int argc, char **argv)
                    names[k], med, q1, q3);
         }
     }
+}
+
+/* The first term of m with this metric (a node's when node is 1, end to end when 0, any
+ * when -1), or TERMS when none. */
+static size_t term_of(const ac_model *m, ac_metric metric, int node)
+{
+    for (size_t i = 0; i < m->faults.nterms && i < TERMS; i++)
+        if (m->faults.terms[i].metric == metric &&
+            (node < 0 || (node == 1) == (m->faults.terms[i].target != AC_NONE)))
+            return i;
+    return TERMS;
+}
+
+/* The median of term i's metric over the runs of one configuration (NAN without the term). */
+static double term_median(const run *runs, size_t i)
+{
+    double x[SEEDS], q1, med, q3;
+    if (i >= TERMS)
+        return NAN;
+    for (size_t s = 0; s < SEEDS; s++)
+        x[s] = runs[s].tv[i].metric;
+    quartiles(x, SEEDS, &q1, &med, &q3);
+    return med;
+}
+
+/* --ablation: one row per configuration, as the study reported (score, fan-out p95, error
+ * rate, backlog duration), against the full GA (configuration 0). */
+static void ablation_rows(const ac_model *m, const config *cf, size_t nconf, run runs[][SEEDS])
+{
+    size_t ip95 = term_of(m, AC_METRIC_P95_LATENCY, 1), ierr = term_of(m, AC_METRIC_ERROR_RATE, 0);
+    size_t iback = term_of(m, AC_METRIC_BACKLOG_DURATION, -1);
+    printf("ablation (full objective's score of each run's best plan; medians over the seeds):\n");
+    printf("%-22s %8s %19s %12s %11s %12s %s\n", "configuration", "score", "quartiles",
+           "fan-out p95", "error rate", "backlog", "below full GA");
+    for (size_t k = 0; k < nconf; k++) {
+        double x[SEEDS], q1, med, q3;
+        size_t below = 0;
+        for (size_t s = 0; s < SEEDS; s++) {
+            x[s] = runs[k][s].best;
+            below += runs[k][s].best < runs[0][s].best;
+        }
+        quartiles(x, SEEDS, &q1, &med, &q3);
+        printf("%-22s %8.4f  %8.4f .. %-7.4f %10.4g s %11.4g %10.4g s", cf[k].name, med, q1, q3,
+               term_median(runs[k], ip95), term_median(runs[k], ierr), term_median(runs[k], iback));
+        if (k > 0)
+            printf(" %zu of %d seeds", below, SEEDS);
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const config duel[2] = {{"ga", AC_SEARCH_GA, 0.9, NULL, 0},
+                                   {"random", AC_SEARCH_RANDOM, 0.9, NULL, 0}};
+    config abl[4] = {{"ga (full)", AC_SEARCH_GA, 0.9, NULL, 0},
+                     {"ga, no crossover", AC_SEARCH_GA, 0.0, NULL, 0},
+                     {"ga, no mutation", AC_SEARCH_GA, 0.9, &no_mutation, 0},
+                     {"ga, one term", AC_SEARCH_GA, 0.9, NULL, 2}};
+    char path[4096], one_name[64];
+    ac_model *m = NULL;
+    ac_diag_list d;
+    ac_error err;
+    static run runs[4][SEEDS];
+    const config *cf = duel;
+    size_t budget = 400, nterms = 0, nconf = 2, term = 2;
+    int ablation = 0;
+    double t0, secs;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--ablation") == 0)
+            ablation = 1;
+        else if (strcmp(argv[i], "--term") == 0 && i + 1 < argc)
+            term = (size_t)strtoul(argv[++i], NULL, 10);
+        else
+            budget = (size_t)strtoul(argv[i], NULL, 10);
+    }
+    if (argc < 2 || budget == 0 || term == 0) {
+        fprintf(stderr, "usage: bench_search SOURCE_DIR [BUDGET] [--ablation [--term K]]\n");
+        return 2;
+    }
+    memset(&err, 0, sizeof err);
+    ac_diag_list_init(&d);
+    snprintf(path, sizeof path, "%s/samples/faas-cascade.xml", argv[1]);
+    if (ac_parser_parse_file(path, &m, &d, &err) != 0) {
+        fprintf(stderr, "bench_search: %s: %s\n", path, err.message);
+        return 2;
+    }
+    if (ablation) {
+        if (term > m->faults.nterms) {
+            fprintf(stderr, "bench_search: --term %zu: the objective has %zu terms\n", term,
+                    m->faults.nterms);
+            return 2;
+        }
+        snprintf(one_name, sizeof one_name, "ga, term %zu alone", term);
+        abl[3].name = one_name;
+        abl[3].one_term = term;
+        cf = abl;
+        nconf = 4;
+    }
+    printf("%s on %s: %d seeds (1..%d, all reported), %zu evaluations each, population 20, "
+           "no polish\n",
+           ablation ? "GA ablation" : "GA vs random", path, SEEDS, SEEDS, budget);
+    t0 = now();
+    for (size_t k = 0; k < nconf; k++)
+        for (unsigned long s = 1; s <= SEEDS; s++)
+            if (one(m, &cf[k], s, budget, &runs[k][s - 1], &nterms) != 0)
+                return 1;
+    secs = now() - t0;
+    printf("seed");
+    for (size_t k = 0; k < nconf; k++)
+        printf("  %18s", cf[k].name);
+    for (size_t i = 0; i < nterms; i++)
+        printf("   term%zu %s/%s", i + 1, cf[0].name, cf[1].name);
+    printf("\n");
+    for (size_t s = 0; s < SEEDS; s++) {
+        printf("%4zu", s + 1);
+        for (size_t k = 0; k < nconf; k++)
+            printf("  %18.4f", runs[k][s].best);
+        for (size_t i = 0; i < nterms; i++)
+            printf("  %8.4g/%-8.4g", runs[0][s].tv[i].metric, runs[1][s].tv[i].metric);
+        printf("\n");
+    }
+    for (size_t k = 0; k < nconf; k++) {
+        double x[SEEDS], q1, med, q3;
+        size_t fails = 0;
+        for (size_t s = 0; s < SEEDS; s++) {
+            x[s] = runs[k][s].best;
+            fails += runs[k][s].failures;
+        }
+        quartiles(x, SEEDS, &q1, &med, &q3);
+        printf("%-6s best score: median %.4f, quartiles %.4f .. %.4f (%zu failed integrations)\n",
+               cf[k].name, med, q1, q3, fails);
+        for (size_t i = 0; i < nterms; i++) {
+            for (size_t s = 0; s < SEEDS; s++)
+                x[s] = runs[k][s].tv[i].metric;
+            quartiles(x, SEEDS, &q1, &med, &q3);
+            printf("       term %zu (metric of the best plan): median %.4g, quartiles %.4g .. "
+                   "%.4g\n",
+                   i + 1, med, q1, q3);
+        }
+    }
+    if (ablation)
+        ablation_rows(m, cf, nconf, runs);
+    else
+        duel_summary(runs);
     printf("%.0f evaluations in %.1f s wall: %.0f evaluations/s (floor 200 per core, goal "
            "1,000)\n",
-           (double)(2 * SEEDS) * (double)budget, secs, (double)(2 * SEEDS) * (double)budget / secs);
+           (double)nconf * SEEDS * (double)budget, secs,
+           (double)nconf * SEEDS * (double)budget / secs);
     ac_model_free(m);
     ac_diag_list_clear(&d);
     return 0;

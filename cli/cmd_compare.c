@@ -5,7 +5,9 @@
  * Each mitigation is applied to its own deep copy of the model (ac_model_clone,
  * ac_model_apply_mitigation) and analysed exactly as `check` analyses a file (validation by
  * simulation where an approximation's error could flip a check, the same seed for every
- * variant). The exit status says whether the comparison was produced, not whether a variant
+ * variant), but for the <resilience> requirements: their worst-case searches run only with
+ * --search (minutes each on a real fault space), else they are INCONCLUSIVE with the reason and
+ * a note says so. The exit status says whether the comparison was produced, not whether a variant
  * passes: 0 produced, 2 invalid input or command line, 3 some variant could not be analysed.
  */
 #include <getopt.h>
@@ -39,16 +41,21 @@ static const char compare_usage[] =
     "                        else 1); every variant uses the same seed\n"
     "      --validate        simulate and compare every approximation\n"
     "      --no-validate     never simulate\n"
-    "      --search          rows of the worst-case fault search (the file's <faults>): each\n"
-    "                        variant's worst-case score at its workload, its resilience\n"
-    "                        boundary B_r and gain R_g (the fluid study of `search\n"
-    "                        --mitigation all`, declared mitigations only)\n"
+    "      --search          run the worst-case fault search (the file's <faults>): every\n"
+    "                        variant's <resilience> requirements are checked as by `check`\n"
+    "                        (without --search they are INCONCLUSIVE, not computed), and\n"
+    "                        rows are added: each variant's worst-case score at its\n"
+    "                        workload, its resilience boundary B_r and gain R_g (the fluid\n"
+    "                        study of `search --mitigation all`, declared mitigations only)\n"
     "  -h, --help            this help\n"
     "\n"
     "exit status: 0 the comparison was produced (whatever the verdicts), 2 invalid input or\n"
     "command line, 3 some variant could not be analysed (e.g. a mitigation not modelled)\n";
 
 #define NOTE_MAX 1024
+
+/* Why a variant's <resilience> requirement is not computed without --search. */
+#define SEARCH_SKIPPED "not computed: compare runs the worst-case search only with --search"
 
 /* Everything one run owns. */
 typedef struct compare_state {
@@ -190,6 +197,16 @@ static int write_output(const ac_compare_run *run, int json, const char *out_pat
     }
     if (ac_atomic_commit(&f, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
+    return 0;
+}
+
+/* 1 when an input states a <resilience> requirement (each needs a search per variant). */
+static int has_resilience(const ac_cli_input *in, size_t nfiles)
+{
+    for (size_t f = 0; f < nfiles; f++)
+        for (size_t k = 0; k < in->models[f]->nrequirements; k++)
+            if (in->models[f]->requirements[k].kind == AC_REQ_RESILIENCE)
+                return 1;
     return 0;
 }
 
@@ -353,6 +370,11 @@ int ac_cli_compare(int argc, char **argv)
     }
     if (!ro.has_seed && s.in.models[0]->faults.has_seed)
         aopt.sim.seed = s.in.models[0]->faults.seed;
+    if (!search) {
+        /* a search per <resilience> requirement per variant: minutes on a real fault space */
+        aopt.search = 0;
+        aopt.search_skipped = SEARCH_SKIPPED;
+    }
 
     /* the reference: the baseline (or the first file), then the second file */
     for (size_t f = 0; f < nfiles; f++, v++) {
@@ -384,6 +406,9 @@ int ac_cli_compare(int argc, char **argv)
     run.nvariants = v;
     run.seed = aopt.sim.seed;
     run.has_seed = ro.has_seed;
+    if (!search && has_resilience(&s.in, nfiles))
+        run.note =
+            "the <resilience> requirements are INCONCLUSIVE in every variant: " SEARCH_SKIPPED;
     for (size_t k = 0; k < v; k++)
         if (s.variants[k].analysis == NULL)
             status = AC_EXIT_INCONCLUSIVE;

@@ -9,6 +9,7 @@
 
 #include "archcheck/parser.h"
 #include "archcheck/report.h"
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
 #include "common/atomic.h"
@@ -32,7 +33,7 @@ static const char search_usage[] =
     "                           lowest workload (x1/16 to x16) whose worst case reaches tau,\n"
     "                           as the peak request rate (a search of --budget per probe)\n"
     "      --confirm N          re-run the worst case in the simulator: N replications\n"
-    "                           (default 10; 0: not), its score with a 95%% interval\n"
+    "                           (default 10; 0: not), its score with a 95% interval\n"
     "                           beside the fluid score\n"
     "      --confirm-events N   the confirmation's event budget over its replications\n"
     "                           (default 50000000; past it: not confirmed, with the reason)\n"
@@ -73,7 +74,7 @@ typedef struct found {
     ac_transient_fault *plan;
     ac_search_term_value *terms;
     int has_confirm;
-    ac_search_confirmation conf;
+    ac_analysis_confirmation conf;
     const ac_search_study *study;
 } found;
 
@@ -134,7 +135,7 @@ static const char *variant_id(const found *f, const ac_search_variant *v)
 
 static void print_confirm_text(FILE *fp, const found *f)
 {
-    const ac_search_confirmation *c = &f->conf;
+    const ac_analysis_confirmation *c = &f->conf;
     if (!c->computed) {
         fprintf(fp, "  not confirmed by simulation: %s\n", c->why);
         return;
@@ -256,7 +257,7 @@ static void json_num_or_null(ac_jsonw *w, const char *key, double v)
 
 static void print_confirm_json(ac_jsonw *w, const found *f)
 {
-    const ac_search_confirmation *c = &f->conf;
+    const ac_analysis_confirmation *c = &f->conf;
     ac_jsonw_key(w, "confirmation");
     ac_jsonw_object_begin(w);
     ac_jsonw_key(w, "computed");
@@ -764,15 +765,16 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
     /* the terms of the best plan, re-evaluated (the same numbers: deterministic) */
     rc = ac_search_objective_eval_plan(obj, 0, f->plan, &f->score, f->terms, err);
     if (rc == 0 && o->confirm > 0) {
-        ac_search_confirm_options co;
-        ac_search_confirm_options_init(&co);
+        ac_analysis_confirm_options co;
+        ac_analysis_confirm_options_init(&co);
         co.replications = o->confirm;
         co.seed = o->so.seed;
+        co.jobs = o->so.jobs;
         if (o->confirm_events > 0)
             co.max_events = o->confirm_events;
         f->has_confirm = 1;
-        rc = ac_search_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms, f->score,
-                               &co, &f->conf, err);
+        rc = ac_analysis_confirm(m, f->plan, f->nfaults, 1.0, horizon, f->terms, f->nterms,
+                                 f->score, &co, &f->conf, err);
     }
     return rc;
 }

@@ -72,6 +72,7 @@ static int overloaded(const ac_model *m, const char *file)
     ao.headroom = 0;
     ao.validate = AC_VALIDATE_NEVER;
     ao.transient = AC_TRANSIENT_NEVER;
+    ao.search = 0; /* only AC101 is read here */
     if (ac_analysis_run(m, &ao, &a, &d, &err) != AC_OK || a == NULL) {
         ac_diag_list_clear(&d);
         return -1;

@@ -50,6 +50,7 @@ int ac_cli_size_attach(ac_cli_input *in, const ac_analysis_options *aopt, size_t
             continue;
         ac_size_options_init(&so);
         so.analysis = *aopt;
+        so.analysis.search = 0; /* no sizing check reads <resilience>: no search per probe */
         so.max_probes = max_probes;
         so.max_simulations = aopt->validate == AC_VALIDATE_NEVER ? 0 : max_sims;
         if (ac_size_run(in->models[i], &so, &out[i], &err) != AC_OK)
@@ -173,6 +174,7 @@ int ac_cli_size(int argc, char **argv)
         } else {
             ac_size_options_init(&so);
             so.analysis = aopt;
+            so.analysis.search = 0; /* as in ac_cli_size_attach */
             so.max_probes = budget;
             so.max_simulations = aopt.validate == AC_VALIDATE_NEVER ? 0 : sims;
             if (ac_size_dispatch_compare(in.models[0], k, &so, &rows, &n, &err) != AC_OK)

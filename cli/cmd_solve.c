@@ -20,6 +20,8 @@ static const char solve_usage[] =
     "Solve the steady state of the architecture: every node's arrival rate, its\n"
     "equilibria (stability, eigenvalues, Lyapunov evidence), utilisation, loss, mean\n"
     "jobs and response-time percentiles, the end-to-end response time and the headroom.\n"
+    "It runs no worst-case search: its JSON's <resilience> checks are INCONCLUSIVE\n"
+    "(not computed; `check` runs the search).\n"
     "\n"
     "options:\n"
     "  -f, --format FMT     text (default), json or csv (the response-time distributions:\n"
@@ -266,6 +268,8 @@ int ac_cli_solve(int argc, char **argv)
 
     ac_analysis_options_init(&aopt);
     aopt.validate = AC_VALIDATE_NEVER;
+    aopt.search = 0; /* the steady state: a <resilience> search takes minutes (check runs it) */
+    aopt.search_skipped = "not computed: solve does not run the worst-case search (check does)";
     optind = 0;
     opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {

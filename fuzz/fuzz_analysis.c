@@ -136,6 +136,8 @@ static void analyse(const ac_model *m, ac_diag_list *d)
     ac_analysis_options_init(&opt);
     opt.headroom = 0;
     opt.solver.burst_search = 0;
+    opt.search_confirm_events = 1000; /* <resilience>: stops at the confirmation's pre-check
+                                         on any real workload (the search is fuzz_search's) */
     small_sim_options(&opt.sim);
     opt.transient_opt.samples = FUZZ_TRANSIENT_SAMPLES;
     opt.transient_opt.pool_dim_max = FUZZ_TRANSIENT_DIM;

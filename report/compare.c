@@ -498,6 +498,8 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
         if (x->error != NULL && x->error[0] != '\0')
             fprintf(fp, "%s (%s): not analysed: %s\n", x->id, x->kind, x->error);
     }
+    if (run->note != NULL)
+        fprintf(fp, "note: %s\n", run->note);
     rc = ferror(fp) ? AC_EIO : AC_OK;
 cleanup:
     free(width);
@@ -538,6 +540,10 @@ int ac_report_compare_json(FILE *fp, const ac_compare_run *run)
     ac_jsonw_array_end(&w);
     ac_jsonw_key(&w, "seed");
     ac_jsonw_uint(&w, run->seed);
+    if (run->note != NULL) {
+        ac_jsonw_key(&w, "note");
+        ac_jsonw_string(&w, run->note);
+    }
     ac_jsonw_key(&w, "variants");
     ac_jsonw_array_begin(&w);
     for (size_t v = 0; v < run->nvariants; v++) {

@@ -284,8 +284,16 @@ static void write_checks(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         if (c->has_value) {
             key_double(w, "value", c->value);
             key_double(w, "limit", c->limit);
-            key_double(w, "expected_relative_error", c->rel_error);
-            key_double(w, "expected_absolute_error", c->abs_error);
+            if (isnan(c->rel_error) && isnan(c->abs_error)) {
+                /* no stated error (a resilience check's fluid score): null, never 0 */
+                ac_jsonw_key(w, "expected_relative_error");
+                ac_jsonw_null(w);
+                ac_jsonw_key(w, "expected_absolute_error");
+                ac_jsonw_null(w);
+            } else {
+                key_double(w, "expected_relative_error", c->rel_error);
+                key_double(w, "expected_absolute_error", c->abs_error);
+            }
         }
         if (c->has_sim) {
             key_double(w, "simulation_value", c->sim_value);

@@ -209,6 +209,11 @@ static void write_table(cdoc *d, const ac_compare_run *run, const ac_compare_tab
                  "better, except for the headroom factor and minimum requirements; every variant "
                  "with that value is marked). \xE2\x80\x93: no number (not analysed, or not "
                  "applicable).");
+    if (run->note != NULL) {
+        char text[512];
+        snprintf(text, sizeof text, "Note: %s.", run->note);
+        paragraph(d, text);
+    }
     if (run->nvariants == 0 || t->nrows == 0) {
         paragraph(d, "Nothing to compare.");
         return;

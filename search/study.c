@@ -15,7 +15,11 @@
  * (every variant says why: a study without its baseline has no boundary to compare with).
  * Before a variant, the most its two boundaries can spend, P probes plus as many single
  * evaluations (and the search at score_at), must fit in what is left; else it is not
- * computed. So st->evaluations <= st->budget always.
+ * computed. So st->evaluations <= st->budget always. Both bounds are attained: P is the
+ * bracket's two probes plus the bisection's fixed count, and a GA spends its whole budget
+ * and the polish its tenth + 2 n whenever no move of the polish is skipped (a gene at a bound
+ * of its range), as on the one-gene test case of tests/test_search_resilience.c, where the
+ * baseline spends exactly its bound (736) and a cold variant exactly its 751.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +63,15 @@ static size_t max_probes(const ac_search_study_options *o)
 static size_t probe_cost(const ac_search_study_options *o, size_t ngenes)
 {
     return o->search.budget + o->search.budget / 10 + 2 * ngenes;
+}
+
+/* The most one variant can spend: its own boundary (P probes of a search), the boundary of
+ * the baseline's worst plan (P single evaluations) and the search at score_at. Attained when
+ * no probe of its own reaches tau (each probe then runs its full budget and polish). */
+static size_t variant_cost(const ac_search_study_options *o, size_t ngenes)
+{
+    size_t p = max_probes(o);
+    return p * probe_cost(o, ngenes) + p + (o->score_at > 0.0) * probe_cost(o, ngenes);
 }
 
 /* The space and objective of model m at the study's options. */
@@ -212,7 +225,7 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
     ac_search_space *sp = NULL;
     ac_search_objective *obj = NULL;
     ac_error e = {0};
-    size_t need = (max_probes(o) + (o->score_at > 0.0)) * (probe_cost(o, st->ngenes) + 1);
+    size_t need = variant_cost(o, st->ngenes);
     int rc;
     if (v->excluded)
         return 0;

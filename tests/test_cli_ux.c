@@ -226,7 +226,8 @@ static void test_exit_status_and_verdict(void **state)
     assert_non_null(strstr(r.out, "verdict: inconclusive; exit status 0 (--fail-on never)\n"));
     ac_test_run_free(&r);
     /* a FAIL outranks it: the serverless sample fails one check and has two AC900 */
-    r = run_ac("check", "-q", "--fail-on", "warning", "samples/serverless-pipeline.xml", NULL);
+    r = run_ac("check", "-q", "--fail-on", "warning", "--no-search",
+               "samples/serverless-pipeline.xml", NULL);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "[AC900]"));
     ac_test_run_free(&r);
@@ -435,8 +436,8 @@ static void test_sarif_and_junit_for_ci(void **state)
     free(base);
     /* JUnit: every test case of a file has its own name (the serverless sample's two
        resilience requirements among them) */
-    t = run_ac("check", "-q", "--no-validate", "-f", "junit", "samples/serverless-pipeline.xml",
-               NULL);
+    t = run_ac("check", "-q", "--no-validate", "--no-search", "-f", "junit",
+               "samples/serverless-pipeline.xml", NULL);
     assert_non_null(strstr(t.out, " name=\"resilience of the design at 3000/s\""));
     assert_non_null(strstr(t.out, " name=\"resilience of prewarm-snapstart at 3000/s\""));
     {
@@ -856,7 +857,8 @@ static void test_pdf_page_defects(void **state)
     ac_test_run r;
     (void)state;
     snprintf(pdf, sizeof pdf, "%s/sl.pdf", dir);
-    r = run_ac("check", "-q", "--report", pdf, "samples/serverless-pipeline.xml", NULL);
+    r = run_ac("check", "-q", "--no-search", "--report", pdf, "samples/serverless-pipeline.xml",
+               NULL);
     assert_int_equal(r.status, 1);
     ac_test_run_free(&r);
     text = pdf_text(pdf, 1, 99);

@@ -498,6 +498,8 @@ static void test_cli_every_variant(void **state)
     for (const char *p = r.out; (p = strstr(p, "\"verdict\": \"fail\"")) != NULL; p++)
         verdicts++;
     assert_int_equal(verdicts, 5); /* ingest's throttling fails the loss requirement in all */
+    /* without --search its two <resilience> requirements are not computed, and said so */
+    assert_non_null(strstr(r.out, "\"note\": \"the <resilience> requirements are INCONCLUSIVE"));
     {
         /* the burst lifts shard from 781 to 8 x 70 / 60 ms x 100 ms = 933 busy instances:
            at least 933 - 800 (warm at the start, keep-alive 10 min) new ones start cold;

@@ -91,18 +91,21 @@ static void test_command_deterministic(void **state)
 {
     ac_test_run a, b, c;
     (void)state;
-    a = run_ac("search", "--format", "json", "--budget", "10", "--jobs", "1", "--seed", "5",
-               "samples/faas-cascade.xml", NULL);
-    b = run_ac("search", "--format", "json", "--budget", "10", "--jobs", "2", "--seed", "5",
-               "samples/faas-cascade.xml", NULL);
-    c = run_ac("search", "--format", "json", "--budget", "10", "--jobs", "2", "--seed", "5",
-               "samples/faas-cascade.xml", NULL);
+    a = run_ac("search", "--format", "json", "--budget", "10", "--confirm", "2", "--jobs", "1",
+               "--seed", "5", "samples/faas-cascade.xml", NULL);
+    b = run_ac("search", "--format", "json", "--budget", "10", "--confirm", "2", "--jobs", "2",
+               "--seed", "5", "samples/faas-cascade.xml", NULL);
+    c = run_ac("search", "--format", "json", "--budget", "10", "--confirm", "2", "--jobs", "2",
+               "--seed", "5", "samples/faas-cascade.xml", NULL);
     assert_int_equal(a.status, 0);
     assert_int_equal(b.status, 0);
     assert_string_equal(a.out, b.out);
     assert_string_equal(b.out, c.out);
     assert_non_null(strstr(a.out, "\"aggregate.delay\": "));
     assert_non_null(strstr(a.out, "\"fanout.fail-prob\": "));
+    /* --confirm 2: the confirmation fits its event budget (10 replications' shares do not),
+       so its threads' result is compared too */
+    assert_non_null(strstr(a.out, "\"computed\": true"));
     ac_test_run_free(&a);
     ac_test_run_free(&b);
     ac_test_run_free(&c);

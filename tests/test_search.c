@@ -19,6 +19,7 @@
 #include <gsl/gsl_sort.h>
 
 #include "archcheck/parser.h"
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
 #include "tests/helpers.h"
 
@@ -721,8 +722,8 @@ static void test_link_fault(void **state)
     ac_search_ga *ga = NULL;
     ac_search_problem pr;
     ac_search_options so;
-    ac_search_confirm_options co;
-    ac_search_confirmation conf;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation conf;
     ac_search_term_value tv[1];
     ac_transient_fault plan[1], corner[1];
     const double *genes;
@@ -777,10 +778,10 @@ static void test_link_fault(void **state)
     p95 = hi + 1.0 / 55.0;
     assert_double_close(p95, 0.30233, 0.0, 1e-4);
     assert_true(score >= p95); /* the fluid's upper bound */
-    ac_search_confirm_options_init(&co);
+    ac_analysis_confirm_options_init(&co);
     co.replications = 30;
     assert_int_equal(
-        ac_search_confirm(f.m, corner, 1, 1.0, 300.0, tv, 1, score, &co, &conf, &f.err), AC_OK);
+        ac_analysis_confirm(f.m, corner, 1, 1.0, 300.0, tv, 1, score, &co, &conf, &f.err), AC_OK);
     assert_true(conf.computed);
     print_message("link fault: fluid %.4f (upper bound), simulated %.4f +- %.4f, M/D/1 %.4f\n",
                   score, conf.score, conf.ci95, p95);

@@ -13,8 +13,8 @@
 
 #include "archcheck/analysis.h"
 #include "archcheck/parser.h"
+#include "archcheck/confirm.h"
 #include "archcheck/search.h"
-
 
 static double erlang_b(size_t c, double a)
 {
@@ -55,7 +55,7 @@ static void fluid_terms(fx *f, const ac_transient_fault *plan, double scale, dou
     ac_search_space_free(sp);
 }
 
-static double ci999(const ac_search_confirmation *c)
+static double ci999(const ac_analysis_confirmation *c)
 {
     return c->ci95 * gsl_cdf_tdist_Pinv(0.9995, (double)(c->replications - 1)) /
            gsl_cdf_tdist_Pinv(0.975, (double)(c->replications - 1));
@@ -73,17 +73,17 @@ static void test_confirm_erlang_b(void **state)
 {
     ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
     ac_search_term_value tv;
-    ac_search_confirm_options co;
-    ac_search_confirmation c;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation c;
     double fluid, b8 = erlang_b(10, 8.0), half = 0.5 * (b8 + erlang_b(10, 4.0));
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
     fluid_terms(&f, &plan, 0.8, &fluid, &tv);
     assert_double_close(fluid, 0.0, 1e-3, 0.0);
-    ac_search_confirm_options_init(&co);
+    ac_analysis_confirm_options_init(&co);
     co.replications = 30;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
                      AC_OK);
     print_message("confirmed %.5f +- %.5f vs Erlang-B %.5f (fluid %.5f)\n", c.score, c.ci95, b8,
                   fluid);
@@ -92,14 +92,92 @@ static void test_confirm_erlang_b(void **state)
     assert_true(fabs(c.score - b8) <= ci999(&c));
     assert_true(c.ci95 < 0.1 * b8);
     assert_double_close(c.diff, c.score - fluid, 1e-15, 0.0);
-    assert_int_equal(ac_search_confirm_side(&c, 0.7), -1);
-    assert_int_equal(ac_search_confirm_side(&c, 0.01), 1);
-    assert_int_equal(ac_search_confirm_side(&c, c.score), 0);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.7), -1);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.01), 1);
+    assert_int_equal(ac_analysis_confirm_side(&c, c.score), 0);
     plan.end = 10.0;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &c, &f.err),
                      AC_OK);
     print_message("window [0, 10 s): %.5f +- %.5f vs %.5f\n", c.score, c.ci95, half);
     assert_true(fabs(c.score - half) <= ci999(&c) + 0.05 * half);
+    fx_free(&f);
+}
+
+/*
+ * The sequential test against tau (looks at 3, 6, 10 replications, each interval at
+ * 1 - 0.05/3): with tau far from the mean (0.7 against Erlang-B(10, 8) = 0.1217) it stops at
+ * the first look, its mean that of the fixed test with 3 replications (the same seeds) bit
+ * for bit and its half-width wider by t_{1-0.025/3, 2} / t_{0.975, 2}; with tau at the
+ * closed form no look can clear it, so it runs all 10 (the fixed test's mean, its half-width
+ * wider by the 9-df ratio). Two threads give the same bits. A budget that covers the first
+ * look and not the second: the first look stands, the reason is said.
+ */
+static void test_confirm_sequential(void **state)
+{
+    ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
+    ac_search_term_value tv;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation seq, fix, two;
+    double fluid, b8 = erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
+    fx f;
+    (void)state;
+    fx_parse(&f, thr_xml);
+    assert_double_close(ac_analysis_confirm_warmup(f.m), 100.0 * 0.1 + 3600.0, 1e-12, 0.0);
+    fluid_terms(&f, &plan, 0.8, &fluid, &tv);
+    ac_analysis_confirm_options_init(&co);
+    co.sequential = 1;
+    co.tau = 0.7;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err), AC_OK);
+    co.sequential = 0;
+    co.replications = 3;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err), AC_OK);
+    print_message("sequential: %.5f +- %.5f after %zu replications (fixed 3: +- %.5f), "
+                  "Erlang-B %.5f\n",
+                  seq.score, seq.ci95, seq.replications, fix.ci95, b8);
+    assert_true(seq.computed && fix.computed);
+    assert_int_equal(seq.replications, 3);
+    assert_int_equal(seq.looks, 1);
+    assert_int_equal(seq.looks_planned, 3);
+    assert_int_equal(fix.looks_planned, 1);
+    assert_double_close(seq.level, 1.0 - 0.05 / 3.0, 1e-15, 0.0);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
+    assert_int_equal(ac_analysis_confirm_side(&seq, 0.7), -1);
+    assert_true(fabs(seq.score - b8) <=
+                seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) / gsl_cdf_tdist_Pinv(q, 2.0));
+    /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
+       the seeds are fixed, so this is deterministic) */
+    co.sequential = 1;
+    co.replications = 10;
+    co.tau = b8;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err), AC_OK);
+    co.jobs = 2;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err), AC_OK);
+    co.sequential = 0;
+    co.jobs = 1;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err), AC_OK);
+    assert_int_equal(seq.replications, 10);
+    assert_int_equal(seq.looks, 3);
+    assert_true(seq.score == fix.score);
+    assert_double_close(seq.ci95 / fix.ci95,
+                        gsl_cdf_tdist_Pinv(q, 9.0) / gsl_cdf_tdist_Pinv(0.975, 9.0), 0.0, 1e-12);
+    assert_int_equal(ac_analysis_confirm_side(&seq, b8), 0);
+    assert_true(two.score == seq.score && two.ci95 == seq.ci95 && two.events == seq.events);
+    /* a budget for the first look (3 of them) and not for the next 3 */
+    co.sequential = 1;
+    co.max_events = seq.events * 4 / 10;
+    assert_int_equal(
+        ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err), AC_OK);
+    assert_true(two.computed);
+    assert_int_equal(two.looks, 1);
+    assert_int_equal(two.replications, 3);
+    assert_non_null(strstr(two.why, "budget"));
     fx_free(&f);
 }
 
@@ -108,25 +186,25 @@ static void test_confirm_not_computed(void **state)
 {
     ac_transient_fault plan = {0, AC_TRANSIENT_FAULT_DELAY, 0.1, 0.0, INFINITY};
     ac_search_term_value tv[2] = {{0.0, 1.0, 1.0, 0.0}, {0.0, 1.0, 0.0, 0.0}};
-    ac_search_confirm_options co;
-    ac_search_confirmation c;
+    ac_analysis_confirm_options co;
+    ac_analysis_confirmation c;
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
-    ac_search_confirm_options_init(&co);
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 2, 0.0, &co, &c, &f.err),
+    ac_analysis_confirm_options_init(&co);
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 2, 0.0, &co, &c, &f.err),
                      AC_OK);
     assert_false(c.computed);
     assert_non_null(strstr(c.why, "do not match"));
-    assert_int_equal(ac_search_confirm_side(&c, 0.5), 0);
+    assert_int_equal(ac_analysis_confirm_side(&c, 0.5), 0);
     co.replications = 1;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
                      AC_EINVAL);
     ac_error_clear(&f.err);
     /* a budget too small for one replication: not computed, with the reason */
     co.replications = 2;
     co.max_events = 100;
-    assert_int_equal(ac_search_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
+    assert_int_equal(ac_analysis_confirm(f.m, &plan, 1, 1.0, 20.0, tv, 1, 0.0, &co, &c, &f.err),
                      AC_OK);
     assert_false(c.computed);
     assert_non_null(strstr(c.why, "budget"));
@@ -195,6 +273,8 @@ static void test_study(void **state)
             assert_double_close(cold->variants[i].own.rate, st->variants[i].own.rate, 0.0, 0.015);
             warm_evals += st->variants[i].evaluations;
             cold_evals += cold->variants[i].evaluations;
+            /* the budget check's bound of a variant is attained by a cold one */
+            assert_int_equal(cold->variants[i].evaluations, 751);
         }
         print_message("mitigations: %zu evaluations warm, %zu cold (%.0f%% saved)\n", warm_evals,
                       cold_evals, 100.0 * (1.0 - (double)warm_evals / (double)cold_evals));
@@ -203,8 +283,9 @@ static void test_study(void **state)
         o.warm_start = 1;
     }
     ac_search_study_free(st);
-    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends ~600: the variant's
-       752 do not fit in what is left */
+    /* the baseline could need 16 probes x (40 + 4 + 2) = 736 and spends them all (the bound
+       is attained: 15 probes and the search at the design's load, each a full GA and a full
+       polish): the variant's 15 x 46 + 15 + 46 = 751 do not fit in the 64 left */
     o.max_evaluations = 800;
     o.mitigation = 1;
     assert_int_equal(ac_search_study_run(f.m, &o, &st, &f.err), AC_OK);
@@ -213,6 +294,8 @@ static void test_study(void **state)
     assert_int_equal(st->variants[1].mitigation, 1);
     assert_false(st->variants[1].computed);
     assert_non_null(strstr(st->variants[1].why, "budget"));
+    assert_non_null(strstr(st->variants[1].why, "could need 751 evaluations and 64 of"));
+    assert_int_equal(st->variants[0].evaluations, 736);
     assert_true(isnan(st->variants[1].gain));
     assert_true(st->evaluations <= st->budget);
     ac_search_study_free(st);
@@ -575,6 +658,49 @@ static void test_command(void **state)
     unlink(fis);
 }
 
+/* How many times `needle` occurs in `s`. */
+static size_t count_of(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/*
+ * compare on the passing model of test_check_resilience (variants: the baseline, 'more' and
+ * 'snap'). Without --search no <resilience> requirement is computed: each of the 2 x 3 cells
+ * is INCONCLUSIVE, never PASS, each variant's verdict inconclusive, and the note says why.
+ * With --search they are checked as by check, against Erlang-B: the baseline and 'snap' (a
+ * 10 ms restore on a function that never starts cold, keep-alive 1 h) as there; 'more'
+ * (C = 20) at 100/s B(20, 20) = 0.16, and 'more' set again at 250/s B(20, 50) = 0.61, below
+ * tau 0.7: every cell PASS.
+ */
+static void compare_resilience(const char *pass)
+{
+    ac_test_run a = run_ac("compare", "-f", "json", pass, NULL);
+    const char *row;
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "\"note\": \"the <resilience> requirements are INCONCLUSIVE "
+                                  "in every variant: not computed: compare runs the worst-case "
+                                  "search only with --search\""));
+    row = strstr(a.out, "\"name\": \"resilience of the design at 100/s\"");
+    assert_non_null(row);
+    assert_int_equal(count_of(a.out, "\"status\": \"inconclusive\""), 6);
+    assert_int_equal(count_of(a.out, "\"verdict\": \"inconclusive\""), 3);
+    ac_test_run_free(&a);
+    a = run_ac("compare", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "\nnote: the <resilience> requirements are INCONCLUSIVE"));
+    ac_test_run_free(&a);
+    a = run_ac("compare", "--search", "-f", "json", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_null(strstr(a.out, "\"note\""));
+    assert_int_equal(count_of(a.out, "\"status\": \"inconclusive\""), 0);
+    assert_int_equal(count_of(a.out, "\"verdict\": \"pass\""), 3);
+    ac_test_run_free(&a);
+}
+
 /*
  * <resilience> in `check`: the worst case at the minimum boundary, confirmed by simulation.
  * The worst delay (100 ms) makes the function M/G/10/10 at a = lambda 0.2 s, its throttled
@@ -605,20 +731,74 @@ static void test_check_resilience(void **state)
     assert_non_null(strstr(a.out, "\"rule\": \"AC301\""));
     assert_non_null(strstr(a.out, "resilience of the design at 200/s"));
     assert_null(strstr(a.out, "AC900"));
+    {
+        /* the fluid score (0.76 at Erlang-B's a = 40, the fluid's 1 - C/a = 0.75) has no
+           stated error: null, never 0 */
+        const char *ck = strstr(a.out, "\"name\": \"resilience of the design at 200/s\"");
+        const char *end = ck != NULL ? strchr(ck, '}') : NULL;
+        const char *e = ck != NULL ? strstr(ck, "\"expected_absolute_error\": ") : NULL;
+        assert_non_null(end);
+        assert_non_null(e);
+        assert_true(e < end);
+        assert_true(strncmp(e + strlen("\"expected_absolute_error\": "), "null", 4) == 0);
+        e = strstr(ck, "\"expected_relative_error\": ");
+        assert_true(e != NULL && e < end);
+        assert_true(strncmp(e + strlen("\"expected_relative_error\": "), "null", 4) == 0);
+    }
     ac_test_run_free(&a);
-    a = run_ac("check", pass, NULL);
-    assert_int_equal(a.status, 0);
-    assert_non_null(strstr(a.out, "checks: 3 pass, 0 fail, 0 inconclusive"));
-    ac_test_run_free(&a);
+    {
+        /* the PDF says what such a PASS is worth: the search's worst case, not every plan */
+        char pdf[64], *text;
+        snprintf(pdf, sizeof pdf, "%s.pdf", pass);
+        a = run_ac("check", "--report", pdf, pass, NULL);
+        assert_int_equal(a.status, 0);
+        assert_non_null(strstr(a.out, "checks: 3 pass, 0 fail, 0 inconclusive"));
+        ac_test_run_free(&a);
+        text = ac_test_poppler("pdftotext", pdf, 0);
+        if (text != NULL) { /* poppler-utils installed */
+            size_t k = 0;
+            for (size_t i = 0; text[i] != '\0'; i++)
+                if (text[i] != ' ' && text[i] != '\n')
+                    text[k++] = text[i];
+            text[k] = '\0';
+            assert_non_null(strstr(text, "AresiliencePASSholdsagainsttheworstcasethesearch"
+                                         "found,confirmedbysimulation:thegeneticsearchisnot"
+                                         "exhaustive,andaworsefaultplanisnotexcluded."));
+            assert_non_null(strstr(text, "(nostatederror)"));
+            free(text);
+        }
+        unlink(pdf);
+    }
     a = run_ac("check", "--no-search", pass, NULL);
     assert_int_equal(a.status, 3);
     assert_non_null(strstr(a.out, "skipped (--no-search) [AC900]"));
     ac_test_run_free(&a);
-    /* the confirmation's event budget: 10 replications of (60 s warm-up + 20 s) at 100/s
-       need at least 8e4 events, over a budget of 1000: not run, said so */
-    a = run_ac("check", "--confirm-events", "1000", pass, NULL);
+    compare_resilience(pass);
+    /* solve runs no search: the check is INCONCLUSIVE with the reason, never PASS */
+    a = run_ac("solve", "--format", "json", pass, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "not computed: solve does not run the worst-case search"));
+    {
+        const char *ck = strstr(a.out, "\"name\": \"resilience of the design at 100/s\"");
+        const char *st = "\"status\": \"inconclusive\"";
+        assert_non_null(ck);
+        assert_true(strncmp(strstr(ck, "\"status\": "), st, strlen(st)) == 0);
+    }
+    ac_test_run_free(&a);
+    /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
+       keep-alive 3600 s = 3610 s at 100/s spend the source's 100 arrivals/s and the
+       function's completions, 100 (1 - B(10, 10)) = 78.5/s, and the horizon's 3 x 20 s x
+       100/s requests: 1.94e6 events (the pilot's 60 s count them within 3%: ~10,700 events,
+       the start-up ~1 s), over a budget of 10^6: not run, said so */
+    a = run_ac("check", "--confirm-events", "1000000", pass, NULL);
     assert_int_equal(a.status, 3);
-    assert_non_null(strstr(a.out, "at least 8e+04 events"));
+    {
+        const char *at = strstr(a.out, "would spend about ");
+        double need = 3.0 * (3610.0 * 100.0 * (2.0 - erlang_b(10, 10.0)) + 20.0 * 100.0);
+        assert_non_null(at);
+        assert_double_close(strtod(at + strlen("would spend about "), NULL), need, 0.0, 0.03);
+        assert_non_null(strstr(a.out, "warm-ups of 3610 s"));
+    }
     assert_non_null(strstr(a.out, "(--confirm-events)"));
     ac_test_run_free(&a);
     a = run_ac("search", "--confirm-events", "100", pass, NULL);
@@ -631,6 +811,60 @@ static void test_check_resilience(void **state)
     ac_test_run_free(&a);
     unlink(path);
     unlink(pass);
+}
+
+/*
+ * The analysis' search budget: one <resilience> search of the file's 40 evaluations costs at
+ * most 40 + 4 + 2 x 1 (the GA, then the polish's tenth and two moves per gene) = 46. With 45
+ * it is refused before anything is computed (INCONCLUSIVE, the bound said), with 46 it runs
+ * (the worst delay at 200/s: Erlang-B(10, 40) = 0.76 >= tau, FAIL) and spends at most 46.
+ */
+static void test_analysis_search_budget(void **state)
+{
+    static const char req[] = "  <requirements>\n"
+                              "    <resilience tau='0.7' min-boundary='200/s'/>\n"
+                              "  </requirements>\n"
+                              "</architecture>\n";
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    char xml[4096];
+    fx f;
+    (void)state;
+    snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, req);
+    fx_parse(&f, xml);
+    for (size_t budget = 45; budget <= 46; budget++) {
+        ac_analysis_options ao;
+        ac_analysis *an = NULL;
+        ac_diag_list d;
+        int found = 0;
+        ac_diag_list_init(&d);
+        ac_analysis_options_init(&ao);
+        ao.validate = AC_VALIDATE_NEVER;
+        ao.search_budget = budget;
+        assert_int_equal(ac_analysis_run(f.m, &ao, &an, &d, &f.err), AC_OK);
+        for (size_t i = 0; i < an->nchecks; i++)
+            if (strncmp(an->checks[i].name, "resilience", 10) == 0) {
+                found = 1;
+                assert_int_equal(an->checks[i].status,
+                                 budget == 45 ? AC_CHECK_INCONCLUSIVE : AC_CHECK_FAIL);
+            }
+        assert_true(found);
+        found = 0;
+        for (size_t i = 0; i < d.count; i++) {
+            const char *msg = d.items[i].message, *at = strstr(msg, " evaluations) scores");
+            if (budget == 45 && strstr(msg, "its search could need 46 evaluations") != NULL)
+                found = 1;
+            if (budget == 46 && strcmp(d.items[i].rule, "AC301") == 0 && at != NULL) {
+                while (at > msg && at[-1] >= '0' && at[-1] <= '9')
+                    at--;
+                assert_true(strtoul(at, NULL, 10) <= 46);
+                found = 1;
+            }
+        }
+        assert_true(found);
+        ac_analysis_free(an);
+        ac_diag_list_clear(&d);
+    }
+    fx_free(&f);
 }
 
 /*
@@ -726,12 +960,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_confirm_erlang_b),
         cmocka_unit_test(test_confirm_not_computed),
+        cmocka_unit_test(test_confirm_sequential),
         cmocka_unit_test(test_study),
         cmocka_unit_test(test_study_variants),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
         cmocka_unit_test(test_failed_integrations),
+        cmocka_unit_test(test_analysis_search_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,9 @@ typedef struct ac_analysis_options {
     int search;           /* 1 (default): a <resilience> requirement runs the worst-case search
                              at its minimum boundary and confirms the worst case by simulation
                              (analysis/req_resilience.c); 0: it is INCONCLUSIVE */
+    const char *search_skipped; /* search == 0: why, ending the AC900 message (a static
+                             string, borrowed); NULL (default): "the worst-case search was
+                             skipped (--no-search)" */
     size_t search_jobs;   /* the search's evaluation threads; default 1 */
     size_t search_budget; /* evaluations over every resilience search of one analysis (each
                              the <faults budget>, else 2000, and a tenth more polishing it);
@@ -64,7 +67,7 @@ typedef struct ac_analysis_options {
                              default 200000 */
     unsigned long long search_confirm_events; /* the event budget of the simulation that
                              confirms a worst case, over its replications; 0: the default
-                             of ac_search_confirm_options (50,000,000) */
+                             of ac_analysis_confirm_options (50,000,000) */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */

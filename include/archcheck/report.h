@@ -245,6 +245,8 @@ typedef struct ac_compare_run {
     size_t nvariants;
     unsigned long seed;          /* the simulation seed used */
     int has_seed;                /* 1: given by --seed */
+    const char *note;            /* NULL, or a sentence about the whole comparison (text:
+                                    "note: ..." under the table; JSON: "note") */
 } ac_compare_run;
 
 /* One cell of the table: a variant's value of the row's quantity. */
