@@ -250,6 +250,41 @@ static int transient_text(FILE *fp, const char *file, const ac_model *m, const a
     return ferror(fp) ? AC_EIO : AC_OK;
 }
 
+/* solve --transient: the trajectory in FORMAT to OUT (atomically; "-" or NULL is stdout).
+ * Returns the exit status: STATUS, AC_EXIT_INCONCLUSIVE when the transient was not computed
+ * (its note on stderr), AC_EXIT_USAGE when the output cannot be written. */
+static int write_transient(const ac_cli_input *in, const char *format, const char *out, int status)
+{
+    const ac_transient *tr = in->analyses[0]->transient;
+    ac_atomic_file f;
+    ac_error err = {0};
+    FILE *fp = stdout;
+    int rc;
+
+    if (tr == NULL) {
+        fprintf(stderr, "archcheck: %s: %s\n", in->files[0].file, in->analyses[0]->transient_note);
+        return AC_EXIT_INCONCLUSIVE;
+    }
+    if (out != NULL && strcmp(out, "-") != 0) {
+        if (ac_atomic_open(&f, out, &err) != AC_OK)
+            return ac_cli_fail("%s", err.message);
+        fp = f.fp;
+    }
+    if (strcmp(format, "csv") == 0)
+        rc = transient_csv(fp, in->models[0], tr);
+    else if (strcmp(format, "json") == 0)
+        rc = transient_json(fp, in->files[0].file, in->models[0], tr);
+    else
+        rc = transient_text(fp, in->files[0].file, in->models[0], tr);
+    if (fp != stdout) {
+        if (rc != AC_OK)
+            ac_atomic_abort(&f);
+        else if (ac_atomic_commit(&f, &err) != AC_OK)
+            rc = ac_cli_fail("%s", err.message);
+    }
+    return rc != AC_OK ? AC_EXIT_USAGE : status;
+}
+
 int ac_cli_solve(int argc, char **argv)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
@@ -341,37 +376,7 @@ int ac_cli_solve(int argc, char **argv)
         if (!in.analyses[0]->nodes[i].analysed)
             status = AC_EXIT_INCONCLUSIVE;
     if (transient) {
-        const ac_transient *tr = in.analyses[0]->transient;
-        ac_atomic_file f;
-        ac_error err = {0};
-        FILE *fp = stdout;
-        if (tr == NULL) {
-            fprintf(stderr, "archcheck: %s: %s\n", in.files[0].file,
-                    in.analyses[0]->transient_note);
-            ac_cli_input_free(&in);
-            return AC_EXIT_INCONCLUSIVE;
-        }
-        if (out != NULL && strcmp(out, "-") != 0) {
-            if (ac_atomic_open(&f, out, &err) != AC_OK) {
-                ac_cli_input_free(&in);
-                return ac_cli_fail("%s", err.message);
-            }
-            fp = f.fp;
-        }
-        if (strcmp(format, "csv") == 0)
-            rc = transient_csv(fp, in.models[0], tr);
-        else if (strcmp(format, "json") == 0)
-            rc = transient_json(fp, in.files[0].file, in.models[0], tr);
-        else
-            rc = transient_text(fp, in.files[0].file, in.models[0], tr);
-        if (fp != stdout) {
-            if (rc != AC_OK)
-                ac_atomic_abort(&f);
-            else if (ac_atomic_commit(&f, &err) != AC_OK)
-                rc = ac_cli_fail("%s", err.message);
-        }
-        if (rc != AC_OK)
-            status = AC_EXIT_USAGE;
+        status = write_transient(&in, format, out, status);
         ac_cli_input_free(&in);
         return status;
     }
