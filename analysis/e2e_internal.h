@@ -80,6 +80,13 @@ int ac_an_e2e_share(ac_an_e2e_ctx *c);
 int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, size_t nroots,
                        double *mix, double *succ);
 
+/* A new zeroed law of c->M points (caller frees); NULL with c->oom set (e2e_conv.c). */
+double *ac_an_e2e_law_new(ac_an_e2e_ctx *c);
+
+/* a := a (+) b, truncated to the lattice (the excess on the last point), its work counted in
+ * c->work and c->conv_work; on a failed allocation a is unchanged and c->oom set. */
+void ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b);
+
 /* The predicted work of a pass on M points over length L (s), from the last pass's work
  * pass_work and its convolutions' supports (their cost at the new step; the rest scaled by
  * the points per second). */
