@@ -44,6 +44,14 @@ static inline double ac_test_erlang_c(size_t c, double a)
     return (double)c * b / ((double)c - a * (1.0 - b));
 }
 
+/* M/M/c mean response time: C / (c mu - lambda) + 1 / mu, arrival rate lambda and service
+ * rate mu in 1/s, result in s (infinite when c mu <= lambda). */
+static inline double ac_test_mmc_mean(size_t c, double lambda, double mu)
+{
+    if ((double)c * mu <= lambda)
+        return INFINITY;
+    return ac_test_erlang_c(c, lambda / mu) / ((double)c * mu - lambda) + 1.0 / mu;
+}
 
 static inline void ac_test_double_close(double a, double b, double abs_tol, double rel_tol,
                                         const char *sa, const char *sb, const char *file,

@@ -39,18 +39,6 @@ static const char model_xml[] =
     "  </requirements>\n"
     "</architecture>\n";
 
-/* Erlang B by its recurrence, Erlang C from it, the M/M/c mean response time. */
-static double mmc_mean(size_t c, double lambda, double mu)
-{
-    double a = lambda / mu, b = 1.0, C;
-    if ((double)c * mu <= lambda)
-        return INFINITY;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    C = (double)c * b / ((double)c - a * (1.0 - b));
-    return C / ((double)c * mu - lambda) + 1.0 / mu;
-}
-
 /* The options of these tests: interval and cooldown fixed as written, target and the
  * bounds searched. */
 static void opts(ac_tune_options *o, size_t budget, size_t jobs)
@@ -93,13 +81,15 @@ static void test_hand_closed_form(void **state)
 {
     size_t nstar = 1;
     (void)state;
-    while (mmc_mean(nstar, 50.0, 10.0) > 0.110)
+    while (ac_test_mmc_mean(nstar, 50.0, 10.0) > 0.110)
         nstar++;
     assert_int_equal(nstar, 8);
-    assert_true(mmc_mean(7, 50.0, 10.0) > 0.116);
+    assert_true(ac_test_mmc_mean(7, 50.0, 10.0) > 0.116);
     /* the horizon mean at n = 7 (jobs-weighted, equal throughput): still over the limit */
-    assert_true((60.0 * mmc_mean(12, 50.0, 10.0) + 540.0 * mmc_mean(7, 50.0, 10.0)) / 600.0 >
-                0.114);
+    assert_true(
+        (60.0 * ac_test_mmc_mean(12, 50.0, 10.0) + 540.0 * ac_test_mmc_mean(7, 50.0, 10.0)) /
+            600.0 >
+        0.114);
 }
 
 /* The cheapest feasible setting holds n* = 8 servers after the scale-down: cost 5040 s. */
@@ -123,13 +113,16 @@ static void test_erlang_c_minimum(void **state)
     assert_true(r->best.feasible);
     assert_int_equal(r->best.nchecks, 1);
     /* the fluid's mean over the horizon: 60 s at 12 servers, 540 s at 8 (jobs-weighted) */
-    assert_double_close(r->best.checks[0].value,
-                        (60.0 * mmc_mean(12, 50.0, 10.0) + 540.0 * mmc_mean(8, 50.0, 10.0)) / 600.0,
-                        0.0, 0.01);
+    assert_double_close(
+        r->best.checks[0].value,
+        (60.0 * ac_test_mmc_mean(12, 50.0, 10.0) + 540.0 * ac_test_mmc_mean(8, 50.0, 10.0)) / 600.0,
+        0.0, 0.01);
     if (r->confirmed == AC_TUNE_SIMULATED) {
         /* the simulator's mean (its scaler at 8 after 60 s) within its interval + 2% of the
            same Erlang C mixture, and below the limit */
-        double want = (60.0 * mmc_mean(12, 50.0, 10.0) + 540.0 * mmc_mean(8, 50.0, 10.0)) / 600.0;
+        double want =
+            (60.0 * ac_test_mmc_mean(12, 50.0, 10.0) + 540.0 * ac_test_mmc_mean(8, 50.0, 10.0)) /
+            600.0;
         assert_int_equal(r->best.nsim, 1);
         assert_true(r->best.sim[0].pass);
         assert_true(r->best.sim[0].value + r->best.sim[0].ci95 <= 0.110);
@@ -232,7 +225,8 @@ static void test_front_and_provision(void **state)
         const ac_tune_point *pt = &r->front[i];
         double n = (pt->cost - 720.0) / 540.0, mix;
         assert_double_close(n, round(n), 1e-6, 0.0);
-        mix = (60.0 * mmc_mean(12, 50.0, 10.0) + 540.0 * mmc_mean((size_t)round(n), 50.0, 10.0)) /
+        mix = (60.0 * ac_test_mmc_mean(12, 50.0, 10.0) +
+               540.0 * ac_test_mmc_mean((size_t)round(n), 50.0, 10.0)) /
               600.0;
         print_message("  front: n %.0f cost %.0f mean %.4f s (Erlang C mix %.4f s)\n", n, pt->cost,
                       pt->value, mix);
