@@ -809,8 +809,8 @@ static void eval_copy(ac_tune_eval *dst, const ac_tune_eval *src, size_t npools)
 /* The fallback when no candidate is confirmed by simulation: the first (cheapest) one left
  * undecided, marked FLUID when its every fluid margin clears its stated error, else UNCERTAIN;
  * why it stays unconfirmed into r->note. */
-static void fallback_keep(tune_ctx *c, ac_tune_result *r, const ac_tune_eval *ev,
-                          const char *why, ac_tune_confirm *kind)
+static void fallback_keep(tune_ctx *c, ac_tune_result *r, const ac_tune_eval *ev, const char *why,
+                          ac_tune_confirm *kind)
 {
     eval_copy(&r->best, ev, c->npools);
     *kind = margins_clear(ev) ? AC_TUNE_FLUID : AC_TUNE_UNCERTAIN;

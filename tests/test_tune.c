@@ -637,6 +637,66 @@ static void test_fluid_error_measured(void **state)
     fluid_error_case(ramp_xml, 0.6, 60.0, 10.0, 2.0, 100.0);
 }
 
+/*
+ * The fluid trajectory with its autoscalers against the simulator with its own (the same
+ * semantics: interval, tolerance, scale-up delay, cooldown, min/max): the serving count over
+ * the profile, through its integral (server-hours) and its changes (scaling actions), two-sided
+ * within the simulation's 95% half-width plus the stated error of the scaling check
+ * (analysis/req_capacity.c: the look grid's phase, the fluid's missing noise). On the test
+ * model the fluid's are the hand computation's (12 servers for 60 s, then ceil(5 / 0.63) = 8:
+ * 1.4 server-hours, 1 action); the simulator's noise at utilisation 0.625 moves the count
+ * (measured: 1.525 +- 0.035 server-hours, 1.7 +- 0.6 actions, inside the stated 13% and
+ * 100%). On the 60-s ramp 20 -> 400/s (shared-queue pool of 4, buffer 50) the scaler climbs
+ * to about 400 / (10 x 0.6) = 67 servers and back (measured: fluid 7.51 server-hours (+-14%),
+ * 13 actions (+-23%); simulated 6.63 +- 0.08, 16.1 +- 1.7: 77% and 66% of the tolerance).
+ */
+static void trajectory_case(const char *xml_in, double target, double min, double max)
+{
+    char xml[4096];
+    const char *end = strstr(xml_in, "  </requirements>");
+    fx f;
+    ac_tune_options o;
+    ac_tune_result *r;
+    size_t judged = 0;
+    assert_non_null(end);
+    snprintf(xml, sizeof xml,
+             "%.*s    <scaling max-events=\"100000\" max-server-hours=\"1e6\"/>\n%s",
+             (int)(end - xml_in), xml_in, end);
+    fx_parse(&f, xml);
+    ac_tune_options_init(&o);
+    o.target.lo = o.target.hi = target;
+    o.cooldown.lo = o.cooldown.hi = 60.0;
+    o.interval.lo = o.interval.hi = 10.0;
+    o.min.lo = o.min.hi = min;
+    o.max.lo = o.max.hi = max;
+    o.warmup = 0.0;
+    o.moments = 0;
+    r = tune_ok(&f, &o);
+    assert_true(r->confirmed != AC_TUNE_NONE);
+    assert_int_equal(r->best.nsim, r->best.nchecks);
+    for (size_t k = 0; k < r->best.nchecks; k++) {
+        const ac_tune_check *fl = &r->best.checks[k], *sm = &r->best.sim[k];
+        double tol;
+        if (strcmp(fl->what, "scaling actions") != 0 && strcmp(fl->what, "server-hours") != 0)
+            continue;
+        tol = sm->ci95 + fl->rel_error * fl->value;
+        print_message("  %-16s fluid %.5g (+-%.0f%%) sim %.5g +- %.2g\n", fl->what, fl->value,
+                      100.0 * fl->rel_error, sm->value, sm->ci95);
+        assert_true(fabs(sm->value - fl->value) <= tol);
+        judged++;
+    }
+    assert_int_equal(judged, 2);
+    ac_tune_result_free(r);
+    fx_free(&f);
+}
+
+static void test_trajectory_against_sim(void **state)
+{
+    (void)state;
+    trajectory_case(model_xml, 0.63, 1.0, 12.0);
+    trajectory_case(ramp_xml, 0.6, 2.0, 100.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -652,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_scaling_settled_by_simulation),
         cmocka_unit_test(test_flapping_warning),
         cmocka_unit_test(test_fluid_error_measured),
+        cmocka_unit_test(test_trajectory_against_sim),
         cmocka_unit_test(test_front_and_provision),
         cmocka_unit_test(test_front_any_jobs),
     };
