@@ -111,6 +111,18 @@ int ac_an_size_probe(sizer *s, double scale, char *binding, size_t size, size_t 
     return ac_an_requirements_hold(m, &s->scratch, binding, size, node);
 }
 
+/* The first probe: at the load with every count as designed, kept for the feasible start
+ * (sizer.first_*). Returns what ac_an_size_probe returns. */
+static int first_probe(sizer *s)
+{
+    s->first_node = AC_NONE;
+    s->first_binding[0] = '\0';
+    s->first_held =
+        ac_an_size_probe(s, 1.0, s->first_binding, sizeof s->first_binding, &s->first_node);
+    s->first_valid = s->first_held >= -1 || s->first_held == AC_SIZE_PROBE_BUDGET;
+    return s->first_held;
+}
+
 /* The judgement of one probe, outcome by outcome (the requirement families' own outcomes,
  * with the straddle rule of requirements.c: a value within its stated relative error of its
  * limit cannot support a verdict). The ctx must stay the first member (emit_judge casts). */
@@ -481,8 +493,15 @@ static int feasible_start(sizer *s, ac_size_node *rows, size_t nrows, double sca
     char b[64] = "";
     size_t nd = AC_NONE;
     for (;;) {
-        int held = ac_an_size_probe(s, scale, b, sizeof b, &nd);
-        int can_grow = 0;
+        int held, can_grow = 0;
+        if (s->first_valid && scale == 1.0) { /* the counts as designed, solved already */
+            held = s->first_held;
+            nd = s->first_node;
+            snprintf(b, sizeof b, "%s", s->first_binding);
+            s->first_valid = 0;
+        } else {
+            held = ac_an_size_probe(s, scale, b, sizeof b, &nd);
+        }
         if (held == 1)
             return 1;
         if (held == AC_SIZE_PROBE_ERROR)
@@ -741,8 +760,6 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
     const ac_size_options *opt = opt_in;
     ac_sizing *z;
     sizer s;
-    char b[64];
-    size_t nd = AC_NONE;
     int rc;
 
     if (opt == NULL) {
@@ -762,7 +779,7 @@ int ac_size_run(const ac_model *m, const ac_size_options *opt_in, ac_sizing **ou
         return AC_OK;
     }
     rc = sizer_init(&s, m, opt, err);
-    if (rc == AC_OK && ac_an_size_probe(&s, 1.0, b, sizeof b, &nd) == AC_SIZE_PROBE_ERROR)
+    if (rc == AC_OK && first_probe(&s) == AC_SIZE_PROBE_ERROR)
         rc = s.rc;
     if (rc == AC_OK) {
         z->nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, sizeof *z->nodes);
@@ -833,8 +850,6 @@ static int dispatch_row(const ac_model *m, size_t k, const ac_size_options *opt,
 {
     sizer s;
     ac_size_node one;
-    char b[64];
-    size_t nd = AC_NONE;
     int rc = sizer_init(&s, m, opt, err);
     ac_pool *p;
 
@@ -856,7 +871,7 @@ static int dispatch_row(const ac_model *m, size_t k, const ac_size_options *opt,
         snprintf(row->note, sizeof row->note, "fewer servers than d");
         goto cleanup;
     }
-    if (ac_an_size_probe(&s, 1.0, b, sizeof b, &nd) == AC_SIZE_PROBE_ERROR) {
+    if (first_probe(&s) == AC_SIZE_PROBE_ERROR) {
         rc = s.rc;
         goto cleanup;
     }

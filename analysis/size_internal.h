@@ -58,6 +58,12 @@ typedef struct sizer {
     /* the bisection's records at its two ends (the answer n and n - 1) */
     size_record rec[2];
     size_record *recording; /* where the judgement records, or NULL */
+    /* the probe at the load with every count as designed, made first to find the nodes that
+       carry load: the sizing's feasible start at the load takes it from here instead of
+       solving the same network again (first_valid 0: none, or taken) */
+    int first_valid, first_held;
+    size_t first_node;
+    char first_binding[64];
 } sizer;
 
 /* Set the count a node's sizing varies (size.c): servers (an autoscaled pool: its maximum;

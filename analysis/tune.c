@@ -5,6 +5,7 @@
  * look), the cheapest feasible ones confirmed by the simulator with its autoscalers.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,16 @@ void ac_tune_options_init(ac_tune_options *opt)
     opt->replications = 10;
     opt->max_events = 50000000ull;
     opt->warmup = 60.0;
+}
+
+const char *ac_tune_confirm_text(ac_tune_confirm c)
+{
+    switch (c) {
+    case AC_TUNE_FLUID: return "not confirmed by simulation; fluid margins beyond their errors";
+    case AC_TUNE_SIMULATED: return "confirmed by simulation";
+    case AC_TUNE_UNCERTAIN: return "not confirmed; a margin within its stated error";
+    default: return "none";
+    }
 }
 
 const char *ac_tune_confirm_name(ac_tune_confirm c)
@@ -795,14 +806,35 @@ static void eval_copy(ac_tune_eval *dst, const ac_tune_eval *src, size_t npools)
     memcpy(keep, src->pools, npools * sizeof *keep);
 }
 
-/* The cheapest kept candidates in turn: accepted on the fluid's margins or by simulation. */
+/* The fallback when no candidate is confirmed by simulation: the first (cheapest) one left
+ * undecided, marked FLUID when its every fluid margin clears its stated error, else UNCERTAIN;
+ * why it stays unconfirmed into r->note. */
+static void fallback_keep(tune_ctx *c, ac_tune_result *r, const ac_tune_eval *ev, const char *why,
+                          ac_tune_confirm *kind)
+{
+    eval_copy(&r->best, ev, c->npools);
+    *kind = margins_clear(ev) ? AC_TUNE_FLUID : AC_TUNE_UNCERTAIN;
+    snprintf(r->note, sizeof r->note, "not confirmed by simulation: %s", why);
+}
+
+/*
+ * The cheapest kept candidates in turn, each simulated with its autoscalers (the counted
+ * event budget of ac_an_tune_simulate): the first whose every 95% interval is on the right
+ * side is the result (SIMULATED); one wholly on the wrong side is refused. The fluid's
+ * stated errors are measured, not proven, so a candidate is never called confirmed on its
+ * margins: when no simulation confirms one, the cheapest left undecided is returned as not
+ * confirmed (FLUID: every margin clears its stated error; UNCERTAIN: not), with the reason.
+ * In robust mode no simulation fits the budget: the cheapest candidate with every margin
+ * clear is returned unsimulated (FLUID).
+ */
 static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
 {
     cand *list = calloc(c->ntop_max, sizeof *list);
     ac_tune_setting *prev = calloc(c->npools * (c->ntop_max + 1), sizeof *prev);
     tune_job *j = &c->jobs[0];
+    ac_tune_confirm fallback = AC_TUNE_NONE;
     size_t n, seen = 0;
-    int rc = AC_OK, have_fallback = 0;
+    int rc = AC_OK;
     if (list == NULL || prev == NULL) {
         free(list);
         free(prev);
@@ -823,35 +855,29 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
             rc = rc > 0 ? AC_OK : rc;
             continue;
         }
-        /* The fluid's stated error on latency, utilisation and loss is measured, not proven
-         * (AC_TUNE_FLUID_ERROR, _LOSS): a candidate whose margins clear it is still simulated when
-         * the simulation fits its budget, and accepted on the fluid only when it cannot. */
-        if (margins_clear(&j->ev) && c->robust) {
-            eval_copy(&r->best, &j->ev, c->npools);
-            r->confirmed = AC_TUNE_FLUID;
+        if (c->robust && margins_clear(&j->ev)) {
+            snprintf(note, sizeof note,
+                     "the simulation would need about %.3g events (budget %llu); every fluid "
+                     "margin clears its stated error (measured, not proven)",
+                     ac_an_tune_sim_events(c, j->tr), c->opt->max_events);
+            fallback_keep(c, r, &j->ev, note, &fallback);
             break;
         }
         rc = ac_an_tune_simulate(c, j, &j->ev, &side, note, sizeof note, err);
         r->simulations += j->ev.nsim > 0;
-        if (rc == AC_OK && side == 0 && margins_clear(&j->ev)) {
-            eval_copy(&r->best, &j->ev, c->npools);
-            r->confirmed = AC_TUNE_FLUID;
-            break;
-        }
         if (side < 0) {
             r->refused++;
         } else if (side > 0) {
             eval_copy(&r->best, &j->ev, c->npools);
             r->confirmed = AC_TUNE_SIMULATED;
-        } else if (!have_fallback) {
-            eval_copy(&r->best, &j->ev, c->npools);
-            snprintf(r->note, sizeof r->note, "%s", note);
-            have_fallback = 1;
+            r->note[0] = '\0';
+        } else if (rc == AC_OK && fallback == AC_TUNE_NONE) {
+            fallback_keep(c, r, &j->ev, note, &fallback);
         }
     next:;
     }
-    if (rc == AC_OK && r->confirmed == AC_TUNE_NONE && have_fallback)
-        r->confirmed = AC_TUNE_UNCERTAIN;
+    if (rc == AC_OK && r->confirmed == AC_TUNE_NONE)
+        r->confirmed = fallback;
     free(list);
     free(prev);
     return rc;

@@ -18,8 +18,8 @@ static const char tune_usage[] =
     "Search the settings of every autoscaled pool (target utilisation, cooldown, interval,\n"
     "min, max) for the least server-seconds over the profile that keep every latency,\n"
     "utilisation, loss, scaling and headroom requirement met: a genetic search on the fluid\n"
-    "transient, the cheapest candidates within a stated error of a limit confirmed by the\n"
-    "simulator with its autoscalers. The same output for a seed and any number of jobs.\n"
+    "transient, the cheapest candidates simulated with their autoscalers to confirm them\n"
+    "(within --max-events). The same output for a seed and any number of jobs.\n"
     "\n"
     "options:\n"
     "  -f, --format FMT       text (default) or json\n"
@@ -42,9 +42,9 @@ static const char tune_usage[] =
     "      --timestamp        date the PDF ($SOURCE_DATE_EPOCH if set)\n"
     "  -h, --help             this help\n"
     "\n"
-    "exit status: 0 a setting found and confirmed (by its margins or by simulation), 1 no\n"
-    "setting meets the requirements, 2 invalid input or command line, 3 the best setting is\n"
-    "uncertain (a margin within its stated error that no simulation settled)\n";
+    "exit status: 0 a setting found and confirmed by simulation, 1 no setting meets the\n"
+    "requirements, 2 invalid input or command line, 3 the best setting is not confirmed (no\n"
+    "simulation fit --max-events, or its intervals straddle a limit)\n";
 
 /* "LO..HI" or "V" (LO = HI = V). */
 static int parse_range(const char *opt, const char *arg, ac_tune_range *out)
@@ -209,8 +209,8 @@ int ac_cli_tune(int argc, char **argv)
             status = AC_EXIT_INCONCLUSIVE;
     } else {
         status = r->confirmed == AC_TUNE_NONE        ? AC_EXIT_FAIL
-                 : r->confirmed == AC_TUNE_UNCERTAIN ? AC_EXIT_INCONCLUSIVE
-                                                     : AC_EXIT_PASS;
+                 : r->confirmed == AC_TUNE_SIMULATED ? AC_EXIT_PASS
+                                                     : AC_EXIT_INCONCLUSIVE;
         if (emit(out, json, &in.files[0], o.seed, r) != 0)
             status = AC_EXIT_USAGE;
         if (ro.report != NULL) {

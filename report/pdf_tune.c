@@ -64,7 +64,7 @@ static void summary(ac_pdf_doc *d, const tune_page *tp)
     snprintf(buf, sizeof buf,
              "Best (%s): %s: %.6g server-hours (%+.1f%% against as written), %zu scaling "
              "actions. %zu evaluations of the transient%s.",
-             ac_tune_confirm_name(r->confirmed), set, r->best.server_hours,
+             ac_tune_confirm_text(r->confirmed), set, r->best.server_hours,
              isfinite(r->saving) ? -100.0 * r->saving : NAN, r->best.actions, r->evaluations,
              r->robust ? "; robust search (no simulation fits the event budget)" : "");
     paragraph(d, buf);

@@ -52,7 +52,7 @@ static void text_eval(FILE *fp, const ac_model *m, const char *title, const ac_t
             "    cost %.6g server-seconds (%.6g server-hours), %zu scaling actions (%zu flaps), "
             "end-to-end p95 %.4gs; %s\n",
             ev->cost, ev->server_hours, ev->actions, ev->flaps, ev->e2e_p95,
-            ev->feasible ? "every requirement met" : "a requirement violated");
+            ev->feasible ? "every requirement met on the fluid" : "a requirement violated");
     text_checks(fp, ev->checks, ev->nchecks, 0);
 }
 
@@ -143,7 +143,7 @@ int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const
         fprintf(fp, "best: no setting found that meets every requirement\n");
     } else {
         char title[96];
-        snprintf(title, sizeof title, "best (%s)", ac_tune_confirm_name(r->confirmed));
+        snprintf(title, sizeof title, "best (%s)", ac_tune_confirm_text(r->confirmed));
         text_eval(fp, model, title, &r->best, r->npools);
         if (r->best.nsim > 0) {
             fprintf(fp, "  simulated (autoscalers running, 95%% intervals):\n");
@@ -329,6 +329,8 @@ int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned
     ac_jsonw_double(&w, r->horizon);
     ac_jsonw_key(&w, "confirmed");
     ac_jsonw_string(&w, ac_tune_confirm_name(r->confirmed));
+    ac_jsonw_key(&w, "confirmed_by_simulation");
+    ac_jsonw_bool(&w, r->confirmed == AC_TUNE_SIMULATED);
     ac_jsonw_key(&w, "written");
     json_eval(&w, model, &r->written, r->npools);
     if (r->confirmed != AC_TUNE_NONE) {

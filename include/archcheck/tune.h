@@ -36,15 +36,16 @@
  * pointwise-stationary laws, measured against the simulator, not proven). The cheapest feasible
  * candidates (at most `confirm` of them, cheapest first) are taken in turn and simulated with
  * the autoscalers running (ac_sim_options.autoscale, `replications` replications after a
- * warm-up at the rate of t = 0, the profile over H; its 95% intervals): accepted when every
- * interval is on the right side, refused when one is wholly on the wrong side, else left
- * uncertain, unless every fluid margin exceeds its stated error (then accepted on the
- * fluid). A simulation that cannot fit max_events leaves it uncertain (said), or accepted
- * on the fluid when every margin exceeds its stated error. When the
- * simulation of the setting as written already cannot fit max_events (a long profile at a
- * high rate), the search is robust instead: a candidate is feasible only when every margin
- * exceeds its stated error (the values inflated by it are what is scored), so that what it
- * finds is accepted on the fluid without a simulation.
+ * warm-up at the rate of t = 0, the profile over H; its 95% intervals, at most max_events
+ * events): the first whose every interval is on the right side is the result, confirmed
+ * (AC_TUNE_SIMULATED); one wholly on the wrong side is refused. When none is confirmed, the
+ * cheapest left undecided (intervals straddling a limit, or a simulation that cannot fit
+ * max_events) is the result, not confirmed (AC_TUNE_FLUID when every fluid margin exceeds its
+ * stated error, else AC_TUNE_UNCERTAIN; why in note). When the simulation of the setting as
+ * written already cannot fit max_events (a long profile at a high rate), the search is robust
+ * instead: a candidate is feasible only when every margin exceeds its stated error (the values
+ * inflated by it are what is scored), and the cheapest is returned unsimulated, not
+ * confirmed (AC_TUNE_FLUID).
  *
  * Work budget: `budget` evaluations of the transient in the GA (AC_TUNE_BUDGET by default),
  * and the search stops earlier when the best has not improved for `patience` generations;
@@ -134,15 +135,21 @@ typedef struct ac_tune_check {
     int pass;
 } ac_tune_check;
 
+/* What stands behind the chosen setting. Only SIMULATED is a confirmation: the fluid's
+ * stated errors are measured, not proven, so FLUID and UNCERTAIN are "not confirmed". */
 typedef enum ac_tune_confirm {
     AC_TUNE_NONE = 0,  /* no feasible setting was found */
-    AC_TUNE_FLUID,     /* every margin exceeds its stated error */
-    AC_TUNE_SIMULATED, /* the simulator's intervals confirm every requirement */
-    AC_TUNE_UNCERTAIN  /* a margin within its error, and no simulation settled it */
+    AC_TUNE_FLUID,     /* not confirmed by simulation (none fit the event budget, or its
+                          intervals straddle a limit); every fluid margin exceeds its error */
+    AC_TUNE_SIMULATED, /* confirmed: the simulator's intervals meet every requirement */
+    AC_TUNE_UNCERTAIN  /* not confirmed: a margin within its error, no simulation settled it */
 } ac_tune_confirm;
 
-/* "none", "fluid", "simulation", "uncertain". */
+/* "none", "fluid", "simulation", "uncertain" (the JSON's names). */
 const char *ac_tune_confirm_name(ac_tune_confirm c);
+/* The phrase the text and PDF print: "confirmed by simulation", "not confirmed by
+ * simulation; ...", "not confirmed; ...", "none". Static storage. */
+const char *ac_tune_confirm_text(ac_tune_confirm c);
 
 /* The evaluation of one setting (its pools' settings, its cost and checks). */
 typedef struct ac_tune_eval {
