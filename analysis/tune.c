@@ -34,7 +34,7 @@ void ac_tune_options_init(ac_tune_options *opt)
 const char *ac_tune_confirm_text(ac_tune_confirm c)
 {
     switch (c) {
-    case AC_TUNE_FLUID: return "not confirmed by simulation; fluid margins beyond their errors";
+    case AC_TUNE_FLUID: return "accepted on the fluid, not simulated: margins beyond their errors";
     case AC_TUNE_SIMULATED: return "confirmed by simulation";
     case AC_TUNE_UNCERTAIN: return "not confirmed; a margin within its stated error";
     default: return "none";
@@ -807,25 +807,27 @@ static void eval_copy(ac_tune_eval *dst, const ac_tune_eval *src, size_t npools)
 }
 
 /* The fallback when no candidate is confirmed by simulation: the first (cheapest) one left
- * undecided, marked FLUID when its every fluid margin clears its stated error, else UNCERTAIN;
- * why it stays unconfirmed into r->note. */
+ * undecided, marked FLUID (accepted on the fluid, as check accepts a value beyond its stated
+ * error) when no simulation of it ran (none fits the event budget) and its every fluid margin
+ * clears its stated error, else UNCERTAIN (a margin within its error, or a simulation whose
+ * intervals straddle a limit: the simulator, the reference, did not settle it); why into
+ * r->note. */
 static void fallback_keep(tune_ctx *c, ac_tune_result *r, const ac_tune_eval *ev, const char *why,
                           ac_tune_confirm *kind)
 {
     eval_copy(&r->best, ev, c->npools);
-    *kind = margins_clear(ev) ? AC_TUNE_FLUID : AC_TUNE_UNCERTAIN;
+    *kind = ev->nsim == 0 && margins_clear(ev) ? AC_TUNE_FLUID : AC_TUNE_UNCERTAIN;
     snprintf(r->note, sizeof r->note, "not confirmed by simulation: %s", why);
 }
 
 /*
  * The cheapest kept candidates in turn, each simulated with its autoscalers (the counted
  * event budget of ac_an_tune_simulate): the first whose every 95% interval is on the right
- * side is the result (SIMULATED); one wholly on the wrong side is refused. The fluid's
- * stated errors are measured, not proven, so a candidate is never called confirmed on its
- * margins: when no simulation confirms one, the cheapest left undecided is returned as not
- * confirmed (FLUID: every margin clears its stated error; UNCERTAIN: not), with the reason.
- * In robust mode no simulation fits the budget: the cheapest candidate with every margin
- * clear is returned unsimulated (FLUID).
+ * side is the result (SIMULATED); one wholly on the wrong side is refused. When no
+ * simulation confirms one, the cheapest left undecided is returned with the reason: FLUID
+ * (not simulated, every margin clears its stated error: accepted on the fluid, as check
+ * accepts a value beyond its stated error) or UNCERTAIN. In robust mode no simulation fits
+ * the budget: the cheapest candidate with every margin clear is returned unsimulated (FLUID).
  */
 static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
 {
@@ -858,7 +860,7 @@ static int confirm(tune_ctx *c, ac_tune_result *r, ac_error *err)
         if (c->robust && margins_clear(&j->ev)) {
             snprintf(note, sizeof note,
                      "the simulation would need about %.3g events (budget %llu); every fluid "
-                     "margin clears its stated error (measured, not proven)",
+                     "margin clears its stated error (measured against the simulator)",
                      ac_an_tune_sim_events(c, j->tr), c->opt->max_events);
             fallback_keep(c, r, &j->ev, note, &fallback);
             break;

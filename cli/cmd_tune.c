@@ -42,9 +42,10 @@ static const char tune_usage[] =
     "      --timestamp        date the PDF ($SOURCE_DATE_EPOCH if set)\n"
     "  -h, --help             this help\n"
     "\n"
-    "exit status: 0 a setting found and confirmed by simulation, 1 no setting meets the\n"
-    "requirements, 2 invalid input or command line, 3 the best setting is not confirmed (no\n"
-    "simulation fit --max-events, or its intervals straddle a limit)\n";
+    "exit status: 0 a setting confirmed by simulation, or (no simulation fit --max-events)\n"
+    "accepted on fluid margins beyond their stated errors, 1 no setting meets the\n"
+    "requirements, 2 invalid input or command line, 3 the best setting is uncertain (a margin\n"
+    "within its stated error, or simulated intervals straddling a limit)\n";
 
 /* "LO..HI" or "V" (LO = HI = V). */
 static int parse_range(const char *opt, const char *arg, ac_tune_range *out)
@@ -209,8 +210,8 @@ int ac_cli_tune(int argc, char **argv)
             status = AC_EXIT_INCONCLUSIVE;
     } else {
         status = r->confirmed == AC_TUNE_NONE        ? AC_EXIT_FAIL
-                 : r->confirmed == AC_TUNE_SIMULATED ? AC_EXIT_PASS
-                                                     : AC_EXIT_INCONCLUSIVE;
+                 : r->confirmed == AC_TUNE_UNCERTAIN ? AC_EXIT_INCONCLUSIVE
+                                                     : AC_EXIT_PASS;
         if (emit(out, json, &in.files[0], o.seed, r) != 0)
             status = AC_EXIT_USAGE;
         if (ro.report != NULL) {

@@ -40,12 +40,13 @@
  * events): the first whose every interval is on the right side is the result, confirmed
  * (AC_TUNE_SIMULATED); one wholly on the wrong side is refused. When none is confirmed, the
  * cheapest left undecided (intervals straddling a limit, or a simulation that cannot fit
- * max_events) is the result, not confirmed (AC_TUNE_FLUID when every fluid margin exceeds its
- * stated error, else AC_TUNE_UNCERTAIN; why in note). When the simulation of the setting as
+ * max_events) is the result, not confirmed by simulation (AC_TUNE_FLUID, accepted on the
+ * fluid, when it was not simulated and every fluid margin exceeds its stated error, as check
+ * accepts a value; else AC_TUNE_UNCERTAIN; why in note). When the simulation of the setting as
  * written already cannot fit max_events (a long profile at a high rate), the search is robust
  * instead: a candidate is feasible only when every margin exceeds its stated error (the values
- * inflated by it are what is scored), and the cheapest is returned unsimulated, not
- * confirmed (AC_TUNE_FLUID).
+ * inflated by it are what is scored), and the cheapest is returned unsimulated, accepted on
+ * the fluid (AC_TUNE_FLUID).
  *
  * Work budget: `budget` evaluations of the transient in the GA (AC_TUNE_BUDGET by default),
  * and the search stops earlier when the best has not improved for `patience` generations;
@@ -135,12 +136,14 @@ typedef struct ac_tune_check {
     int pass;
 } ac_tune_check;
 
-/* What stands behind the chosen setting. Only SIMULATED is a confirmation: the fluid's
- * stated errors are measured, not proven, so FLUID and UNCERTAIN are "not confirmed". */
+/* What stands behind the chosen setting: SIMULATED a confirmation by the simulator; FLUID the
+ * fluid's margins beyond their stated errors (measured against the simulator), no simulation
+ * fitting the budget: accepted, as check accepts a value, but not confirmed by simulation;
+ * UNCERTAIN undecided (the command exits 3). */
 typedef enum ac_tune_confirm {
     AC_TUNE_NONE = 0,  /* no feasible setting was found */
-    AC_TUNE_FLUID,     /* not confirmed by simulation (none fit the event budget, or its
-                          intervals straddle a limit); every fluid margin exceeds its error */
+    AC_TUNE_FLUID,     /* not simulated (none fit the event budget); every fluid margin
+                          exceeds its stated error */
     AC_TUNE_SIMULATED, /* confirmed: the simulator's intervals meet every requirement */
     AC_TUNE_UNCERTAIN  /* not confirmed: a margin within its error, no simulation settled it */
 } ac_tune_confirm;
