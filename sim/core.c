@@ -962,7 +962,7 @@ static int run_events(ac_sim_state *s)
 }
 
 /* Run one replication from time 0 to the horizon (one pool fed by one Poisson source: the
- * fast loop of fast.c, the same sample path and statistics). */
+ * fast loop of fast.c, the same law and statistics). */
 int ac_sim_state_run(ac_sim_state *s)
 {
     int rc = ac_sim_fast_eligible(s) ? ac_sim_fast_run(s) : run_events(s);

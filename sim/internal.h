@@ -492,9 +492,9 @@ double ac_sim_slow_timescale(const ac_model *model);
  * retries, autoscaler, faults or initial jobs, fed by one Poisson source (scv 1, no
  * profile), and nothing scheduled but that source's first arrival. */
 int ac_sim_fast_eligible(const ac_sim_state *s);
-/* Run such an s to its horizon as run_events would (same draws, same order, same counts of
- * the node and of the entry); 0 or the error (status set). The event heap's arrays are
- * its scratch: s's heap is not usable afterwards. */
+/* Run such an s to its horizon by the pool's jump chain: the law of run_events' sample path
+ * (not its draws), the same counts of the node and of the entry; 0 or the error (status
+ * set). s's heap is not usable afterwards. */
 int ac_sim_fast_run(ac_sim_state *s);
 
 /* pool.c, link.c */

@@ -9,7 +9,8 @@
  *   node): the model is built in C, so nothing else stands between it and the simulator.
  * - One pool on the fast path (power-of-d and random dispatch, a buffer): random dispatch
  *   makes every server an M/M/1 (M/M/1/K with a buffer: the loss is the closed form), and
- *   the request's end-to-end figures equal the pool's.
+ *   the request's end-to-end figures equal the pool's; the fast path (the pool's jump chain)
+ *   and the generic loop (a heap of completion times) agree within their intervals.
  */
 #include "helpers.h"
 
@@ -186,11 +187,17 @@ static void test_fast_buffer(void **state)
 }
 
 /* The fast path against the generic loop: a second source of rate 0 (it never fires and
- * draws nothing) takes the model off the fast path; the pool's and the first source's
- * estimates must be the same bits. */
-static void same_bits(const char *what, ac_sim_estimate a, ac_sim_estimate b)
+ * draws nothing) takes the model off the fast path. The fast path simulates the pool's
+ * Markov chain by its jump chain and the generic loop by a heap of completion times: the
+ * same law, other draws, so each estimate must agree within the two replications' spread
+ * (10 replications each: 2.5 x the combined 95% half-width is beyond the 99.9% quantile
+ * of the difference of two such means, Welch's t on about 18 degrees of freedom). */
+static void agree(const char *what, ac_sim_estimate a, ac_sim_estimate b)
 {
-    if (memcmp(&a, &b, sizeof a) != 0 && !(isnan(a.mean) && isnan(b.mean))) {
+    double tol = 2.5 * sqrt(a.ci95 * a.ci95 + b.ci95 * b.ci95);
+    if (isnan(a.mean) && isnan(b.mean))
+        return;
+    if (!(fabs(a.mean - b.mean) <= tol)) {
         print_error("%s: fast %.17g +- %.17g, generic %.17g +- %.17g\n", what, a.mean, a.ci95,
                     b.mean, b.ci95);
         fail();
@@ -209,47 +216,47 @@ static void fast_vs_generic(ac_dispatch dispatch, size_t d, int with_replacement
     t.m.nodes[0].u.pool.sampling =
         with_replacement ? AC_SAMPLING_WITH_REPLACEMENT : AC_SAMPLING_DISTINCT;
     t.m.nodes[0].u.pool.buffer = buffer;
-    fast = run(&t.m, 3, 3000.0, 300.0, 11);
+    fast = run(&t.m, 10, 3000.0, 300.0, 11);
     one = t.m.sources;
     two[0] = two[1] = one[0];
     two[1].rate = 0.0;
     t.m.sources = two;
     t.m.nsources = 2;
-    gen = run(&t.m, 3, 3000.0, 300.0, 11);
+    gen = run(&t.m, 10, 3000.0, 300.0, 11);
     t.m.sources = one;
     t.m.nsources = 1;
-    assert_true(fast->events == gen->events);
     {
         const ac_sim_node_result *a = &fast->nodes[0], *b = &gen->nodes[0];
-        same_bits("arrival", a->arrival_rate, b->arrival_rate);
-        same_bits("throughput", a->throughput, b->throughput);
-        same_bits("utilization", a->utilization, b->utilization);
-        same_bits("jobs", a->mean_jobs, b->mean_jobs);
-        same_bits("loss", a->loss_probability, b->loss_probability);
-        same_bits("mean", a->mean_response_time, b->mean_response_time);
-        same_bits("p50", a->p50_response_time, b->p50_response_time);
-        same_bits("p95", a->p95_response_time, b->p95_response_time);
-        same_bits("p99", a->p99_response_time, b->p99_response_time);
-        same_bits("attempts", a->attempt_rate, b->attempt_rate);
-        same_bits("attempt loss", a->attempt_loss_fraction, b->attempt_loss_fraction);
-        same_bits("failure", a->failure_probability, b->failure_probability);
+        agree("arrival", a->arrival_rate, b->arrival_rate);
+        agree("throughput", a->throughput, b->throughput);
+        agree("utilization", a->utilization, b->utilization);
+        agree("jobs", a->mean_jobs, b->mean_jobs);
+        agree("loss", a->loss_probability, b->loss_probability);
+        agree("mean", a->mean_response_time, b->mean_response_time);
+        agree("p50", a->p50_response_time, b->p50_response_time);
+        agree("p95", a->p95_response_time, b->p95_response_time);
+        agree("p99", a->p99_response_time, b->p99_response_time);
+        agree("attempts", a->attempt_rate, b->attempt_rate);
+        agree("attempt loss", a->attempt_loss_fraction, b->attempt_loss_fraction);
+        agree("failure", a->failure_probability, b->failure_probability);
     }
     {
-        const ac_sim_entry_result *a = &fast->entries[0], *b = &gen->entries[0];
-        same_bits("e2e arrival", a->arrival_rate, b->arrival_rate);
-        same_bits("e2e throughput", a->throughput, b->throughput);
-        same_bits("e2e mean", a->mean_response_time, b->mean_response_time);
-        same_bits("e2e p50", a->p50_response_time, b->p50_response_time);
-        same_bits("e2e p95", a->p95_response_time, b->p95_response_time);
-        same_bits("e2e p99", a->p99_response_time, b->p99_response_time);
-        same_bits("e2e failure", a->failure_probability, b->failure_probability);
+        /* a request is one job: the entry's figures are the pool's, bit for bit, on both */
+        const ac_sim_entry_result *a = &fast->entries[0];
+        const ac_sim_node_result *b = &fast->nodes[0];
+        assert_double_close(a->mean_response_time.mean, b->mean_response_time.mean, 0.0, 0.0);
+        assert_double_close(a->p99_response_time.mean, b->p99_response_time.mean, 0.0, 0.0);
+        agree("e2e mean", a->mean_response_time, gen->entries[0].mean_response_time);
+        agree("e2e p95", a->p95_response_time, gen->entries[0].p95_response_time);
+        agree("e2e throughput", a->throughput, gen->entries[0].throughput);
+        agree("e2e failure", a->failure_probability, gen->entries[0].failure_probability);
     }
     ac_sim_result_free(fast);
     ac_sim_result_free(gen);
     net_free(&t);
 }
 
-static void test_fast_is_generic(void **state)
+static void test_fast_agrees_with_generic(void **state)
 {
     (void)state;
     fast_vs_generic(AC_DISPATCH_POWER_OF_D, 2, 1, AC_UNBOUNDED, 18.0);
@@ -264,7 +271,7 @@ int main(void)
         cmocka_unit_test(test_chain_5000),
         cmocka_unit_test(test_fast_random),
         cmocka_unit_test(test_fast_buffer),
-        cmocka_unit_test(test_fast_is_generic),
+        cmocka_unit_test(test_fast_agrees_with_generic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
