@@ -161,6 +161,10 @@ static void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn la
         r->rP = dn_min(rem, dn_scale(dn_pos(dn_sub(dn(F->P), bp)), it));
         rem = dn_floor(dn_sub(rem, r->rP), r->adm.v);
     }
+    /* the on-demand instances freed now serve the demand at once (the most recently used),
+       only their excess enters w_1 */
+    r->rd = dn_min(rem, dn_scale(bo, 1.0 / F->Tfree));
+    rem = dn_floor(dn_sub(rem, r->rd), r->adm.v);
     for (size_t i = 0; i < TR_KS; i++) {
         r->rw[i] = dn_min(rem, dn_scale(dn_pos(dn_y(y, yd, o + FN_W + i)), it));
         rem = dn_floor(dn_sub(rem, r->rw[i]), r->adm.v);
@@ -202,7 +206,7 @@ static void fn_drift(const tr_fn *F, const double *y, const double *yd, const tr
     size_t o = F->off, oc = F->off + FN_NSTATE;
     double it = 1.0 / F->tau;
     tr_dn bp = dn_y(y, yd, o + FN_BP), bo = dn_y(y, yd, o + FN_BO);
-    tr_dn cc = dn_y(y, yd, o + FN_C), warm_od = dn(0.0);
+    tr_dn cc = dn_y(y, yd, o + FN_C), warm_od = r->rd;
     for (size_t i = 0; i < TR_KS; i++)
         warm_od = dn_add(warm_od, r->rw[i]);
     dn_out(dy, o + FN_BP, dn_sub(r->rP, dn_scale(bp, 1.0 / F->Tfree)), tangent);
@@ -228,7 +232,7 @@ static void fn_drift(const tr_fn *F, const double *y, const double *yd, const tr
         dn_out(dy, o + FN_R2, dn_scale(dn_y(y, yd, o + FN_R2), -it), tangent);
     }
     for (size_t i = 0; i < TR_KS; i++) {
-        tr_dn in = i == 0 ? dn_scale(bo, 1.0 / F->Tfree)
+        tr_dn in = i == 0 ? dn_sub(dn_scale(bo, 1.0 / F->Tfree), r->rd)
                           : dn_scale(dn_y(y, yd, o + FN_W + i - 1), F->kappa);
         tr_dn out = dn_scale(dn_y(y, yd, o + FN_W + i), F->kappa);
         dn_out(dy, o + FN_W + i, dn_sub(dn_sub(in, r->rw[i]), out), tangent);
