@@ -142,8 +142,8 @@ static void test_hold_deplete_refill(void **state)
     s140 = sample_at(tr, 140.0);
     s200 = sample_at(tr, 200.0);
     cold = n->cum_cold_starts[s200] - n->cum_cold_starts[s140];
-    expiry = M * (alive / M - exec_then_idle(te, k, rate, 60.01)) / 0.01 *
-             (-te * log(1.0 - alive / M));
+    expiry =
+        M * (alive / M - exec_then_idle(te, k, rate, 60.01)) / 0.01 * (-te * log(1.0 - alive / M));
     print_message("after the step down: alive - l1 T_e %.6f at 110 s (hand %.6f), %.6f at "
                   "140 s (hand %.6f); cold starts over the second step up %.6f (hand %.6f, "
                   "+ at most %.6f expiring during the drain)\n",

@@ -26,8 +26,8 @@ static double mean_exec(double d, double theta)
 /*
  * A sync function under a constant rate reaches the fluid steady state. Below the
  * concurrency (lambda T_e = 5 < C = 10): busy = lambda T_e, every request admitted (throttle
- * 0, loss 0), instances = busy (the fluid keeps no spare instance but the relaxation's
- * lambda tau = AC_TRANSIENT_RELAX busy idle-warm), utilisation busy / C. Above (lambda T_e = 15 > 10): the
+ * 0, loss 0), instances = busy (the fluid keeps no spare instance: a freed one serves the
+ * demand at once), utilisation busy / C. Above (lambda T_e = 15 > 10): the
  * busy count holds at C and the throttle rate is lambda - C / T_e = 50/s, the fluid limit of
  * Erlang-B. Both from the steady start and, at a long horizon, from empty (cold starts).
  * Tolerance 1e-6 relative: the integration's (rtol 1e-7) on values reached by integrating.
