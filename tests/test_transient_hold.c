@@ -19,8 +19,8 @@
  *   - the step up at 140 s: the M P(E + G > 60) still alive serve first (warm), the rest of
  *     the M new ones start cold: M (1 - P(E + G > 60)) cold starts over [140, 200), plus
  *     those that expire during the drain (the oldest stages, while the newest are reused).
- * With the relaxation's idle stock of before, the step up would take (1 + TR_RELAX) M cold
- * starts and the instances would exceed the busy ones by TR_RELAX: both asserted to 1e-4.
+ * With the relaxation's idle stock of before, the steady instances exceeded the busy ones by
+ * AC_TRANSIENT_RELAX (1%; asserted equal to 1e-6 here).
  */
 #include "helpers.h"
 
