@@ -121,7 +121,7 @@ typedef struct tr_fn_rates {
     tr_dn lam;     /* offered: requests (polled: inflow that is not a queue's delivery) */
     tr_dn offer_q; /* polled: executions its queues offer */
     tr_dn att;     /* attempts: lam + retries out of back-off */
-    tr_dn demand, adm, rP, rw[TR_KS], warm, cold, refill, starts, starts_q;
+    tr_dn demand, adm, rP, rd, rw[TR_KS], warm, cold, refill, starts, starts_q;
     tr_dn thr;   /* sync: throttled requests */
     tr_dn du;    /* d(waiting)/dt */
     tr_dn freed; /* instances freed: b / T_free */

@@ -26,8 +26,8 @@ static double mean_exec(double d, double theta)
 /*
  * A sync function under a constant rate reaches the fluid steady state. Below the
  * concurrency (lambda T_e = 5 < C = 10): busy = lambda T_e, every request admitted (throttle
- * 0, loss 0), instances = busy (the fluid keeps no spare instance but the relaxation's
- * lambda tau = AC_TRANSIENT_RELAX busy idle-warm), utilisation busy / C. Above (lambda T_e = 15 > 10): the
+ * 0, loss 0), instances = busy (the fluid keeps no spare instance: a freed one serves the
+ * demand at once), utilisation busy / C. Above (lambda T_e = 15 > 10): the
  * busy count holds at C and the throttle rate is lambda - C / T_e = 50/s, the fluid limit of
  * Erlang-B. Both from the steady start and, at a long horizon, from empty (cold starts).
  * Tolerance 1e-6 relative: the integration's (rtol 1e-7) on values reached by integrating.
@@ -67,8 +67,8 @@ static void test_fn_sync_steady(void **state)
         assert_double_close(n->throttle_rate[H], 0.0, 1e-6, 0.0);
         assert_double_close(n->loss_rate[H], 0.0, 1e-6, 0.0);
         assert_double_close(n->cold_start_rate[H], 0.0, 1e-6, 0.0);
-        /* the relaxation keeps AC_TRANSIENT_RELAX of the busy instances idle-warm */
-        assert_double_close(n->instances[H], 50.0 * Te * (1.0 + AC_TRANSIENT_RELAX), 0.0, 1e-6);
+        /* no idle-warm stock under a steady load: a freed instance serves the demand at once */
+        assert_double_close(n->instances[H], 50.0 * Te, 0.0, 1e-6);
         assert_double_close(n->mean_response_time[H], Te, 0.0, 1e-6);
         trx_free(&x);
 
@@ -259,10 +259,10 @@ static void test_fn_keepalive(void **state)
         s0 = at(x.tr, 20.0);
         s1 = at(x.tr, 20.0 + tau);
         /* at t0: 10 busy, of which P / (1 + rho) provisioned (the relaxation keeps rho of
-           the provisioned ones idle too) and B0 on-demand, and the relaxation's rho B0
-           idle-warm on-demand ones, which are already idle (no execution to end first) */
+           the provisioned ones idle) and B0 on-demand; no idle-warm on-demand ones (a freed
+           instance serves the demand at once) */
         B0 = n->busy[sb] - P / (1.0 + AC_TRANSIENT_RELAX);
-        W0 = B0 * AC_TRANSIENT_RELAX;
+        W0 = 0.0;
         N0 = n->instances[s0] - P;
         assert_double_close(n->busy[sb], 200.0 * Te, 0.0, 1e-6);
         assert_double_close(N0, B0 + W0, 0.0, 1e-3);
@@ -295,10 +295,8 @@ static void test_fn_keepalive(void **state)
  * G + s t* = (lambda - s) T_e + s c0, t* = 8.5 s (lambda (d + c0) = 150 would be the count
  * if every execution started cold; with reuse the function needs lambda d = 100 once warm,
  * and the fluid reaches (lambda - s) d + s c0 = 95 at the scale rate). Then busy -> lambda T_e.
- * The relaxation (rho = AC_TRANSIENT_RELAX) keeps rho of the busy instances idle-warm, and
- * the reuse lags their growth by rho s: busy = (G + s t - c) / (1 + rho), the throttle
- * lambda - s - busy / T_e + rho s, and t* = ((lambda - s (1 - rho)) T_e (1 + rho) + s c0 -
- * G) / s = 8.60 s.
+ * A freed instance serves the demand at once (no idle-warm stock of the relaxation), so
+ * these hold as they are: busy = G + s t - c.
  */
 static void test_fn_cold_start_step(void **state)
 {
@@ -313,8 +311,8 @@ static void test_fn_cold_start_step(void **state)
         " scale-rate='10/s'/>\n"
         "</architecture>\n";
     const double lam = 100.0, s = 10.0, G = 10.0, c0 = 0.5, Te = mean_exec(1.0, 60.0);
-    const double rho = AC_TRANSIENT_RELAX, t0 = G / (lam - s);
-    const double tstar = ((lam - s * (1.0 - rho)) * Te * (1.0 + rho) + s * c0 - G) / s;
+    const double t0 = G / (lam - s);
+    const double tstar = ((lam - s) * Te + s * c0 - G) / s;
     ac_transient_options o;
     const ac_transient_node *n;
     size_t first = AC_NONE;
@@ -332,15 +330,13 @@ static void test_fn_cold_start_step(void **state)
     assert_double_close(n->cold_start_rate[at(x.tr, 4.0)], s, 0.0, 1e-6);
     {
         /* initialising: c' = s - c / c0 from c(t_0) = lambda c0 (1 - e^{-t_0/c0}); the
-           others busy but the relaxation's idle ones (rho = AC_TRANSIENT_RELAX of the busy,
-           the warm reuse taking rho T_e of them out per second as they grow by s) */
+           others busy (a freed instance serves the demand at once: none idle) */
         double ct0 = lam * c0 * (1.0 - exp(-t0 / c0));
         double c4 = s * c0 + (ct0 - s * c0) * exp(-(4.0 - t0) / c0);
-        double busy = (G + s * 4.0 - c4) / (1.0 + rho);
+        double busy = G + s * 4.0 - c4;
         assert_double_close(n->initialising[at(x.tr, 4.0)], c4, 0.0, 1e-4);
         assert_double_close(n->busy[at(x.tr, 4.0)], busy, 0.0, 1e-4);
-        assert_double_close(n->throttle_rate[at(x.tr, 4.0)], lam - s - busy / Te + rho * s, 0.0,
-                            1e-4);
+        assert_double_close(n->throttle_rate[at(x.tr, 4.0)], lam - s - busy / Te, 0.0, 1e-4);
     }
     for (size_t k = 0; k < x.tr->nsamples && first == AC_NONE; k++)
         if (x.tr->t[k] > 1.0 && n->cold_start_rate[k] < s * (1.0 - 1e-6))

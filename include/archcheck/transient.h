@@ -88,8 +88,8 @@ extern "C" {
  * bucket time burst / rate-limit): a stock held at a bound is drawn at most at stock / tau
  * (solver/transient_ode.c). The equilibria are exact (an exhausted bucket is empty, a full
  * function's busy count is its concurrency), but a stock that a flow passes through hovers
- * at flow x tau: a function under a steady load keeps AC_TRANSIENT_RELAX of its busy
- * instances idle-warm; in a transient a stock lags by a few tau. */
+ * at flow x tau (a function's freed instances serve its demand at once instead, so none
+ * stays idle under a steady load); in a transient a stock lags by a few tau. */
 #define AC_TRANSIENT_RELAX 1e-2
 
 /* When ac_analysis_run integrates the transient (ac_analysis_options.transient). */
