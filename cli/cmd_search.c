@@ -32,9 +32,11 @@ static const char search_usage[] =
     "      --boundary           also the resilience boundary of the design as it is: the\n"
     "                           lowest workload (x1/16 to x16) whose worst case reaches tau,\n"
     "                           as the peak request rate (a search of --budget per probe)\n"
-    "      --confirm N          re-run the worst case in the simulator: N replications\n"
-    "                           (default 10; 0: not), its score with a 95% interval\n"
-    "                           beside the fluid score\n"
+    "      --confirm N          re-run the worst case in the simulator: at most N\n"
+    "                           replications (default 10; 0: not), a sequential test\n"
+    "                           against tau as in check (looks at 3, 6, .., N; stops at\n"
+    "                           the first whose interval clears tau), its score with\n"
+    "                           that look's interval (>= 95%) beside the fluid score\n"
     "      --confirm-events N   the confirmation's event budget over its replications\n"
     "                           (default 50000000; past it: not confirmed, with the reason)\n"
     "      --mitigation ID|all  the resilience study: B_r of the baseline and of the\n"
@@ -141,9 +143,12 @@ static void print_confirm_text(FILE *fp, const found *f)
         return;
     }
     fprintf(fp,
-            "  simulated score %.6g +- %.3g (95%%, %zu replications, %llu events, after a "
-            "warm-up of %.6g s); fluid %.6g, difference %+.3g\n",
-            c->score, c->ci95, c->replications, c->events, c->warmup, c->fluid, c->diff);
+            "  simulated score %.6g +- %.3g (%.4g%%, %zu replications, look %zu of %zu, %llu "
+            "events, after a warm-up of %.6g s); fluid %.6g, difference %+.3g\n",
+            c->score, c->ci95, 100.0 * c->level, c->replications, c->looks, c->looks_planned,
+            c->events, c->warmup, c->fluid, c->diff);
+    if (c->why[0] != '\0')
+        fprintf(fp, "  stopped before the last look: %s\n", c->why);
 }
 
 static void print_bound_text(FILE *fp, const char *what, const ac_search_boundary *b)
@@ -274,8 +279,18 @@ static void print_confirm_json(ac_jsonw *w, const found *f)
         ac_jsonw_double(w, c->fluid);
         ac_jsonw_key(w, "difference");
         ac_jsonw_double(w, c->diff);
+        ac_jsonw_key(w, "level");
+        ac_jsonw_double(w, c->level);
         ac_jsonw_key(w, "replications");
         ac_jsonw_uint(w, c->replications);
+        ac_jsonw_key(w, "looks");
+        ac_jsonw_uint(w, c->looks);
+        ac_jsonw_key(w, "looks_planned");
+        ac_jsonw_uint(w, c->looks_planned);
+        if (c->why[0] != '\0') {
+            ac_jsonw_key(w, "stopped");
+            ac_jsonw_string(w, c->why);
+        }
         ac_jsonw_key(w, "events");
         ac_jsonw_uint(w, c->events);
         ac_jsonw_key(w, "warmup");
@@ -767,7 +782,12 @@ static int worst_case(const ac_model *m, const cli_opts *o, ac_search_space *sp,
     if (rc == 0 && o->confirm > 0) {
         ac_analysis_confirm_options co;
         ac_analysis_confirm_options_init(&co);
+        /* the same sequential test against tau as check's (req_resilience.c): at most
+           --confirm replications, the first look's 3 sharing the event budget, so a worst
+           case whose check confirms at the same budget is confirmed here too */
         co.replications = o->confirm;
+        co.sequential = 1;
+        co.tau = m->faults.tau;
         co.seed = o->so.seed;
         co.jobs = o->so.jobs;
         if (o->confirm_events > 0)

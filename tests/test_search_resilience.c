@@ -810,6 +810,66 @@ static void test_check_resilience(void **state)
     unlink(pass);
 }
 
+/* The number after the first `key` in `text` (NAN when absent). */
+static double number_after(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p != NULL ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/*
+ * search confirms its worst case as check does: the same sequential test against tau (at
+ * most 10 replications, looks at 3, 6 and 10), so at one event budget a worst case that
+ * check confirms is confirmed by search too, with the same numbers. On thr_xml at 50/s the
+ * worst delay, 100 ms, makes a = 10: the simulated throttled share is Erlang-B B(10, 10) =
+ * 0.215. A replication (a warm-up of 3610 s at 50/s, about 3610 x 50 x (2 - B) + 20 x 50 =
+ * 3.2e5 events) fits a share of 2e6 / 3 of the budget, not 2e6 / 10: search's old fixed 10
+ * replications said "not confirmed: event budget exhausted" here (as on
+ * serverless-pipeline.xml at the default 5e7, where check's first look fits).
+ */
+static void test_search_confirms_as_check(void **state)
+{
+    char path[] = "/tmp/ac_sres_XXXXXX", req[] = "/tmp/ac_sres_XXXXXX", xml[4096];
+    size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
+    double score, ci, b10 = erlang_b(10, 10.0);
+    const char *conf;
+    ac_test_run a, b;
+    (void)state;
+    write_tmp(path, thr_xml);
+    snprintf(xml, sizeof xml,
+             "%.*s  <requirements><resilience tau='0.7' min-boundary='50/s'/></requirements>\n"
+             "</architecture>\n",
+             (int)head, thr_xml);
+    write_tmp(req, xml);
+    a = run_ac("search", "--format", "json", "--confirm-events", "2000000", path, NULL);
+    b = run_ac("check", "--format", "json", "--confirm-events", "2000000", req, NULL);
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    conf = strstr(a.out, "\"confirmation\": {\n      \"computed\": true");
+    assert_non_null(conf);
+    /* stopped at the first look: 0.215 is far below tau; its interval at 1 - 0.05 / 3 */
+    assert_non_null(strstr(conf, "\"replications\": 3,\n      \"looks\": 1,\n"
+                                 "      \"looks_planned\": 3,"));
+    assert_double_close(number_after(conf, "\"level\": "), 1.0 - 0.05 / 3.0, 1e-15, 0.0);
+    assert_true(number_after(conf, "\"events\": ") <= 2e6);
+    score = number_after(conf, "\"score\": ");
+    ci = number_after(conf, "\"score_ci95\": ");
+    print_message("search confirms %.5f +- %.5f vs Erlang-B %.5f\n", score, ci, b10);
+    assert_true(ci > 0.0 && fabs(score - b10) <= ci);
+    /* check's confirmation of the same worst case: the same estimate, bit for bit */
+    assert_double_close(number_after(b.out, "\"simulation_value\": "), score, 0.0, 0.0);
+    assert_double_close(number_after(b.out, "\"simulation_value_ci95\": "), ci, 0.0, 0.0);
+    ac_test_run_free(&a);
+    ac_test_run_free(&b);
+    /* the text says which look it stopped at */
+    a = run_ac("search", "--confirm-events", "2000000", path, NULL);
+    assert_int_equal(a.status, 0);
+    assert_non_null(strstr(a.out, "(98.33%, 3 replications, look 1 of 3, "));
+    ac_test_run_free(&a);
+    unlink(path);
+    unlink(req);
+}
+
 /*
  * The analysis' search budget: one <resilience> search of the file's 40 evaluations costs at
  * most 40 + 4 + 2 x 1 (the GA, then the polish's tenth and two moves per gene) = 46. With 45
@@ -964,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_command),
         cmocka_unit_test(test_check_resilience),
+        cmocka_unit_test(test_search_confirms_as_check),
         cmocka_unit_test(test_failed_integrations),
         cmocka_unit_test(test_analysis_search_budget),
     };
