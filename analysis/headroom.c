@@ -188,6 +188,15 @@ static int load_sensitive(const ac_model *m)
     return 0;
 }
 
+/* Is a loss requirement present? */
+static int has_loss_requirement(const ac_model *m)
+{
+    for (size_t i = 0; i < m->nrequirements; i++)
+        if (m->requirements[i].kind == AC_REQ_LOSS)
+            return 1;
+    return 0;
+}
+
 /* Is a load-sensitive requirement other than utilisation present? */
 static int beyond_utilization(const ac_model *m)
 {
@@ -575,6 +584,9 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
 
     probe_opt.solver.kpi_only = 1;
     probe_opt.solver.burst_search = 0;
+    /* a pool's loss bracket (its loss solved again under random dispatch) is read by loss
+       requirements only */
+    probe_opt.loss_bracket_unread = !has_loss_requirement(m);
     a->has_headroom = 0;
     a->headroom_why[0] = '\0';
     if (m->nsources == 0 || m->npopulations > 0)
