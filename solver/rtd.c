@@ -126,31 +126,33 @@ static double pois_at(size_t j, double x)
 static double ccdf_large(const ac_solver_mix *mx, double x)
 {
     const double *tail = mx->tail;
-    size_t last = mx->n - 2, j0, i, k;
-    double p0, p, s, term = 0.0;
+    size_t last = mx->n - 2, j0, i, stop;
+    double p0, p, s, term = 0.0, di;
     j0 = floor(x) < (double)last ? (size_t)floor(x) : last;
     p0 = pois_at(j0, x);
     s = p0 * tail[j0];
     p = p0;
-    for (i = j0; i > 0;) {
-        for (k = 0; k < AC_MIX_BLOCK && i > 0; k++, i--) {
-            p *= (double)i / x;
+    /* (di: i as a double, exact) */
+    for (i = j0, di = (double)j0; i > 0;) {
+        for (stop = i > AC_MIX_BLOCK ? i - AC_MIX_BLOCK : 0; i > stop; i--, di -= 1.0) {
+            p *= di / x;
             s += p * tail[i - 1];
         }
         /* the terms below index i sum to less than p i / (x - i) */
-        if (p * (double)i < 0x1p-60 * s * (x - (double)i))
+        if (p * di < 0x1p-60 * s * (x - di))
             break;
     }
     p = p0;
-    for (i = j0 + 1; i <= last;) {
-        for (k = 0; k < AC_MIX_BLOCK && i <= last; k++, i++) {
-            p *= x / (double)i;
+    for (i = j0 + 1, di = (double)i; i <= last;) {
+        for (stop = last - i >= AC_MIX_BLOCK ? i + AC_MIX_BLOCK : last + 1; i < stop;
+             i++, di += 1.0) {
+            p *= x / di;
             term = p * tail[i];
             s += term;
         }
         /* past the last term (index i - 1) the rest is below term q / (1 - q), q = x / i:
            term x < 2^-60 s (i - x) */
-        if ((double)i > x && term * x < 0x1p-60 * s * ((double)i - x))
+        if (di > x && term * x < 0x1p-60 * s * (di - x))
             break;
     }
     return s > 1.0 ? 1.0 : s;
@@ -168,8 +170,9 @@ static double ccdf_large(const ac_solver_mix *mx, double x)
  */
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
-    double x, p, s = 0.0;
-    size_t i, k;
+    const double *tail = mx->tail;
+    double x, p, s = 0.0, d;
+    size_t i, end;
     if (mx->closed)
         return mmn_ccdf(mx, t);
     if (!(t > 0.0))
@@ -182,15 +185,18 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
     /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all; up to the mode
        every term is summed */
     p = exp(-x);
-    for (i = 0; i + 1 < mx->n && (double)i <= x; i++) {
-        s += p * mx->tail[i];
-        p *= x / (double)(i + 1);
+    end = floor(x) + 1.0 < (double)(mx->n - 1) ? (size_t)floor(x) + 1 : mx->n - 1;
+    /* (d: i + 1 as a double, exact) */
+    for (i = 0, d = 1.0; i < end; i++, d += 1.0) {
+        s += p * tail[i];
+        p *= x / d;
     }
     /* past it a block of AC_MIX_BLOCK terms at a time, once the next term is >= 2^-55 s */
-    while (i + 1 < mx->n && !(p * mx->tail[i] < 0x1p-55 * s)) {
-        for (k = 0; k < AC_MIX_BLOCK && i + 1 < mx->n; k++, i++) {
-            s += p * mx->tail[i];
-            p *= x / (double)(i + 1);
+    while (i + 1 < mx->n && !(p * tail[i] < 0x1p-55 * s)) {
+        end = mx->n - 1 - i > AC_MIX_BLOCK ? i + AC_MIX_BLOCK : mx->n - 1;
+        for (; i < end; i++, d += 1.0) {
+            s += p * tail[i];
+            p *= x / d;
         }
     }
     return s > 1.0 ? 1.0 : s;
