@@ -91,15 +91,20 @@ static void emit_margin(ac_an_ctx *c, const ac_requirement *r, const ac_req_outc
     (void)r;
     if (!o->evaluated || isnan(o->value))
         return;
+    /* a value of 0 under a positive limit (a loss none of whose requests is lost) is
+       log 0 = -infinity in the max: the others guide the step (the verdicts, not the margin,
+       decide the bracket) */
+    if (o->value == 0.0 && o->limit > 0.0)
+        return;
     if (!(o->value > 0.0) || !isfinite(o->value) || !(o->limit > 0.0)) {
-        mc->unknown = 1; /* 0 or unbounded: no slope to follow */
+        mc->unknown = 1; /* negative or unbounded: no slope to follow */
         return;
     }
     mc->g = fmax(mc->g, log(o->value / o->limit));
 }
 
-/* g = max_r log(value_r / limit_r) over the latency, utilisation and loss outcomes of a;
- * NAN when one has no finite positive value. */
+/* g = max_r log(value_r / limit_r) over the latency, utilisation and loss outcomes of a
+ * (a value of 0 adds nothing); NAN when one is unbounded or none is positive. */
 static double margin_of(const ac_model *m, ac_analysis *a)
 {
     margin_ctx mc;

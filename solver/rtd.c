@@ -166,7 +166,11 @@ static double ccdf_large(const ac_solver_mix *mx, double x)
  * multiplies by x / (i + 1) < 1): once a term is below 2^-55 s, it and every later one is
  * below half an ulp of s and would leave the sum as it is, so the sum stops there with the
  * same bits as the full one (tested before each block of AC_MIX_BLOCK terms: the terms of a
- * block past that point leave the bits as they are too). x >= 700 (e^{-x} would underflow): ccdf_large, from the mode.
+ * block past that point leave the bits as they are too). Relative error, against the exact
+ * sum of the given tails: <= (2 + 2 I + N) u, I the last index summed, N the terms summed
+ * (e^{-x} 1 u, two roundings per step, the product and the sum of positive terms), plus
+ * N 2^-1074 absolute (subnormal terms; e^{-x} itself is normal for x < 700).
+ * x >= 700 (e^{-x} would underflow): ccdf_large, from the mode.
  */
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
