@@ -91,15 +91,20 @@ static void emit_margin(ac_an_ctx *c, const ac_requirement *r, const ac_req_outc
     (void)r;
     if (!o->evaluated || isnan(o->value))
         return;
+    /* a value of 0 under a positive limit (a loss none of whose requests is lost) is
+       log 0 = -infinity in the max: the others guide the step (the verdicts, not the margin,
+       decide the bracket) */
+    if (o->value == 0.0 && o->limit > 0.0)
+        return;
     if (!(o->value > 0.0) || !isfinite(o->value) || !(o->limit > 0.0)) {
-        mc->unknown = 1; /* 0 or unbounded: no slope to follow */
+        mc->unknown = 1; /* negative or unbounded: no slope to follow */
         return;
     }
     mc->g = fmax(mc->g, log(o->value / o->limit));
 }
 
-/* g = max_r log(value_r / limit_r) over the latency, utilisation and loss outcomes of a;
- * NAN when one has no finite positive value. */
+/* g = max_r log(value_r / limit_r) over the latency, utilisation and loss outcomes of a
+ * (a value of 0 adds nothing); NAN when one is unbounded or none is positive. */
 static double margin_of(const ac_model *m, ac_analysis *a)
 {
     margin_ctx mc;
@@ -184,6 +189,15 @@ static int load_sensitive(const ac_model *m)
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].kind == AC_NODE_POOL &&
             (m->nodes[i].u.pool.retries > 0 || m->nodes[i].u.pool.buffer != AC_UNBOUNDED))
+            return 1;
+    return 0;
+}
+
+/* Is a loss requirement present? */
+static int has_loss_requirement(const ac_model *m)
+{
+    for (size_t i = 0; i < m->nrequirements; i++)
+        if (m->requirements[i].kind == AC_REQ_LOSS)
             return 1;
     return 0;
 }
@@ -575,6 +589,9 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
 
     probe_opt.solver.kpi_only = 1;
     probe_opt.solver.burst_search = 0;
+    /* a pool's loss bracket (its loss solved again under random dispatch) is read by loss
+       requirements only */
+    probe_opt.loss_bracket_unread = !has_loss_requirement(m);
     a->has_headroom = 0;
     a->headroom_why[0] = '\0';
     if (m->nsources == 0 || m->npopulations > 0)

@@ -508,7 +508,7 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
            dispatch's loss */
         if (p->dispatch == AC_DISPATCH_POWER_OF_D && p->servers > 1 &&
             k->approximation != AC_SOLVER_APPROX_EXACT &&
-            (p->buffer != AC_UNBOUNDED || p->timeout > 0.0))
+            (p->buffer != AC_UNBOUNDED || p->timeout > 0.0) && !opt->loss_bracket_unread)
             na->loss_abs_error = loss_bracket_abs(p, lambda, opt, w, fail);
         /* jsq and jiq at finite N: the simulator's numbers (pool_sim.c), kept in the bracket */
         rc = ac_an_pool_simulated(p) ? ac_an_pool_simulate(p, lambda, opt, na, err) : 1;
@@ -539,7 +539,8 @@ static int solve_pool(const ac_node *node, double lambda, const ac_analysis_opti
                against 3e-4). A relative error cannot bound that; the absolute one is the
                distance to the bracket's upper end, the loss of random dispatch (jiq) or
                power-of-two (jsq), which route no better */
-            na->loss_abs_error = loss_bracket_abs(p, lambda, opt, w, na->loss_probability);
+            if (!opt->loss_bracket_unread)
+                na->loss_abs_error = loss_bracket_abs(p, lambda, opt, w, na->loss_probability);
         } else if (rc != 0 && (p->dispatch == AC_DISPATCH_JSQ || p->dispatch == AC_DISPATCH_JIQ) &&
                    k->approximation != AC_SOLVER_APPROX_EXACT && p->retries == 0 &&
                    p->buffer == AC_UNBOUNDED && p->servers > 1) {

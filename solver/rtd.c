@@ -117,29 +117,42 @@ static double pois_at(size_t j, double x)
  * once that is below 2^-60 s. Relative error, against the exact sum of the given tails:
  * <= (12 + 3 |x - j0| + 2 D + N) u + 2^-59, D the largest |i - j0| summed, N the terms summed
  * (p_{j0}; two roundings per step; the products and the sum), plus N 2^-1074 absolute
- * (subnormal terms).
+ * (subnormal terms). The stopping tests run once per AC_MIX_BLOCK terms: the terms summed
+ * past the first point where a test holds are each below 2^-60 s, under half an ulp of s, so
+ * they leave the sum's bits as they are (same value as a test after every term).
  */
+#define AC_MIX_BLOCK 8
+
 static double ccdf_large(const ac_solver_mix *mx, double x)
 {
-    size_t last = mx->n - 2, j0, i;
-    double p0, p, s, term, q;
+    const double *tail = mx->tail;
+    size_t last = mx->n - 2, j0, i, stop;
+    double p0, p, s, term = 0.0, di;
     j0 = floor(x) < (double)last ? (size_t)floor(x) : last;
     p0 = pois_at(j0, x);
-    s = p0 * mx->tail[j0];
+    s = p0 * tail[j0];
     p = p0;
-    for (i = j0; i > 0; i--) {
-        p *= (double)i / x;
-        s += p * mx->tail[i - 1];
-        if (p * (double)(i - 1) < 0x1p-60 * s * (x - (double)(i - 1)))
+    /* (di: i as a double, exact) */
+    for (i = j0, di = (double)j0; i > 0;) {
+        for (stop = i > AC_MIX_BLOCK ? i - AC_MIX_BLOCK : 0; i > stop; i--, di -= 1.0) {
+            p *= di / x;
+            s += p * tail[i - 1];
+        }
+        /* the terms below index i sum to less than p i / (x - i) */
+        if (p * di < 0x1p-60 * s * (x - di))
             break;
     }
     p = p0;
-    for (i = j0 + 1; i <= last; i++) {
-        p *= x / (double)i;
-        term = p * mx->tail[i];
-        s += term;
-        q = x / (double)(i + 1);
-        if (term * q < 0x1p-60 * s * (1.0 - q))
+    for (i = j0 + 1, di = (double)i; i <= last;) {
+        for (stop = last - i >= AC_MIX_BLOCK ? i + AC_MIX_BLOCK : last + 1; i < stop;
+             i++, di += 1.0) {
+            p *= x / di;
+            term = p * tail[i];
+            s += term;
+        }
+        /* past the last term (index i - 1) the rest is below term q / (1 - q), q = x / i:
+           term x < 2^-60 s (i - x) */
+        if (di > x && term * x < 0x1p-60 * s * (di - x))
             break;
     }
     return s > 1.0 ? 1.0 : s;
@@ -152,12 +165,18 @@ static double ccdf_large(const ac_solver_mix *mx, double x)
  * fall (Pois(i) falls, tail_i never rises, and their computed values with them: each step
  * multiplies by x / (i + 1) < 1): once a term is below 2^-55 s, it and every later one is
  * below half an ulp of s and would leave the sum as it is, so the sum stops there with the
- * same bits as the full one. x >= 700 (e^{-x} would underflow): ccdf_large, from the mode.
+ * same bits as the full one (tested before each block of AC_MIX_BLOCK terms: the terms of a
+ * block past that point leave the bits as they are too). Relative error, against the exact
+ * sum of the given tails: <= (2 + 2 I + N) u, I the last index summed, N the terms summed
+ * (e^{-x} 1 u, two roundings per step, the product and the sum of positive terms), plus
+ * N 2^-1074 absolute (subnormal terms; e^{-x} itself is normal for x < 700).
+ * x >= 700 (e^{-x} would underflow): ccdf_large, from the mode.
  */
 double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
 {
-    double x, p, s = 0.0;
-    size_t i;
+    const double *tail = mx->tail;
+    double x, p, s = 0.0, d;
+    size_t i, end;
     if (mx->closed)
         return mmn_ccdf(mx, t);
     if (!(t > 0.0))
@@ -167,17 +186,22 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t)
     x = mx->rate * t;
     if (x >= 700.0)
         return ccdf_large(mx, x);
-    /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all */
+    /* Poisson terms by recurrence, p_{i+1} = p_i x / (i + 1): one exp in all; up to the mode
+       every term is summed */
     p = exp(-x);
-    for (i = 0; i + 1 < mx->n; i++) {
-        double term = p * mx->tail[i];
-        if ((double)i > x && term < 0x1p-55 * s)
-            break;
-        s += term;
-        p *= x / (double)(i + 1);
-        /* past 2x the remaining terms sum to less than p (ratio < 1/2); tail <= 1 */
-        if ((double)i > 2.0 * x && p < 1e-18 * s)
-            break;
+    end = floor(x) + 1.0 < (double)(mx->n - 1) ? (size_t)floor(x) + 1 : mx->n - 1;
+    /* (d: i + 1 as a double, exact) */
+    for (i = 0, d = 1.0; i < end; i++, d += 1.0) {
+        s += p * tail[i];
+        p *= x / d;
+    }
+    /* past it a block of AC_MIX_BLOCK terms at a time, once the next term is >= 2^-55 s */
+    while (i + 1 < mx->n && !(p * tail[i] < 0x1p-55 * s)) {
+        end = mx->n - 1 - i > AC_MIX_BLOCK ? i + AC_MIX_BLOCK : mx->n - 1;
+        for (; i < end; i++, d += 1.0) {
+            s += p * tail[i];
+            p *= x / d;
+        }
     }
     return s > 1.0 ? 1.0 : s;
 }
