@@ -113,19 +113,57 @@ static void print_failures_text(FILE *fp, const ac_search_boundary *b)
                 b->failures);
 }
 
+/*
+ * The simulator's bound on the baseline's B_r (doc/models.md §6, "The boundary by
+ * simulation"): the confirmation re-runs the worst case at the design's workload (factor 1,
+ * the peak rate Lambda_peak); when its interval lies at or above tau (lower end >= tau) the
+ * worst-case score reaches tau there, so B_r <= Lambda_peak by simulation. Returned (/s) when
+ * it lies below the fluid's B_r b (FOUND above it, or ABOVE), else NAN.
+ */
+static double simulated_bound(const found *f, const ac_search_boundary *b)
+{
+    double rate;
+    if (!f->has_confirm || ac_analysis_confirm_side(&f->conf, f->m->faults.tau) != 1)
+        return NAN;
+    rate = ac_search_peak_rate(f->m);
+    if (b->status == AC_SEARCH_BOUNDARY_BELOW || !(rate > 0.0) ||
+        (b->status == AC_SEARCH_BOUNDARY_FOUND && !(rate < b->rate)))
+        return NAN;
+    return rate;
+}
+
+/* The caveat every printed B_r carries. */
+static const char boundary_caveat[] =
+    "the fluid model's B_r, without the fluctuations, has no stated error: the simulator is "
+    "not run on its probes (only on the worst case at the design's workload)";
+
+/* " by the fluid; the simulator reaches tau at X/s" after a B_r the simulator contradicts. */
+static void print_sim_bound_text(FILE *fp, double sim)
+{
+    if (!isnan(sim))
+        fprintf(fp,
+                " by the fluid; the simulator reaches tau at %.6g/s (by simulation B_r <= "
+                "%.6g/s)",
+                sim, sim);
+}
+
 static void print_boundary_text(FILE *fp, const found *f)
 {
     const ac_search_boundary *b = &f->b;
+    double sim = simulated_bound(f, b);
     if (b->status == AC_SEARCH_BOUNDARY_FOUND)
-        fprintf(fp,
-                "  resilience boundary %.6g/s (workload x%.6g, bracket x%.6g..x%.6g; the fluid "
-                "model, without the fluctuations: %zu probes, %zu evaluations)\n",
-                b->rate, b->scale, b->lo, b->hi, b->probes, b->evaluations);
+        fprintf(fp, "  resilience boundary %.6g/s", b->rate);
     else
-        fprintf(fp,
-                "  resilience boundary %s %.6g/s (workload x%.6g): %zu probes, %zu evaluations\n",
-                b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most" : "above", b->rate, b->scale,
-                b->probes, b->evaluations);
+        fprintf(fp, "  resilience boundary %s %.6g/s",
+                b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most" : "above", b->rate);
+    print_sim_bound_text(fp, sim);
+    if (b->status == AC_SEARCH_BOUNDARY_FOUND)
+        fprintf(fp, " (workload x%.6g, bracket x%.6g..x%.6g: %zu probes, %zu evaluations)\n",
+                b->scale, b->lo, b->hi, b->probes, b->evaluations);
+    else
+        fprintf(fp, " (workload x%.6g): %zu probes, %zu evaluations\n", b->scale, b->probes,
+                b->evaluations);
+    fprintf(fp, "    %s\n", boundary_caveat);
     print_failures_text(fp, b);
 }
 
@@ -151,13 +189,14 @@ static void print_confirm_text(FILE *fp, const found *f)
         fprintf(fp, "  stopped before the last look: %s\n", c->why);
 }
 
-static void print_bound_text(FILE *fp, const char *what, const ac_search_boundary *b)
+static void print_bound_text(FILE *fp, const char *what, const ac_search_boundary *b, double sim)
 {
     fprintf(fp, "    %s: %s%.6g/s", what,
             b->status == AC_SEARCH_BOUNDARY_FOUND
                 ? ""
                 : (b->status == AC_SEARCH_BOUNDARY_BELOW ? "at most " : "above "),
             b->rate);
+    print_sim_bound_text(fp, sim);
 }
 
 static void print_study_text(FILE *fp, const found *f)
@@ -165,6 +204,10 @@ static void print_study_text(FILE *fp, const found *f)
     const ac_search_study *st = f->study;
     fprintf(fp, "  resilience study (tau %.6g, fluid; %zu of %zu evaluations; %s):\n", st->tau,
             st->evaluations, st->budget, st->scope);
+    fputs("  every B_r below is the fluid model's, without the fluctuations, and has no stated "
+          "error: the simulator is not run on its probes (only on the baseline's worst case at "
+          "the design's workload); R_g rests on them\n",
+          fp);
     for (size_t i = 0; i < st->nvariants; i++) {
         const ac_search_variant *v = &st->variants[i];
         fprintf(fp, "  %s%s\n", variant_id(f, v),
@@ -178,7 +221,8 @@ static void print_study_text(FILE *fp, const found *f)
             fprintf(fp, "    worst-case score at the design's workload %.6g%s\n", v->worst_score,
                     v->worst_failures > 0 ? " (some plans failed to integrate: a lower bound)"
                                           : "");
-        print_bound_text(fp, "B_r against its own worst case", &v->own);
+        print_bound_text(fp, "B_r against its own worst case", &v->own,
+                         i == 0 ? simulated_bound(f, &v->own) : NAN);
         if (isnan(v->gain))
             fputs("\n", fp);
         else
@@ -186,7 +230,7 @@ static void print_study_text(FILE *fp, const found *f)
         print_failures_text(fp, &v->own);
         if (i == 0)
             continue;
-        print_bound_text(fp, "B_r against the baseline's worst case", &v->against);
+        print_bound_text(fp, "B_r against the baseline's worst case", &v->against, NAN);
         if (isnan(v->gain_against))
             fputs("\n", fp);
         else
@@ -299,6 +343,15 @@ static void print_confirm_json(ac_jsonw *w, const found *f)
     ac_jsonw_object_end(w);
 }
 
+/* Beside a B_r: "<key>_expected_relative_error": null (the fluid's, no stated error). */
+static void json_no_error(ac_jsonw *w, const char *key)
+{
+    char k[96];
+    snprintf(k, sizeof k, "%s_expected_relative_error", key);
+    ac_jsonw_key(w, k);
+    ac_jsonw_null(w);
+}
+
 static void json_failures(ac_jsonw *w, const ac_search_boundary *b)
 {
     ac_jsonw_key(w, "failed_integrations");
@@ -315,6 +368,9 @@ static void print_study_json(ac_jsonw *w, const found *f)
     ac_jsonw_key(w, "tau");
     ac_jsonw_double(w, st->tau);
     json_num_or_null(w, "boundary", st->variants[0].computed ? st->variants[0].own.rate : NAN);
+    json_no_error(w, "boundary");
+    json_num_or_null(w, "simulated_upper_bound",
+                     st->variants[0].computed ? simulated_bound(f, &st->variants[0].own) : NAN);
     ac_jsonw_key(w, "boundary_status");
     ac_jsonw_string(w, st->variants[0].computed ? boundary_status(st->variants[0].own.status)
                                                 : "not computed");
@@ -362,10 +418,12 @@ static void print_study_json(ac_jsonw *w, const found *f)
             ac_jsonw_key(w, "evaluations_saved");
             ac_jsonw_uint(w, v->evaluations_cold - v->evaluations);
             json_num_or_null(w, "resilience_boundary", v->own.rate);
+            json_no_error(w, "resilience_boundary");
             ac_jsonw_key(w, "boundary_status");
             ac_jsonw_string(w, boundary_status(v->own.status));
             json_num_or_null(w, "resilience_gain", v->gain);
             json_num_or_null(w, "boundary_against_baseline_worst_case", v->against.rate);
+            json_no_error(w, "boundary_against_baseline_worst_case");
             ac_jsonw_key(w, "boundary_against_baseline_worst_case_status");
             ac_jsonw_string(w, boundary_status(v->against.status));
             json_num_or_null(w, "gain_against_baseline_worst_case", v->gain_against);
@@ -461,6 +519,10 @@ static void print_json(FILE *fp, const found *f)
         ac_jsonw_double(&w, f->m->faults.tau);
         ac_jsonw_key(&w, "boundary");
         ac_jsonw_double(&w, f->b.rate);
+        json_no_error(&w, "boundary");
+        json_num_or_null(&w, "simulated_upper_bound", simulated_bound(f, &f->b));
+        ac_jsonw_key(&w, "approximation");
+        ac_jsonw_string(&w, "fluid");
         ac_jsonw_key(&w, "boundary_status");
         ac_jsonw_string(&w, boundary_status(f->b.status));
         ac_jsonw_key(&w, "workload_factor");
@@ -703,6 +765,7 @@ static int write_report(const cli_opts *o, const found *f, double horizon, ac_se
     rs.has_confirm = f->has_confirm && f->conf.computed;
     rs.sim_score = f->conf.score;
     rs.sim_ci95 = f->conf.ci95;
+    rs.sim_level = f->conf.level;
     {
         int ga = o->so.method == AC_SEARCH_GA;
         const double *mine_e = trace, *mine_b = trace + cap + 1;

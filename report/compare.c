@@ -223,8 +223,8 @@ typedef double (*variant_value_fn)(const ac_compare_variant *v, size_t k);
 
 /* Add rows[0..n), each with a cell for every variant that has a value; a row no variant
  * has is dropped. */
-static void add_value_rows(builder *b, const ac_compare_run *run, const value_row *rows,
-                           size_t n, variant_value_fn value)
+static void add_value_rows(builder *b, const ac_compare_run *run, const value_row *rows, size_t n,
+                           variant_value_fn value)
 {
     for (size_t k = 0; k < n && !b->oom; k++) {
         size_t present = 0;
@@ -491,6 +491,12 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
     fputs("\n* the best value of the row (lower is better, except headroom, resilience boundary "
           "and gain, and minimum requirements)\n",
           fp);
+    for (size_t r = 0; r < t->nrows; r++)
+        if (strcmp(t->rows[r].metric, "resilience_boundary") == 0)
+            fputs("B_r: the fluid model's, without the fluctuations, with no stated error (the "
+                  "simulator is not run on it; `archcheck search` confirms the baseline's worst "
+                  "case)\n",
+                  fp);
     for (size_t v = 0; v < run->nvariants; v++) {
         const ac_compare_variant *x = &run->variants[v];
         if (x->changes != NULL && x->changes[0] != '\0')
@@ -591,6 +597,13 @@ int ac_report_compare_json(FILE *fp, const ac_compare_run *run)
         ac_jsonw_string(&w, row->unit);
         ac_jsonw_key(&w, "better");
         ac_jsonw_string(&w, row->better == AC_COMPARE_LOWER ? "lower" : "higher");
+        if (strcmp(row->metric, "resilience_boundary") == 0) {
+            /* the fluid study's B_r: no stated error (doc/models.md §6) */
+            ac_jsonw_key(&w, "approximation");
+            ac_jsonw_string(&w, "fluid");
+            ac_jsonw_key(&w, "expected_relative_error");
+            ac_jsonw_null(&w);
+        }
         if (row->best != AC_NONE) {
             ac_jsonw_key(&w, "best");
             ac_jsonw_string(&w, run->variants[row->best].id);

@@ -380,7 +380,9 @@ static void write_resilience_chart(cdoc *d, const ac_compare_run *run)
     }
     paragraph(d, "B_r: the lowest peak request rate at which the worst-case score found "
                  "reaches tau (the fluid study of the fault search; a heuristic search: a worse "
-                 "plan is not excluded). Dotted: the baseline's.");
+                 "plan is not excluded). It has no stated error: the simulator is not run on "
+                 "it (archcheck search confirms the baseline's worst case). Dotted: the "
+                 "baseline's.");
     ac_plot_init(&p, "Resilience boundary B_r", AC_PLOT_LINEAR, NULL, AC_PLOT_LINEAR, "requests/s");
     p.xaxis.categories = names;
     p.xaxis.ncategories = n;

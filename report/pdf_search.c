@@ -126,8 +126,8 @@ static void worst_case_page(ac_pdf_doc *d, const ac_report_search *s)
                                 s->failures);
     if (s->has_confirm && len < sizeof buf)
         snprintf(buf + len, sizeof buf - len,
-                 " Re-run in the simulator with the same plan: %.4g +- %.2g (95%%).", s->sim_score,
-                 s->sim_ci95);
+                 " Re-run in the simulator with the same plan: %.4g +- %.2g (%.3g%%).",
+                 s->sim_score, s->sim_ci95, 100.0 * (s->sim_level > 0.0 ? s->sim_level : 0.95));
     paragraph(d, buf);
     paragraph(d, "The search is a heuristic: a plan worse than this one is not excluded.");
     windows(d, s);
