@@ -37,6 +37,7 @@
 #include "archcheck/parser.h"
 #include "common/strbuf.h"
 #include "rows.h"
+#include "check_proc.h"
 
 static double now(void)
 {
@@ -137,32 +138,6 @@ static int run_one(const char *shape, size_t n)
     return rc == AC_OK ? 0 : 1;
 }
 
-/* One `check` process of the network in `path`: wall, user + system seconds and peak KiB.
- * Returns the exit status (-1 when it did not exit). */
-static int check_once(const char *bin, const char *path, double *wall, double *cpu, long *peak_kib)
-{
-    struct rusage ru;
-    int st = 0;
-    double t0 = now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execl(bin, bin, "check", "--no-config", "--format", "json", path, (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
-        return -1;
-    *wall = now() - t0;
-    *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    *peak_kib = ru.ru_maxrss;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -192,7 +167,7 @@ static int check_mode(const char *bin, const size_t *sizes, size_t nsizes)
             free(xml);
             for (size_t r = 0; r < runs && rc >= 0; r++) {
                 long pk = 0;
-                rc = check_once(bin, path, &walls[r], &cpus[r], &pk);
+                rc = ac_bench_check_once(bin, path, &walls[r], &cpus[r], &pk);
                 peak = pk > peak ? pk : peak;
                 /* 0 pass, 1 fail, 3 inconclusive: a verdict; 2 or a signal: a failure */
                 if (rc == 2 || rc < 0 || rc > 3)

@@ -50,6 +50,7 @@
 #include "archcheck/parser.h"
 #include "archcheck/search.h"
 #include "bench/rows.h"
+#include "bench/check_proc.h"
 
 #define SEEDS 10
 #define TERMS 8
@@ -360,31 +361,6 @@ static double load_average(void)
     return l;
 }
 
-/* One `check` process of `path`: wall and user + system seconds. Returns the exit status (-1
- * when it did not exit). */
-static int check_once(const char *bin, const char *path, double *wall, double *cpu)
-{
-    struct rusage ru;
-    int st = 0;
-    double t0 = now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0) {
-            dup2(null, 1);
-            dup2(null, 2);
-        }
-        execl(bin, bin, "check", "--no-config", "--format", "json", path, (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
-        return -1;
-    *wall = now() - t0;
-    *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The sample `src` with `extra` inserted before its </requirements>, in a new temporary file
  * whose name goes to out (size >= 32); 0 or -1. */
 static int with_requirement(const char *src, const char *extra, char *out, size_t size)
@@ -425,7 +401,7 @@ static int check_rows(const char *bin, const char *path)
     static const char extra[] = "<resilience min-boundary=\"800/s\"/>\n  ";
     char tmp[64];
     double wall = 0.0, cpu = 0.0, load = load_average();
-    int rc = check_once(bin, path, &wall, &cpu), fail = rc < 0 || rc == 2 || rc > 3;
+    int rc = ac_bench_check_once(bin, path, &wall, &cpu, NULL), fail = rc < 0 || rc == 2 || rc > 3;
     ac_bench_row("check samples/faas-cascade.xml as it is (no <resilience>: no search): wall", wall,
                  "s", NULL, NULL, fail ? "FAIL" : "INFO",
                  "one run, user+sys %.2f s, exit %d, load %.2f at the start", cpu, rc, load);
@@ -436,7 +412,7 @@ static int check_rows(const char *bin, const char *path)
         return 2;
     }
     load = load_average();
-    rc = check_once(bin, tmp, &wall, &cpu);
+    rc = ac_bench_check_once(bin, tmp, &wall, &cpu, NULL);
     unlink(tmp);
     fail = rc < 0 || rc == 2 || rc > 3;
     ac_bench_row("check samples/faas-cascade.xml + <resilience min-boundary=800/s>, default "

@@ -246,6 +246,19 @@ static inline char *ac_test_read_file(const char *path)
     return s;
 }
 
+/* Write `text` to a new file made from the mkstemp template `path` (its XXXXXX replaced in
+ * place); the test fails when it cannot. */
+static inline void ac_test_write_tmp(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *fp;
+    assert_true(fd >= 0);
+    fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    assert_true(fputs(text, fp) >= 0);
+    assert_int_equal(fclose(fp), 0);
+}
+
 /* What poppler's `tool` (pdfinfo, pdffonts, "pdftotext -layout", "pdftotext -f 1 -l 2", ...)
  * says of `pdf` (pdftotext writes to a file, the others to stdout), or NULL if it failed
  * (also without poppler-utils). With `strict`, poppler must say nothing on stderr: a warning

@@ -497,17 +497,6 @@ static void test_jobs_deterministic(void **state)
     fx_free(&f);
 }
 
-static void write_tmp(char *path, const char *text)
-{
-    int fd = mkstemp(path);
-    FILE *fp;
-    assert_true(fd >= 0);
-    fp = fdopen(fd, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 /* ------------------------------------------------------------ the boundary */
 
 static const char throttle_fmt[] =
@@ -571,7 +560,7 @@ static void test_boundary_throttle(void **state)
             char path[] = "/tmp/ac_search_XXXXXX";
             ac_test_run r1, r2;
             const char *pos;
-            write_tmp(path, xml);
+            ac_test_write_tmp(path, xml);
             r1 = run_ac("search", "--boundary", "--format", "json", path, NULL);
             r2 = run_ac("search", "--boundary", "--format", "json", "--jobs", "2", path, NULL);
             assert_int_equal(r1.status, 0);
@@ -597,7 +586,7 @@ static void test_command(void **state)
     const char *pos;
     ac_test_run a, b, c, d;
     (void)state;
-    write_tmp(path, fn_xml);
+    ac_test_write_tmp(path, fn_xml);
     a = run_ac("search", "--format", "json", "--jobs", "1", "--budget", "30", path, NULL);
     b = run_ac("search", "--format", "json", "--jobs", "2", "--budget", "30", path, NULL);
     c = run_ac("search", "--format", "json", "--jobs", "2", "--budget", "30", path, NULL);
@@ -637,7 +626,7 @@ static void test_command(void **state)
         const char *t = strstr(fn_xml, "<term");
         snprintf(xml, sizeof xml, "%.*s<term metric='p95-latency' target='fn'/>%s",
                  (int)(t - fn_xml), fn_xml, strstr(t, "/>") + 2);
-        write_tmp(p95, xml);
+        ac_test_write_tmp(p95, xml);
     }
     d = run_ac("search", "--budget", "10", p95, NULL);
     assert_int_equal(d.status, 0);

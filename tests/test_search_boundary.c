@@ -40,17 +40,6 @@ static double erlang_b(size_t c, double a)
     "  </faults>\n"                                                                                \
     "</architecture>\n"
 
-static void write_tmp(char *path, const char *text)
-{
-    int fd = mkstemp(path);
-    FILE *fp;
-    assert_true(fd >= 0);
-    fp = fdopen(fd, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
 /* The number after `"key": ` (the first from `from`), NAN when absent or null. */
 static double json_num(const char *from, const char *key)
 {
@@ -85,8 +74,8 @@ static void test_boundary_simulated(void **state)
     const char *res, *conf;
     (void)state;
     assert_true(erlang_b(10, 10.0) > 0.15 && erlang_b(10, 10.0) < 0.7);
-    write_tmp(low, THR_XML("0.15"));
-    write_tmp(high, THR_XML("0.7"));
+    ac_test_write_tmp(low, THR_XML("0.15"));
+    ac_test_write_tmp(high, THR_XML("0.7"));
 
     a = run_ac("search", "--boundary", "-f", "json", low, NULL);
     assert_int_equal(a.status, 0);
@@ -147,7 +136,7 @@ static void test_study_and_compare(void **state)
     ac_test_run a;
     const char *res, *mit, *row;
     (void)state;
-    write_tmp(low, THR_XML("0.15"));
+    ac_test_write_tmp(low, THR_XML("0.15"));
     a = run_ac("search", "--mitigation", "all", "-f", "json", low, NULL);
     assert_int_equal(a.status, 0);
     res = strstr(a.out, "\"resilience\": {");
@@ -200,8 +189,8 @@ static void test_pdf_level(void **state)
     ac_test_run a;
     double level;
     (void)state;
-    write_tmp(low, THR_XML("0.15"));
-    write_tmp(pdf, "");
+    ac_test_write_tmp(low, THR_XML("0.15"));
+    ac_test_write_tmp(pdf, "");
     a = run_ac("search", "-f", "json", low, NULL);
     assert_int_equal(a.status, 0);
     level = json_num(strstr(a.out, "\"confirmation\": {"), "level");

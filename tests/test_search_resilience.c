@@ -514,31 +514,12 @@ static void test_export(void **state)
     fx_free(&f);
 }
 
-static void write_tmp(char *path, const char *text)
-{
-    int fd = mkstemp(path);
-    FILE *fp;
-    assert_true(fd >= 0);
-    fp = fdopen(fd, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-}
-
+/* The whole file at `path` (the test fails when it cannot be read). */
 static char *slurp(const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    char *buf;
-    long n;
-    assert_non_null(fp);
-    fseek(fp, 0, SEEK_END);
-    n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    buf = calloc((size_t)n + 1, 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-    fclose(fp);
-    return buf;
+    char *s = ac_test_read_file(path);
+    assert_non_null(s);
+    return s;
 }
 
 /* The k-th "value" (0-based) after the row of `metric` in compare's JSON; NAN if absent. */
@@ -562,8 +543,8 @@ static void test_command(void **state)
     ac_test_run a, b;
     char *text;
     (void)state;
-    write_tmp(path, thr_xml);
-    write_tmp(fis, "");
+    ac_test_write_tmp(path, thr_xml);
+    ac_test_write_tmp(fis, "");
     a = run_ac("search", "--format", "json", "--mitigation", "all", "--export-fis", fis, path,
                NULL);
     b = run_ac("search", "--format", "json", "--mitigation", "all", "--jobs", "2", path, NULL);
@@ -583,8 +564,8 @@ static void test_command(void **state)
     {
         char p1[] = "/tmp/ac_sres_pdf_XXXXXX", p2[] = "/tmp/ac_sres_pdf_XXXXXX";
         char *x, *y;
-        write_tmp(p1, "");
-        write_tmp(p2, "");
+        ac_test_write_tmp(p1, "");
+        ac_test_write_tmp(p2, "");
         a = run_ac("search", "--confirm", "0", "--report", p1, path, NULL);
         b = run_ac("search", "--confirm", "0", "--report", p2, path, NULL);
         assert_int_equal(a.status, 0);
@@ -723,9 +704,9 @@ static void test_check_resilience(void **state)
     (void)state;
     snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml,
              REQ("    <resilience tau='0.7' min-boundary='200/s'/>\n"));
-    write_tmp(path, xml);
+    ac_test_write_tmp(path, xml);
     snprintf(xml, sizeof xml, "%.*s%s", (int)head, thr_xml, REQ(""));
-    write_tmp(pass, xml);
+    ac_test_write_tmp(pass, xml);
     a = run_ac("check", "--format", "json", path, NULL);
     assert_int_equal(a.status, 1);
     assert_non_null(strstr(a.out, "\"rule\": \"AC301\""));
@@ -835,12 +816,12 @@ static void test_search_confirms_as_check(void **state)
     const char *conf;
     ac_test_run a, b;
     (void)state;
-    write_tmp(path, thr_xml);
+    ac_test_write_tmp(path, thr_xml);
     snprintf(xml, sizeof xml,
              "%.*s  <requirements><resilience tau='0.7' min-boundary='50/s'/></requirements>\n"
              "</architecture>\n",
              (int)head, thr_xml);
-    write_tmp(req, xml);
+    ac_test_write_tmp(req, xml);
     a = run_ac("search", "--format", "json", "--confirm-events", "2000000", path, NULL);
     b = run_ac("check", "--format", "json", "--confirm-events", "2000000", req, NULL);
     assert_int_equal(a.status, 0);
