@@ -16,14 +16,6 @@
 #include "archcheck/confirm.h"
 #include "archcheck/search.h"
 
-static double erlang_b(size_t c, double a)
-{
-    double b = 1;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
 /* A sync function (C = 10, 100 ms, no cold start, warm for an hour) whose only term is its
  * throttle rate, a delay of 0..100 ms in the space, and two mitigations: twice the
  * concurrency, and SnapStart (a restore of 10 ms where there is no cold start: no gain). */
@@ -75,7 +67,7 @@ static void test_confirm_erlang_b(void **state)
     ac_search_term_value tv;
     ac_analysis_confirm_options co;
     ac_analysis_confirmation c;
-    double fluid, b8 = erlang_b(10, 8.0), half = 0.5 * (b8 + erlang_b(10, 4.0));
+    double fluid, b8 = ac_test_erlang_b(10, 8.0), half = 0.5 * (b8 + ac_test_erlang_b(10, 4.0));
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
@@ -118,7 +110,7 @@ static void test_confirm_sequential(void **state)
     ac_search_term_value tv;
     ac_analysis_confirm_options co;
     ac_analysis_confirmation seq, fix, two;
-    double fluid, b8 = erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
+    double fluid, b8 = ac_test_erlang_b(10, 8.0), q = 1.0 - 0.025 / 3.0;
     fx f;
     (void)state;
     fx_parse(&f, thr_xml);
@@ -772,7 +764,7 @@ static void test_check_resilience(void **state)
     assert_int_equal(a.status, 3);
     {
         const char *at = strstr(a.out, "would spend about ");
-        double need = 3.0 * (3610.0 * 100.0 * (2.0 - erlang_b(10, 10.0)) + 20.0 * 100.0);
+        double need = 3.0 * (3610.0 * 100.0 * (2.0 - ac_test_erlang_b(10, 10.0)) + 20.0 * 100.0);
         assert_non_null(at);
         assert_double_close(strtod(at + strlen("would spend about "), NULL), need, 0.0, 0.03);
         assert_non_null(strstr(a.out, "warm-ups of 3610 s"));
@@ -812,7 +804,7 @@ static void test_search_confirms_as_check(void **state)
 {
     char path[] = "/tmp/ac_sres_XXXXXX", req[] = "/tmp/ac_sres_XXXXXX", xml[4096];
     size_t head = (size_t)(strstr(thr_xml, "</architecture>") - thr_xml);
-    double score, ci, b10 = erlang_b(10, 10.0);
+    double score, ci, b10 = ac_test_erlang_b(10, 10.0);
     const char *conf;
     ac_test_run a, b;
     (void)state;
