@@ -17,14 +17,6 @@
 
 #include <sys/stat.h>
 
-static double erlang_b(size_t c, double a)
-{
-    double b = 1;
-    for (size_t k = 1; k <= c; k++)
-        b = a * b / ((double)k + a * b);
-    return b;
-}
-
 #define THR_XML(TAU)                                                                               \
     "<architecture name='thr' format='1'>\n"                                                       \
     "  <workload>\n"                                                                               \
@@ -73,7 +65,7 @@ static void test_boundary_simulated(void **state)
     ac_test_run a;
     const char *res, *conf;
     (void)state;
-    assert_true(erlang_b(10, 10.0) > 0.15 && erlang_b(10, 10.0) < 0.7);
+    assert_true(ac_test_erlang_b(10, 10.0) > 0.15 && ac_test_erlang_b(10, 10.0) < 0.7);
     ac_test_write_tmp(low, THR_XML("0.15"));
     ac_test_write_tmp(high, THR_XML("0.7"));
 
