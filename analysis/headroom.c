@@ -193,11 +193,13 @@ static int load_sensitive(const ac_model *m)
     return 0;
 }
 
-/* Is a loss requirement present? */
-static int has_loss_requirement(const ac_model *m)
+/* Is a requirement present that reads a pool's loss bracket (loss_abs_error): a loss, or a
+ * throughput (its absolute error is the loss's times the arrivals, req_load.c)? */
+static int reads_loss_bracket(const ac_model *m)
 {
     for (size_t i = 0; i < m->nrequirements; i++)
-        if (m->requirements[i].kind == AC_REQ_LOSS)
+        if (m->requirements[i].kind == AC_REQ_LOSS ||
+            m->requirements[i].kind == AC_REQ_THROUGHPUT)
             return 1;
     return 0;
 }
@@ -590,8 +592,8 @@ int ac_an_headroom(const ac_model *m, const ac_analysis_options *opt_in, ac_anal
     probe_opt.solver.kpi_only = 1;
     probe_opt.solver.burst_search = 0;
     /* a pool's loss bracket (its loss solved again under random dispatch) is read by loss
-       requirements only */
-    probe_opt.loss_bracket_unread = !has_loss_requirement(m);
+       and throughput requirements only */
+    probe_opt.loss_bracket_unread = !reads_loss_bracket(m);
     a->has_headroom = 0;
     a->headroom_why[0] = '\0';
     if (m->nsources == 0 || m->npopulations > 0)

@@ -69,8 +69,8 @@ typedef struct ac_analysis_options {
                              confirms a worst case, over its replications; 0: the default
                              of ac_analysis_confirm_options (50,000,000) */
     int loss_bracket_unread; /* 1: no pool's loss bracket (loss_abs_error stays 0): set by
-                             the headroom's probes when the model has no loss requirement,
-                             the only reader; default 0 */
+                             the headroom's probes when the model has no loss or throughput
+                             requirement, its only readers; default 0 */
 } ac_analysis_options;
 
 /* Fill `opt` with the defaults. */
