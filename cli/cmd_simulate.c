@@ -93,7 +93,17 @@ static int overloaded(const ac_model *m, const char *file)
     return over;
 }
 
-int ac_cli_simulate(int argc, char **argv)
+/* What the command line asks for besides the simulator's options. */
+typedef struct {
+    const char *format, *out;
+    int has_seed, quiet;
+} simulate_args;
+
+/*
+ * Reads the options into so and a; returns -1 when they are all read (optind then points at
+ * the file), else the exit status to return (help printed, or a usage error said).
+ */
+static int parse_options(int argc, char **argv, ac_sim_options *so, simulate_args *a)
 {
     static const struct option opts[] = {{"replications", required_argument, NULL, 'r'},
                                          {"precision", required_argument, NULL, 'p'},
@@ -108,19 +118,10 @@ int ac_cli_simulate(int argc, char **argv)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    ac_sim_options so;
-    const char *format = "text", *out = NULL;
-    int c, has_seed = 0, quiet = 0, status = AC_EXIT_PASS, rc;
-    ac_cli_progress bar;
+    int c;
     unsigned long long v;
     char msg[256];
-    ac_cli_input in;
-    ac_sim_result *res = NULL;
-    ac_error err = {0};
 
-    ac_sim_options_init(&so);
-    so.rel_precision = 0.01;
-    so.max_events = 50000000ull;
     optind = 0;
     opterr = 0; /* ac_cli_bad_option says what is wrong */
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
@@ -130,56 +131,98 @@ int ac_cli_simulate(int argc, char **argv)
                 return ac_cli_fail("--replications takes a whole number from 2 to 1000000: got "
                                    "'%s'",
                                    optarg);
-            so.replications = (size_t)v;
+            so->replications = (size_t)v;
             break;
         case 'p':
-            if (ac_parser_quantity(optarg, AC_QUANTITY_PROBABILITY, &so.rel_precision, msg,
+            if (ac_parser_quantity(optarg, AC_QUANTITY_PROBABILITY, &so->rel_precision, msg,
                                    sizeof msg) != 0 ||
-                !(so.rel_precision > 0.0))
+                !(so->rel_precision > 0.0))
                 return ac_cli_fail("--precision takes a positive fraction or percentage (1%% or "
                                    "0.01): got '%s'",
                                    optarg);
             break;
         case 'H':
-            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so.horizon, msg, sizeof msg) !=
+            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so->horizon, msg, sizeof msg) !=
                     0 ||
-                !(so.horizon > 0.0))
+                !(so->horizon > 0.0))
                 return ac_cli_fail("--horizon: '%s' %s", optarg,
                                    msg[0] ? msg : "must be a positive duration");
             break;
         case 'w':
-            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so.warmup, msg, sizeof msg) != 0)
+            if (ac_parser_quantity(optarg, AC_QUANTITY_DURATION, &so->warmup, msg, sizeof msg) != 0)
                 return ac_cli_fail("--warmup: '%s' %s", optarg, msg);
             break;
         case 's':
             if (parse_count(optarg, 4294967295ull, &v) != 0)
                 return ac_cli_fail("--seed takes a whole number from 0 to 4294967295: got '%s'",
                                    optarg);
-            so.seed = (unsigned long)v;
-            has_seed = 1;
+            so->seed = (unsigned long)v;
+            a->has_seed = 1;
             break;
         case 'm':
             if (parse_count(optarg, 1000000000000ull, &v) != 0 || v == 0)
                 return ac_cli_fail("--max-events takes a positive whole number: got '%s'", optarg);
-            so.max_events = v;
+            so->max_events = v;
             break;
-        case 'P': so.use_profiles = 1; break;
+        case 'P': so->use_profiles = 1; break;
         case 'j':
             if (parse_count(optarg, 256, &v) != 0 || v == 0)
                 return ac_cli_fail("--jobs takes a whole number from 1 to 256: got '%s'", optarg);
-            so.jobs = (size_t)v;
+            so->jobs = (size_t)v;
             break;
         case 'f':
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
                 return ac_cli_fail("unknown format '%s' (allowed: text json)", optarg);
-            format = optarg;
+            a->format = optarg;
             break;
-        case 'o': out = optarg; break;
-        case 'q': quiet = 1; break;
+        case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
         case 'h': fputs(simulate_usage, stdout); return AC_EXIT_PASS;
         default: return ac_cli_bad_option(argv, opts, "f:o:qh", simulate_usage);
         }
     }
+    return -1;
+}
+
+/* Writes the result as text or JSON to stdout or, atomically, to a->out. */
+static int write_result(const simulate_args *a, const ac_cli_input *in, const ac_sim_result *res)
+{
+    ac_atomic_file f;
+    FILE *fp = stdout;
+    ac_error e2 = {0};
+    int rc;
+    if (a->out != NULL && strcmp(a->out, "-") != 0) {
+        if (ac_atomic_open(&f, a->out, &e2) != AC_OK)
+            return ac_cli_fail("%s", e2.message);
+        fp = f.fp;
+    }
+    rc = strcmp(a->format, "json") == 0 ? ac_report_simulation_json(fp, &in->files[0], res)
+                                        : ac_report_simulation_text(fp, &in->files[0], res);
+    if (fp != stdout) {
+        if (rc != AC_OK)
+            ac_atomic_abort(&f);
+        else if (ac_atomic_commit(&f, &e2) != AC_OK)
+            rc = ac_cli_fail("%s", e2.message);
+    }
+    return rc != AC_OK ? AC_EXIT_USAGE : AC_EXIT_PASS;
+}
+
+int ac_cli_simulate(int argc, char **argv)
+{
+    ac_sim_options so;
+    simulate_args a = {"text", NULL, 0, 0};
+    int status = AC_EXIT_PASS, rc;
+    ac_cli_progress bar;
+    ac_cli_input in;
+    ac_sim_result *res = NULL;
+    ac_error err = {0};
+
+    ac_sim_options_init(&so);
+    so.rel_precision = 0.01;
+    so.max_events = 50000000ull;
+    rc = parse_options(argc, argv, &so, &a);
+    if (rc >= 0)
+        return rc;
     if (optind + 1 != argc) {
         fputs(simulate_usage, stderr);
         return ac_cli_fail("simulate: exactly one input file is needed");
@@ -188,17 +231,17 @@ int ac_cli_simulate(int argc, char **argv)
         return ac_cli_fail("--warmup must be shorter than --horizon");
     if (ac_cli_input_load_one(&in, argv[optind], 0) != 0)
         return AC_EXIT_USAGE;
-    if (!has_seed && in.models[0]->faults.has_seed)
+    if (!a.has_seed && in.models[0]->faults.has_seed)
         so.seed = in.models[0]->faults.seed;
     if (overloaded(in.models[0], in.files[0].file) == 1) {
         fprintf(stderr,
                 "archcheck: %s: cannot simulate: the model is overloaded (no steady state: "
                 "its backlog grows without end over any horizon)\n",
                 in.files[0].file);
-        ac_cli_input_free(&in);
-        return AC_EXIT_INCONCLUSIVE;
+        status = AC_EXIT_INCONCLUSIVE;
+        goto cleanup;
     }
-    ac_cli_progress_init(&bar, in.files[0].file, quiet, stderr);
+    ac_cli_progress_init(&bar, in.files[0].file, a.quiet, stderr);
     if (bar.on) {
         so.progress = ac_cli_progress_update;
         so.progress_ctx = &bar;
@@ -206,38 +249,15 @@ int ac_cli_simulate(int argc, char **argv)
     }
     rc = ac_sim_run(in.models[0], &so, &res, &err);
     ac_cli_progress_end(&bar);
-    if (rc != AC_OK) {
-        if (rc == AC_ENOMEM)
-            status = ac_cli_fail("%s", err.message);
-        else
-            fprintf(stderr, "archcheck: %s: cannot simulate: %s\n", in.files[0].file,
-                    err.message);
-        ac_cli_input_free(&in);
-        return rc == AC_ENOMEM ? status : AC_EXIT_INCONCLUSIVE;
+    if (rc == AC_ENOMEM) {
+        status = ac_cli_fail("%s", err.message);
+    } else if (rc != AC_OK) {
+        fprintf(stderr, "archcheck: %s: cannot simulate: %s\n", in.files[0].file, err.message);
+        status = AC_EXIT_INCONCLUSIVE;
+    } else {
+        status = write_result(&a, &in, res);
     }
-    {
-        ac_atomic_file f;
-        FILE *fp = stdout;
-        ac_error e2 = {0};
-        if (out != NULL && strcmp(out, "-") != 0) {
-            if (ac_atomic_open(&f, out, &e2) != AC_OK) {
-                status = ac_cli_fail("%s", e2.message);
-                goto done;
-            }
-            fp = f.fp;
-        }
-        rc = strcmp(format, "json") == 0 ? ac_report_simulation_json(fp, &in.files[0], res)
-                                         : ac_report_simulation_text(fp, &in.files[0], res);
-        if (fp != stdout) {
-            if (rc != AC_OK)
-                ac_atomic_abort(&f);
-            else if (ac_atomic_commit(&f, &e2) != AC_OK)
-                rc = ac_cli_fail("%s", e2.message);
-        }
-        if (rc != AC_OK)
-            status = AC_EXIT_USAGE;
-    }
-done:
+cleanup:
     ac_sim_result_free(res);
     ac_cli_input_free(&in);
     return status;
