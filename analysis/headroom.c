@@ -17,7 +17,9 @@
  *    in one step where the binding quantity is proportional to alpha, such as a
  *    utilisation), each estimate nudged by a third of the tolerance across the root so that
  *    both ends of the bracket close; a bisection whenever two steps did not halve the
- *    bracket or no margin is known (a stability failure has none). The tolerance is 1e-5
+ *    bracket or no margin is known (a stability failure has none; at a bistable pool the
+ *    probes go to just below and just above the onset of its bistability instead,
+ *    ac_solver_pool_bistable_onset). The tolerance is 1e-5
  *    relative (the report prints the factor to 4 to 6 significant digits, 1e-3 with retries whose
  *    probes integrate the ODE), and is part of the stated error. The factor reported is the
  *    bracket's lower end: a load at which every requirement was seen to hold.
@@ -65,6 +67,9 @@ typedef struct hr_probe {
     char binding[64];
     size_t node;
     double abs_share; /* the binding outcome's stated absolute error over its limit */
+    double onset;     /* a bistable pool's failure: the factor where its bistability begins,
+                         estimated from its equilibria (ac_solver_pool_bistable_onset); NAN
+                         when none */
 } hr_probe;
 
 /* The search: the model, the probe options, the scratch analysis, the probes counted. */
@@ -73,6 +78,7 @@ typedef struct hr_search {
     const ac_analysis_options *opt;
     ac_analysis scratch;
     size_t probes, budget;
+    double tol; /* the factor's relative precision */
     ac_error *err;
     int rc;
 } hr_search;
@@ -138,9 +144,37 @@ int ac_an_probe_solve(const ac_model *m, const ac_analysis_options *opt, double 
     return rc;
 }
 
-/* Solve at alpha into the scratch analysis and test the requirements into *p. Returns 0, or
- * -1 when the budget is spent or the solve failed (s->rc set). */
-static int probe(hr_search *s, double alpha, hr_probe *p)
+/* A stability failure at a bistable pool fed in proportion to the load (no autoscaler): the
+ * factor alpha x_c / x where its bistability begins, x_c the onset of its arrival rate x
+ * (ac_solver_pool_bistable_onset, to 1/100 of the search's tolerance) into p->onset, a guide
+ * for the next probe (the probes decide). Returns 0, or -1 out of memory (s->rc set). */
+static int onset_of(hr_search *s, hr_probe *p)
+{
+    const ac_node_analysis *na;
+    ac_error local = {0};
+    double x_c;
+    if (p->node == AC_NONE || p->node >= s->m->nnodes)
+        return 0;
+    na = &s->scratch.nodes[p->node];
+    if (s->m->nodes[p->node].kind != AC_NODE_POOL || s->m->nodes[p->node].u.pool.has_autoscale ||
+        na->pool == NULL || !na->pool->bistable || !(na->arrival_rate > 0.0))
+        return 0;
+    if (ac_solver_pool_bistable_onset(&s->m->nodes[p->node].u.pool, na->pool, s->tol / 100.0,
+                                      &x_c, &local) != 0) {
+        if (local.code == AC_ENOMEM) {
+            s->rc = ac_error_set(s->err, AC_ENOMEM, "%s", local.message);
+            return -1;
+        }
+        return 0; /* no guide: the search bisects */
+    }
+    p->onset = p->alpha * x_c / na->arrival_rate;
+    return 0;
+}
+
+/* Solve at alpha into the scratch analysis and test the requirements into *p (with the onset
+ * of a bistability failure when want_onset). Returns 0, or -1 when the budget is spent or the
+ * solve failed (s->rc set). */
+static int probe(hr_search *s, double alpha, hr_probe *p, int want_onset)
 {
     const ac_model *m = s->m;
     ac_analysis *sc = &s->scratch;
@@ -148,6 +182,7 @@ static int probe(hr_search *s, double alpha, hr_probe *p)
     p->alpha = alpha;
     p->node = AC_NONE;
     p->margin = NAN;
+    p->onset = NAN;
     if (s->probes >= s->budget)
         return -1;
     s->probes++;
@@ -162,6 +197,8 @@ static int probe(hr_search *s, double alpha, hr_probe *p)
         ac_an_requirements_hold_abs(m, sc, p->binding, sizeof p->binding, &p->node, &p->abs_share);
     if (p->held >= 0 && strcmp(p->binding, "stability") != 0)
         p->margin = margin_of(m, sc);
+    else if (p->held == 0 && want_onset && onset_of(s, p) != 0)
+        return -1;
     /* a margin that disagrees with the verdict is no guide */
     if (!isnan(p->margin) &&
         ((p->held == 1 && p->margin > 0.0) || (p->held == 0 && p->margin <= 0.0)))
@@ -351,6 +388,12 @@ typedef struct hr_bracket {
 static double next_probe(const hr_bracket *b, double tol, int bisect)
 {
     double lo = b->lo.alpha, hi = b->hi.alpha, mid = 0.5 * (lo + hi), est, d;
+    if (b->hi.onset > lo && b->hi.onset < hi) {
+        /* the failing end's bistability onset: the root, up to the onset's 1% of tol */
+        d = tol * b->hi.onset / 3.0;
+        est = b->hi.onset + (b->last_held ? d : -d);
+        return fmin(fmax(est, lo + d), hi - d);
+    }
     if (bisect || !(lo > 0.0) || isnan(b->glo) || isnan(b->ghi) || !(b->ghi > b->glo))
         return mid;
     est = exp(log(lo) - b->glo * (log(hi) - log(lo)) / (b->ghi - b->glo));
@@ -419,7 +462,8 @@ static int refine(hr_search *s, hr_probe *lo, hr_probe *hi, double tol, int last
     while (b.hi.alpha - b.lo.alpha > tol * b.hi.alpha && b.hi.alpha > 1e-9) {
         hr_probe p;
         double x = next_probe(&b, tol, slow >= 3);
-        if (probe(s, x, &p) != 0) {
+        /* a failure at x closes the bracket when x - lo <= tol x: no guide needed then */
+        if (probe(s, x, &p, x - b.lo.alpha > tol * x) != 0) {
             if (s->rc != AC_OK)
                 return -1;
             snprintf(a->headroom_why, sizeof a->headroom_why,
@@ -487,6 +531,9 @@ static void store_cap(ac_analysis *a, double alpha_stab, size_t stab_node)
 static double outwards(const hr_probe *before, const hr_probe *at, int dir, double tol)
 {
     double x = at->alpha * (dir > 0 ? 2.0 : 0.5), slope = 1.0;
+    if (dir < 0 && at->onset > 0.0 && at->onset < at->alpha)
+        return fmin(fmax(at->onset * (1.0 - tol / 3.0), at->alpha / 1024.0),
+                    (1.0 - tol) * at->alpha); /* just below a bistability onset */
     if (isnan(at->margin))
         return x;
     if (!isnan(before->margin) && before->alpha != at->alpha) {
@@ -513,10 +560,12 @@ static int search(hr_search *s, ac_analysis *a, double alpha_stab, size_t stab_n
     for (size_t i = 0; i < m->nnodes; i++)
         if (m->nodes[i].kind == AC_NODE_POOL && m->nodes[i].u.pool.retries > 0)
             tol = AC_AN_HEADROOM_TOL_RETRIES;
+    s->tol = tol;
     memset(&lo, 0, sizeof lo);
     lo.node = AC_NONE;
     lo.margin = NAN;
-    if (probe(s, fmin(1.0, cap), &p) != 0)
+    lo.onset = NAN;
+    if (probe(s, fmin(1.0, cap), &p, 1) != 0)
         goto out_of_budget;
     if (p.held < 0)
         goto uncomputed;
@@ -531,7 +580,7 @@ static int search(hr_search *s, ac_analysis *a, double alpha_stab, size_t stab_n
                 return AC_OK;
             }
             x = fmin(outwards(&prev, &lo, 1, tol), cap);
-            if (probe(s, x, &p) != 0)
+            if (probe(s, x, &p, 1) != 0)
                 goto out_of_budget;
             if (p.held < 0)
                 goto uncomputed;
@@ -547,7 +596,7 @@ static int search(hr_search *s, ac_analysis *a, double alpha_stab, size_t stab_n
         hi = p;
         while (hi.alpha > 1e-9) {
             double x = outwards(&prev, &hi, -1, tol);
-            if (probe(s, x, &p) != 0)
+            if (probe(s, x, &p, 1) != 0)
                 goto out_of_budget;
             if (p.held < 0)
                 goto uncomputed;

@@ -50,22 +50,89 @@ static int is_tridiagonal(size_t n, const double *A)
     return 1;
 }
 
+/* The scratch doubles jacobian_solve needs for n levels. */
+#define AC_SOLVER_JSOLVE_WORK(n) (7 * (n))
+
+/* T x = b for the tridiagonal T (diagonal diag, upper up, lower low, n > 1) into x by GSL's
+ * O(n) elimination; 0, or -1 when it fails or x is not finite. */
+static int tridiag_solve(size_t n, double *diag, double *up, double *low, double *b, double *x)
+{
+    gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
+    gsl_vector_view uv = gsl_vector_view_array(up, n - 1), lv = gsl_vector_view_array(low, n - 1);
+    gsl_vector_view xv = gsl_vector_view_array(x, n);
+    if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) !=
+            GSL_SUCCESS ||
+        !(max_abs(n, x) < INFINITY))
+        return -1;
+    return 0;
+}
+
+/*
+ * A x = b into b for A = T + u v^T, T tridiagonal (a pool with retries: the rank-one term
+ * lambda S'(P) a_k dP/dq_j of its Jacobian, see model.c), by Sherman-Morrison:
+ *   x = y - z (v.y) / (1 + v.z),  T y = b,  T z = u,
+ * with T = A - u v^T on the three diagonals. O(n) solves, then the residual max|A x - b|
+ * checked in O(n^2) against 1e-10 (max|A| max|x| + max|b|): -1 (b untouched) when it fails,
+ * when 1 + v.z is at rounding level, or when an elimination fails (the caller falls back to
+ * dense LU). `work` holds 7 n doubles.
+ */
+static int rank_one_solve(size_t n, const double *A, double *b, const double *u, const double *v,
+                          double *work)
+{
+    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
+    double *z = work + 4 * n, *rhs = work + 5 * n, *uu = work + 6 * n, vy = 0.0, vz = 0.0, beta;
+    double amax = 0.0, rmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        diag[i] = A[i * n + i] - u[i] * v[i];
+        if (i + 1 < n) {
+            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
+            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
+        }
+    }
+    /* GSL's solve reads the right-hand side only: copies keep b and u */
+    memcpy(rhs, b, n * sizeof *rhs);
+    memcpy(uu, u, n * sizeof *uu);
+    if (tridiag_solve(n, diag, up, low, rhs, y) < 0 || tridiag_solve(n, diag, up, low, uu, z) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        vy += v[i] * y[i];
+        vz += v[i] * z[i];
+    }
+    beta = 1.0 + vz;
+    if (!(fabs(beta) > 1e-12 * (1.0 + fabs(vz))))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        y[i] -= z[i] * (vy / beta);
+    for (size_t i = 0; i < n; i++) {
+        double r = -b[i];
+        for (size_t j = 0; j < n; j++) {
+            r += A[i * n + j] * y[j];
+            amax = fmax(amax, fabs(A[i * n + j]));
+        }
+        rmax = fmax(rmax, fabs(r));
+    }
+    if (!(rmax <= 1e-10 * (amax * max_abs(n, y) + max_abs(n, b))))
+        return -1;
+    memcpy(b, y, n * sizeof *b);
+    return 0;
+}
+
 /*
  * A x = b into b (A row-major, destroyed only on the dense path). A pool without retries
  * under random, power-of-d or jsq dispatch has a tridiagonal Jacobian (a_k depends on q_{k-1}
  * and q_k, the departures on q_k and q_{k+1}): then GSL's O(n) tridiagonal solve, whose
  * elimination without pivoting is stable here (J's columns sum to 0 inside, so J and I - h J
- * are column diagonally dominant); `work` holds 4 n doubles. Elsewhere (jiq's first column,
- * retries' rank-one term), or when the tridiagonal solve fails or is not finite: dense LU.
+ * are column diagonally dominant). With retries (u, v not NULL) A is tridiagonal plus u v^T:
+ * rank_one_solve. Elsewhere (jiq's first column), or when those solves fail or are not
+ * finite: dense LU. `work` holds AC_SOLVER_JSOLVE_WORK(n) doubles.
  */
-static int jacobian_solve(size_t n, double *A, double *b, double *work, ac_error *err)
+static int jacobian_solve(size_t n, double *A, double *b, const double *u, const double *v,
+                          double *work, ac_error *err)
 {
-    if (n > 1 && is_tridiagonal(n, A)) {
+    if (n > 1 && u != NULL && rank_one_solve(n, A, b, u, v, work) == 0)
+        return 0;
+    if (n > 1 && u == NULL && is_tridiagonal(n, A)) {
         double *diag = work, *up = work + n, *low = work + 2 * n, *x = work + 3 * n;
-        gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
-        gsl_vector_view uv = gsl_vector_view_array(up, n - 1),
-                        lv = gsl_vector_view_array(low, n - 1);
-        gsl_vector_view xv = gsl_vector_view_array(x, n);
         for (size_t i = 0; i < n; i++) {
             diag[i] = A[i * n + i];
             if (i + 1 < n) {
@@ -73,14 +140,29 @@ static int jacobian_solve(size_t n, double *A, double *b, double *work, ac_error
                 low[i] = A[(i + 1) * n + i];
             }
         }
-        if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) ==
-                GSL_SUCCESS &&
-            max_abs(n, x) < INFINITY) {
+        if (tridiag_solve(n, diag, up, low, b, x) == 0) {
             memcpy(b, x, n * sizeof *b);
             return 0;
         }
     }
     return ac_solver_lu_solve(n, A, b, err);
+}
+
+/*
+ * The rank-one term of J(q) with retries (model.c: J = T + u gP^T with T tridiagonal under
+ * random, power-of-d and jsq, u_k = lf S'(P) a_k, gP = dP/dq in m->gp), times `scale`, into u:
+ * 1 after ac_solver_model_jacobian(m, q, .) with retries and the generic Jacobian, else 0.
+ */
+static int rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u)
+{
+    double p, s, s1, s2, lf = m->lambda + m->extra;
+    if (m->retries == 0 || m->policy->jacobian != NULL || m->policy == &ac_solver_policy_jiq)
+        return 0;
+    (void)ac_solver_model_rate(m, q, &p, NULL);
+    ac_solver_retry_sum(m->retries, p, &s, &s1, &s2);
+    for (size_t k = 0; k < m->n; k++)
+        u[k] = scale * lf * s1 * m->a[k];
+    return 1;
 }
 
 /*
@@ -91,9 +173,10 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
 {
     size_t n = m->n, it;
     double *f = malloc(n * sizeof *f), *J = malloc(n * n * sizeof *J);
-    double *q0 = malloc(n * sizeof *q0), *work = malloc(4 * n * sizeof *work), s = scale_of(m);
+    double *q0 = malloc(n * sizeof *q0), *u = malloc(n * sizeof *u), s = scale_of(m);
+    double *work = malloc(AC_SOLVER_JSOLVE_WORK(n) * sizeof *work);
     int rc = AC_ENUMERIC;
-    if (f == NULL || J == NULL || q0 == NULL || work == NULL) {
+    if (f == NULL || J == NULL || q0 == NULL || work == NULL || u == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (Newton, %zu levels)", n);
         goto cleanup;
     }
@@ -101,14 +184,16 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
     for (it = 0; it < 60; it++) {
         double res, step;
         size_t i;
+        int r1;
         ac_solver_model_drift(m, q, f);
         res = max_abs(n, f);
         if (!isfinite(res))
             break;
         ac_solver_model_jacobian(m, q, J);
+        r1 = rank_one_term(m, q, 1.0, u);
         for (i = 0; i < n; i++)
             f[i] = -f[i];
-        if (jacobian_solve(n, J, f, work, err) < 0)
+        if (jacobian_solve(n, J, f, r1 ? u : NULL, m->gp, work, err) < 0)
             break;
         step = max_abs(n, f);
         if (!isfinite(step))
@@ -132,6 +217,7 @@ cleanup:
     free(f);
     free(J);
     free(q0);
+    free(u);
     free(work);
     return rc;
 }
@@ -147,10 +233,10 @@ int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *o
 {
     size_t n = m->n, step, it, i;
     double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g), *f = malloc(n * sizeof *f);
-    double *J = malloc(n * n * sizeof *J), *work = malloc(4 * n * sizeof *work);
-    double s = scale_of(m), h = 0.5 / s, res;
-    int rc = AC_ENUMERIC, ok;
-    if (y == NULL || g == NULL || f == NULL || J == NULL || work == NULL) {
+    double *J = malloc(n * n * sizeof *J), *work = malloc(AC_SOLVER_JSOLVE_WORK(n) * sizeof *work);
+    double *u = malloc(n * sizeof *u), s = scale_of(m), h = 0.5 / s, res;
+    int rc = AC_ENUMERIC, ok, r1;
+    if (y == NULL || g == NULL || f == NULL || J == NULL || work == NULL || u == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (implicit Euler, %zu levels)", n);
         goto cleanup;
     }
@@ -175,13 +261,14 @@ int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *o
             double dmax;
             ac_solver_model_drift(m, y, f);
             ac_solver_model_jacobian(m, y, J);
+            r1 = rank_one_term(m, y, -h, u); /* I - h J = (I - h T) - h u gP^T */
             for (i = 0; i < n; i++) {
                 size_t j;
                 g[i] = -(y[i] - q[i] - h * f[i]);
                 for (j = 0; j < n; j++)
                     J[i * n + j] = (i == j ? 1.0 : 0.0) - h * J[i * n + j];
             }
-            if (jacobian_solve(n, J, g, work, err) < 0)
+            if (jacobian_solve(n, J, g, r1 ? u : NULL, m->gp, work, err) < 0)
                 break;
             dmax = max_abs(n, g);
             if (!isfinite(dmax))
@@ -208,6 +295,7 @@ cleanup:
     free(g);
     free(f);
     free(J);
+    free(u);
     free(work);
     return rc;
 }
@@ -352,5 +440,90 @@ cleanup:
         gsl_odeiv2_driver_free(d);
     free(f);
     free(y);
+    return rc;
+}
+
+/* 1 when Newton from `start` (n levels) at the model's rate converges to an equilibrium above
+ * `least` by more than AC_SOLVER_ONSET_GAP at some level, left in q; 0 otherwise. */
+#define AC_SOLVER_ONSET_GAP 1e-6
+static int second_equilibrium(ac_solver_pool_model *m, const double *start, const double *least,
+                              double *q, ac_error *err, int *out)
+{
+    ac_error local = {0};
+    int rc;
+    *out = 0;
+    memcpy(q, start, m->n * sizeof *q);
+    rc = ac_solver_newton(m, q, 1e-13, &local);
+    if (local.code == AC_ENOMEM)
+        return ac_error_set(err, AC_ENOMEM, "%s", local.message);
+    if (rc != 0)
+        return 0;
+    for (size_t k = 0; k < m->n; k++)
+        if (q[k] > least[k] + AC_SOLVER_ONSET_GAP) {
+            *out = 1;
+            break;
+        }
+    return 0;
+}
+
+/*
+ * The bistability onset (solver.h): bisection on the rate x in [0, x_hi] for the fold where
+ * the bad equilibrium's branch ends; a rate with an equilibrium q* not below the least
+ * equilibrium at x_hi (the least equilibrium grows with the rate, so q* is not the least one
+ * at x <= x_hi) is above the fold, and its q* starts the next Newton.
+ */
+int ac_solver_pool_bistable_onset(const ac_pool *pool, const ac_solver_pool_result *result,
+                                  double rel_tol, double *out, ac_error *err)
+{
+    ac_solver_pool_model *m = NULL;
+    const ac_solver_equilibrium *good, *bad;
+    double *warm = NULL, *q = NULL, lo = 0.0, hi;
+    int rc;
+    if (pool == NULL || result == NULL || out == NULL || !result->bistable ||
+        result->good >= result->nequilibria || result->bad >= result->nequilibria ||
+        pool->servers != result->servers || pool->dispatch == AC_DISPATCH_SHARED_QUEUE)
+        return ac_error_set(err, AC_EINVAL, "no bistable pool solution to follow");
+    good = &result->equilibria[result->good];
+    bad = &result->equilibria[result->bad];
+    hi = result->arrival_rate;
+    rc = ac_solver_model_build(pool, hi, result->truncation, NULL, &m, NULL, err);
+    if (rc < 0)
+        return rc;
+    if (m->n != good->dim || m->n != bad->dim) {
+        rc = ac_error_set(err, AC_EINVAL, "the solution's state has %zu levels, the pool %zu",
+                          bad->dim, m->n);
+        goto cleanup;
+    }
+    warm = malloc(m->n * sizeof *warm);
+    q = malloc(m->n * sizeof *q);
+    if (warm == NULL || q == NULL) {
+        rc = ac_error_set(err, AC_ENOMEM, "out of memory (bistability onset)");
+        goto cleanup;
+    }
+    memcpy(warm, bad->q, m->n * sizeof *warm);
+    if (!(rel_tol >= 1e-12))
+        rel_tol = 1e-12;
+    /* at most 200 halvings: rel_tol >= 1e-12 of a positive rate needs fewer than 45 once the
+       lower end is above 0, and the floor 1e-300 stops the approach to 0 */
+    for (int it = 0; it < 200 && hi - lo > rel_tol * hi && hi > 1e-300; it++) {
+        double mid = lo > 0.0 ? 0.5 * (lo + hi) : 0.5 * hi;
+        int found;
+        ac_solver_pool_model_set_arrival_rate(m, mid);
+        rc = second_equilibrium(m, warm, good->q, q, err, &found);
+        if (rc < 0)
+            goto cleanup;
+        if (found) {
+            hi = mid;
+            memcpy(warm, q, m->n * sizeof *warm);
+        } else {
+            lo = mid;
+        }
+    }
+    *out = hi;
+    rc = 0;
+cleanup:
+    free(warm);
+    free(q);
+    ac_solver_pool_model_free(m);
     return rc;
 }

@@ -629,6 +629,63 @@ static void test_deferred_requirements(void **state)
     fx_free(&f);
 }
 
+/*
+ * A power-of-two pool with a buffer (100 servers, mu = 1, K = 6, rho = 0.8) and a throughput
+ * requirement (commit 024c2a7, headroom.c's reads_loss_bracket). The mean field's loss
+ * (3e-11) is far below the finite pool's; the loss bracket's upper end is random dispatch,
+ * M/M/1/6: (1 - rho) rho^6 / (1 - rho^7) = 0.066342, so the node's absolute loss error is
+ * that minus its loss, and the throughput (80/s, stated within 1.3e-4 relative) carries it
+ * times the arrivals, 5.31/s: min 79/s is undecided (inconclusive, AC900), where the relative
+ * error alone would pass it. The headroom's probes judge latency, utilisation and loss only
+ * (ac_an_requirements_hold_abs), so the throughput requirement leaves the factor (0.747,
+ * latency p99 <= 6 s binding) bit for bit as it is without it: the bracket's throughput
+ * reader is the analysis at the design load, not the probes.
+ */
+static const char TP_BRACKET_FMT[] =
+    "<architecture format=\"1\">\n"
+    "<workload><source id=\"s\" to=\"p\" rate=\"80/s\"/></workload>\n"
+    "<pool id=\"p\" servers=\"100\" service-rate=\"1/s\" dispatch=\"power-of-d\" d=\"2\" "
+    "buffer=\"6\"/>\n"
+    "<requirements>\n"
+    "  <latency percentile=\"99\" max=\"6s\" target=\"p\"/>\n"
+    "%s"
+    "</requirements>\n"
+    "</architecture>\n";
+
+static void test_throughput_loss_bracket(void **state)
+{
+    fx f, g;
+    char xml[2048];
+    const double rho = 0.8, random_loss = (1 - rho) * pow(rho, 6) / (1 - pow(rho, 7));
+    const ac_node_analysis *na;
+    const ac_check *ck;
+    (void)state;
+    snprintf(xml, sizeof xml, TP_BRACKET_FMT, "  <throughput min=\"79/s\" target=\"p\"/>\n");
+    analyse_h(&f, xml);
+    na = node(&f, "p");
+    assert_true(na->loss_probability < 1e-9);
+    assert_double_close(na->loss_abs_error, random_loss - na->loss_probability, 0, 1e-6);
+    ck = check_at(f.a, 6, AC_NONE);
+    assert_non_null(ck);
+    assert_double_close(ck->value, 80.0, 0, 1e-8);
+    assert_double_close(ck->abs_error, 80.0 * na->loss_abs_error, 0, 1e-12);
+    assert_true(ck->rel_error * ck->value < ck->value - 79.0); /* the relative error alone */
+    assert_int_equal(ck->status, AC_CHECK_INCONCLUSIVE);
+    assert_string_equal(ck->rule, "AC900");
+    assert_int_equal(f.a->has_headroom, 1);
+    assert_string_equal(f.a->headroom_binding, "latency p99");
+    assert_double_close(f.a->headroom, 0.7468, 0, 1e-3);
+
+    snprintf(xml, sizeof xml, TP_BRACKET_FMT, "");
+    analyse_h(&g, xml);
+    assert_int_equal(g.a->has_headroom, 1);
+    assert_true(g.a->headroom == f.a->headroom);
+    assert_true(g.a->headroom_rel_error == f.a->headroom_rel_error);
+    assert_string_equal(g.a->headroom_binding, f.a->headroom_binding);
+    fx_free(&f);
+    fx_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_req_utilization_every_node),
         cmocka_unit_test(test_suppressions),
         cmocka_unit_test(test_req_loss_throughput),
+        cmocka_unit_test(test_throughput_loss_bracket),
         cmocka_unit_test(test_req_headroom),
         cmocka_unit_test(test_straddle_inconclusive),
         cmocka_unit_test(test_straddle_settled_by_simulation),

@@ -749,6 +749,42 @@ static void test_retry_pool_cooperative(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The bistability onset (ac_solver_pool_bistable_onset) of the section 3 pool (power-of-two
+ * at 700/s and random dispatch at 500/s, K 40, theta 8, r 2): the pool is bistable 1e-4 above the estimate and
+ * has one equilibrium 1e-4 below it (solved in full, from empty and from full), and a
+ * solution that is not bistable is refused. */
+static void test_bistable_onset(void **state)
+{
+    static const ac_dispatch dispatch[] = {AC_DISPATCH_POWER_OF_D, AC_DISPATCH_RANDOM};
+    static const double rate[] = {700.0, 500.0};
+    ac_solver_options o;
+    (void)state;
+    ac_solver_options_init(&o);
+    o.burst_search = 0;
+    for (size_t c = 0; c < 2; c++) {
+        ac_pool p = make_pool(dispatch[c], 1000, 1.0, 40);
+        ac_solver_pool_result *r, *above, *below;
+        ac_error err = {0};
+        double x_c = NAN;
+        p.timeout = 8.0;
+        p.retries = 2;
+        r = solve_ok(&p, rate[c], &o);
+        assert_true(r->bistable);
+        assert_int_equal(ac_solver_pool_bistable_onset(&p, r, 1e-6, &x_c, &err), 0);
+        assert_true(x_c > 0.0 && x_c < rate[c]);
+        above = solve_ok(&p, x_c * (1.0 + 1e-4), &o);
+        below = solve_ok(&p, x_c * (1.0 - 1e-4), &o);
+        assert_true(above->bistable);
+        assert_false(below->bistable);
+        assert_int_equal(below->nequilibria, 1);
+        /* not bistable: refused */
+        assert_int_equal(ac_solver_pool_bistable_onset(&p, below, 1e-6, &x_c, &err), AC_EINVAL);
+        ac_solver_pool_result_free(r);
+        ac_solver_pool_result_free(above);
+        ac_solver_pool_result_free(below);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -774,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_mmnb_response_law),
         cmocka_unit_test(test_burst_reuse_vs_cold),
         cmocka_unit_test(test_retry_pool_cooperative),
+        cmocka_unit_test(test_bistable_onset),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests_name("solver", tests, NULL, NULL);

@@ -226,6 +226,24 @@ typedef struct ac_solver_pool_result {
 int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
                          ac_solver_pool_result **out, ac_error *err);
 
+/*
+ * The onset of bistability below a bistable solution, for searches over the load: `result`
+ * is ac_solver_pool_solve's solution of `pool` at result->arrival_rate with two stable
+ * equilibria (result->bistable). Its bad equilibrium's branch is followed down in the
+ * arrival rate to the fold where it meets the saddle and ends: bisection on the rate x in
+ * [0, result->arrival_rate], a rate counting as bistable when Newton from the equilibrium
+ * found at the lowest bistable rate so far converges to one above the good equilibrium of
+ * `result` by more than 1e-6 at some level (the least equilibrium grows with the rate, so that
+ * one is not the least at x), until the bracket's width is rel_tol (>= 1e-12) of its upper
+ * end, which goes into *out (jobs/s, pool: the least rate seen bistable).
+ * An estimate, not a proof: Newton can lose the branch close to the fold (the estimate is
+ * then high), and a bistable range further below is not seen; callers verify by solving at
+ * the estimate. A few tens of Newton solves of the pool's state, no integration.
+ * Returns 0, AC_EINVAL (result not bistable, or of another pool), AC_ENOMEM.
+ */
+int ac_solver_pool_bistable_onset(const ac_pool *pool, const ac_solver_pool_result *result,
+                                  double rel_tol, double *out, ac_error *err);
+
 /* Free a result. NULL is a no-op. */
 void ac_solver_pool_result_free(ac_solver_pool_result *result);
 
