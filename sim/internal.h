@@ -257,10 +257,11 @@ typedef struct ac_sim_function_state {
 } ac_sim_function_state;
 
 /* A queue's delivery: a batch of messages (linked by job.next) received at
- * t_receive, with its executions. */
+ * t_receive, with its executions. While it waits for its visibility timeout (state OPEN or
+ * FAILED) it is in the queue's list of such deliveries, in receive order (prev, next). */
 typedef struct ac_sim_delivery {
     double t_receive;
-    uint32_t ev;      /* visibility event (persistent, arg: this record) */
+    uint32_t prev, next; /* the visibility list; AC_SIM_NIL at its ends */
     uint32_t msgs;
     uint32_t nmsgs;
     uint32_t pending; /* executions not yet succeeded */
@@ -282,6 +283,10 @@ typedef struct ac_sim_queue_state {
     ac_sim_delivery *dl;
     size_t ndl_cap;
     uint32_t dl_free;
+    /* the deliveries waiting for their visibility timeout, oldest first: every one has the
+       same V, so their deadlines are in this order and ONE event (vis_ev) follows the
+       oldest's, lazily (a delivery that succeeds leaves the list, the event stays) */
+    uint32_t vis_head, vis_tail, vis_ev;
     uint32_t *targets; /* consumer functions (route targets), each once */
     size_t ntargets;
     size_t per_delivery; /* the most executions one delivery makes */

@@ -23,7 +23,13 @@
  * fails, or V = visibility-timeout passing first, fails the delivery; V after the receive its
  * messages become visible again, or move to the dead-letter queue (lost, the request fails)
  * when received max-receives times. Executions still running then go on; their results are
- * discarded (ac_sim_queue_delivery_open says so to the function).
+ * discarded (ac_sim_queue_delivery_open says so to the function). The deliveries waiting for
+ * V are a list in receive order, so their deadlines (receive + V, one V per queue) are in
+ * order too: one event per queue follows the oldest one's deadline, lazily (a delivery that
+ * succeeds leaves the list; the event, if it was the oldest's, fires for nothing and moves on
+ * to the oldest left). Measured (callgrind, check samples/thumbnail-service.xml): an event per
+ * delivery, scheduled at the receive and cancelled at the success, cost 221 instructions per
+ * cancellation (the hole of the firing event filled first, then the removal).
  *
  * Time averages: njobs (messages held), nbusy (consumer executions of this queue not ended),
  * nextra (1 while a message is visible: the backlog). Counters: attempts/first (messages),
@@ -127,24 +133,14 @@ static uint32_t dl_alloc(ac_sim_state *s, ac_sim_node *n)
             return AC_SIM_NIL;
         }
         q->dl = dl;
-        for (size_t i = q->ndl_cap; i < cap; i++) {
-            dl[i].ev = AC_SIM_NIL;
+        for (size_t i = q->ndl_cap; i < cap; i++)
             dl[i].next_free = (i + 1 < cap) ? (uint32_t)(i + 1) : q->dl_free;
-        }
         q->dl_free = (uint32_t)q->ndl_cap;
         q->ndl_cap = cap;
     }
     d = q->dl_free;
-    if (q->dl[d].ev == AC_SIM_NIL) {
-        uint32_t e = ac_sim_event_alloc(s);
-        if (e == AC_SIM_NIL)
-            return AC_SIM_NIL;
-        s->ev[e].kind = AC_SIM_EV_NODE;
-        s->ev[e].node = n->index;
-        s->ev[e].arg = d;
-        q->dl[d].ev = e;
-    }
     q->dl_free = q->dl[d].next_free;
+    q->dl[d].prev = q->dl[d].next = AC_SIM_NIL;
     q->dl[d].t_receive = s->now;
     q->dl[d].msgs = AC_SIM_NIL;
     q->dl[d].nmsgs = 0;
@@ -160,13 +156,41 @@ static void dl_free(ac_sim_queue_state *q, uint32_t d)
     q->dl_free = d;
 }
 
+/* Delivery d (received now) waits for its visibility timeout: at the tail of the list, the
+ * event armed when it was idle (otherwise it is at an older delivery's deadline, earlier). */
+static void vis_link(ac_sim_state *s, ac_sim_queue_state *q, uint32_t d)
+{
+    q->dl[d].prev = q->vis_tail;
+    q->dl[d].next = AC_SIM_NIL;
+    if (q->vis_tail == AC_SIM_NIL)
+        q->vis_head = d;
+    else
+        q->dl[q->vis_tail].next = d;
+    q->vis_tail = d;
+    if (s->ev[q->vis_ev].pos == AC_SIM_NIL)
+        ac_sim_event_schedule(s, q->vis_ev, q->dl[d].t_receive + q->visibility);
+}
+
+/* Delivery d leaves the list (settled, or succeeded: the event is left where it is). */
+static void vis_unlink(ac_sim_queue_state *q, uint32_t d)
+{
+    uint32_t p = q->dl[d].prev, x = q->dl[d].next;
+    if (p == AC_SIM_NIL)
+        q->vis_head = x;
+    else
+        q->dl[p].next = x;
+    if (x == AC_SIM_NIL)
+        q->vis_tail = p;
+    else
+        q->dl[x].prev = p;
+}
+
 /* Every execution of delivery d succeeded: delete its messages. */
 static void dl_succeed(ac_sim_state *s, ac_sim_node *n, uint32_t d)
 {
     ac_sim_queue_state *q = &n->u.q;
     uint32_t j = q->dl[d].msgs;
     double t_receive = q->dl[d].t_receive;
-    ac_sim_event_cancel(s, q->dl[d].ev);
     ac_sim_node_touch(s, n);
     n->njobs -= q->dl[d].nmsgs;
     q->dl[d].state = AC_SIM_DLV_DONE;
@@ -271,7 +295,7 @@ static void receive(ac_sim_state *s, ac_sim_node *n)
     if (q->dl[d].pending == 0)
         dl_succeed(s, n, d);
     else
-        ac_sim_event_schedule(s, q->dl[d].ev, s->now + q->visibility);
+        vis_link(s, q, d);
 }
 
 void ac_sim_queue_poll(ac_sim_state *s, ac_sim_node *n)
@@ -309,8 +333,10 @@ void ac_sim_queue_exec_done(ac_sim_state *s, uint32_t qn, uint32_t d, int ok)
     if (dl->state == AC_SIM_DLV_OPEN) {
         if (!ok)
             dl->state = AC_SIM_DLV_FAILED; /* the messages return at the visibility timeout */
-        else if (--dl->pending == 0)
+        else if (--dl->pending == 0) {
+            vis_unlink(q, d);
             dl_succeed(s, n, d);
+        }
     } else if (dl->state == AC_SIM_DLV_SETTLED && dl->running == 0) {
         dl_free(q, d);
     }
@@ -318,11 +344,12 @@ void ac_sim_queue_exec_done(ac_sim_state *s, uint32_t qn, uint32_t d, int ok)
         ac_sim_queue_poll(s, n);
 }
 
-/* Visibility timeout of delivery d: its messages return or go to the dead-letter queue. */
-static void q_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
+/* Visibility timeout of delivery d (out of the list): its messages return or go to the
+ * dead-letter queue. */
+static void vis_timeout(ac_sim_state *s, ac_sim_node *n, uint32_t d)
 {
     ac_sim_queue_state *q = &n->u.q;
-    uint32_t d = s->ev[e].arg, j = q->dl[d].msgs;
+    uint32_t j = q->dl[d].msgs;
     size_t visible = q->visible;
     if (q->dl[d].state == AC_SIM_DLV_OPEN)
         n->c.timeouts += q->dl[d].nmsgs; /* still running V after the receive */
@@ -348,6 +375,24 @@ static void q_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
     visible_set(n, visible);
     if (s->status == 0)
         ac_sim_queue_poll(s, n);
+}
+
+/* The visibility event: every listed delivery whose deadline t_receive + V has come times
+ * out, oldest first; then the event follows the oldest one left. */
+static void q_event(ac_sim_state *s, ac_sim_node *n, uint32_t e)
+{
+    ac_sim_queue_state *q = &n->u.q;
+    (void)e;
+    while (q->vis_head != AC_SIM_NIL && s->status == 0) {
+        uint32_t d = q->vis_head;
+        double t = q->dl[d].t_receive + q->visibility;
+        if (t > s->now) {
+            ac_sim_event_schedule(s, q->vis_ev, t);
+            return;
+        }
+        vis_unlink(q, d);
+        vis_timeout(s, n, d);
+    }
 }
 
 static int q_arrive(ac_sim_state *s, ac_sim_node *n, uint32_t j)
@@ -408,6 +453,11 @@ int ac_sim_queue_setup(ac_sim_state *s, ac_sim_node *n, const ac_queue *queue)
     q->visibility = queue->visibility_timeout;
     q->f_head = q->f_tail = AC_SIM_NIL;
     q->dl_free = AC_SIM_NIL;
+    q->vis_head = q->vis_tail = AC_SIM_NIL;
+    if ((q->vis_ev = ac_sim_event_alloc(s)) == AC_SIM_NIL)
+        return s->status;
+    s->ev[q->vis_ev].kind = AC_SIM_EV_NODE;
+    s->ev[q->vis_ev].node = n->index;
     q->scratch = malloc(q->batch * sizeof *q->scratch);
     q->absorbed = malloc(q->batch * sizeof *q->absorbed);
     if (q->scratch == NULL || q->absorbed == NULL)
