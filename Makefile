@@ -173,7 +173,7 @@ uninstall:
 	    $(DESTDIR)$(DATADIR)/archcheck.xsd
 
 format:
-	clang-format -i $$(find include common parser solver search report cli tests fuzz bench \
+	clang-format -i $$(find include common parser solver sim search analysis report cli tests fuzz bench \
 	    -name '*.[ch]' 2>/dev/null)
 
 clean:

@@ -47,6 +47,16 @@ typedef enum ac_cli_format {
 /* Parse a --format value among those allowed (a NULL-terminated list of names). */
 int ac_cli_parse_format(const char *value, const char *const *allowed, ac_cli_format *out);
 
+/* A writer for ac_cli_emit: writes what ctx points at to fp. Returns AC_OK or a negative
+ * status (the stream's error state says whether the stream failed). */
+typedef int (*ac_cli_writer)(FILE *fp, const void *ctx);
+
+/* Run `write` on `stream` when path is NULL or "-", or else on `path` written atomically
+ * (common/atomic.h: committed when the writer succeeds, removed when it fails). Returns 0,
+ * or AC_EXIT_USAGE after saying why on stderr; a failed write to stdout is left for main()
+ * to report (it checks stdout's error state on exit). */
+int ac_cli_emit(const char *path, FILE *stream, ac_cli_writer write, const void *ctx);
+
 /* Write the run in `format` to `out_path` (atomically) or to `stream` when out_path is NULL.
  * Returns 0, or AC_EXIT_USAGE after printing why. */
 int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path,

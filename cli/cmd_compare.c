@@ -20,7 +20,6 @@
 #include "archcheck/model.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
-#include "common/atomic.h"
 
 static const char compare_usage[] =
     "usage: archcheck compare [OPTIONS] FILE [FILE2]\n"
@@ -175,29 +174,22 @@ static int write_pdf(const ac_compare_run *run, const ac_cli_run_opts *ro)
     return 0;
 }
 
+typedef struct output_ctx {
+    const ac_compare_run *run;
+    int json;
+} output_ctx;
+
+static int write_compare(FILE *fp, const void *ctx)
+{
+    const output_ctx *c = ctx;
+    return c->json ? ac_report_compare_json(fp, c->run) : ac_report_compare_text(fp, c->run);
+}
+
 /* Write the text or JSON to out_path (atomically) or stdout. */
 static int write_output(const ac_compare_run *run, int json, const char *out_path)
 {
-    ac_error err = {0};
-    ac_atomic_file f;
-    int rc;
-    if (out_path == NULL || strcmp(out_path, "-") == 0) {
-        rc = json ? ac_report_compare_json(stdout, run) : ac_report_compare_text(stdout, run);
-        if (rc != AC_OK || fflush(stdout) != 0)
-            return ferror(stdout) ? AC_EXIT_USAGE /* main() says what failed */
-                                  : ac_cli_fail("cannot write the output");
-        return 0;
-    }
-    if (ac_atomic_open(&f, out_path, &err) != AC_OK)
-        return ac_cli_fail("%s", err.message);
-    rc = json ? ac_report_compare_json(f.fp, run) : ac_report_compare_text(f.fp, run);
-    if (rc != AC_OK) {
-        ac_atomic_abort(&f);
-        return ac_cli_fail("cannot write '%s'", out_path);
-    }
-    if (ac_atomic_commit(&f, &err) != AC_OK)
-        return ac_cli_fail("%s", err.message);
-    return 0;
+    const output_ctx c = {run, json};
+    return ac_cli_emit(out_path, stdout, write_compare, &c);
 }
 
 /* 1 when an input states a <resilience> requirement (each needs a search per variant). */

@@ -8,7 +8,6 @@
 
 #include "archcheck/parser.h"
 #include "cli/cli.h"
-#include "common/atomic.h"
 
 static const char simulate_usage[] =
     "usage: archcheck simulate [OPTIONS] FILE\n"
@@ -184,27 +183,24 @@ static int parse_options(int argc, char **argv, ac_sim_options *so, simulate_arg
     return -1;
 }
 
+typedef struct result_ctx {
+    int json;
+    const ac_report_file *file;
+    const ac_sim_result *res;
+} result_ctx;
+
+static int write_simulation(FILE *fp, const void *ctx)
+{
+    const result_ctx *c = ctx;
+    return c->json ? ac_report_simulation_json(fp, c->file, c->res)
+                   : ac_report_simulation_text(fp, c->file, c->res);
+}
+
 /* Writes the result as text or JSON to stdout or, atomically, to a->out. */
 static int write_result(const simulate_args *a, const ac_cli_input *in, const ac_sim_result *res)
 {
-    ac_atomic_file f;
-    FILE *fp = stdout;
-    ac_error e2 = {0};
-    int rc;
-    if (a->out != NULL && strcmp(a->out, "-") != 0) {
-        if (ac_atomic_open(&f, a->out, &e2) != AC_OK)
-            return ac_cli_fail("%s", e2.message);
-        fp = f.fp;
-    }
-    rc = strcmp(a->format, "json") == 0 ? ac_report_simulation_json(fp, &in->files[0], res)
-                                        : ac_report_simulation_text(fp, &in->files[0], res);
-    if (fp != stdout) {
-        if (rc != AC_OK)
-            ac_atomic_abort(&f);
-        else if (ac_atomic_commit(&f, &e2) != AC_OK)
-            rc = ac_cli_fail("%s", e2.message);
-    }
-    return rc != AC_OK ? AC_EXIT_USAGE : AC_EXIT_PASS;
+    const result_ctx c = {strcmp(a->format, "json") == 0, &in->files[0], res};
+    return ac_cli_emit(a->out, stdout, write_simulation, &c) != 0 ? AC_EXIT_USAGE : AC_EXIT_PASS;
 }
 
 int ac_cli_simulate(int argc, char **argv)

@@ -11,7 +11,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/report.h"
 #include "cli/cli.h"
-#include "common/atomic.h"
 #include "common/jsonw.h"
 
 static const char solve_usage[] =
@@ -250,39 +249,40 @@ static int transient_text(FILE *fp, const char *file, const ac_model *m, const a
     return ferror(fp) ? AC_EIO : AC_OK;
 }
 
+typedef struct output_ctx {
+    const ac_cli_input *in;
+    const char *format;
+} output_ctx;
+
+static int write_trajectory(FILE *fp, const void *ctx)
+{
+    const output_ctx *c = ctx;
+    const ac_transient *tr = c->in->analyses[0]->transient;
+    if (strcmp(c->format, "csv") == 0)
+        return transient_csv(fp, c->in->models[0], tr);
+    if (strcmp(c->format, "json") == 0)
+        return transient_json(fp, c->in->files[0].file, c->in->models[0], tr);
+    return transient_text(fp, c->in->files[0].file, c->in->models[0], tr);
+}
+
+static int write_solution(FILE *fp, const void *ctx)
+{
+    const output_ctx *c = ctx;
+    return strcmp(c->format, "csv") == 0 ? ac_report_csv(fp, &c->in->files[0])
+                                         : ac_report_solution_text(fp, &c->in->files[0]);
+}
+
 /* solve --transient: the trajectory in FORMAT to OUT (atomically; "-" or NULL is stdout).
  * Returns the exit status: STATUS, AC_EXIT_INCONCLUSIVE when the transient was not computed
  * (its note on stderr), AC_EXIT_USAGE when the output cannot be written. */
 static int write_transient(const ac_cli_input *in, const char *format, const char *out, int status)
 {
-    const ac_transient *tr = in->analyses[0]->transient;
-    ac_atomic_file f;
-    ac_error err = {0};
-    FILE *fp = stdout;
-    int rc;
-
-    if (tr == NULL) {
+    const output_ctx c = {in, format};
+    if (in->analyses[0]->transient == NULL) {
         fprintf(stderr, "archcheck: %s: %s\n", in->files[0].file, in->analyses[0]->transient_note);
         return AC_EXIT_INCONCLUSIVE;
     }
-    if (out != NULL && strcmp(out, "-") != 0) {
-        if (ac_atomic_open(&f, out, &err) != AC_OK)
-            return ac_cli_fail("%s", err.message);
-        fp = f.fp;
-    }
-    if (strcmp(format, "csv") == 0)
-        rc = transient_csv(fp, in->models[0], tr);
-    else if (strcmp(format, "json") == 0)
-        rc = transient_json(fp, in->files[0].file, in->models[0], tr);
-    else
-        rc = transient_text(fp, in->files[0].file, in->models[0], tr);
-    if (fp != stdout) {
-        if (rc != AC_OK)
-            ac_atomic_abort(&f);
-        else if (ac_atomic_commit(&f, &err) != AC_OK)
-            rc = ac_cli_fail("%s", err.message);
-    }
-    return rc != AC_OK ? AC_EXIT_USAGE : status;
+    return ac_cli_emit(out, stdout, write_trajectory, &c) != 0 ? AC_EXIT_USAGE : status;
 }
 
 int ac_cli_solve(int argc, char **argv)
@@ -298,7 +298,7 @@ int ac_cli_solve(int argc, char **argv)
     ac_analysis_options aopt;
     ac_cli_input in;
     ac_report_run run;
-    int c, status = AC_EXIT_PASS, rc = AC_OK, transient = 0;
+    int c, status = AC_EXIT_PASS, transient = 0;
     double horizon = 0.0;
 
     ac_analysis_options_init(&aopt);
@@ -384,25 +384,8 @@ int ac_cli_solve(int argc, char **argv)
         if (ac_cli_write(&run, AC_FORMAT_JSON, out, stdout) != 0)
             status = AC_EXIT_USAGE;
     } else {
-        ac_atomic_file f;
-        ac_error err = {0};
-        FILE *fp = stdout;
-        if (out != NULL && strcmp(out, "-") != 0) {
-            if (ac_atomic_open(&f, out, &err) != AC_OK) {
-                ac_cli_input_free(&in);
-                return ac_cli_fail("%s", err.message);
-            }
-            fp = f.fp;
-        }
-        rc = strcmp(format, "csv") == 0 ? ac_report_csv(fp, &in.files[0])
-                                        : ac_report_solution_text(fp, &in.files[0]);
-        if (fp != stdout) {
-            if (rc != AC_OK)
-                ac_atomic_abort(&f);
-            else if (ac_atomic_commit(&f, &err) != AC_OK)
-                rc = ac_cli_fail("%s", err.message);
-        }
-        if (rc != AC_OK)
+        const output_ctx ctx = {&in, format};
+        if (ac_cli_emit(out, stdout, write_solution, &ctx) != 0)
             status = AC_EXIT_USAGE;
     }
     ac_cli_input_free(&in);

@@ -10,7 +10,6 @@
 
 #include "archcheck/tune.h"
 #include "cli/cli.h"
-#include "common/atomic.h"
 
 static const char tune_usage[] =
     "usage: archcheck tune [OPTIONS] FILE\n"
@@ -157,29 +156,25 @@ static int parse_opts(int argc, char **argv, ac_tune_options *o, int *json, cons
     return rc == 0 ? 0 : AC_EXIT_USAGE;
 }
 
-static int write_result(FILE *fp, int json, const ac_report_file *f, unsigned long seed,
-                        const ac_tune_result *r)
+typedef struct result_ctx {
+    int json;
+    const ac_report_file *f;
+    unsigned long seed;
+    const ac_tune_result *r;
+} result_ctx;
+
+static int write_result(FILE *fp, const void *ctx)
 {
-    return json ? ac_report_tune_json(fp, f->file, f->sha256, seed, f->model, r)
-                : ac_report_tune_text(fp, f->file, f->model, r);
+    const result_ctx *c = ctx;
+    return c->json ? ac_report_tune_json(fp, c->f->file, c->f->sha256, c->seed, c->f->model, c->r)
+                   : ac_report_tune_text(fp, c->f->file, c->f->model, c->r);
 }
 
 static int emit(const char *path, int json, const ac_report_file *f, unsigned long seed,
                 const ac_tune_result *r)
 {
-    ac_error err = {0};
-    ac_atomic_file af;
-    if (path == NULL || strcmp(path, "-") == 0)
-        return write_result(stdout, json, f, seed, r) == AC_OK ? 0 : AC_EXIT_USAGE;
-    if (ac_atomic_open(&af, path, &err) != AC_OK)
-        return ac_cli_fail("%s", err.message);
-    if (write_result(af.fp, json, f, seed, r) != AC_OK) {
-        ac_atomic_abort(&af);
-        return ac_cli_fail("cannot write '%s'", path);
-    }
-    if (ac_atomic_commit(&af, &err) != AC_OK)
-        return ac_cli_fail("%s", err.message);
-    return 0;
+    const result_ctx c = {json, f, seed, r};
+    return ac_cli_emit(path, stdout, write_result, &c);
 }
 
 int ac_cli_tune(int argc, char **argv)

@@ -175,27 +175,44 @@ static int write_format(FILE *fp, const ac_report_run *run, ac_cli_format format
     return AC_EINVAL;
 }
 
-int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path, FILE *stream)
+int ac_cli_emit(const char *path, FILE *stream, ac_cli_writer write, const void *ctx)
 {
     ac_error err = {0};
     ac_atomic_file f;
-    if (out_path == NULL || strcmp(out_path, "-") == 0) {
-        if (write_format(stream, run, format) != AC_OK || fflush(stream) != 0) {
+    if (path == NULL || strcmp(path, "-") == 0) {
+        if (write(stream, ctx) != AC_OK || fflush(stream) != 0) {
             if (stream == stdout && ferror(stdout))
                 return AC_EXIT_USAGE; /* main() says what failed */
             return ac_cli_fail("cannot write the output: %s", strerror(errno));
         }
         return 0;
     }
-    if (ac_atomic_open(&f, out_path, &err) != AC_OK)
+    if (ac_atomic_open(&f, path, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
-    if (write_format(f.fp, run, format) != AC_OK) {
+    if (write(f.fp, ctx) != AC_OK) {
         ac_atomic_abort(&f);
-        return ac_cli_fail("cannot write '%s'", out_path);
+        return ac_cli_fail("cannot write '%s'", path);
     }
     if (ac_atomic_commit(&f, &err) != AC_OK)
         return ac_cli_fail("%s", err.message);
     return 0;
+}
+
+typedef struct run_ctx {
+    const ac_report_run *run;
+    ac_cli_format format;
+} run_ctx;
+
+static int write_run(FILE *fp, const void *ctx)
+{
+    const run_ctx *c = ctx;
+    return write_format(fp, c->run, c->format);
+}
+
+int ac_cli_write(const ac_report_run *run, ac_cli_format format, const char *out_path, FILE *stream)
+{
+    const run_ctx c = {run, format};
+    return ac_cli_emit(out_path, stream, write_run, &c);
 }
 
 int ac_cli_input_load(ac_cli_input *in, char **paths, size_t n, ac_severity fail_on)
