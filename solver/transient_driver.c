@@ -9,9 +9,10 @@
  * evaluation); CVODE keeps the matrix over up to 20 steps (and J over up to 51) while
  * h gamma changes by less than 30% and Newton converges, and re-evaluates J only on a
  * convergence failure. Everything CVODE needs is allocated by ac_solver_tr_driver_new;
- * a restart is CVodeReInit (no allocation). The serial vector's operations and the linear
- * system I - gamma J are this file's (below: Debian's SUNDIALS is built without
- * optimisation; bit-identical results, 2.10e8 -> 1.16e8 instructions per plan evaluation).
+ * a restart is CVodeReInit (no allocation). The linear system I - gamma J is this file's
+ * and the serial vector's operations transient_nvec.c's (Debian's SUNDIALS is built without
+ * optimisation: 2.10e8 -> 1.16e8 instructions per plan evaluation with bit-identical
+ * results, then 8 values at a time).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "solver/transient_internal.h"
+#include "solver/transient_nvec.h"
 
 /* The error-test and convergence failures CVODE accepts within one step (its defaults, 7
  * and 10, give up at a kink of a fluid min that a step straddles; each failure shrinks the
@@ -66,188 +68,6 @@ struct tr_driver {
     unsigned char *rowmark, *colmark; /* nnodes + D, nfd */
     size_t *rowblock;                 /* the block (node) of each row */
 };
-
-/* ---- the vector operations CVODE uses, compiled with the project ------------------------
- *
- * Debian's SUNDIALS 6.4.1 is built without optimisation: its serial vector loops cost ~12
- * instructions per entry, and CVODE's predictor alone runs q (q + 1) / 2 of them per step
- * (callgrind: 45% of an evaluation of samples/serverless-pipeline.xml, 73 states). The same
- * operations here, with the same case split as nvector_serial.c so that every result is the
- * same to the last bit (each case computes the same expression in the same order; x86-64
- * without FMA contraction), replace them in the vector's table (its clones, CVODE's and
- * KLU's work vectors, copy the table). */
-
-static double *nv_data(N_Vector v)
-{
-    return N_VGetArrayPointer_Serial(v);
-}
-
-static size_t nv_len(N_Vector v)
-{
-    return (size_t)N_VGetLength_Serial(v);
-}
-
-/* y <- a x + y (nvector_serial.c's Vaxpy) for distinct x and y: two entries a step, which
- * GCC's -O2 turns into SSE2 pairs (the same IEEE operations, so the same bits). */
-static void nv_axpy2(double a, const double *restrict x, double *restrict y, size_t n)
-{
-    size_t i = 0;
-    if (a == 1.0) {
-        for (; i + 2 <= n; i += 2) {
-            y[i] += x[i];
-            y[i + 1] += x[i + 1];
-        }
-    } else if (a == -1.0) {
-        for (; i + 2 <= n; i += 2) {
-            y[i] -= x[i];
-            y[i + 1] -= x[i + 1];
-        }
-    } else {
-        for (; i + 2 <= n; i += 2) {
-            y[i] += a * x[i];
-            y[i + 1] += a * x[i + 1];
-        }
-    }
-    for (; i < n; i++)
-        y[i] = a == 1.0 ? y[i] + x[i] : a == -1.0 ? y[i] - x[i] : y[i] + a * x[i];
-}
-
-/* y <- a x + y (nvector_serial.c's Vaxpy) */
-static void nv_axpy(double a, const double *x, double *y, size_t n)
-{
-    if (x != y) {
-        nv_axpy2(a, x, y, n);
-    } else if (a == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            y[i] += x[i];
-    } else if (a == -1.0) {
-        for (size_t i = 0; i < n; i++)
-            y[i] -= x[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            y[i] += a * x[i];
-    }
-}
-
-/* z = c v1 + v2 (sign 1) or c v1 - v2 (sign -1): Vlin1, Vlin2 */
-static void nv_lin(double c, const double *v1, const double *v2, double *z, size_t n, int sign)
-{
-    if (sign > 0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (c * v1[i]) + v2[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (c * v1[i]) - v2[i];
-    }
-}
-
-/* z = a x + b y, by the cases of N_VLinearSum_Serial. */
-static void nv_linearsum(sunrealtype a, N_Vector xv, sunrealtype b, N_Vector yv, N_Vector zv)
-{
-    double *x = nv_data(xv), *y = nv_data(yv), *z = nv_data(zv);
-    size_t n = nv_len(xv);
-    if (b == 1.0 && zv == yv) {
-        nv_axpy(a, x, y, n);
-    } else if (a == 1.0 && zv == xv) {
-        nv_axpy(b, y, x, n);
-    } else if (a == 1.0 && b == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = x[i] + y[i];
-    } else if ((a == 1.0 && b == -1.0) || (a == -1.0 && b == 1.0)) {
-        const double *v1 = a == 1.0 ? y : x, *v2 = a == 1.0 ? x : y;
-        for (size_t i = 0; i < n; i++)
-            z[i] = v2[i] - v1[i];
-    } else if (a == 1.0 || b == 1.0) {
-        nv_lin(a == 1.0 ? b : a, a == 1.0 ? y : x, a == 1.0 ? x : y, z, n, 1);
-    } else if (a == -1.0 || b == -1.0) {
-        nv_lin(a == -1.0 ? b : a, a == -1.0 ? y : x, a == -1.0 ? x : y, z, n, -1);
-    } else if (a == b) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = a * (x[i] + y[i]);
-    } else if (a == -b) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = a * (x[i] - y[i]);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (a * x[i]) + (b * y[i]);
-    }
-}
-
-static void nv_scale(sunrealtype c, N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    size_t n = nv_len(xv);
-    if (zv == xv) {
-        size_t i = 0;
-        for (; i + 2 <= n; i += 2) {
-            x[i] *= c;
-            x[i + 1] *= c;
-        }
-        for (; i < n; i++)
-            x[i] *= c;
-    } else if (c == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = x[i];
-    } else if (c == -1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = -x[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = c * x[i];
-    }
-}
-
-static void nv_const(sunrealtype c, N_Vector zv)
-{
-    double *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(zv); i < n; i++)
-        z[i] = c;
-}
-
-static void nv_abs(N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = fabs(x[i]);
-}
-
-static void nv_inv(N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = 1.0 / x[i];
-}
-
-static void nv_addconst(N_Vector xv, sunrealtype b, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = x[i] + b;
-}
-
-/* sqrt(sum (x_i w_i)^2 / n) */
-static sunrealtype nv_wrmsnorm(N_Vector xv, N_Vector wv)
-{
-    double *x = nv_data(xv), *w = nv_data(wv), sum = 0.0;
-    size_t n = nv_len(xv);
-    for (size_t i = 0; i < n; i++) {
-        double p = x[i] * w[i];
-        sum += p * p;
-    }
-    return sqrt(sum / (double)n);
-}
-
-/* The operations above into v's table (before any clone of v is made). */
-static void nv_install(N_Vector v)
-{
-    v->ops->nvlinearsum = nv_linearsum;
-    v->ops->nvscale = nv_scale;
-    v->ops->nvconst = nv_const;
-    v->ops->nvabs = nv_abs;
-    v->ops->nvinv = nv_inv;
-    v->ops->nvaddconst = nv_addconst;
-    v->ops->nvwrmsnorm = nv_wrmsnorm;
-}
 
 static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
@@ -505,7 +325,7 @@ static int cv_new(tr_driver *dr, double h0)
     if (dr->mem == NULL)
         return AC_ENOMEM;
     memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
-    nv_install(dr->y);
+    (void)ac_solver_tr_nvec_install(dr->y);
     dr->yi = N_VClone(dr->y);
     if (dr->yi == NULL)
         return AC_ENOMEM;
