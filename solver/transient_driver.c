@@ -29,6 +29,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "solver/transient_internal.h"
+#include "solver/transient_lu.h"
 #include "solver/transient_nvec.h"
 
 /* The error-test and convergence failures CVODE accepts within one step (its defaults, 7
@@ -49,7 +50,12 @@ struct tr_driver {
     void *mem;
     N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
-    SUNLinearSolver ls;
+    SUNLinearSolver ls;   /* KLU: the analysis, the pivoting factorisations */
+    SUNLinearSolver lsw;  /* CVODE's linear solver: transient_lu.c in KLU's order (cv_ls_*) */
+    ac_solver_tr_lu *lu;  /* its factors */
+    int lu_stale;         /* KLU analyses again at its next setup: the order is to be rebuilt */
+    int lu_mine;          /* the last setup's factors are lu's (0: KLU's) */
+    int ls_flag;          /* the last setup's or solve's status */
     double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
     unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
     double *jval;         /* J on the pattern, in A's compressed-column order */
@@ -153,6 +159,7 @@ static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
             SUNLinSol_KLUReInit(dr->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0)
             return -1;
         dr->built = 1;
+        dr->lu_stale = 1;
     }
     for (size_t k = 0; k < dr->nnz; k++)
         dr->jval[k] = dr->jrow[dr->jpos[k]];
@@ -199,6 +206,102 @@ static int cv_klu_keep(SUNLinearSolver ls)
     return SUNLS_SUCCESS;
 }
 
+/* ---- CVODE's linear solver: KLU's analysis and pivots, transient_lu.c's numbers ----
+ *
+ * Each of CVODE's setups refactorises I - gamma J in the order KLU chose (rows
+ * Numeric->Pnum, columns Symbolic->Q) by ac_solver_tr_lu_factor; KLU itself runs only when
+ * the pattern is new (its analysis and pivoting factorisation, after which the order is
+ * rebuilt) or a pivot fails that order's check (KLU then pivots again on the current
+ * values: klu_l_factor on its analysis, and the order is rebuilt from its new pivots; if
+ * the order still fails, this setup's solves are KLU's own). */
+
+static SUNLinearSolver_Type cv_ls_type(SUNLinearSolver S)
+{
+    (void)S;
+    return SUNLINEARSOLVER_DIRECT;
+}
+
+static SUNLinearSolver_ID cv_ls_id(SUNLinearSolver S)
+{
+    (void)S;
+    return SUNLINEARSOLVER_CUSTOM;
+}
+
+static int cv_ls_init(SUNLinearSolver S)
+{
+    tr_driver *dr = S->content;
+    if (!dr->klu_ready)
+        dr->lu_stale = 1; /* KLU's initialize makes it analyse again */
+    return SUNLinSolInitialize(dr->ls);
+}
+
+/* The order from KLU's last pivoting factorisation, then this matrix's factors in it. */
+static int cv_ls_reorder(tr_driver *dr, SUNMatrix A)
+{
+    SUNLinearSolverContent_KLU k = dr->ls->content;
+    dr->lu_stale = 0;
+    dr->lu_mine = ac_solver_tr_lu_order(dr->lu, SUNSparseMatrix_IndexPointers(A),
+                                        SUNSparseMatrix_IndexValues(A), k->numeric->Pnum,
+                                        k->symbolic->Q) == 0 &&
+                  ac_solver_tr_lu_factor(dr->lu, SUNSparseMatrix_Data(A)) == 0;
+    return 0;
+}
+
+static int cv_ls_setup(SUNLinearSolver S, SUNMatrix A)
+{
+    tr_driver *dr = S->content;
+    SUNLinearSolverContent_KLU k = dr->ls->content;
+    if (!dr->lu_stale && ac_solver_tr_lu_factor(dr->lu, SUNSparseMatrix_Data(A)) == 0) {
+        dr->lu_mine = 1;
+        return dr->ls_flag = SUNLS_SUCCESS;
+    }
+    if (dr->lu_stale) { /* KLU analyses and factorises */
+        dr->ls_flag = SUNLinSolSetup(dr->ls, A);
+        if (dr->ls_flag != SUNLS_SUCCESS)
+            return dr->ls_flag;
+    } else { /* a pivot failed: KLU pivots again on these values */
+        klu_l_free_numeric(&k->numeric, &k->common);
+        k->numeric = klu_l_factor(SUNSparseMatrix_IndexPointers(A),
+                                  SUNSparseMatrix_IndexValues(A), SUNSparseMatrix_Data(A),
+                                  k->symbolic, &k->common);
+        if (k->numeric == NULL)
+            return dr->ls_flag = SUNLS_PACKAGE_FAIL_REC;
+    }
+    return dr->ls_flag = cv_ls_reorder(dr, A);
+}
+
+static int cv_ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol)
+{
+    tr_driver *dr = S->content;
+    if (!dr->lu_mine)
+        return dr->ls_flag = SUNLinSolSolve(dr->ls, A, x, b, tol);
+    if (x != b)
+        memcpy(N_VGetArrayPointer(x), N_VGetArrayPointer(b), dr->D * sizeof(double));
+    ac_solver_tr_lu_solve(dr->lu, N_VGetArrayPointer(x));
+    return dr->ls_flag = SUNLS_SUCCESS;
+}
+
+static sunindextype cv_ls_lastflag(SUNLinearSolver S)
+{
+    return ((tr_driver *)S->content)->ls_flag;
+}
+
+/* The solver CVODE is given (its content is dr; freed by ac_solver_tr_driver_free). */
+static SUNLinearSolver cv_ls_new(tr_driver *dr)
+{
+    SUNLinearSolver S = SUNLinSolNewEmpty(dr->sun);
+    if (S == NULL)
+        return NULL;
+    S->content = dr;
+    S->ops->gettype = cv_ls_type;
+    S->ops->getid = cv_ls_id;
+    S->ops->initialize = cv_ls_init;
+    S->ops->setup = cv_ls_setup;
+    S->ops->solve = cv_ls_solve;
+    S->ops->lastflag = cv_ls_lastflag;
+    return S;
+}
+
 /* After the first integration: keep KLU's analysis over restarts (cv_klu_keep). */
 static void cv_keep_analysis(tr_driver *dr)
 {
@@ -239,8 +342,11 @@ void ac_solver_tr_driver_free(tr_driver *dr)
         gsl_odeiv2_driver_free(dr->d);
     if (dr->mem != NULL)
         CVodeFree(&dr->mem);
+    if (dr->lsw != NULL)
+        SUNLinSolFreeEmpty(dr->lsw);
     if (dr->ls != NULL)
         SUNLinSolFree(dr->ls);
+    ac_solver_tr_lu_free(dr->lu);
     if (dr->A != NULL)
         SUNMatDestroy(dr->A);
     if (dr->y != NULL)
@@ -321,7 +427,10 @@ static int cv_new(tr_driver *dr, double h0)
     if (dr->A != NULL && cv_room(dr, dr->A, dr->nnz + 8 * dr->D) != 0)
         return AC_ENOMEM;
     dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
-    dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
+    dr->lu = dr->ls != NULL ? ac_solver_tr_lu_new(dr->D) : NULL;
+    dr->lsw = dr->lu != NULL ? cv_ls_new(dr) : NULL;
+    dr->lu_stale = 1;
+    dr->mem = dr->lsw != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
     if (dr->mem == NULL)
         return AC_ENOMEM;
     memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
@@ -333,7 +442,7 @@ static int cv_new(tr_driver *dr, double h0)
         CVodeInit(dr->mem, cv_f, 0.0, dr->y) != CV_SUCCESS ||
         CVodeSStolerances(dr->mem, opt->rtol, opt->atol) != CV_SUCCESS ||
         CVodeSetUserData(dr->mem, dr) != CV_SUCCESS ||
-        CVodeSetLinearSolver(dr->mem, dr->ls, dr->A) != CV_SUCCESS ||
+        CVodeSetLinearSolver(dr->mem, dr->lsw, dr->A) != CV_SUCCESS ||
         CVodeSetLinSysFn(dr->mem, cv_linsys) != CV_SUCCESS ||
         CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS ||
         CVodeSetMaxHnilWarns(dr->mem, -1) != CV_SUCCESS ||
