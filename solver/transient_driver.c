@@ -60,8 +60,8 @@ struct tr_driver {
     unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
     double *jval;         /* J on the pattern, in A's compressed-column order */
     size_t *jpos;         /* each entry's position in jrow */
-    unsigned char *jdiag; /* 1: the entry is on the diagonal */
-    size_t cap;           /* room in jval, jpos, jdiag */
+    size_t *jdpos;        /* the position of each column's diagonal entry in jval (D) */
+    size_t cap;           /* room in jval, jpos */
     int built;            /* A's pattern is written */
     int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
     int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
@@ -90,7 +90,6 @@ static int cv_room(tr_driver *dr, SUNMatrix A, size_t cap)
 {
     double *jv;
     size_t *pos;
-    unsigned char *dg;
     if (cap <= dr->cap)
         return 0;
     if ((sunindextype)cap > SUNSparseMatrix_NNZ(A) &&
@@ -100,12 +99,9 @@ static int cv_room(tr_driver *dr, SUNMatrix A, size_t cap)
     if (jv != NULL)
         dr->jval = jv;
     pos = jv != NULL ? realloc(dr->jpos, cap * sizeof *pos) : NULL;
-    if (pos != NULL)
-        dr->jpos = pos;
-    dg = pos != NULL ? realloc(dr->jdiag, cap) : NULL;
-    if (dg == NULL)
+    if (pos == NULL)
         return -1;
-    dr->jdiag = dg;
+    dr->jpos = pos;
     dr->cap = cap;
     return 0;
 }
@@ -121,7 +117,9 @@ static void cv_pattern(tr_driver *dr, SUNMatrix A)
             if (dr->mask[r * D + col]) {
                 row[p] = (sunindextype)r;
                 dr->jpos[p] = r * D + col;
-                dr->jdiag[p++] = r == col;
+                if (r == col)
+                    dr->jdpos[col] = p;
+                p++;
             }
     }
     ptr[D] = (sunindextype)p;
@@ -173,6 +171,22 @@ static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
  * zeroes and scales it in SUNDIALS' unoptimised loops: 13% of an evaluation). The same
  * values as the default: (-gamma) J_k, plus 1 on the diagonal.
  */
+/* z = c x, 8 entries at a time (GNU C vector pairs: SSE2; the same product per entry). */
+static void cv_scale(double c, const double *x, double *z, size_t n)
+{
+    typedef double v2 __attribute__((vector_size(16)));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _Pragma("GCC unroll 4") for (size_t j = 0; j < 8; j += 2) {
+            v2 a;
+            memcpy(&a, x + i + j, sizeof a);
+            a = c * a;
+            memcpy(z + i + j, &a, sizeof a);
+        }
+    for (; i < n; i++)
+        z[i] = c * x[i];
+}
+
 static int cv_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunbooleantype jok,
                      sunbooleantype *jcur, sunrealtype gamma, void *user, N_Vector t1, N_Vector t2,
                      N_Vector t3)
@@ -186,11 +200,9 @@ static int cv_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunboo
         if (rc != 0)
             return rc;
     }
-    for (size_t k = 0; k < dr->nnz; k++) {
-        val[k] = -gamma * dr->jval[k];
-        if (dr->jdiag[k])
-            val[k] += 1.0;
-    }
+    cv_scale(-gamma, dr->jval, val, dr->nnz);
+    for (size_t col = 0; col < dr->D; col++)
+        val[dr->jdpos[col]] += 1.0;
     return 0;
 }
 
@@ -360,7 +372,7 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->mask);
     free(dr->jval);
     free(dr->jpos);
-    free(dr->jdiag);
+    free(dr->jdpos);
     free(dr->grp_start);
     free(dr->grp_col);
     free(dr->rowmark);
@@ -412,8 +424,10 @@ static int cv_new(tr_driver *dr, double h0)
     dr->rowmark = malloc(dr->c->m->nnodes + dr->D + 1);
     dr->colmark = malloc(dr->c->nfd + 1);
     dr->rowblock = malloc((dr->D + 1) * sizeof *dr->rowblock);
+    dr->jdpos = malloc((dr->D + 1) * sizeof *dr->jdpos);
     if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL || dr->grp_start == NULL ||
         dr->grp_col == NULL || dr->rowmark == NULL || dr->colmark == NULL || dr->rowblock == NULL ||
+        dr->jdpos == NULL ||
         SUNContext_Create(NULL, &dr->sun) != 0)
         return AC_ENOMEM;
     for (size_t k = 0; k < dr->D; k++)

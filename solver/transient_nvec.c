@@ -55,6 +55,11 @@ typedef double tr_v4 __attribute__((vector_size(32)));
 
 #define TR_NV_INLINE static inline __attribute__((always_inline))
 
+
+/* The integer vectors of the two builds' widths (the sign bits cleared for |x|). */
+typedef long long tr_i2 __attribute__((vector_size(16)));
+typedef long long tr_i4 __attribute__((vector_size(32)));
+
 /* The kernels of one build (VT: its vector type). */
 #define TR_NV_KERNELS(VT)                                                                      \
     /* z = a x + b y by the cases of N_VLinearSum_Serial (each the library's expression) */    \
@@ -138,13 +143,13 @@ TR_NV_KERNELS(tr_v4)
 
 /* The probe's length (4 blocks and a tail of 5) and its outputs. */
 #define TR_NV_PROBE 37
-#define TR_NV_OUT (TR_NV_PROBE * (3 * 16 + 4 + 2) + 1)
+#define TR_NV_OUT (TR_NV_PROBE * (3 * 16 + 4 + 3) + 1)
 
 #define TR_D(v) NV_DATA_S(v)
 #define TR_N(v) ((size_t)NV_LENGTH_S(v))
 
 /* The table entries for one instruction set (sfx; attr: its target attribute). */
-#define TR_NV_OPS(sfx, attr, VT)                                                                   \
+#define TR_NV_OPS(sfx, attr, VT, VI)                                                                   \
     attr static void nv_linearsum_##sfx(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y,  \
                                         N_Vector z)                                            \
     {                                                                                          \
@@ -166,12 +171,22 @@ TR_NV_KERNELS(tr_v4)
         for (; i < n; i++)                                                                     \
             zd[i] = c;                                                                         \
     }                                                                                          \
+    /* z = |x|: the sign bits cleared (what fabs does, NaN included), VI at a time */        \
+    attr static inline void k_abs_##sfx(const double *xd, double *zd, size_t n)                \
+    {                                                                                          \
+        size_t i = 0;                                                                          \
+        for (; i + sizeof(VI) / sizeof(double) <= n; i += sizeof(VI) / sizeof(double)) {       \
+            VI b_;                                                                             \
+            memcpy(&b_, xd + i, sizeof b_);                                                    \
+            b_ &= 0x7fffffffffffffffLL;                                                        \
+            memcpy(zd + i, &b_, sizeof b_);                                                    \
+        }                                                                                      \
+        for (; i < n; i++)                                                                     \
+            zd[i] = fabs(xd[i]);                                                               \
+    }                                                                                          \
     attr static void nv_abs_##sfx(N_Vector x, N_Vector z)                                      \
     {                                                                                          \
-        const double *xd = TR_D(x);                                                            \
-        double *zd = TR_D(z);                                                                  \
-        for (size_t i = 0, n = TR_N(x); i < n; i++)                                           \
-            zd[i] = fabs(xd[i]);                                                   \
+        k_abs_##sfx(TR_D(x), TR_D(z), TR_N(x));                                                \
     }                                                                                          \
     attr static void nv_inv_##sfx(N_Vector x, N_Vector z)                                      \
     {                                                                                          \
@@ -208,6 +223,8 @@ TR_NV_KERNELS(tr_v4)
             }                                                                                  \
         for (size_t p = 0; p < 4; p++, o += TR_NV_PROBE)                                       \
             k_scale_##VT(coef[p], x, o, TR_NV_PROBE);                                               \
+        k_abs_##sfx(x, o, TR_NV_PROBE);                                                        \
+        o += TR_NV_PROBE;                                                                      \
         TR_NV_MAP(VT, TR_NV_PROBE, x, x, o, 1.0 / X);                                                 \
         o += TR_NV_PROBE;                                                                      \
         TR_NV_MAP(VT, TR_NV_PROBE, x, x, o, X + 0.37);                                                \
@@ -225,11 +242,11 @@ TR_NV_KERNELS(tr_v4)
         v->ops->nvwrmsnorm = nv_wrmsnorm_##sfx;                                                \
     }
 
-TR_NV_OPS(base, , tr_v2)
+TR_NV_OPS(base, , tr_v2, tr_i2)
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TR_NV_HAVE_AVX2 1
-TR_NV_OPS(avx2, __attribute__((target("avx2"))), tr_v4)
+TR_NV_OPS(avx2, __attribute__((target("avx2"))), tr_v4, tr_i4)
 #endif
 
 /* The probe's vectors: magnitudes over 1e-6 .. 1e6 of both signs, a fixed generator. */
