@@ -35,7 +35,7 @@ PKGS       := libxml-2.0 gsl
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # libharu and SUNDIALS (CVODE, the transient's integrator) ship no pkg-config file on Debian.
-SUNDIALS_LIBS = -lsundials_cvode -lsundials_sunlinsolklu -lsundials_sunmatrixsparse \
+SUNDIALS_LIBS = -lsundials_cvode -lsundials_sunlinsolklu -lklu -lsundials_sunmatrixsparse \
               -lsundials_nvecserial
 LIBS        = $(PKG_LIBS) $(SUNDIALS_LIBS) -lhpdf -lm -pthread
 TEST_LIBS   = $(shell pkg-config --libs cmocka 2>/dev/null)

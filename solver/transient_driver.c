@@ -9,9 +9,10 @@
  * evaluation); CVODE keeps the matrix over up to 20 steps (and J over up to 51) while
  * h gamma changes by less than 30% and Newton converges, and re-evaluates J only on a
  * convergence failure. Everything CVODE needs is allocated by ac_solver_tr_driver_new;
- * a restart is CVodeReInit (no allocation). The serial vector's operations and the linear
- * system I - gamma J are this file's (below: Debian's SUNDIALS is built without
- * optimisation; bit-identical results, 2.10e8 -> 1.16e8 instructions per plan evaluation).
+ * a restart is CVodeReInit (no allocation). The linear system I - gamma J is this file's
+ * and the serial vector's operations transient_nvec.c's (Debian's SUNDIALS is built without
+ * optimisation: 2.10e8 -> 1.16e8 instructions per plan evaluation with bit-identical
+ * results, then 8 values at a time).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "solver/transient_internal.h"
+#include "solver/transient_lu.h"
+#include "solver/transient_nvec.h"
 
 /* The error-test and convergence failures CVODE accepts within one step (its defaults, 7
  * and 10, give up at a kink of a fluid min that a step straddles; each failure shrinks the
@@ -47,13 +50,18 @@ struct tr_driver {
     void *mem;
     N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
-    SUNLinearSolver ls;
+    SUNLinearSolver ls;   /* KLU: the analysis, the pivoting factorisations */
+    SUNLinearSolver lsw;  /* CVODE's linear solver: transient_lu.c in KLU's order (cv_ls_*) */
+    ac_solver_tr_lu *lu;  /* its factors */
+    int lu_stale;         /* KLU analyses again at its next setup: the order is to be rebuilt */
+    int lu_mine;          /* the last setup's factors are lu's (0: KLU's) */
+    int ls_flag;          /* the last setup's or solve's status */
     double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
     unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
     double *jval;         /* J on the pattern, in A's compressed-column order */
     size_t *jpos;         /* each entry's position in jrow */
-    unsigned char *jdiag; /* 1: the entry is on the diagonal */
-    size_t cap;           /* room in jval, jpos, jdiag */
+    size_t *jdpos;        /* the position of each column's diagonal entry in jval (D) */
+    size_t cap;           /* room in jval, jpos */
     int built;            /* A's pattern is written */
     int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
     int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
@@ -66,188 +74,6 @@ struct tr_driver {
     unsigned char *rowmark, *colmark; /* nnodes + D, nfd */
     size_t *rowblock;                 /* the block (node) of each row */
 };
-
-/* ---- the vector operations CVODE uses, compiled with the project ------------------------
- *
- * Debian's SUNDIALS 6.4.1 is built without optimisation: its serial vector loops cost ~12
- * instructions per entry, and CVODE's predictor alone runs q (q + 1) / 2 of them per step
- * (callgrind: 45% of an evaluation of samples/serverless-pipeline.xml, 73 states). The same
- * operations here, with the same case split as nvector_serial.c so that every result is the
- * same to the last bit (each case computes the same expression in the same order; x86-64
- * without FMA contraction), replace them in the vector's table (its clones, CVODE's and
- * KLU's work vectors, copy the table). */
-
-static double *nv_data(N_Vector v)
-{
-    return N_VGetArrayPointer_Serial(v);
-}
-
-static size_t nv_len(N_Vector v)
-{
-    return (size_t)N_VGetLength_Serial(v);
-}
-
-/* y <- a x + y (nvector_serial.c's Vaxpy) for distinct x and y: two entries a step, which
- * GCC's -O2 turns into SSE2 pairs (the same IEEE operations, so the same bits). */
-static void nv_axpy2(double a, const double *restrict x, double *restrict y, size_t n)
-{
-    size_t i = 0;
-    if (a == 1.0) {
-        for (; i + 2 <= n; i += 2) {
-            y[i] += x[i];
-            y[i + 1] += x[i + 1];
-        }
-    } else if (a == -1.0) {
-        for (; i + 2 <= n; i += 2) {
-            y[i] -= x[i];
-            y[i + 1] -= x[i + 1];
-        }
-    } else {
-        for (; i + 2 <= n; i += 2) {
-            y[i] += a * x[i];
-            y[i + 1] += a * x[i + 1];
-        }
-    }
-    for (; i < n; i++)
-        y[i] = a == 1.0 ? y[i] + x[i] : a == -1.0 ? y[i] - x[i] : y[i] + a * x[i];
-}
-
-/* y <- a x + y (nvector_serial.c's Vaxpy) */
-static void nv_axpy(double a, const double *x, double *y, size_t n)
-{
-    if (x != y) {
-        nv_axpy2(a, x, y, n);
-    } else if (a == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            y[i] += x[i];
-    } else if (a == -1.0) {
-        for (size_t i = 0; i < n; i++)
-            y[i] -= x[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            y[i] += a * x[i];
-    }
-}
-
-/* z = c v1 + v2 (sign 1) or c v1 - v2 (sign -1): Vlin1, Vlin2 */
-static void nv_lin(double c, const double *v1, const double *v2, double *z, size_t n, int sign)
-{
-    if (sign > 0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (c * v1[i]) + v2[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (c * v1[i]) - v2[i];
-    }
-}
-
-/* z = a x + b y, by the cases of N_VLinearSum_Serial. */
-static void nv_linearsum(sunrealtype a, N_Vector xv, sunrealtype b, N_Vector yv, N_Vector zv)
-{
-    double *x = nv_data(xv), *y = nv_data(yv), *z = nv_data(zv);
-    size_t n = nv_len(xv);
-    if (b == 1.0 && zv == yv) {
-        nv_axpy(a, x, y, n);
-    } else if (a == 1.0 && zv == xv) {
-        nv_axpy(b, y, x, n);
-    } else if (a == 1.0 && b == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = x[i] + y[i];
-    } else if ((a == 1.0 && b == -1.0) || (a == -1.0 && b == 1.0)) {
-        const double *v1 = a == 1.0 ? y : x, *v2 = a == 1.0 ? x : y;
-        for (size_t i = 0; i < n; i++)
-            z[i] = v2[i] - v1[i];
-    } else if (a == 1.0 || b == 1.0) {
-        nv_lin(a == 1.0 ? b : a, a == 1.0 ? y : x, a == 1.0 ? x : y, z, n, 1);
-    } else if (a == -1.0 || b == -1.0) {
-        nv_lin(a == -1.0 ? b : a, a == -1.0 ? y : x, a == -1.0 ? x : y, z, n, -1);
-    } else if (a == b) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = a * (x[i] + y[i]);
-    } else if (a == -b) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = a * (x[i] - y[i]);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = (a * x[i]) + (b * y[i]);
-    }
-}
-
-static void nv_scale(sunrealtype c, N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    size_t n = nv_len(xv);
-    if (zv == xv) {
-        size_t i = 0;
-        for (; i + 2 <= n; i += 2) {
-            x[i] *= c;
-            x[i + 1] *= c;
-        }
-        for (; i < n; i++)
-            x[i] *= c;
-    } else if (c == 1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = x[i];
-    } else if (c == -1.0) {
-        for (size_t i = 0; i < n; i++)
-            z[i] = -x[i];
-    } else {
-        for (size_t i = 0; i < n; i++)
-            z[i] = c * x[i];
-    }
-}
-
-static void nv_const(sunrealtype c, N_Vector zv)
-{
-    double *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(zv); i < n; i++)
-        z[i] = c;
-}
-
-static void nv_abs(N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = fabs(x[i]);
-}
-
-static void nv_inv(N_Vector xv, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = 1.0 / x[i];
-}
-
-static void nv_addconst(N_Vector xv, sunrealtype b, N_Vector zv)
-{
-    double *x = nv_data(xv), *z = nv_data(zv);
-    for (size_t i = 0, n = nv_len(xv); i < n; i++)
-        z[i] = x[i] + b;
-}
-
-/* sqrt(sum (x_i w_i)^2 / n) */
-static sunrealtype nv_wrmsnorm(N_Vector xv, N_Vector wv)
-{
-    double *x = nv_data(xv), *w = nv_data(wv), sum = 0.0;
-    size_t n = nv_len(xv);
-    for (size_t i = 0; i < n; i++) {
-        double p = x[i] * w[i];
-        sum += p * p;
-    }
-    return sqrt(sum / (double)n);
-}
-
-/* The operations above into v's table (before any clone of v is made). */
-static void nv_install(N_Vector v)
-{
-    v->ops->nvlinearsum = nv_linearsum;
-    v->ops->nvscale = nv_scale;
-    v->ops->nvconst = nv_const;
-    v->ops->nvabs = nv_abs;
-    v->ops->nvinv = nv_inv;
-    v->ops->nvaddconst = nv_addconst;
-    v->ops->nvwrmsnorm = nv_wrmsnorm;
-}
 
 static int cv_f(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
@@ -264,7 +90,6 @@ static int cv_room(tr_driver *dr, SUNMatrix A, size_t cap)
 {
     double *jv;
     size_t *pos;
-    unsigned char *dg;
     if (cap <= dr->cap)
         return 0;
     if ((sunindextype)cap > SUNSparseMatrix_NNZ(A) &&
@@ -274,12 +99,9 @@ static int cv_room(tr_driver *dr, SUNMatrix A, size_t cap)
     if (jv != NULL)
         dr->jval = jv;
     pos = jv != NULL ? realloc(dr->jpos, cap * sizeof *pos) : NULL;
-    if (pos != NULL)
-        dr->jpos = pos;
-    dg = pos != NULL ? realloc(dr->jdiag, cap) : NULL;
-    if (dg == NULL)
+    if (pos == NULL)
         return -1;
-    dr->jdiag = dg;
+    dr->jpos = pos;
     dr->cap = cap;
     return 0;
 }
@@ -295,7 +117,9 @@ static void cv_pattern(tr_driver *dr, SUNMatrix A)
             if (dr->mask[r * D + col]) {
                 row[p] = (sunindextype)r;
                 dr->jpos[p] = r * D + col;
-                dr->jdiag[p++] = r == col;
+                if (r == col)
+                    dr->jdpos[col] = p;
+                p++;
             }
     }
     ptr[D] = (sunindextype)p;
@@ -333,6 +157,7 @@ static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
             SUNLinSol_KLUReInit(dr->ls, A, SUNSparseMatrix_NNZ(A), SUNKLU_REINIT_PARTIAL) != 0)
             return -1;
         dr->built = 1;
+        dr->lu_stale = 1;
     }
     for (size_t k = 0; k < dr->nnz; k++)
         dr->jval[k] = dr->jrow[dr->jpos[k]];
@@ -346,6 +171,22 @@ static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
  * zeroes and scales it in SUNDIALS' unoptimised loops: 13% of an evaluation). The same
  * values as the default: (-gamma) J_k, plus 1 on the diagonal.
  */
+/* z = c x, 8 entries at a time (GNU C vector pairs: SSE2; the same product per entry). */
+static void cv_scale(double c, const double *x, double *z, size_t n)
+{
+    typedef double v2 __attribute__((vector_size(16)));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _Pragma("GCC unroll 4") for (size_t j = 0; j < 8; j += 2) {
+            v2 a;
+            memcpy(&a, x + i + j, sizeof a);
+            a = c * a;
+            memcpy(z + i + j, &a, sizeof a);
+        }
+    for (; i < n; i++)
+        z[i] = c * x[i];
+}
+
 static int cv_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunbooleantype jok,
                      sunbooleantype *jcur, sunrealtype gamma, void *user, N_Vector t1, N_Vector t2,
                      N_Vector t3)
@@ -359,11 +200,9 @@ static int cv_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunboo
         if (rc != 0)
             return rc;
     }
-    for (size_t k = 0; k < dr->nnz; k++) {
-        val[k] = -gamma * dr->jval[k];
-        if (dr->jdiag[k])
-            val[k] += 1.0;
-    }
+    cv_scale(-gamma, dr->jval, val, dr->nnz);
+    for (size_t col = 0; col < dr->D; col++)
+        val[dr->jdpos[col]] += 1.0;
     return 0;
 }
 
@@ -377,6 +216,102 @@ static int cv_klu_keep(SUNLinearSolver ls)
 {
     (void)ls;
     return SUNLS_SUCCESS;
+}
+
+/* ---- CVODE's linear solver: KLU's analysis and pivots, transient_lu.c's numbers ----
+ *
+ * Each of CVODE's setups refactorises I - gamma J in the order KLU chose (rows
+ * Numeric->Pnum, columns Symbolic->Q) by ac_solver_tr_lu_factor; KLU itself runs only when
+ * the pattern is new (its analysis and pivoting factorisation, after which the order is
+ * rebuilt) or a pivot fails that order's check (KLU then pivots again on the current
+ * values: klu_l_factor on its analysis, and the order is rebuilt from its new pivots; if
+ * the order still fails, this setup's solves are KLU's own). */
+
+static SUNLinearSolver_Type cv_ls_type(SUNLinearSolver S)
+{
+    (void)S;
+    return SUNLINEARSOLVER_DIRECT;
+}
+
+static SUNLinearSolver_ID cv_ls_id(SUNLinearSolver S)
+{
+    (void)S;
+    return SUNLINEARSOLVER_CUSTOM;
+}
+
+static int cv_ls_init(SUNLinearSolver S)
+{
+    tr_driver *dr = S->content;
+    if (!dr->klu_ready)
+        dr->lu_stale = 1; /* KLU's initialize makes it analyse again */
+    return SUNLinSolInitialize(dr->ls);
+}
+
+/* The order from KLU's last pivoting factorisation, then this matrix's factors in it. */
+static int cv_ls_reorder(tr_driver *dr, SUNMatrix A)
+{
+    SUNLinearSolverContent_KLU k = dr->ls->content;
+    dr->lu_stale = 0;
+    dr->lu_mine = ac_solver_tr_lu_order(dr->lu, SUNSparseMatrix_IndexPointers(A),
+                                        SUNSparseMatrix_IndexValues(A), k->numeric->Pnum,
+                                        k->symbolic->Q) == 0 &&
+                  ac_solver_tr_lu_factor(dr->lu, SUNSparseMatrix_Data(A)) == 0;
+    return 0;
+}
+
+static int cv_ls_setup(SUNLinearSolver S, SUNMatrix A)
+{
+    tr_driver *dr = S->content;
+    SUNLinearSolverContent_KLU k = dr->ls->content;
+    if (!dr->lu_stale && ac_solver_tr_lu_factor(dr->lu, SUNSparseMatrix_Data(A)) == 0) {
+        dr->lu_mine = 1;
+        return dr->ls_flag = SUNLS_SUCCESS;
+    }
+    if (dr->lu_stale) { /* KLU analyses and factorises */
+        dr->ls_flag = SUNLinSolSetup(dr->ls, A);
+        if (dr->ls_flag != SUNLS_SUCCESS)
+            return dr->ls_flag;
+    } else { /* a pivot failed: KLU pivots again on these values */
+        klu_l_free_numeric(&k->numeric, &k->common);
+        k->numeric = klu_l_factor(SUNSparseMatrix_IndexPointers(A),
+                                  SUNSparseMatrix_IndexValues(A), SUNSparseMatrix_Data(A),
+                                  k->symbolic, &k->common);
+        if (k->numeric == NULL)
+            return dr->ls_flag = SUNLS_PACKAGE_FAIL_REC;
+    }
+    return dr->ls_flag = cv_ls_reorder(dr, A);
+}
+
+static int cv_ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunrealtype tol)
+{
+    tr_driver *dr = S->content;
+    if (!dr->lu_mine)
+        return dr->ls_flag = SUNLinSolSolve(dr->ls, A, x, b, tol);
+    if (x != b)
+        memcpy(N_VGetArrayPointer(x), N_VGetArrayPointer(b), dr->D * sizeof(double));
+    ac_solver_tr_lu_solve(dr->lu, N_VGetArrayPointer(x));
+    return dr->ls_flag = SUNLS_SUCCESS;
+}
+
+static sunindextype cv_ls_lastflag(SUNLinearSolver S)
+{
+    return ((tr_driver *)S->content)->ls_flag;
+}
+
+/* The solver CVODE is given (its content is dr; freed by ac_solver_tr_driver_free). */
+static SUNLinearSolver cv_ls_new(tr_driver *dr)
+{
+    SUNLinearSolver S = SUNLinSolNewEmpty(dr->sun);
+    if (S == NULL)
+        return NULL;
+    S->content = dr;
+    S->ops->gettype = cv_ls_type;
+    S->ops->getid = cv_ls_id;
+    S->ops->initialize = cv_ls_init;
+    S->ops->setup = cv_ls_setup;
+    S->ops->solve = cv_ls_solve;
+    S->ops->lastflag = cv_ls_lastflag;
+    return S;
 }
 
 /* After the first integration: keep KLU's analysis over restarts (cv_klu_keep). */
@@ -419,8 +354,11 @@ void ac_solver_tr_driver_free(tr_driver *dr)
         gsl_odeiv2_driver_free(dr->d);
     if (dr->mem != NULL)
         CVodeFree(&dr->mem);
+    if (dr->lsw != NULL)
+        SUNLinSolFreeEmpty(dr->lsw);
     if (dr->ls != NULL)
         SUNLinSolFree(dr->ls);
+    ac_solver_tr_lu_free(dr->lu);
     if (dr->A != NULL)
         SUNMatDestroy(dr->A);
     if (dr->y != NULL)
@@ -434,7 +372,7 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->mask);
     free(dr->jval);
     free(dr->jpos);
-    free(dr->jdiag);
+    free(dr->jdpos);
     free(dr->grp_start);
     free(dr->grp_col);
     free(dr->rowmark);
@@ -486,8 +424,10 @@ static int cv_new(tr_driver *dr, double h0)
     dr->rowmark = malloc(dr->c->m->nnodes + dr->D + 1);
     dr->colmark = malloc(dr->c->nfd + 1);
     dr->rowblock = malloc((dr->D + 1) * sizeof *dr->rowblock);
+    dr->jdpos = malloc((dr->D + 1) * sizeof *dr->jdpos);
     if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL || dr->grp_start == NULL ||
         dr->grp_col == NULL || dr->rowmark == NULL || dr->colmark == NULL || dr->rowblock == NULL ||
+        dr->jdpos == NULL ||
         SUNContext_Create(NULL, &dr->sun) != 0)
         return AC_ENOMEM;
     for (size_t k = 0; k < dr->D; k++)
@@ -501,11 +441,14 @@ static int cv_new(tr_driver *dr, double h0)
     if (dr->A != NULL && cv_room(dr, dr->A, dr->nnz + 8 * dr->D) != 0)
         return AC_ENOMEM;
     dr->ls = dr->A != NULL ? SUNLinSol_KLU(dr->y, dr->A, dr->sun) : NULL;
-    dr->mem = dr->ls != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
+    dr->lu = dr->ls != NULL ? ac_solver_tr_lu_new(dr->D) : NULL;
+    dr->lsw = dr->lu != NULL ? cv_ls_new(dr) : NULL;
+    dr->lu_stale = 1;
+    dr->mem = dr->lsw != NULL ? CVodeCreate(CV_BDF, dr->sun) : NULL;
     if (dr->mem == NULL)
         return AC_ENOMEM;
     memset(N_VGetArrayPointer(dr->y), 0, dr->D * sizeof(double));
-    nv_install(dr->y);
+    (void)ac_solver_tr_nvec_install(dr->y);
     dr->yi = N_VClone(dr->y);
     if (dr->yi == NULL)
         return AC_ENOMEM;
@@ -513,7 +456,7 @@ static int cv_new(tr_driver *dr, double h0)
         CVodeInit(dr->mem, cv_f, 0.0, dr->y) != CV_SUCCESS ||
         CVodeSStolerances(dr->mem, opt->rtol, opt->atol) != CV_SUCCESS ||
         CVodeSetUserData(dr->mem, dr) != CV_SUCCESS ||
-        CVodeSetLinearSolver(dr->mem, dr->ls, dr->A) != CV_SUCCESS ||
+        CVodeSetLinearSolver(dr->mem, dr->lsw, dr->A) != CV_SUCCESS ||
         CVodeSetLinSysFn(dr->mem, cv_linsys) != CV_SUCCESS ||
         CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS ||
         CVodeSetMaxHnilWarns(dr->mem, -1) != CV_SUCCESS ||
