@@ -961,13 +961,23 @@ static int run_events(ac_sim_state *s)
     return 0;
 }
 
-/* Run one replication from time 0 to the horizon (one pool fed by one Poisson source: the
- * fast loop of fast.c, the same law and statistics). */
-int ac_sim_state_run(ac_sim_state *s)
+/* The events up to the horizon, or to the budget (s->event_cap: AC_ELIMIT, budget_hit; the
+ * state stays whole, so ac_sim_state_resume may go on). The first call takes the fast loop of
+ * fast.c when the model is one pool fed by one Poisson source (the same law and statistics);
+ * that loop cannot be resumed (s->ran_fast). */
+int ac_sim_state_advance(ac_sim_state *s)
 {
-    int rc = ac_sim_fast_eligible(s) ? ac_sim_fast_run(s) : run_events(s);
-    if (rc != 0)
-        return rc;
+    if (s->events == 0 && ac_sim_fast_eligible(s)) {
+        s->ran_fast = 1;
+        return ac_sim_fast_run(s);
+    }
+    return run_events(s);
+}
+
+/* The end of a replication at the horizon: the measurement window opened if no event did,
+ * every node's time averages closed at the horizon. */
+void ac_sim_state_finish(ac_sim_state *s)
+{
     if (!s->measuring)
         ac_sim_measure_begin(s);
     s->now = s->horizon;
@@ -978,5 +988,52 @@ int ac_sim_state_run(ac_sim_state *s)
         else
             ac_sim_node_touch(s, n);
     }
-    return 0;
+}
+
+/* Run one replication from time 0 to the horizon. */
+int ac_sim_state_run(ac_sim_state *s)
+{
+    int rc = ac_sim_state_advance(s);
+    if (rc == 0)
+        ac_sim_state_finish(s);
+    return rc;
+}
+
+/*
+ * Can state s, advanced (not finished) with its horizon H and warm-up W, go on as the run
+ * of (horizon, warmup) from time 0 with the same seed would? Its events so far are that
+ * run's when they are all before the first difference: the horizon enters the law only by
+ * cutting events beyond it (sources, scalers and fault edges are scheduled at most up to
+ * it) except for a source with a profile, whose thinning draws stop at the horizon; the
+ * warm-up only by the start of the measurement. So: a run that ended (status 0) with
+ * (H, W) = (horizon, warmup); or one stopped by its budget in the generic loop with
+ * horizon <= H (equal when a profile thins), no event past the horizon, and the same
+ * warm-up or the measurement not yet begun and s->now < warmup. A shorter horizon also needs
+ * every scheduled event at most at it: then the run of (horizon, warmup) made the same
+ * schedule calls, so its heap is the same one (the same order among equal times). Then 1: s
+ * takes (horizon, warmup), errors go to err, and ac_sim_state_advance goes on. Else 0 (s
+ * unchanged).
+ */
+int ac_sim_state_resume(ac_sim_state *s, double horizon, double warmup, ac_error *err)
+{
+    int profiled = 0;
+    for (size_t i = 0; i < s->nentries; i++)
+        profiled |= s->entries[i].profile != NULL;
+    if (s->status == 0) {
+        if (horizon != s->horizon || warmup != s->warmup)
+            return 0;
+    } else if (s->status != AC_ELIMIT || !s->budget_hit || s->ran_fast || horizon > s->horizon ||
+               (profiled && horizon != s->horizon) || s->now > horizon ||
+               (warmup != s->warmup && (s->measuring || !(s->now < warmup)))) {
+        return 0;
+    }
+    for (size_t i = 0; i < s->nheap && horizon != s->horizon; i++)
+        if (s->hkey[i] > horizon)
+            return 0;
+    s->status = 0;
+    s->budget_hit = 0;
+    s->horizon = horizon;
+    s->warmup = warmup;
+    s->err = err;
+    return 1;
 }

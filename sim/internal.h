@@ -383,6 +383,7 @@ struct ac_sim_state {
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
     int budget_hit;     /* 1: the run stopped at event_cap */
+    int ran_fast;       /* 1: advanced by fast.c's loop (not resumable) */
     /* every 65,536 events (run.c's progress; NULL: none) */
     void (*tick)(const struct ac_sim_state *s, void *ctx);
     void *tick_ctx;
@@ -428,6 +429,9 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err);
 void ac_sim_state_free(ac_sim_state *s);
 int ac_sim_state_run(ac_sim_state *s);
+int ac_sim_state_advance(ac_sim_state *s);
+void ac_sim_state_finish(ac_sim_state *s);
+int ac_sim_state_resume(ac_sim_state *s, double horizon, double warmup, ac_error *err);
 uint32_t ac_sim_event_alloc(ac_sim_state *s);
 void ac_sim_event_release(ac_sim_state *s, uint32_t ev);
 /* ac_sim_event_schedule (sim/heap.h, inline): (re)schedule event ev at time t. */
