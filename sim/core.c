@@ -513,7 +513,8 @@ void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
 }
 
 /* Job j finished at node n (already out of the node's structures): record
- * it, then route it on (every parallel route, and one route chosen by p). */
+ * it, then route it on (every parallel route, and one route chosen by p; a sure choice
+ * without a draw), or pass it on as itself along the node's one sure one-to-one route. */
 void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
 {
     ac_sim_job *jb = &s->jobs[j];
@@ -526,13 +527,23 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     }
     if (jb->tmo_ev != AC_SIM_NIL)
         ac_sim_event_release(s, jb->tmo_ev);
+    if (n->cont != AC_SIM_NIL && !zombie) {
+        /* one sure one-to-one route: the same job goes on (its group's count unchanged) */
+        const ac_sim_route *r = &s->routes[n->cont];
+        jb->next = AC_SIM_NIL;
+        jb->node = AC_SIM_NIL;
+        jb->server = 0;
+        jb->attempt = 0;
+        deliver(s, r->via != AC_SIM_NIL ? r->via : r->to, j);
+        return;
+    }
     ac_sim_job_release(s, j);
     if (zombie)
         return;
     for (size_t i = 0; i < n->npar; i++)
         ac_sim_route_send(s, &s->routes[n->par[i]], g);
     if (n->nchoice > 0) {
-        double u = ac_sim_uniform(s);
+        double u = n->sure ? 0.0 : ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 ac_sim_route_send(s, &s->routes[n->choice[i]], g);
@@ -788,6 +799,7 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
         n->index = (uint32_t)i;
+        n->cont = AC_SIM_NIL;
         if (i >= model->nnodes) {
             rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
         } else {

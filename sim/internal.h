@@ -323,6 +323,10 @@ struct ac_sim_node {
     uint32_t *choice;
     double *cum;
     size_t nchoice;
+    int sure;      /* 1: one choice route, of p 1 (taken without a draw) */
+    uint32_t cont; /* the node's only route when it is sure and one to one (fan-out and
+                      fan-in 1): a finished job goes on along it as the same job (no draw,
+                      no new job); AC_SIM_NIL otherwise */
     /* state for the time averages (nextra: alive instances of a function, 1 while a
        queue has a visible message) */
     uint64_t njobs, nbusy, nextra;
