@@ -685,10 +685,15 @@ static inline uint32_t ac_sim_pool_pick(ac_sim_rng *r, ac_sim_pool_state *p, siz
     }
 }
 
-/* Accumulate the time averages of node n up to now. */
+/* Accumulate the time averages of node n up to now: the areas under its counts since its
+ * last touch. A node is touched before each change of a count, often several times at one
+ * instant (an execution's end, then the next start); those add dt = 0 to the areas and are
+ * skipped (the same sums, bit for bit). */
 static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
 {
     double dt = s->now - n->c.last_t;
+    if (dt == 0.0)
+        return;
     /* the counts fit in 63 bits: a signed conversion is one instruction, an unsigned one a
        branch and several */
     n->c.area_jobs += dt * (double)(int64_t)n->njobs;
