@@ -513,7 +513,8 @@ void ac_sim_route_send(ac_sim_state *s, const ac_sim_route *r, uint32_t g)
 }
 
 /* Job j finished at node n (already out of the node's structures): record
- * it, then route it on (every parallel route, and one route chosen by p). */
+ * it, then route it on (every parallel route, and one route chosen by p; a sure choice
+ * without a draw), or pass it on as itself along the node's one sure one-to-one route. */
 void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
 {
     ac_sim_job *jb = &s->jobs[j];
@@ -526,13 +527,23 @@ void ac_sim_job_done(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     }
     if (jb->tmo_ev != AC_SIM_NIL)
         ac_sim_event_release(s, jb->tmo_ev);
+    if (n->cont != AC_SIM_NIL && !zombie) {
+        /* one sure one-to-one route: the same job goes on (its group's count unchanged) */
+        const ac_sim_route *r = &s->routes[n->cont];
+        jb->next = AC_SIM_NIL;
+        jb->node = AC_SIM_NIL;
+        jb->server = 0;
+        jb->attempt = 0;
+        deliver(s, r->via != AC_SIM_NIL ? r->via : r->to, j);
+        return;
+    }
     ac_sim_job_release(s, j);
     if (zombie)
         return;
     for (size_t i = 0; i < n->npar; i++)
         ac_sim_route_send(s, &s->routes[n->par[i]], g);
     if (n->nchoice > 0) {
-        double u = ac_sim_uniform(s);
+        double u = n->sure ? 0.0 : ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 ac_sim_route_send(s, &s->routes[n->choice[i]], g);
@@ -579,180 +590,7 @@ void ac_sim_job_arm_initial(ac_sim_state *s, ac_sim_node *n, uint32_t j)
     arm_timeout(s, n, j);
 }
 
-/* ---- model check and state ----------------------------------------------------------------- */
-
-static const char *kind_name(ac_node_kind kind)
-{
-    switch (kind) {
-    case AC_NODE_POOL:
-        return "pool";
-    case AC_NODE_FUNCTION:
-        return "function";
-    case AC_NODE_QUEUE:
-        return "queue";
-    case AC_NODE_GATEWAY:
-        return "gateway";
-    }
-    return "node";
-}
-
-/* A function, queue or gateway with parameters the simulator can run. */
-static int serverless_ok(const ac_node *nd)
-{
-    switch (nd->kind) {
-    case AC_NODE_FUNCTION: {
-        const ac_function *f = &nd->u.function;
-        return f->concurrency >= 1 && f->concurrency < AC_SIM_NIL && f->duration > 0 &&
-               isfinite(f->duration) && f->cold_start >= 0 && isfinite(f->cold_start) &&
-               f->keep_alive >= 0 && !isnan(f->keep_alive) && f->scale_rate >= 0 &&
-               !isnan(f->scale_rate) && f->timeout > 0 && !isnan(f->timeout) &&
-               f->retries < AC_SIM_NIL && f->fail_prob >= 0 && f->fail_prob <= 1 &&
-               f->provisioned < AC_SIM_NIL && f->prewarm < AC_SIM_NIL && f->prewarm_interval >= 0 &&
-               isfinite(f->prewarm_interval) && (unsigned)f->invocation <= AC_INVOCATION_ASYNC;
-    }
-    case AC_NODE_QUEUE: {
-        const ac_queue *q = &nd->u.queue;
-        return q->capacity >= 1 && q->batch_size >= 1 && q->batch_size < AC_SIM_NIL &&
-               q->max_consumers >= 1 && q->max_receives >= 1 && q->visibility_timeout > 0 &&
-               isfinite(q->visibility_timeout);
-    }
-    case AC_NODE_GATEWAY: {
-        const ac_gateway *g = &nd->u.gateway;
-        return g->rate_limit > 0 && g->burst < AC_SIM_NIL && g->timeout >= 0 && !isnan(g->timeout);
-    }
-    case AC_NODE_POOL: break;
-    }
-    return 0;
-}
-
-/* The routes' graph: no cycle of instantaneous routes, and the choice routes out of each
- * node (summed in route order) have p summing to at most 1. 0 or AC_E*. */
-static int graph_check(const ac_model *m, const ac_sim_graph *g, ac_error *err)
-{
-    int rc;
-    size_t c = ac_sim_instant_cycle(m, g, &rc);
-    if (rc != 0)
-        return ac_error_set(err, rc, "simulation: out of memory");
-    if (c != AC_NONE)
-        return ac_error_set_at(err, AC_EINVAL, m->nodes[c].loc,
-                               "simulation: '%s' is on a cycle of routes that take no time "
-                               "(gateways and queue hand-offs): a job would go round "
-                               "forever at one instant",
-                               m->nodes[c].id ? m->nodes[c].id : "?");
-    for (size_t i = 0; i < m->nnodes; i++) {
-        double sum = 0;
-        for (size_t q = g->from.start[i]; q < g->from.start[i + 1]; q++)
-            if (!m->routes[g->from.idx[q]].parallel)
-                sum += m->routes[g->from.idx[q]].p;
-        if (sum > 1 + 1e-9)
-            return ac_error_set_at(err, AC_EINVAL, m->nodes[i].loc,
-                                   "the routes from '%s' have p summing to %g > 1",
-                                   m->nodes[i].id ? m->nodes[i].id : "?", sum);
-    }
-    return 0;
-}
-
-int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *err)
-{
-    for (size_t i = 0; i < m->nnodes; i++) {
-        const ac_node *nd = &m->nodes[i];
-        const ac_pool *p = &nd->u.pool;
-        if ((unsigned)nd->kind > AC_NODE_GATEWAY)
-            return ac_error_set_at(err, AC_EINVAL, nd->loc, "node '%s': unknown kind",
-                                   nd->id ? nd->id : "?");
-        if (nd->kind != AC_NODE_POOL) {
-            if (!serverless_ok(nd))
-                return ac_error_set_at(err, AC_EINVAL, nd->loc,
-                                       "%s '%s': invalid parameters for simulation",
-                                       kind_name(nd->kind), nd->id ? nd->id : "?");
-            continue;
-        }
-        if (opt->autoscale) {
-            int rc = ac_sim_autoscale_check(nd, err);
-            if (rc != 0)
-                return rc;
-        }
-        if (p->servers < 1 || p->servers >= AC_SIM_NIL || !(p->service_rate > 0) ||
-            !isfinite(p->service_rate) || p->buffer < 1 || !(p->timeout >= 0) ||
-            (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) ||
-            p->retries >= AC_SIM_NIL || (unsigned)p->dispatch > AC_DISPATCH_SHARED_QUEUE)
-            return ac_error_set_at(err, AC_EINVAL, nd->loc,
-                                   "pool '%s': invalid parameters for simulation",
-                                   nd->id ? nd->id : "?");
-    }
-    for (size_t i = 0; i < m->nlinks; i++) {
-        const ac_link *l = &m->links[i];
-        if (l->from >= m->nnodes || l->to >= m->nnodes || !(l->capacity > 0) ||
-            !(l->latency >= 0) || !isfinite(l->latency))
-            return ac_error_set_at(err, AC_EINVAL, l->loc, "link: invalid parameters");
-    }
-    for (size_t i = 0; i < m->nroutes; i++) {
-        const ac_route *r = &m->routes[i];
-        if (r->from >= m->nnodes || r->to >= m->nnodes || !(r->p >= 0 && r->p <= 1) ||
-            r->fanout < 1 || r->fanin < 1 || r->fanout >= AC_SIM_NIL || r->fanin >= AC_SIM_NIL)
-            return ac_error_set_at(err, AC_EINVAL, r->loc, "route: invalid parameters");
-        if (m->nodes[r->from].kind == AC_NODE_QUEUE && m->nodes[r->to].kind == AC_NODE_FUNCTION)
-            for (size_t l = 0; l < m->nlinks; l++)
-                if (m->links[l].from == r->from && m->links[l].to == r->to)
-                    return ac_error_set_at(err, AC_EINVAL, m->links[l].loc,
-                                           "simulation: a <link> between queue '%s' and its "
-                                           "consumer function '%s' is not simulated (polling "
-                                           "has no transmission)",
-                                           m->nodes[r->from].id ? m->nodes[r->from].id : "?",
-                                           m->nodes[r->to].id ? m->nodes[r->to].id : "?");
-    }
-    {
-        ac_sim_graph g;
-        int rc = ac_sim_graph_new(m, &g) != 0
-                     ? ac_error_set(err, AC_ENOMEM, "simulation: out of memory")
-                     : graph_check(m, &g, err);
-        ac_sim_graph_free(&g);
-        if (rc != 0)
-            return rc;
-    }
-    for (size_t i = 0; i < m->nsources; i++) {
-        const ac_source *src = &m->sources[i];
-        if (src->to >= m->nnodes || !(src->rate >= 0) || !isfinite(src->rate) ||
-            !(src->scv > 0) || !isfinite(src->scv))
-            return ac_error_set_at(err, AC_EINVAL, src->loc, "source '%s': invalid parameters",
-                                   src->id ? src->id : "?");
-        if (opt->use_profiles && src->profile != AC_NONE) {
-            const ac_profile *pr;
-            if (src->profile >= m->nprofiles)
-                return ac_error_set_at(err, AC_EINVAL, src->loc, "source: bad profile index");
-            pr = &m->profiles[src->profile];
-            if (pr->npoints < 2 || pr->points[0].at != 0)
-                return ac_error_set_at(err, AC_EINVAL, pr->loc, "profile: invalid points");
-            for (size_t k = 0; k < pr->npoints; k++)
-                if (!(pr->points[k].rate >= 0) || !isfinite(pr->points[k].rate) ||
-                    (k > 0 && !(pr->points[k].at > pr->points[k - 1].at)))
-                    return ac_error_set_at(err, AC_EINVAL, pr->points[k].loc,
-                                           "profile: invalid point");
-        }
-    }
-    for (size_t i = 0; i < m->npopulations; i++) {
-        const ac_population *p = &m->populations[i];
-        if (p->to >= m->nnodes || !(p->think_time >= 0) || !isfinite(p->think_time) ||
-            p->size >= AC_SIM_NIL)
-            return ac_error_set_at(err, AC_EINVAL, p->loc, "population '%s': invalid parameters",
-                                   p->id ? p->id : "?");
-    }
-    {
-        int rc = ac_sim_faults_check(m, opt, err);
-        if (rc != 0)
-            return rc;
-    }
-    for (size_t i = 0; i < opt->ninitial; i++) {
-        const ac_sim_initial_state *is = &opt->initial[i];
-        if (is->node >= m->nnodes || m->nodes[is->node].kind != AC_NODE_POOL ||
-            is->count != m->nodes[is->node].u.pool.servers ||
-            (is->count > 0 && is->jobs == NULL))
-            return ac_error_set(err, AC_EINVAL,
-                                "initial state %zu: node index (a pool) or server count is wrong",
-                                i);
-    }
-    return 0;
-}
+/* ---- state ------------------------------------------------------------------------------- */
 
 int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double horizon,
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err)
@@ -788,6 +626,7 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
     for (size_t i = 0; i < s->nnodes; i++) {
         ac_sim_node *n = &s->nodes[i];
         n->index = (uint32_t)i;
+        n->cont = AC_SIM_NIL;
         if (i >= model->nnodes) {
             rc = ac_sim_link_setup(s, n, &model->links[i - model->nnodes]);
         } else {
@@ -961,13 +800,23 @@ static int run_events(ac_sim_state *s)
     return 0;
 }
 
-/* Run one replication from time 0 to the horizon (one pool fed by one Poisson source: the
- * fast loop of fast.c, the same law and statistics). */
-int ac_sim_state_run(ac_sim_state *s)
+/* The events up to the horizon, or to the budget (s->event_cap: AC_ELIMIT, budget_hit; the
+ * state stays whole, so ac_sim_state_resume may go on). The first call takes the fast loop of
+ * fast.c when the model is one pool fed by one Poisson source (the same law and statistics);
+ * that loop cannot be resumed (s->ran_fast). */
+int ac_sim_state_advance(ac_sim_state *s)
 {
-    int rc = ac_sim_fast_eligible(s) ? ac_sim_fast_run(s) : run_events(s);
-    if (rc != 0)
-        return rc;
+    if (s->events == 0 && ac_sim_fast_eligible(s)) {
+        s->ran_fast = 1;
+        return ac_sim_fast_run(s);
+    }
+    return run_events(s);
+}
+
+/* The end of a replication at the horizon: the measurement window opened if no event did,
+ * every node's time averages closed at the horizon. */
+void ac_sim_state_finish(ac_sim_state *s)
+{
     if (!s->measuring)
         ac_sim_measure_begin(s);
     s->now = s->horizon;
@@ -978,5 +827,52 @@ int ac_sim_state_run(ac_sim_state *s)
         else
             ac_sim_node_touch(s, n);
     }
-    return 0;
+}
+
+/* Run one replication from time 0 to the horizon. */
+int ac_sim_state_run(ac_sim_state *s)
+{
+    int rc = ac_sim_state_advance(s);
+    if (rc == 0)
+        ac_sim_state_finish(s);
+    return rc;
+}
+
+/*
+ * Can state s, advanced (not finished) with its horizon H and warm-up W, go on as the run
+ * of (horizon, warmup) from time 0 with the same seed would? Its events so far are that
+ * run's when they are all before the first difference: the horizon enters the law only by
+ * cutting events beyond it (sources, scalers and fault edges are scheduled at most up to
+ * it) except for a source with a profile, whose thinning draws stop at the horizon; the
+ * warm-up only by the start of the measurement. So: a run that ended (status 0) with
+ * (H, W) = (horizon, warmup); or one stopped by its budget in the generic loop with
+ * horizon <= H (equal when a profile thins), no event past the horizon, and the same
+ * warm-up or the measurement not yet begun and s->now < warmup. A shorter horizon also needs
+ * every scheduled event at most at it: then the run of (horizon, warmup) made the same
+ * schedule calls, so its heap is the same one (the same order among equal times). Then 1: s
+ * takes (horizon, warmup), errors go to err, and ac_sim_state_advance goes on. Else 0 (s
+ * unchanged).
+ */
+int ac_sim_state_resume(ac_sim_state *s, double horizon, double warmup, ac_error *err)
+{
+    int profiled = 0;
+    for (size_t i = 0; i < s->nentries; i++)
+        profiled |= s->entries[i].profile != NULL;
+    if (s->status == 0) {
+        if (horizon != s->horizon || warmup != s->warmup)
+            return 0;
+    } else if (s->status != AC_ELIMIT || !s->budget_hit || s->ran_fast || horizon > s->horizon ||
+               (profiled && horizon != s->horizon) || s->now > horizon ||
+               (warmup != s->warmup && (s->measuring || !(s->now < warmup)))) {
+        return 0;
+    }
+    for (size_t i = 0; i < s->nheap && horizon != s->horizon; i++)
+        if (s->hkey[i] > horizon)
+            return 0;
+    s->status = 0;
+    s->budget_hit = 0;
+    s->horizon = horizon;
+    s->warmup = warmup;
+    s->err = err;
+    return 1;
 }

@@ -105,23 +105,29 @@ static void expiry_arm(ac_sim_state *s, ac_sim_node *n)
 }
 
 /* A new idle on-demand instance at the top (it became idle now). */
-static int idle_push(ac_sim_state *s, ac_sim_node *n)
+/* Double the ring of idle instances (rare: out of the inlined idle_push); 0 or AC_ENOMEM. */
+static int idle_grow(ac_sim_state *s, ac_sim_function_state *f)
+{
+    size_t cap = f->idle_cap ? 2 * f->idle_cap : 16;
+    double *t = malloc(cap * sizeof *t);
+    if (t == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (function instances)");
+        return AC_ENOMEM;
+    }
+    for (size_t i = 0; i < f->idle_len; i++)
+        t[i] = f->idle_t[(f->idle_head + i) % f->idle_cap];
+    free(f->idle_t);
+    f->idle_t = t;
+    f->idle_cap = cap;
+    f->idle_head = 0;
+    return 0;
+}
+
+static inline int idle_push(ac_sim_state *s, ac_sim_node *n)
 {
     ac_sim_function_state *f = &n->u.fn;
-    if (f->idle_len == f->idle_cap) {
-        size_t cap = f->idle_cap ? 2 * f->idle_cap : 16;
-        double *t = malloc(cap * sizeof *t);
-        if (t == NULL) {
-            ac_sim_fail(s, AC_ENOMEM, "out of memory (function instances)");
-            return AC_ENOMEM;
-        }
-        for (size_t i = 0; i < f->idle_len; i++)
-            t[i] = f->idle_t[(f->idle_head + i) % f->idle_cap];
-        free(f->idle_t);
-        f->idle_t = t;
-        f->idle_cap = cap;
-        f->idle_head = 0;
-    }
+    if (f->idle_len == f->idle_cap && idle_grow(s, f) != 0)
+        return AC_ENOMEM;
     f->idle_t[(f->idle_head + f->idle_len) % f->idle_cap] = s->now;
     f->idle_len++;
     if (f->idle_len == 1)
@@ -131,41 +137,53 @@ static int idle_push(ac_sim_state *s, ac_sim_node *n)
 
 /* ---- executions ------------------------------------------------------------------------------ */
 
-static uint32_t exec_alloc(ac_sim_state *s, ac_sim_node *n)
+/* Double the executions' pool (rare: out of the inlined exec_alloc); 0 or AC_E*. */
+static int exec_grow(ac_sim_state *s, ac_sim_function_state *f)
+{
+    size_t cap = f->nex_cap ? 2 * f->nex_cap : 64;
+    ac_sim_fexec *ex;
+    if (cap >= AC_SIM_NIL) {
+        ac_sim_fail(s, AC_ELIMIT, "too many function executions");
+        return AC_ELIMIT;
+    }
+    ex = realloc(f->ex, cap * sizeof *ex);
+    if (ex == NULL) {
+        ac_sim_fail(s, AC_ENOMEM, "out of memory (function executions)");
+        return AC_ENOMEM;
+    }
+    f->ex = ex;
+    for (size_t i = f->nex_cap; i < cap; i++) {
+        ex[i].ev = AC_SIM_NIL;
+        ex[i].next = (i + 1 < cap) ? (uint32_t)(i + 1) : f->ex_free;
+    }
+    f->ex_free = (uint32_t)f->nex_cap;
+    f->nex_cap = cap;
+    return 0;
+}
+
+/* Execution x's event, made at its first use (rare); 0 or AC_E*. */
+static int exec_event_new(ac_sim_state *s, ac_sim_node *n, uint32_t x)
+{
+    uint32_t e = ac_sim_event_alloc(s);
+    if (e == AC_SIM_NIL)
+        return s->status;
+    s->ev[e].kind = AC_SIM_EV_NODE;
+    s->ev[e].node = n->index;
+    s->ev[e].sub = FN_EXEC;
+    s->ev[e].arg = x;
+    n->u.fn.ex[x].ev = e;
+    return 0;
+}
+
+static inline uint32_t exec_alloc(ac_sim_state *s, ac_sim_node *n)
 {
     ac_sim_function_state *f = &n->u.fn;
     uint32_t x;
-    if (f->ex_free == AC_SIM_NIL) {
-        size_t cap = f->nex_cap ? 2 * f->nex_cap : 64;
-        ac_sim_fexec *ex;
-        if (cap >= AC_SIM_NIL) {
-            ac_sim_fail(s, AC_ELIMIT, "too many function executions");
-            return AC_SIM_NIL;
-        }
-        ex = realloc(f->ex, cap * sizeof *ex);
-        if (ex == NULL) {
-            ac_sim_fail(s, AC_ENOMEM, "out of memory (function executions)");
-            return AC_SIM_NIL;
-        }
-        f->ex = ex;
-        for (size_t i = f->nex_cap; i < cap; i++) {
-            ex[i].ev = AC_SIM_NIL;
-            ex[i].next = (i + 1 < cap) ? (uint32_t)(i + 1) : f->ex_free;
-        }
-        f->ex_free = (uint32_t)f->nex_cap;
-        f->nex_cap = cap;
-    }
+    if (f->ex_free == AC_SIM_NIL && exec_grow(s, f) != 0)
+        return AC_SIM_NIL;
     x = f->ex_free;
-    if (f->ex[x].ev == AC_SIM_NIL) {
-        uint32_t e = ac_sim_event_alloc(s);
-        if (e == AC_SIM_NIL)
-            return AC_SIM_NIL;
-        s->ev[e].kind = AC_SIM_EV_NODE;
-        s->ev[e].node = n->index;
-        s->ev[e].sub = FN_EXEC;
-        s->ev[e].arg = x;
-        f->ex[x].ev = e;
-    }
+    if (f->ex[x].ev == AC_SIM_NIL && exec_event_new(s, n, x) != 0)
+        return AC_SIM_NIL;
     f->ex_free = f->ex[x].next;
     f->ex[x].next = AC_SIM_NIL;
     f->ex[x].queue = AC_SIM_NIL;

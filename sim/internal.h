@@ -323,6 +323,10 @@ struct ac_sim_node {
     uint32_t *choice;
     double *cum;
     size_t nchoice;
+    int sure;      /* 1: one choice route, of p 1 (taken without a draw) */
+    uint32_t cont; /* the node's only route when it is sure and one to one (fan-out and
+                      fan-in 1): a finished job goes on along it as the same job (no draw,
+                      no new job); AC_SIM_NIL otherwise */
     /* state for the time averages (nextra: alive instances of a function, 1 while a
        queue has a visible message) */
     uint64_t njobs, nbusy, nextra;
@@ -383,6 +387,7 @@ struct ac_sim_state {
     uint64_t events;
     uint64_t event_cap; /* stop with AC_ELIMIT beyond this; 0: none */
     int budget_hit;     /* 1: the run stopped at event_cap */
+    int ran_fast;       /* 1: advanced by fast.c's loop (not resumable) */
     /* every 65,536 events (run.c's progress; NULL: none) */
     void (*tick)(const struct ac_sim_state *s, void *ctx);
     void *tick_ctx;
@@ -428,6 +433,9 @@ int ac_sim_state_new(const ac_model *model, const ac_sim_options *opt, double ho
                      double warmup, unsigned long long seed, ac_sim_state **out, ac_error *err);
 void ac_sim_state_free(ac_sim_state *s);
 int ac_sim_state_run(ac_sim_state *s);
+int ac_sim_state_advance(ac_sim_state *s);
+void ac_sim_state_finish(ac_sim_state *s);
+int ac_sim_state_resume(ac_sim_state *s, double horizon, double warmup, ac_error *err);
 uint32_t ac_sim_event_alloc(ac_sim_state *s);
 void ac_sim_event_release(ac_sim_state *s, uint32_t ev);
 /* ac_sim_event_schedule (sim/heap.h, inline): (re)schedule event ev at time t. */
@@ -677,10 +685,15 @@ static inline uint32_t ac_sim_pool_pick(ac_sim_rng *r, ac_sim_pool_state *p, siz
     }
 }
 
-/* Accumulate the time averages of node n up to now. */
+/* Accumulate the time averages of node n up to now: the areas under its counts since its
+ * last touch. A node is touched before each change of a count, often several times at one
+ * instant (an execution's end, then the next start); those add dt = 0 to the areas and are
+ * skipped (the same sums, bit for bit). */
 static inline void ac_sim_node_touch(const ac_sim_state *s, ac_sim_node *n)
 {
     double dt = s->now - n->c.last_t;
+    if (dt == 0.0)
+        return;
     /* the counts fit in 63 bits: a signed conversion is one instruction, an unsigned one a
        branch and several */
     n->c.area_jobs += dt * (double)(int64_t)n->njobs;

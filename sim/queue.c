@@ -282,7 +282,7 @@ static void receive(ac_sim_state *s, ac_sim_node *n)
     for (size_t i = 0; i < n->npar && s->status == 0; i++)
         dl_route(s, n, d, &s->routes[n->par[i]]);
     if (n->nchoice > 0 && s->status == 0) {
-        double u = ac_sim_uniform(s);
+        double u = n->sure ? 0.0 : ac_sim_uniform(s);
         for (size_t i = 0; i < n->nchoice; i++) {
             if (u < n->cum[i]) {
                 dl_route(s, n, d, &s->routes[n->choice[i]]);

@@ -155,7 +155,9 @@ cleanup:
     return found;
 }
 
-/* Node n's parallel routes and its choice routes (p > 0, cumulative p), in route order. */
+/* Node n's parallel routes and its choice routes (p > 0, cumulative p), in route order;
+ * whether its one choice route is sure (n->sure), and its only route when a job goes on
+ * along it as itself (n->cont: sure, fan-out and fan-in 1). */
 static int node_routes(ac_sim_state *s, ac_sim_node *n, size_t i)
 {
     const ac_model *m = s->model;
@@ -184,6 +186,12 @@ static int node_routes(ac_sim_state *s, ac_sim_node *n, size_t i)
             n->choice[n->nchoice] = (uint32_t)k;
             n->cum[n->nchoice++] = cum;
         }
+    }
+    n->sure = nc == 1 && n->cum[0] >= 1.0;
+    if (np + nc == 1 && (np == 1 || n->sure)) {
+        uint32_t k = np == 1 ? n->par[0] : n->choice[0];
+        if (s->routes[k].fanout == 1 && s->routes[k].fanin == 1)
+            n->cont = k;
     }
     return 0;
 }

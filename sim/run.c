@@ -240,23 +240,28 @@ static double precision(const ac_sim_welford *w, size_t nnodes, size_t nmodel_no
 }
 
 /*
- * The automatic horizon within the event budget: a pilot replication (seed stream
- * UINT64_MAX, discarded) runs with at most budget / (4 reps) events; if it does not reach
- * the horizon, the events per simulated second it showed set the horizon so that `reps`
- * replications take 0.8 of the budget. Counted events only (no clock): deterministic.
- * Returns the horizon; *limited = 1 when the budget shortened it.
+ * The automatic horizon within the event budget: a pilot replication runs with at most
+ * budget / (16 reps) events; if it does not reach the horizon, the events per simulated
+ * second it showed set the horizon h so that `reps` replications take 0.8 of the budget.
+ * The pilot is replication 0's start (its seed, stream 0; its warm-up): *pilot keeps its
+ * state (advanced, not finished) for ac_sim_state_resume. At the budget it stopped at
+ * s->now = (budget / (16 reps)) / rate = h / 12.8, before the warm-up h / 10 ends, so that a
+ * shortened run can go on as the run of h would. Counted events only (no clock):
+ * deterministic. *limited = 1 when the budget shortened the horizon.
  */
 static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, double reps,
-                         double *horizon, int *limited, ac_error *err)
+                         double *horizon, int *limited, ac_sim_state **pilot, ac_error *err)
 {
     ac_sim_state *s = NULL;
-    unsigned long long cap = (unsigned long long)((double)opt->max_events / (4.0 * reps));
-    int rc = ac_sim_state_new(model, opt, *horizon, *horizon / 10.0,
-                              ac_sim_seed_mix(opt->seed, ~0ULL), &s, err);
+    unsigned long long cap = (unsigned long long)((double)opt->max_events / (16.0 * reps));
+    double warmup = opt->warmup >= 0 ? opt->warmup : *horizon / 10.0;
+    int rc = ac_sim_state_new(model, opt, *horizon, warmup, ac_sim_seed_mix(opt->seed, 0ULL),
+                              &s, err);
+    *pilot = NULL;
     if (rc != 0)
         return rc;
     s->event_cap = cap > 0 ? cap : 1;
-    rc = ac_sim_state_run(s);
+    rc = ac_sim_state_advance(s);
     if (rc == AC_ELIMIT && s->events > s->event_cap && s->now > 0.0) {
         double rate = (double)s->events / s->now; /* events per simulated second */
         double h = 0.8 * (double)opt->max_events / (reps * rate);
@@ -267,7 +272,10 @@ static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, doubl
             *limited = 1;
         }
     }
-    ac_sim_state_free(s);
+    if (rc == 0)
+        *pilot = s;
+    else
+        ac_sim_state_free(s);
     return rc;
 }
 
@@ -324,13 +332,17 @@ static void progress_tick(const ac_sim_state *s, void *ctx)
     p->opt->progress(p->opt->progress_ctx, progress_done(p, s));
 }
 
+/* One replication: a new state, or the pilot's (tk->s set, resumed: errors into tk->err),
+ * run to the horizon. */
 static void *rep_run(void *arg)
 {
     rep_task *tk = arg;
-    memset(&tk->err, 0, sizeof tk->err);
-    tk->s = NULL;
-    tk->rc = ac_sim_state_new(tk->model, tk->opt, tk->horizon, tk->warmup, tk->seed, &tk->s,
-                              &tk->err);
+    tk->rc = 0;
+    if (tk->s == NULL) {
+        memset(&tk->err, 0, sizeof tk->err);
+        tk->rc = ac_sim_state_new(tk->model, tk->opt, tk->horizon, tk->warmup, tk->seed,
+                                  &tk->s, &tk->err);
+    }
     if (tk->rc == 0) {
         tk->s->event_cap = tk->cap;
         tk->s->tick = tk->tick;
@@ -345,7 +357,7 @@ static void *rep_run(void *arg)
 static void run_batch(rep_task *tasks, size_t nb)
 {
     pthread_t th[256];
-    int started[256] = {0};
+    int started[256] = {0}; /* nb <= 256: jobs <= 255, and one more beside a finished pilot */
     for (size_t k = 1; k < nb; k++)
         started[k] = pthread_create(&th[k], NULL, rep_run, &tasks[k]) == 0;
     rep_run(&tasks[0]);
@@ -451,10 +463,12 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
 
 /* The simulated horizon: the options' or, automatically, 20,000 times the model's time scale
  * (at least 10 times its slowest), capped so that the event budget leaves room for the least
- * number of replications, then measured by a pilot run. Returns 0 or the pilot's error. */
+ * number of replications, then measured by a pilot run (*pilot: its state, replication 0's
+ * start, or NULL). Returns 0 or the pilot's error. */
 static int run_horizon(const ac_model *model, const ac_sim_options *opt, double *horizon,
-                       int *limited, ac_error *err)
+                       int *limited, ac_sim_state **pilot, ac_error *err)
 {
+    *pilot = NULL;
     *horizon = opt->horizon > 0
                    ? opt->horizon
                    : fmax(20000.0 * ac_sim_timescale(model), 10.0 * ac_sim_slow_timescale(model));
@@ -477,7 +491,7 @@ static int run_horizon(const ac_model *model, const ac_sim_options *opt, double 
         }
         /* a request may cost many more events than two per node (instances, polls,
            retries): measure */
-        return pilot_horizon(model, opt, fmax(reps, 2.0), horizon, limited, err);
+        return pilot_horizon(model, opt, fmax(reps, 2.0), horizon, limited, pilot, err);
     }
     return 0;
 }
@@ -509,154 +523,223 @@ static void result_fill(const ac_model *model, const ac_sim_welford *w, const ac
     res->rel_halfwidth = precision(w, nnodes, model->nnodes, model->nsources + model->npopulations);
 }
 
-int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
-               ac_error *err)
-{
+/* ac_sim_run's working state. */
+typedef struct sim_run {
+    const ac_model *model;
     ac_sim_options opt;
-    ac_sim_result *res = NULL;
-    ac_sim_welford *w = NULL;
-    rep_task *tasks = NULL;
-    ac_sim_hist *ph = NULL; /* pooled histograms: nodes, then entries */
-    size_t nslots, nnodes = 0, r, bound, jobs;
-    double horizon, warmup, t_start = wall_now();
-    unsigned long long events = 0;
-    int rc = 0, limited = 0, stop = 0;
-    size_t look = 0; /* the next of opt.looks */
-    int looking;
+    ac_sim_result *res;
+    ac_sim_welford *w; /* per node, link and entry: AC_SIM_K_COUNT accumulators */
+    ac_sim_hist *ph;   /* pooled histograms: nodes, then entries */
+    rep_task *tasks;   /* jobs + 1 (a finished pilot runs beside jobs others) */
+    ac_sim_state *pilot; /* replication 0's start (run.c's pilot_horizon), or NULL */
+    int pilot_done;      /* 1: the pilot reached the horizon (only finished in its task) */
+    size_t nnodes, jobs, r, look;
+    double horizon, warmup, t_start;
+    unsigned long long events;
+    int limited, stop, looking;
     run_progress prog;
+} sim_run;
 
-    if (out == NULL || model == NULL)
-        return ac_error_set(err, AC_EINVAL, "ac_sim_run: NULL argument");
-    *out = NULL;
+/* The options (the defaults when user_opt is NULL) checked and the horizon set (the pilot
+ * kept when it can go on as replication 0). 0 or AC_E*. */
+static int run_setup(sim_run *sr, const ac_sim_options *user_opt, ac_error *err)
+{
+    ac_sim_options *opt = &sr->opt;
+    int rc;
     if (user_opt != NULL)
-        opt = *user_opt;
+        *opt = *user_opt;
     else
-        ac_sim_options_init(&opt);
-    if (opt.max_jobs == 0)
-        opt.max_jobs = 10000000;
-    jobs = opt.jobs < 1 ? 1 : opt.jobs > 256 ? 256 : opt.jobs;
-    if (!(opt.load_scale > 0) || !isfinite(opt.load_scale) || !(opt.horizon >= 0) ||
-        !isfinite(opt.horizon) || isnan(opt.warmup) || !(opt.rel_precision >= 0) ||
-        (opt.ninitial > 0 && opt.initial == NULL) || !(opt.profile_offset >= 0) ||
-        !isfinite(opt.profile_offset))
+        ac_sim_options_init(opt);
+    if (opt->max_jobs == 0)
+        opt->max_jobs = 10000000;
+    sr->jobs = opt->jobs < 1 ? 1 : opt->jobs > 255 ? 255 : opt->jobs;
+    if (!(opt->load_scale > 0) || !isfinite(opt->load_scale) || !(opt->horizon >= 0) ||
+        !isfinite(opt->horizon) || isnan(opt->warmup) || !(opt->rel_precision >= 0) ||
+        (opt->ninitial > 0 && opt->initial == NULL) || !(opt->profile_offset >= 0) ||
+        !isfinite(opt->profile_offset))
         return ac_error_set(err, AC_EINVAL, "simulation: invalid options");
-    if ((rc = ac_sim_model_check(model, &opt, err)) != 0)
+    if ((rc = ac_sim_model_check(sr->model, opt, err)) != 0)
         return rc;
-    rc = run_horizon(model, &opt, &horizon, &limited, err);
+    rc = run_horizon(sr->model, opt, &sr->horizon, &sr->limited, &sr->pilot, err);
     if (rc != 0)
         return rc;
-    warmup = opt.warmup >= 0 ? opt.warmup : horizon / 10.0;
-    if (!(warmup < horizon))
+    sr->warmup = opt->warmup >= 0 ? opt->warmup : sr->horizon / 10.0;
+    if (!(sr->warmup < sr->horizon))
         return ac_error_set(err, AC_EINVAL,
                             "simulation: the warm-up (%g s) must end before "
                             "the horizon (%g s)",
-                            warmup, horizon);
+                            sr->warmup, sr->horizon);
+    return 0;
+}
 
-    nnodes = model->nnodes + model->nlinks;
-    nslots = (nnodes + model->nsources + model->npopulations) * AC_SIM_K_COUNT;
-    res = result_new(model);
-    w = calloc(nslots ? nslots : 1, sizeof *w);
-    if (res != NULL)
-        ph = calloc(nnodes + res->nentries + 1, sizeof *ph);
-    if (res == NULL || w == NULL || ph == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
-        goto cleanup;
+/* The result, the accumulators and the tasks; the pilot handed to task 0 when it can go on
+ * as replication 0 (ac_sim_state_resume), else freed. 0 or AC_ENOMEM. */
+static int run_alloc(sim_run *sr, ac_error *err)
+{
+    const ac_model *model = sr->model;
+    size_t nslots;
+    sr->nnodes = model->nnodes + model->nlinks;
+    nslots = (sr->nnodes + model->nsources + model->npopulations) * AC_SIM_K_COUNT;
+    sr->res = result_new(model);
+    sr->w = calloc(nslots ? nslots : 1, sizeof *sr->w);
+    if (sr->res != NULL)
+        sr->ph = calloc(sr->nnodes + sr->res->nentries + 1, sizeof *sr->ph);
+    sr->tasks = calloc(sr->jobs + 1, sizeof *sr->tasks);
+    if (sr->res == NULL || sr->w == NULL || sr->ph == NULL || sr->tasks == NULL)
+        return ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
+    if (sr->pilot != NULL) {
+        sr->pilot_done = sr->pilot->status == 0;
+        if (ac_sim_state_resume(sr->pilot, sr->horizon, sr->warmup, &sr->tasks[0].err))
+            sr->tasks[0].s = sr->pilot;
+        else
+            ac_sim_state_free(sr->pilot);
+        sr->pilot = NULL;
+        sr->pilot_done = sr->pilot_done && sr->tasks[0].s != NULL;
     }
+    sr->prog.opt = &sr->opt;
+    sr->prog.horizon = sr->horizon;
+    sr->looking = sr->opt.look != NULL && sr->opt.looks != NULL && sr->opt.replications == 0;
+    sr->res->seed = sr->opt.seed;
+    sr->res->horizon = sr->horizon;
+    sr->res->warmup = sr->warmup;
+    sr->res->timescale = ac_sim_timescale(model);
+    return 0;
+}
 
-    tasks = calloc(jobs, sizeof *tasks);
-    if (tasks == NULL) {
-        rc = ac_error_set(err, AC_ENOMEM, "simulation: out of memory");
-        goto cleanup;
+/* The replications of the next batch, from r: one per job (one more when task 0 is a pilot
+ * already at the horizon), at most the bound, none beyond the next look; 0: done. */
+static size_t batch_size(sim_run *sr)
+{
+    const ac_sim_options *opt = &sr->opt;
+    size_t nb = sr->jobs + (sr->r == 0 && sr->pilot_done ? 1 : 0), bound;
+    if (replications_done(opt, sr->r, sr->w, sr->nnodes, sr->model, sr->events, sr->t_start,
+                          &sr->limited))
+        return 0;
+    bound = opt->replications > 0 ? opt->replications : opt->max_replications;
+    if (nb > bound - sr->r)
+        nb = bound - sr->r;
+    while (sr->looking && sr->look < opt->nlooks && opt->looks[sr->look] <= sr->r)
+        sr->look++; /* a count already passed (not increasing): no look there */
+    if (sr->looking && sr->look < opt->nlooks && nb > opt->looks[sr->look] - sr->r)
+        nb = opt->looks[sr->look] - sr->r; /* no replication beyond the next look */
+    return nb;
+}
+
+/* Run replications r .. r + nb - 1 (each with the budget left at the batch's start). */
+static void batch_run(sim_run *sr, size_t nb)
+{
+    const ac_sim_options *opt = &sr->opt;
+    for (size_t k = 0; k < nb; k++) {
+        rep_task *tk = &sr->tasks[k];
+        tk->model = sr->model;
+        tk->opt = opt;
+        tk->horizon = sr->horizon;
+        tk->warmup = sr->warmup;
+        tk->seed = ac_sim_seed_mix(opt->seed, (unsigned long long)(sr->r + k));
+        tk->cap = opt->max_events == 0           ? 0
+                  : opt->max_events > sr->events ? opt->max_events - sr->events
+                                                 : 1;
+        tk->tick = k == 0 && opt->progress != NULL ? progress_tick : NULL;
+        tk->tick_ctx = &sr->prog;
     }
-    prog.opt = &opt;
-    prog.horizon = horizon;
-    looking = opt.look != NULL && opt.looks != NULL && opt.replications == 0;
-    res->seed = opt.seed;
-    res->horizon = horizon;
-    res->warmup = warmup;
-    res->timescale = ac_sim_timescale(model);
-    for (r = 0; !stop;) {
-        size_t nb = jobs, k;
-        if (replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
+    sr->prog.events = sr->events;
+    sr->prog.r = sr->r;
+    sr->prog.nb = nb;
+    run_batch(sr->tasks, nb);
+}
+
+/* Take the batch's replications in order, as one thread would have (rep_take), into the
+ * accumulators; a look where one falls. 0 or AC_E*. */
+static int batch_take(sim_run *sr, size_t nb, ac_error *err)
+{
+    const ac_sim_options *opt = &sr->opt;
+    for (size_t k = 0; k < nb && !sr->stop; k++) {
+        int rc;
+        if (k > 0 && replications_done(opt, sr->r, sr->w, sr->nnodes, sr->model, sr->events,
+                                       sr->t_start, &sr->limited))
             break;
-        bound = opt.replications > 0 ? opt.replications : opt.max_replications;
-        if (nb > bound - r)
-            nb = bound - r;
-        while (looking && look < opt.nlooks && opt.looks[look] <= r)
-            look++; /* a count already passed (not increasing): no look there */
-        if (looking && look < opt.nlooks && nb > opt.looks[look] - r)
-            nb = opt.looks[look] - r; /* no replication beyond the next look */
-        for (k = 0; k < nb; k++) {
-            rep_task *tk = &tasks[k];
-            tk->model = model;
-            tk->opt = &opt;
-            tk->horizon = horizon;
-            tk->warmup = warmup;
-            tk->seed = ac_sim_seed_mix(opt.seed, (unsigned long long)(r + k));
-            tk->cap = opt.max_events == 0 ? 0
-                      : opt.max_events > events ? opt.max_events - events
-                                                : 1;
-            tk->tick = k == 0 && opt.progress != NULL ? progress_tick : NULL;
-            tk->tick_ctx = &prog;
-        }
-        prog.events = events;
-        prog.r = r;
-        prog.nb = nb;
-        run_batch(tasks, nb);
-        for (k = 0; k < nb && !stop; k++) {
-            if (k > 0 && replications_done(&opt, r, w, nnodes, model, events, t_start, &limited))
-                break;
-            rc = rep_take(&tasks[k], &opt, r, &events, &limited, &stop, err);
-            if (rc != 0)
-                goto cleanup;
-            if (stop)
-                break;
-            rc = rep_merge(tasks[k].s, nnodes, horizon - warmup, w, ph, err);
-            if (rc == 0 && r == 0)
-                rc = actions_take(tasks[k].s, res, err);
-            if (rc != 0)
-                goto cleanup;
-            r++;
-            if (looking && look < opt.nlooks && r == opt.looks[look]) {
-                /* a look: the result so far, at a count fixed in advance */
-                result_fill(model, w, ph, r, events, res);
-                if (opt.look(opt.look_ctx, res, look) == 1) {
-                    res->stopped_at_look = look + 1;
-                    stop = 1;
-                }
-                look++;
+        rc = rep_take(&sr->tasks[k], opt, sr->r, &sr->events, &sr->limited, &sr->stop, err);
+        if (rc != 0 || sr->stop)
+            return rc;
+        rc = rep_merge(sr->tasks[k].s, sr->nnodes, sr->horizon - sr->warmup, sr->w, sr->ph, err);
+        if (rc == 0 && sr->r == 0)
+            rc = actions_take(sr->tasks[k].s, sr->res, err);
+        if (rc != 0)
+            return rc;
+        sr->r++;
+        if (sr->looking && sr->look < opt->nlooks && sr->r == opt->looks[sr->look]) {
+            /* a look: the result so far, at a count fixed in advance */
+            result_fill(sr->model, sr->w, sr->ph, sr->r, sr->events, sr->res);
+            if (opt->look(opt->look_ctx, sr->res, sr->look) == 1) {
+                sr->res->stopped_at_look = sr->look + 1;
+                sr->stop = 1;
             }
-        }
-        tasks_free(tasks, nb);
-        if (opt.progress != NULL) {
-            prog.events = events;
-            prog.r = r;
-            prog.nb = 0;
-            opt.progress(opt.progress_ctx, progress_done(&prog, NULL));
+            sr->look++;
         }
     }
+    return 0;
+}
 
-    result_fill(model, w, ph, r, events, res);
-    res->converged = res->rel_halfwidth <= opt.rel_precision;
+/* The final estimates and flags into sr->res. */
+static void run_finish(sim_run *sr)
+{
+    ac_sim_result *res = sr->res;
+    result_fill(sr->model, sr->w, sr->ph, sr->r, sr->events, res);
+    res->converged = res->rel_halfwidth <= sr->opt.rel_precision;
     /* the budget shortened the horizon, or stopped the replications before the precision */
-    res->budget_limited =
-        limited && (opt.replications > 0 || !res->converged ||
-                    horizon < 10.0 * ac_sim_slow_timescale(model) || opt.horizon <= 0);
-    res->seed = opt.seed;
-    res->horizon = horizon;
-    res->warmup = warmup;
-    *out = res;
-    res = NULL;
+    res->budget_limited = sr->limited &&
+                          (sr->opt.replications > 0 || !res->converged ||
+                           sr->horizon < 10.0 * ac_sim_slow_timescale(sr->model) ||
+                           sr->opt.horizon <= 0);
+}
+
+static void run_free(sim_run *sr)
+{
+    if (sr->tasks != NULL)
+        tasks_free(sr->tasks, sr->jobs + 1);
+    free(sr->tasks);
+    ac_sim_state_free(sr->pilot);
+    ac_sim_result_free(sr->res);
+    free(sr->w);
+    if (sr->ph != NULL)
+        for (size_t i = 0; i < sr->nnodes + sr->model->nsources + sr->model->npopulations + 1;
+             i++)
+            ac_sim_hist_free(&sr->ph[i]);
+    free(sr->ph);
+}
+
+int ac_sim_run(const ac_model *model, const ac_sim_options *user_opt, ac_sim_result **out,
+               ac_error *err)
+{
+    sim_run sr;
+    int rc;
+    size_t nb;
+    if (out == NULL || model == NULL)
+        return ac_error_set(err, AC_EINVAL, "ac_sim_run: NULL argument");
+    *out = NULL;
+    memset(&sr, 0, sizeof sr);
+    sr.model = model;
+    sr.t_start = wall_now();
+    if ((rc = run_setup(&sr, user_opt, err)) != 0 || (rc = run_alloc(&sr, err)) != 0)
+        goto cleanup;
+    while (!sr.stop && (nb = batch_size(&sr)) > 0) {
+        batch_run(&sr, nb);
+        rc = batch_take(&sr, nb, err);
+        tasks_free(sr.tasks, nb);
+        if (rc != 0)
+            goto cleanup;
+        if (sr.opt.progress != NULL) {
+            sr.prog.events = sr.events;
+            sr.prog.r = sr.r;
+            sr.prog.nb = 0;
+            sr.opt.progress(sr.opt.progress_ctx, progress_done(&sr.prog, NULL));
+        }
+    }
+    run_finish(&sr);
+    *out = sr.res;
+    sr.res = NULL;
 cleanup:
-    if (tasks != NULL)
-        tasks_free(tasks, jobs);
-    free(tasks);
-    ac_sim_result_free(res);
-    free(w);
-    if (ph != NULL)
-        for (size_t i = 0; i < nnodes + model->nsources + model->npopulations + 1; i++)
-            ac_sim_hist_free(&ph[i]);
-    free(ph);
+    run_free(&sr);
     return rc;
 }
 

@@ -5,6 +5,8 @@
  */
 #include "helpers.h"
 
+#include <gsl/gsl_cdf.h>
+
 #include "archcheck/analysis.h"
 #include "archcheck/batch.h"
 #include "archcheck/link.h"
@@ -333,10 +335,29 @@ static void test_batch_closed_forms(void **state)
     ac_solver_batch_result_clear(&r);
 }
 
+/* The interval of e at the level of one of FANOUT_CHECKS comparisons of a family at 95%
+ * (Bonferroni: each at 1 - 0.05 / FANOUT_CHECKS, Student t with n - 1 degrees of freedom). */
+#define FANOUT_CHECKS 12
+static double fanout_halfwidth(ac_sim_estimate e)
+{
+    if (e.n < 2 || !isfinite(e.ci95))
+        return e.ci95;
+    return e.ci95 * gsl_cdf_tdist_Pinv(1.0 - 0.025 / FANOUT_CHECKS, (double)(e.n - 1)) /
+           gsl_cdf_tdist_Pinv(0.975, (double)(e.n - 1));
+}
+
 /* A pool of 6 behind a fan-out of 3 (rho 5/7), simulated: random and shared-queue exactly
  * (node mean jobs), the others inside their stated error; the end-to-end mean (the max over
  * the three siblings) inside its stated error, and not below the simulation (the iid max is
- * an upper bound for the associated siblings). */
+ * an upper bound for the associated siblings).
+ * The test makes FANOUT_CHECKS = 12 interval comparisons (5 policies x the node's mean jobs
+ * and the end-to-end mean, and the 2 bounds), so each is at the Bonferroni level 1 - 0.05/12
+ * (t 3.81 instead of 2.26 at 10 replications), for the family's 95%: at 95% each it missed
+ * on 2 of 40 seeds. Measured, 40 seeds (simulate --replications 10 --horizon 300s --warmup
+ * 30s) of the node's mean jobs against the exact batch value, z = (sim - exact) / se:
+ * random mean z -0.27 +- 0.17, sd 1.09; shared-queue +0.06 +- 0.13, sd 0.84 (t_9: sd 1.13),
+ * misses at 95% 2 and 0 of 40 (2 expected each); after the sure-route change +0.13 +- 0.19
+ * and -0.30 +- 0.17, 4 and 1 of 40: no bias, the misses are the comparisons' number. */
 static void test_fanout_pool(void **state)
 {
     const char *dispatch[] = {"random", "shared-queue", "power-of-d", "jsq", "jiq"};
@@ -377,17 +398,19 @@ static void test_fanout_pool(void **state)
                       e->mean_response_time.mean, e->mean_response_time.ci95);
         if (d < 2) {
             assert_non_null(nb->batch);
-            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <= sb->mean_jobs.ci95);
+            assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <=
+                        fanout_halfwidth(sb->mean_jobs));
             assert_true(nb->expected_rel_error < 1e-6);
         } else {
             assert_true(fabs(nb->mean_jobs - sb->mean_jobs.mean) <=
-                        sb->mean_jobs.ci95 + nb->expected_rel_error * nb->mean_jobs);
+                        fanout_halfwidth(sb->mean_jobs) + nb->expected_rel_error * nb->mean_jobs);
         }
         assert_true(fabs(a->e2e.mean_response_time - e->mean_response_time.mean) <=
-                    e->mean_response_time.ci95 + a->e2e.mean_rel_error * a->e2e.mean_response_time);
+                    fanout_halfwidth(e->mean_response_time) +
+                        a->e2e.mean_rel_error * a->e2e.mean_response_time);
         if (d < 2)
             assert_true(a->e2e.mean_response_time >=
-                        e->mean_response_time.mean - e->mean_response_time.ci95);
+                        e->mean_response_time.mean - fanout_halfwidth(e->mean_response_time));
         ac_sim_result_free(res);
         ac_analysis_free(a);
         ac_model_free(m);

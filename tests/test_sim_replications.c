@@ -324,6 +324,63 @@ static void test_jobs_identical(void **state)
     }
 }
 
+/*
+ * The pilot run that sets the automatic horizon is replication 0's start (sim/run.c's
+ * pilot_horizon, ac_sim_state_resume): an automatic run prints exactly what a fresh run with
+ * the horizon it chose prints, byte for byte, on 1 and 2 threads. Two budgets: one that cuts
+ * the pilot (the horizon shortened: the pilot stopped before the shorter warm-up ends and
+ * goes on to the shorter horizon) and one that lets the pilot reach the horizon (replication
+ * 0 is then only finished). A resumed state that drifted from the fresh run's law or draws
+ * (a warm-up begun too early, a horizon's cut events, a lost event) changes the text.
+ */
+static void test_pilot_is_replication_0(void **state)
+{
+    static const unsigned long long budgets[] = {400000, 200000000, 400000};
+    test_net t;
+    (void)state;
+    for (size_t b = 0; b < 3; b++) {
+        build_mixed(&t);
+        if (b == 2) { /* a fan-out of 10 to node 2 (40 servers): 3x the events the horizon's
+                         first cap counts on (two a node a request), so the pilot cuts it */
+            t.routes[2].fanout = 10;
+            t.nodes[2].u.pool.servers = 40;
+        }
+        for (size_t jobs = 1; jobs <= 2; jobs++) {
+            ac_sim_options o;
+            ac_sim_result *res;
+            char *fresh;
+            char *automatic;
+            ac_sim_options_init(&o);
+            o.seed = 91;
+            o.rel_precision = 0.05;
+            o.min_replications = 3;
+            o.max_events = budgets[b];
+            o.jobs = jobs;
+            res = run_ok(&t, &o);
+
+            /* the pilot's cap, budget / (16 x 3), cut it (b 0, 2) or not (b 1); in b 2 it
+               shortened the horizon below the first cap, budget / (3 x 2 x 5 nodes x 6/s) */
+            assert_int_equal((double)res->events / (double)res->replications >
+                                 (double)budgets[b] / 48.0,
+                             b != 1);
+            if (b == 2)
+                assert_true(res->horizon < (double)budgets[b] / 180.0);
+            o.horizon = res->horizon;
+            ac_sim_result_free(res);
+            fresh = format_with_jobs(&t, o, jobs);
+            o.horizon = 0;
+            automatic = format_with_jobs(&t, o, jobs);
+            if (strcmp(fresh, automatic) != 0)
+                fail_msg("budget %llu, %zu jobs: automatic\n%s\n---- fresh\n%s", budgets[b],
+                         jobs, automatic, fresh);
+            print_message("budget %llu, %zu jobs: %.*s\n", budgets[b], jobs,
+                          (int)strcspn(automatic, "\n"), automatic);
+            free(fresh);
+            free(automatic);
+        }
+    }
+}
+
 /* Through the binary: `simulate --jobs 2` prints what `--jobs 1` prints, byte for byte (an
  * automatic run stopped by the precision after an odd number of replications: the
  * speculative one of the last pair is discarded). */
@@ -353,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_rng_uniform),
         cmocka_unit_test(test_jobs_identical),
         cmocka_unit_test(test_simulate_jobs_cli),
+        cmocka_unit_test(test_pilot_is_replication_0),
     };
     return cmocka_run_group_tests_name("sim_replications", tests, NULL, NULL);
 }

@@ -168,10 +168,14 @@
  *    of the per-replication quantiles (averaging per-replication quantiles
  *    carries each one's small-sample bias, which many short replications make
  *    larger than the interval).
- *  - Automatic horizon with a budget: a discarded pilot replication (at most
- *    max_events / (4 min_replications) events) measures the events per
+ *  - Automatic horizon with a budget: a pilot replication (at most
+ *    max_events / (16 min_replications) events) measures the events per
  *    simulated second, and the horizon shrinks so that min_replications of
  *    them take 0.8 of `max_events` (budget_limited says so in the result).
+ *    The pilot is replication 0's start (its seed and warm-up; cut, it stops
+ *    before the shortened warm-up ends) and goes on as replication 0 when
+ *    that run is the one a fresh run with the chosen horizon makes: the
+ *    result is the same as with that horizon given.
  */
 #ifndef ARCHCHECK_SIM_H
 #define ARCHCHECK_SIM_H
