@@ -66,6 +66,7 @@ static const attr_spec function_attrs[] = {
     {"cold-start", T_DURATION, 0, NODE_OFF(u.function.cold_start), 0, NULL, AC_REF_NODE},
     {"keep-alive", T_DURATION, 0, NODE_OFF(u.function.keep_alive), 0, NULL, AC_REF_NODE},
     {"scale-rate", T_RATE, F_POSITIVE, NODE_OFF(u.function.scale_rate), 0, NULL, AC_REF_NODE},
+    {"scale-burst", T_COUNT, F_MIN1, NODE_OFF(u.function.scale_burst), MILLION, NULL, AC_REF_NODE},
     {"timeout", T_DURATION, F_POSITIVE, NODE_OFF(u.function.timeout), 0, NULL, AC_REF_NODE},
     {"retries", T_COUNT, 0, NODE_OFF(u.function.retries), 100, NULL, AC_REF_NODE},
     {"invocation", T_ENUM, 0, NODE_OFF(u.function.invocation), 0, kw_invocation, AC_REF_NODE},

@@ -467,7 +467,7 @@ int ac_sim_function_setup(ac_sim_state *s, ac_sim_node *n, const ac_function *fn
     f->cold_start = fn->cold_start;
     f->keep_alive = fn->keep_alive;
     f->scale_rate = fn->scale_rate;
-    f->depth = fn->scale_rate > 1.0 ? fn->scale_rate : 1.0;
+    f->depth = ac_function_scale_depth(fn);
     f->tokens = f->depth; /* full at time 0 */
     f->timeout = fn->timeout;
     f->fail_prob = fn->fail_prob;

@@ -232,7 +232,7 @@ static double sync_throttle_abs(const ac_function *fn, const ac_solver_function_
                                                r->load, fn->keep_alive, floor_));
     }
     gw.rate_limit = fn->scale_rate;
-    gw.burst = fn->scale_rate > 1.0 ? (size_t)floor(fmin(fn->scale_rate, 1e6)) : 1;
+    gw.burst = (size_t)floor(fmin(ac_function_scale_depth(fn), 1e6));
     gw.timeout = 0.0;
     if (isfinite(fn->scale_rate) &&
         ac_solver_gateway_solve(&gw, lambda * (1.0 - B), 0.0, &g, &e) == AC_OK)

@@ -5,7 +5,7 @@
  * pre-warm W every I. An execution lasts min(X, theta), X ~ Exp(d):
  *   T_e = d (1 - e^{-theta/d}),  p_f = e^{-theta/d} + (1 - e^{-theta/d}) f.
  * States: b_p, b_o busy instances (provisioned, on-demand; executing), c initialising, g
- * scale tokens (bucket G = max(1, s), full at t = 0), u waiting attempts (async, polled),
+ * scale tokens (bucket G = scale-burst, default max(1, s); full at t = 0), u waiting attempts (async, polled),
  * rho_1, rho_2 retries in back-off (async), w_1..w_k idle-warm on-demand instances in the
  * keep-alive's Erlang stages (w_1 the most recently idled; k = AC_TRANSIENT_KEEPALIVE_STAGES,
  * each stage left at kappa = k / T). The idle provisioned instances are P - b_p.
@@ -122,7 +122,7 @@ void ac_solver_tr_fn_setup(const ac_model *m, size_t v, tr_fn *F)
     ac_solver_tr_fn_params(F, fn, 0.0);
     F->kappa = (double)TR_KS / fn->keep_alive;
     F->s = fn->scale_rate;
-    F->G = fmax(1.0, fn->scale_rate);
+    F->G = ac_function_scale_depth(fn);
     F->P = (double)fn->provisioned;
     F->W = (double)fn->prewarm;
     F->I = fn->prewarm_interval;

@@ -2,9 +2,11 @@
  * End to end: the worst-case search on samples/faas-cascade.xml (a serverless cascade, its
  * objective with p95 terms on the transient's metrics).
  *
- *   - the GA (population 8) finds a worst case at least as bad as uniform random search's in
- *     the same budget and with the same seed (deterministic: the scores are asserted to
- *     the bit by the jobs 1 / jobs 2 comparison below);
+ *   - the GA (population 8) finds worst cases at least as bad as uniform random search's in
+ *     the same budget, on average over the seeds 1..10 (the issue's criterion: one seed may
+ *     go either way; with the sample's AWS defaults seed 1 gives GA 0.6835, random 0.6968,
+ *     the means 0.7055 and 0.7024); deterministic: the scores are asserted to the bit by
+ *     the jobs 1 / jobs 2 comparison below;
  *   - the worst case is a cascade: the fault propagates (the aggregator's throttles or the
  *     fan-out's p95 and the queue's backlog are up together);
  *   - `archcheck search` on the sample: the same bytes for --jobs 1 and --jobs 2, and again.
@@ -72,14 +74,21 @@ static void test_ga_vs_random(void **state)
     ac_model *m = load();
     ac_search_term_value tg[5], tr[5];
     double ga, rnd;
+    double ga_sum = 0.0, rnd_sum = 0.0;
     (void)state;
-    ga = search_best(m, AC_SEARCH_GA, 1, 40, tg, 5);
-    rnd = search_best(m, AC_SEARCH_RANDOM, 1, 40, tr, 5);
-    print_message("faas-cascade, 40 evaluations, seed 1: GA %.4f, random %.4f\n", ga, rnd);
+    for (unsigned long seed = 10; seed >= 1; seed--) { /* seed 1 last: its terms stay in tg */
+        ga = search_best(m, AC_SEARCH_GA, seed, 40, tg, 5);
+        rnd = search_best(m, AC_SEARCH_RANDOM, seed, 40, tr, 5);
+        print_message("faas-cascade, 40 evaluations, seed %lu: GA %.4f, random %.4f\n", seed, ga,
+                      rnd);
+        ga_sum += ga;
+        rnd_sum += rnd;
+    }
     for (size_t i = 0; i < 5; i++)
-        print_message("  term %zu: GA %.4g, random %.4g\n", i, tg[i].metric, tr[i].metric);
-    assert_true(ga >= rnd);
-    /* a cascade: the worst case degrades several stages at once (terms: error rate, fan-out
+        print_message("  seed 1, term %zu: GA %.4g, random %.4g\n", i, tg[i].metric, tr[i].metric);
+    print_message("means over 10 seeds: GA %.4f, random %.4f\n", ga_sum / 10.0, rnd_sum / 10.0);
+    assert_true(ga_sum >= rnd_sum);
+    /* a cascade: the worst case degrades several stages at once (terms: end-to-end loss, fan-out
        p95, end-to-end p95, aggregator throttles, queue backlog) */
     assert_true(ga > 0.3);
     assert_true(tg[4].metric > 10.0);                         /* the queue holds a backlog (s) */

@@ -169,6 +169,8 @@ static void test_defaults(void **state)
     assert_true(f->cold_start == 0.0);
     assert_double_close(f->keep_alive, 600, 0, 0);
     assert_double_close(f->scale_rate, 100, 0, 0);
+    assert_int_equal(f->scale_burst, 0);
+    assert_double_close(ac_function_scale_depth(f), 100, 0, 0); /* max(1, scale-rate) */
     assert_double_close(f->timeout, 3, 0, 0);
     assert_int_equal(f->retries, 0);
     assert_int_equal(f->invocation, AC_INVOCATION_SYNC);
@@ -221,7 +223,7 @@ static const char *const every_attribute_xml =
         "tolerance=\"0.05\" scale-up-delay=\"1min\" cooldown=\"10min\"/>\n"
         "</pool>\n"
         "<function id=\"fn\" concurrency=\"50\" duration=\"200ms\" cold-start=\"1s\" "
-        "keep-alive=\"5min\" scale-rate=\"600/min\" timeout=\"5s\" retries=\"1\" invocation=\"async\" "
+        "keep-alive=\"5min\" scale-rate=\"600/min\" scale-burst=\"1000\" timeout=\"5s\" retries=\"1\" invocation=\"async\" "
         "fail-prob=\"1%\"/>\n"
         "<queue id=\"q\" capacity=\"1000\" batch-size=\"5\" max-consumers=\"7\" "
         "visibility-timeout=\"45s\" max-receives=\"3\"/>\n"
@@ -299,6 +301,8 @@ static void check_every_system_attribute(const ac_model *m)
     assert_double_close(f->cold_start, 1, 0, 0);
     assert_double_close(f->keep_alive, 300, 0, 0);
     assert_double_close(f->scale_rate, 10, 0, 1e-15);
+    assert_int_equal(f->scale_burst, 1000);
+    assert_double_close(ac_function_scale_depth(f), 1000, 0, 0);
     assert_double_close(f->timeout, 5, 0, 0);
     assert_int_equal(f->retries, 1);
     assert_int_equal(f->retries_given, 1);
@@ -415,6 +419,12 @@ static void test_locations(void **state)
                     "</architecture>\n",
                "AC004", 3, 46);
     expect_one(HEAD "<pool id=\"web\" servers=\"2\"/>\n</architecture>\n", "AC018", 3, 1);
+    /* scale-burst (doc/format.md's extension): a count of at least 1, at most 10^6 */
+    expect_one(HEAD "<function id=\"web\" duration=\"1s\" scale-burst=\"0\"/>\n</architecture>\n",
+               "AC011", 3, 34);
+    expect_one(HEAD "<function id=\"web\" duration=\"1s\" scale-burst=\"2000000\"/>\n"
+                    "</architecture>\n",
+               "AC015", 3, 34);
     expect_one(HEAD "<pool id=\"web\" service-time=\"1s\"/>\n</architecture>\n", "AC004", 3, 1);
     /* a label with multi-byte characters before the attribute: columns count characters */
     expect_one(HEAD "<pool label=\"é€\" id=\"web\" servers=\"x\" service-time=\"1s\"/>\n"

@@ -300,6 +300,39 @@ static void test_function_cold_starts(void **state)
     ac_sim_result_free(res);
 }
 
+/* The scale-token bucket's depth (`scale-burst`, doc/format.md; AWS Lambda's 2023 scaling:
+ * 1,000 environments at once, refilled at 100/s). A sync function offered 1000/s from empty,
+ * executions of mean 1000 s (so nearly none ends within the horizon H = 10 s): every
+ * admission but the reuse of an ended execution's instance is a cold start and takes a
+ * token, and with arrivals ten times the refill every token is taken as it comes, so
+ * A = D + s H + R requests are admitted (within a token), R = the executions ended by H,
+ * each reused at once: E[R] = int_0^H a(u) (H - u) / d du with a = 1000/s until the bucket
+ * is empty (t* = D / (1000 - s) = 1.11 s) and s after: 14.4 (to +-2: the reuses themselves
+ * and the expansion of 1 - e^-x). Throttled fraction 1 - A / 10000 = 0.79856 (the 1 / N
+ * bias of a ratio is 1e-8 here); the default depth max(1, s) = 100 would give 0.8886. */
+static void test_function_scale_burst(void **state)
+{
+    ac_sim_options o = fixed_opt(41, 20, 10, 0);
+    ac_sim_result *res;
+    const ac_sim_node_result *f;
+    const double D = 1000, s = 100, H = 10, lam = 1000, d = 1000, ts = D / (lam - s);
+    const double R = lam * (H * ts - ts * ts / 2) / d + s * (H - ts) * (H - ts) / 2 / d;
+    const double exact = 1 - (D + s * H + R) / (lam * H);
+    (void)state;
+    res = sim_xml("<architecture format=\"1\">"
+                  "<workload><source id=\"s\" to=\"f\" rate=\"1000/s\"/></workload>"
+                  "<function id=\"f\" concurrency=\"100000\" duration=\"1000s\" "
+                  "timeout=\"100000s\" keep-alive=\"1h\" scale-rate=\"100/s\" "
+                  "scale-burst=\"1000\"/>"
+                  "</architecture>",
+                  &o);
+    f = res_node(res, "f");
+    show("throttle_fraction (scale-burst 1000)", f->throttle_fraction, exact);
+    assert_in_ci_abs(f->throttle_fraction, exact, 3.0 / (lam * H));
+    assert_true(f->throttle_fraction.ci95 < 0.002);
+    ac_sim_result_free(res);
+}
+
 /* Provisioned instances are warm from time 0 and never reclaimed; pre-warming tops the
  * instances up to W at every ping. */
 static void test_function_provisioned_prewarm(void **state)
@@ -768,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_function_async_erlang_c),
         cmocka_unit_test(test_function_timeout_fail),
         cmocka_unit_test(test_function_cold_starts),
+        cmocka_unit_test(test_function_scale_burst),
         cmocka_unit_test(test_function_provisioned_prewarm),
         cmocka_unit_test(test_queue_mmc),
         cmocka_unit_test(test_queue_dead_letters),

@@ -77,6 +77,8 @@ typedef struct ac_function {
     double cold_start;    /* s, default 0 */
     double keep_alive;    /* s, default 600 */
     double scale_rate;    /* instances per second, default 100 */
+    size_t scale_burst;   /* scale tokens the bucket holds (format extension, doc/format.md);
+                             0: the default max(1, scale_rate); see ac_function_scale_depth */
     double timeout;       /* s, default 3 */
     size_t retries;       /* default 0 (sync) or 2 (async) */
     int retries_given;    /* 1 when the file set `retries` */
@@ -88,6 +90,15 @@ typedef struct ac_function {
     size_t prewarm;           /* pre-warming: instances kept warm by pings */
     double prewarm_interval;  /* pre-warming: s between pings (0 without pre-warming) */
 } ac_function;
+
+/* The depth of a function's scale-token bucket (doc/serverless.md): `scale-burst`, else
+ * max(1, scale-rate) (one second of starts). */
+static inline double ac_function_scale_depth(const ac_function *f)
+{
+    if (f->scale_burst > 0)
+        return (double)f->scale_burst;
+    return f->scale_rate > 1.0 ? f->scale_rate : 1.0;
+}
 
 /* <queue>: a message queue (SQS-like). */
 typedef struct ac_queue {

@@ -65,7 +65,8 @@
  *    attempt runs on an idle provisioned instance, else on the most recently
  *    used idle on-demand instance (warm start), else on a new instance (cold
  *    start: `cold-start` c0, deterministic, then the execution) that takes a
- *    scale token (bucket of max(1, scale-rate) tokens, full at time 0,
+ *    scale token (bucket of `scale-burst` tokens, default max(1, scale-rate);
+ *    full at time 0,
  *    refilled continuously at `scale-rate`). The execution time X is
  *    exponential of mean `duration`; X > `timeout` fails at the timeout (c0
  *    not counted), otherwise it ends at X and fails with `fail-prob`. The

@@ -215,7 +215,8 @@ typedef struct ac_transient_node {
                                  backlog-duration); async and polled functions: attempts
                                  waiting for a slot or a scale token */
     double *tokens;           /* gateways (bounded): tokens in the bucket; functions: scale
-                                 tokens in their bucket of max(1, scale-rate) */
+                                 tokens in their bucket of scale-burst
+                                 (default max(1, scale-rate)) */
     double *dead_letter_rate; /* queues: messages moved to the dead-letter queue per second */
     double *cum_lost;         /* serverless stages: jobs lost since t = 0 (the integral of
                                  loss_rate) */
