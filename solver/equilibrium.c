@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
 #include "solver/pool.h"
@@ -51,71 +50,7 @@ static int is_tridiagonal(size_t n, const double *A)
 }
 
 /* The scratch doubles jacobian_solve needs for n levels. */
-#define AC_SOLVER_JSOLVE_WORK(n) (7 * (n))
-
-/* T x = b for the tridiagonal T (diagonal diag, upper up, lower low, n > 1) into x by GSL's
- * O(n) elimination; 0, or -1 when it fails or x is not finite. */
-static int tridiag_solve(size_t n, double *diag, double *up, double *low, double *b, double *x)
-{
-    gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
-    gsl_vector_view uv = gsl_vector_view_array(up, n - 1), lv = gsl_vector_view_array(low, n - 1);
-    gsl_vector_view xv = gsl_vector_view_array(x, n);
-    if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) !=
-            GSL_SUCCESS ||
-        !(max_abs(n, x) < INFINITY))
-        return -1;
-    return 0;
-}
-
-/*
- * A x = b into b for A = T + u v^T, T tridiagonal (a pool with retries: the rank-one term
- * lambda S'(P) a_k dP/dq_j of its Jacobian, see model.c), by Sherman-Morrison:
- *   x = y - z (v.y) / (1 + v.z),  T y = b,  T z = u,
- * with T = A - u v^T on the three diagonals. O(n) solves, then the residual max|A x - b|
- * checked in O(n^2) against 1e-10 (max|A| max|x| + max|b|): -1 (b untouched) when it fails,
- * when 1 + v.z is at rounding level, or when an elimination fails (the caller falls back to
- * dense LU). `work` holds 7 n doubles.
- */
-static int rank_one_solve(size_t n, const double *A, double *b, const double *u, const double *v,
-                          double *work)
-{
-    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
-    double *z = work + 4 * n, *rhs = work + 5 * n, *uu = work + 6 * n, vy = 0.0, vz = 0.0, beta;
-    double amax = 0.0, rmax = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        diag[i] = A[i * n + i] - u[i] * v[i];
-        if (i + 1 < n) {
-            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
-            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
-        }
-    }
-    /* GSL's solve reads the right-hand side only: copies keep b and u */
-    memcpy(rhs, b, n * sizeof *rhs);
-    memcpy(uu, u, n * sizeof *uu);
-    if (tridiag_solve(n, diag, up, low, rhs, y) < 0 || tridiag_solve(n, diag, up, low, uu, z) < 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        vy += v[i] * y[i];
-        vz += v[i] * z[i];
-    }
-    beta = 1.0 + vz;
-    if (!(fabs(beta) > 1e-12 * (1.0 + fabs(vz))))
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        y[i] -= z[i] * (vy / beta);
-    for (size_t i = 0; i < n; i++) {
-        double r = -b[i];
-        for (size_t j = 0; j < n; j++) {
-            r += A[i * n + j] * y[j];
-            amax = fmax(amax, fabs(A[i * n + j]));
-        }
-        rmax = fmax(rmax, fabs(r));
-    }
-    if (!(rmax <= 1e-10 * (amax * max_abs(n, y) + max_abs(n, b))))
-        return -1;
-    memcpy(b, y, n * sizeof *b);
-    return 0;
-}
+#define AC_SOLVER_JSOLVE_WORK(n) AC_SOLVER_TR1_WORK(n)
 
 /*
  * A x = b into b (A row-major, destroyed only on the dense path). A pool without retries
@@ -123,13 +58,13 @@ static int rank_one_solve(size_t n, const double *A, double *b, const double *u,
  * and q_k, the departures on q_k and q_{k+1}): then GSL's O(n) tridiagonal solve, whose
  * elimination without pivoting is stable here (J's columns sum to 0 inside, so J and I - h J
  * are column diagonally dominant). With retries (u, v not NULL) A is tridiagonal plus u v^T:
- * rank_one_solve. Elsewhere (jiq's first column), or when those solves fail or are not
+ * ac_solver_tr1 (linalg.c). Elsewhere (jiq's first column), or when those solves fail or are not
  * finite: dense LU. `work` holds AC_SOLVER_JSOLVE_WORK(n) doubles.
  */
 static int jacobian_solve(size_t n, double *A, double *b, const double *u, const double *v,
                           double *work, ac_error *err)
 {
-    if (n > 1 && u != NULL && rank_one_solve(n, A, b, u, v, work) == 0)
+    if (n > 1 && u != NULL && ac_solver_tr1(n, A, b, u, v, work) == 0)
         return 0;
     if (n > 1 && u == NULL && is_tridiagonal(n, A)) {
         double *diag = work, *up = work + n, *low = work + 2 * n, *x = work + 3 * n;
@@ -140,7 +75,7 @@ static int jacobian_solve(size_t n, double *A, double *b, const double *u, const
                 low[i] = A[(i + 1) * n + i];
             }
         }
-        if (tridiag_solve(n, diag, up, low, b, x) == 0) {
+        if (ac_solver_tridiag(n, diag, up, low, b, x) == 0) {
             memcpy(b, x, n * sizeof *b);
             return 0;
         }

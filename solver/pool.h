@@ -98,6 +98,18 @@ int ac_solver_model_build(const ac_pool *pool, double arrival_rate, size_t dim,
 
 /* Linear algebra (linalg.c). Matrices row-major. */
 int ac_solver_lu_solve(size_t n, double *A, double *b, ac_error *err);
+/* T x = b, T tridiagonal (diagonal diag[n], upper up[n-1], lower low[n-1]; n > 1), into x
+ * (GSL's elimination without pivoting); 0, or -1 when it fails or x is not finite. */
+int ac_solver_tridiag(size_t n, double *diag, double *up, double *low, double *b, double *x);
+/* A x = b into b for A (n x n) = T + u v^T with T tridiagonal: the Jacobian of a pool with
+ * retries and I - h J (model.c). Sherman-Morrison on two tridiagonal solves, the residual
+ * checked against 1e-10 (max|A| max|x| + max|b|). `work` holds AC_SOLVER_TR1_WORK(n) doubles;
+ * A, u, v are read only. Returns 0, or AC_ENUMERIC (b untouched, err not set: the caller
+ * falls back to dense LU) when A is singular or nearly, an elimination fails, or the
+ * residual check fails. */
+#define AC_SOLVER_TR1_WORK(n) (7 * (n))
+int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const double *v,
+                  double *work);
 int ac_solver_eigen(size_t n, const double *J, double *max_re, double *max_im,
                     double *min_re, size_t *unstable, ac_error *err);
 int ac_solver_lyapunov(size_t n, const double *J, const double *Q, double min_re, double max_re,

@@ -1,12 +1,16 @@
 /*
  * The equilibrium alone (ac_solver_pool_equilibrium) against the full solve and the closed
- * forms.
+ * forms; the tridiagonal + rank-one solve of Newton with retries (ac_solver_tr1) against
+ * GSL's dense LU.
  */
 #include "helpers.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_rng.h>
 
 #include "archcheck/solver.h"
+#include "solver/pool.h"
 
 #include "solver_pool.h"
 
@@ -148,10 +152,197 @@ static void test_equilibrium_only(void **state)
     }
 }
 
+/* x = A^-1 b by GSL's LU (A copied) into x, and cond_inf(A) = |A|_inf |A^-1|_inf */
+static double lu_reference(size_t n, const double *A, const double *b, double *x)
+{
+    gsl_matrix *M = gsl_matrix_alloc(n, n), *Inv = gsl_matrix_alloc(n, n);
+    gsl_permutation *perm = gsl_permutation_alloc(n);
+    gsl_vector_const_view bv = gsl_vector_const_view_array(b, n);
+    gsl_vector_view xv = gsl_vector_view_array(x, n);
+    double na = 0.0, ni = 0.0;
+    int sg;
+    assert_non_null(M);
+    assert_non_null(Inv);
+    assert_non_null(perm);
+    for (size_t i = 0; i < n; i++) {
+        double ra = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            gsl_matrix_set(M, i, j, A[i * n + j]);
+            ra += fabs(A[i * n + j]);
+        }
+        na = fmax(na, ra);
+    }
+    assert_int_equal(gsl_linalg_LU_decomp(M, perm, &sg), GSL_SUCCESS);
+    assert_int_equal(gsl_linalg_LU_solve(M, perm, &bv.vector, &xv.vector), GSL_SUCCESS);
+    assert_int_equal(gsl_linalg_LU_invert(M, perm, Inv), GSL_SUCCESS);
+    for (size_t i = 0; i < n; i++) {
+        double ri = 0.0;
+        for (size_t j = 0; j < n; j++)
+            ri += fabs(gsl_matrix_get(Inv, i, j));
+        ni = fmax(ni, ri);
+    }
+    gsl_matrix_free(M);
+    gsl_matrix_free(Inv);
+    gsl_permutation_free(perm);
+    return na * ni;
+}
+
+/* A = T + u v^T (n x n, row-major) from T's diagonals */
+static void tr1_dense(size_t n, const double *diag, const double *up, const double *low,
+                      const double *u, const double *v, double *A)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            A[i * n + j] = u[i] * v[j] + (i == j           ? diag[i]
+                                          : j == i + 1     ? up[i]
+                                          : i == j + 1     ? low[j]
+                                                           : 0.0);
+}
+
+/* ac_solver_tr1(A, b) against GSL's LU: 0 expected, max|x - x_lu| within the forward error
+ * of a 1e-10 backward error (the residual tr1 accepts), cond_inf(A) 1e-10 max|x| (plus LU's
+ * own, cond 1e-13); returns the relative difference */
+static double tr1_against_lu(size_t n, const double *A, const double *b, const double *u,
+                             const double *v)
+{
+    double *x = malloc(n * sizeof *x), *xl = malloc(n * sizeof *xl), d = 0.0, xm = 0.0, cond;
+    double *work = malloc(AC_SOLVER_TR1_WORK(n) * sizeof *work);
+    assert_non_null(x);
+    assert_non_null(xl);
+    assert_non_null(work);
+    memcpy(x, b, n * sizeof *x);
+    cond = lu_reference(n, A, b, xl);
+    assert_int_equal(ac_solver_tr1(n, A, x, u, v, work), 0);
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(x[i] - xl[i]));
+        xm = fmax(xm, fabs(xl[i]));
+    }
+    assert_true(d <= 2.0 * (1e-10 + 1e-13) * cond * xm);
+    free(x);
+    free(xl);
+    free(work);
+    return d / xm;
+}
+
+static void test_tridiagonal_rank_one(void **state)
+{
+    static const size_t sizes[] = {2, 3, 7, 30, 100};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    double diag[100], up[100], low[100], u[100], v[100], b[100], A[100 * 100], worst[2] = {0};
+    (void)state;
+    assert_non_null(rng);
+    gsl_rng_set(rng, 14);
+    for (int dominant = 1; dominant >= 0; dominant--) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            for (int rep = 0; rep < 20; rep++) {
+                size_t n = sizes[s];
+                for (size_t i = 0; i < n; i++) {
+                    up[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+                    low[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+                    u[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+                    v[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+                    b[i] = gsl_rng_uniform(rng) * 2.0 - 1.0;
+                    /* dominant: |T_ii| > 2 + the row's rank-one mass, else in [-1, 1] */
+                    diag[i] = dominant ? (gsl_rng_uniform(rng) < 0.5 ? -1.0 : 1.0) *
+                                             (2.5 + (double)n * fabs(u[i]))
+                                       : gsl_rng_uniform(rng) * 2.0 - 1.0;
+                }
+                tr1_dense(n, diag, up, low, u, v, A);
+                worst[dominant] = fmax(worst[dominant], tr1_against_lu(n, A, b, u, v));
+            }
+        }
+    }
+    print_message("tr1 vs LU, max relative difference: dominant %.2e, non-dominant %.2e\n",
+                  worst[1], worst[0]);
+    /* the diagonally dominant cases are well conditioned: agreement to rounding */
+    assert_true(worst[1] <= 1e-13);
+    {
+        /* singular A = T + u v^T (T regular): v = -z / |z|^2, z = T^-1 u, so that
+           1 + v.z = 0; tr1 must refuse and leave b untouched */
+        size_t n = 30;
+        double z[30], zz = 0.0, bc[30], work[AC_SOLVER_TR1_WORK(30)];
+        for (size_t i = 0; i < n; i++) {
+            diag[i] = 4.0;
+            up[i] = 1.0;
+            low[i] = -1.0;
+            u[i] = gsl_rng_uniform(rng) + 0.5;
+            b[i] = bc[i] = gsl_rng_uniform(rng);
+        }
+        {
+            double d2[30], u2[30], l2[30], uu[30];
+            memcpy(d2, diag, sizeof d2);
+            memcpy(u2, up, sizeof u2);
+            memcpy(l2, low, sizeof l2);
+            memcpy(uu, u, sizeof uu);
+            assert_int_equal(ac_solver_tridiag(n, d2, u2, l2, uu, z), 0);
+        }
+        for (size_t i = 0; i < n; i++)
+            zz += z[i] * z[i];
+        for (size_t i = 0; i < n; i++)
+            v[i] = -z[i] / zz;
+        tr1_dense(n, diag, up, low, u, v, A);
+        assert_int_equal(ac_solver_tr1(n, A, b, u, v, work), AC_ENUMERIC);
+        assert_memory_equal(b, bc, n * sizeof *b);
+        /* T singular (a zero pivot: diag 0 and an empty first row) while A is regular:
+           the eliminations cannot run, tr1 refuses (jacobian_solve then takes LU) */
+        diag[0] = 0.0;
+        up[0] = 0.0;
+        for (size_t i = 0; i < n; i++)
+            v[i] = gsl_rng_uniform(rng);
+        tr1_dense(n, diag, up, low, u, v, A);
+        assert_int_equal(ac_solver_tr1(n, A, b, u, v, work), AC_ENUMERIC);
+        assert_memory_equal(b, bc, n * sizeof *b);
+    }
+    gsl_rng_free(rng);
+}
+
+/* The system Newton solves for a pool with retries: J(q) = T + u gP^T, u_k = lf S'(P) a_k
+ * (model.c), at the bistable pool's good and bad states and at empty, against LU */
+static void test_tridiagonal_rank_one_pool(void **state)
+{
+    ac_pool p = make_pool(AC_DISPATCH_POWER_OF_D, 1000, 1.0, 40);
+    ac_solver_pool_result *r;
+    ac_solver_pool_model *m = NULL;
+    ac_error err = {0};
+    (void)state;
+    p.timeout = 8.0;
+    p.retries = 2;
+    r = solve_ok(&p, 700.0, NULL);
+    assert_true(r->bistable);
+    assert_int_equal(ac_solver_model_build(&p, 700.0, r->truncation, NULL, &m, NULL, &err), 0);
+    for (int at = 0; at < 3; at++) {
+        size_t n = m->n;
+        double *J = malloc(n * n * sizeof *J), *u = malloc(n * sizeof *u), *b, *q, pr, s0, s1, s2;
+        double *zero = calloc(n, sizeof *zero);
+        assert_non_null(J);
+        assert_non_null(u);
+        assert_non_null(zero);
+        q = at == 0 ? zero : r->equilibria[at == 1 ? r->good : r->bad].q;
+        b = malloc(n * sizeof *b);
+        assert_non_null(b);
+        for (size_t k = 0; k < n; k++)
+            b[k] = 1.0 / (1.0 + (double)k);
+        ac_solver_model_jacobian(m, q, J);
+        (void)ac_solver_model_rate(m, q, &pr, NULL);
+        ac_solver_retry_sum(m->retries, pr, &s0, &s1, &s2);
+        for (size_t k = 0; k < n; k++)
+            u[k] = (m->lambda + m->extra) * s1 * m->a[k];
+        (void)tr1_against_lu(n, J, b, u, m->gp);
+        free(J);
+        free(u);
+        free(b);
+        free(zero);
+    }
+    ac_solver_pool_model_free(m);
+    ac_solver_pool_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equilibrium_only),
+        cmocka_unit_test(test_tridiagonal_rank_one),
+        cmocka_unit_test(test_tridiagonal_rank_one_pool),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests_name("solver_equilibrium", tests, NULL, NULL);
