@@ -88,7 +88,7 @@ static int jacobian_solve(size_t n, double *A, double *b, const double *u, const
  * random, power-of-d and jsq, u_k = lf S'(P) a_k, gP = dP/dq in m->gp), times `scale`, into u:
  * 1 after ac_solver_model_jacobian(m, q, .) with retries and the generic Jacobian, else 0.
  */
-static int rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u)
+int ac_solver_rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u)
 {
     double p, s, s1, s2, lf = m->lambda + m->extra;
     if (m->retries == 0 || m->policy->jacobian != NULL || m->policy == &ac_solver_policy_jiq)
@@ -125,7 +125,7 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
         if (!isfinite(res))
             break;
         ac_solver_model_jacobian(m, q, J);
-        r1 = rank_one_term(m, q, 1.0, u);
+        r1 = ac_solver_rank_one_term(m, q, 1.0, u);
         for (i = 0; i < n; i++)
             f[i] = -f[i];
         if (jacobian_solve(n, J, f, r1 ? u : NULL, m->gp, work, err) < 0)
@@ -196,7 +196,7 @@ int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *o
             double dmax;
             ac_solver_model_drift(m, y, f);
             ac_solver_model_jacobian(m, y, J);
-            r1 = rank_one_term(m, y, -h, u); /* I - h J = (I - h T) - h u gP^T */
+            r1 = ac_solver_rank_one_term(m, y, -h, u); /* I - h J = (I - h T) - h u gP^T */
             for (i = 0; i < n; i++) {
                 size_t j;
                 g[i] = -(y[i] - q[i] - h * f[i]);
@@ -268,6 +268,20 @@ static gsl_odeiv2_driver *driver_new(ac_solver_pool_model *m, gsl_odeiv2_system 
     return d;
 }
 
+/* Integrate dq/dt = f(q) over [0, t_end] (s) with `ode` (pool_ode.c; NULL: msbdf). */
+int ac_solver_integrate_ode(ac_solver_pool_model *m, double *q, double t_end,
+                            const ac_solver_options *opt, ac_solver_pool_ode *ode, ac_error *err)
+{
+    int rc;
+    if (ode == NULL)
+        return ac_solver_integrate(m, q, t_end, opt, err);
+    rc = ac_solver_pool_ode_start(ode, q, err);
+    if (rc == 0)
+        rc = ac_solver_pool_ode_advance(ode, t_end, q, err);
+    clamp_unit(m->n, q);
+    return rc;
+}
+
 /* Integrate dq/dt = f(q) over [0, t_end] (s) with msbdf and the analytic Jacobian. */
 int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
                         const ac_solver_options *opt, ac_error *err)
@@ -318,27 +332,51 @@ int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options
 int ac_solver_settle_watch(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                            ac_solver_settle_watch_fn watch, void *ctx, ac_error *err)
 {
+    return ac_solver_settle_ode(m, q, opt, NULL, watch, ctx, err);
+}
+
+/* One chunk of the flow, [*t, t_end], by CVODE (ode) or msbdf (d). */
+static int flow_chunk(gsl_odeiv2_driver *d, ac_solver_pool_ode *ode, double *t, double t_end,
+                      double *q, ac_error *err)
+{
+    int status;
+    if (ode != NULL) {
+        int rc = ac_solver_pool_ode_advance(ode, t_end, q, err);
+        *t = ac_solver_pool_ode_time(ode);
+        return rc;
+    }
+    status = gsl_odeiv2_driver_apply(d, t, t_end, q);
+    if (status != GSL_SUCCESS)
+        return ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", *t,
+                            gsl_strerror(status));
+    return 0;
+}
+
+/* ac_solver_settle_watch, the flow integrated by `ode` (pool_ode.c; NULL: msbdf). */
+int ac_solver_settle_ode(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                         ac_solver_pool_ode *ode, ac_solver_settle_watch_fn watch, void *ctx,
+                         ac_error *err)
+{
     gsl_odeiv2_system sys;
-    gsl_odeiv2_driver *d = driver_new(m, &sys, opt);
+    gsl_odeiv2_driver *d = ode == NULL ? driver_new(m, &sys, opt) : NULL;
     size_t n = m->n;
     double *f = malloc(n * sizeof *f), *y = malloc(n * sizeof *y);
     double t = 0.0, chunk = 1.0 / m->mu, horizon = opt->max_time / m->mu, s = scale_of(m);
-    int rc = 0, status, stable;
-    if (d == NULL || f == NULL || y == NULL) {
+    int rc = 0, stable;
+    if ((d == NULL && ode == NULL) || f == NULL || y == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu levels)", n);
         goto cleanup;
     }
+    if (ode != NULL && (rc = ac_solver_pool_ode_start(ode, q, err)) < 0)
+        goto cleanup;
     if (watch != NULL && watch(ctx, q)) {
         rc = 1;
         goto cleanup;
     }
     for (;;) {
-        status = gsl_odeiv2_driver_apply(d, &t, t + chunk, q);
-        if (status != GSL_SUCCESS) {
-            rc = ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", t,
-                              gsl_strerror(status));
+        rc = flow_chunk(d, ode, &t, t + chunk, q, err);
+        if (rc < 0)
             goto cleanup;
-        }
         if (watch != NULL && watch(ctx, q)) {
             rc = 1;
             goto cleanup;

@@ -58,33 +58,15 @@ int ac_solver_tridiag(size_t n, double *diag, double *up, double *low, double *b
 }
 
 /*
- * A x = b into b for A = T + u v^T, T tridiagonal (pool.h), by Sherman-Morrison:
- *   x = y - z (v.y) / (1 + v.z),  T y = b,  T z = u,
- * with T = A - u v^T on the three diagonals (A's entries off them are taken as those of
- * u v^T). Two O(n) eliminations, then the residual max|A x - b| checked in O(n^2) against
- * 1e-10 (max|A| max|x| + max|b|). AC_ENUMERIC (b untouched) when an elimination fails, when
- * 1 + v.z is at rounding level (A singular or nearly), or when the residual check fails.
+ * Sherman-Morrison for (T + u v^T) y = b, T tridiagonal (diag, up, low; n > 1; read only):
+ *   y = w - z (v.w) / (1 + v.z),  T w = b,  T z = u,
+ * into y; `work` holds 4 n doubles. 0, or AC_ENUMERIC when an elimination fails or
+ * 1 + v.z is at rounding level (A singular or nearly).
  */
-int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const double *v,
-                  double *work)
+static int sherman_morrison(size_t n, double *diag, double *up, double *low, const double *u,
+                            const double *v, const double *b, double *y, double *work)
 {
-    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
-    double *z = work + 4 * n, *rhs = work + 5 * n, *uu = work + 6 * n, vy = 0.0, vz = 0.0, beta;
-    double amax = 0.0, rmax = 0.0;
-    if (n < 2) {
-        if (n == 1 && !(fabs(b[0] / A[0]) < INFINITY))
-            return AC_ENUMERIC;
-        if (n == 1)
-            b[0] /= A[0];
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        diag[i] = A[i * n + i] - u[i] * v[i];
-        if (i + 1 < n) {
-            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
-            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
-        }
-    }
+    double *z = work, *rhs = work + n, *uu = work + 2 * n, vy = 0.0, vz = 0.0, beta;
     /* copies keep b and u */
     memcpy(rhs, b, n * sizeof *rhs);
     memcpy(uu, u, n * sizeof *uu);
@@ -100,15 +82,96 @@ int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const d
         return AC_ENUMERIC;
     for (size_t i = 0; i < n; i++)
         y[i] -= z[i] * (vy / beta);
+    return 0;
+}
+
+/*
+ * A x = b into b for A = T + u v^T, T tridiagonal (pool.h): Sherman-Morrison with T = A -
+ * u v^T on the three diagonals (A's entries off them are taken as those of u v^T), then the
+ * residual max|A x - b| checked in O(n^2) on the dense A against 1e-10 (max|A| max|x| +
+ * max|b|). AC_ENUMERIC (b untouched) when an elimination fails, when 1 + v.z is at rounding
+ * level (A singular or nearly), or when the residual check fails.
+ */
+int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const double *v,
+                  double *work)
+{
+    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
+    double amax = 0.0, rmax = 0.0;
+    if (n < 2) {
+        if (n == 1 && !(fabs(b[0] / A[0]) < INFINITY))
+            return AC_ENUMERIC;
+        if (n == 1)
+            b[0] /= A[0];
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
+        diag[i] = A[i * n + i] - u[i] * v[i];
+        if (i + 1 < n) {
+            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
+            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
+        }
+    }
+    if (sherman_morrison(n, diag, up, low, u, v, b, y, work + 4 * n) != 0)
+        return AC_ENUMERIC;
+    /* the residual's loop without calls (fmax is one in libm): a NaN in A or y makes r NaN */
+    for (size_t i = 0; i < n; i++) {
+        const double *row = A + i * n;
         double r = -b[i];
         for (size_t j = 0; j < n; j++) {
-            r += A[i * n + j] * y[j];
-            amax = fmax(amax, fabs(A[i * n + j]));
+            double a = fabs(row[j]);
+            r += row[j] * y[j];
+            amax = a > amax ? a : amax;
         }
-        rmax = fmax(rmax, fabs(r));
+        r = fabs(r);
+        if (!(r <= rmax))
+            rmax = r;
     }
     if (!(rmax <= 1e-10 * (amax * max_abs_of(n, y) + max_abs_of(n, b))))
+        return AC_ENUMERIC;
+    memcpy(b, y, n * sizeof *b);
+    return 0;
+}
+
+/*
+ * The same for A given by its parts, T's diagonals (diag[n], up[n-1], low[n-1], read only)
+ * and u, v: the residual max|T x + u (v.x) - b| in O(n) against 1e-10 (max|T| max|x| +
+ * max|u| max|v| max|x| n + max|b|). For a caller whose A is T + u v^T by construction (the
+ * pool ODE's Newton matrix); `work` holds AC_SOLVER_TR1_WORK(n) doubles.
+ */
+int ac_solver_tr1_parts(size_t n, double *diag, double *up, double *low, const double *u,
+                        const double *v, double *b, double *work)
+{
+    double *y = work, vy = 0.0, tmax = 0.0, rmax = 0.0, xm, uvm;
+    if (n < 2) {
+        double a = n == 1 ? diag[0] + u[0] * v[0] : 1.0;
+        if (n == 1 && !(fabs(b[0] / a) < INFINITY))
+            return AC_ENUMERIC;
+        if (n == 1)
+            b[0] /= a;
+        return 0;
+    }
+    if (sherman_morrison(n, diag, up, low, u, v, b, y, work + n) != 0)
+        return AC_ENUMERIC;
+    for (size_t i = 0; i < n; i++)
+        vy += v[i] * y[i];
+    for (size_t i = 0; i < n; i++) {
+        double r = diag[i] * y[i] + u[i] * vy - b[i], t = fabs(diag[i]);
+        if (i + 1 < n) {
+            r += up[i] * y[i + 1];
+            t += fabs(up[i]);
+        }
+        if (i > 0) {
+            r += low[i - 1] * y[i - 1];
+            t += fabs(low[i - 1]);
+        }
+        r = fabs(r);
+        if (!(r <= rmax))
+            rmax = r;
+        tmax = t > tmax ? t : tmax;
+    }
+    xm = max_abs_of(n, y);
+    uvm = max_abs_of(n, u) * max_abs_of(n, v) * (double)n;
+    if (!(rmax <= 1e-10 * ((tmax + uvm) * xm + max_abs_of(n, b))))
         return AC_ENUMERIC;
     memcpy(b, y, n * sizeof *b);
     return 0;

@@ -224,6 +224,27 @@ static double tr1_against_lu(size_t n, const double *A, const double *b, const d
     return d / xm;
 }
 
+/* ac_solver_tr1_parts (T's diagonals, u, v) gives tr1's x within 1e-12 max|x| (the same
+ * eliminations; T's diagonals taken from A differ by rounding) */
+static void parts_against_dense(size_t n, const double *diag, const double *up, const double *low,
+                                const double *u, const double *v, const double *b, const double *A)
+{
+    double d[100], du[100], dl[100], x[100], xp[100], work[AC_SOLVER_TR1_WORK(100)], e = 0.0,
+        xm = 0.0;
+    memcpy(d, diag, n * sizeof *d);
+    memcpy(du, up, n * sizeof *du);
+    memcpy(dl, low, n * sizeof *dl);
+    memcpy(x, b, n * sizeof *x);
+    memcpy(xp, b, n * sizeof *xp);
+    assert_int_equal(ac_solver_tr1(n, A, x, u, v, work), 0);
+    assert_int_equal(ac_solver_tr1_parts(n, d, du, dl, u, v, xp, work), 0);
+    for (size_t i = 0; i < n; i++) {
+        e = fmax(e, fabs(x[i] - xp[i]));
+        xm = fmax(xm, fabs(x[i]));
+    }
+    assert_true(e <= 1e-12 * xm);
+}
+
 static void test_tridiagonal_rank_one(void **state)
 {
     static const size_t sizes[] = {2, 3, 7, 30, 100};
@@ -249,6 +270,7 @@ static void test_tridiagonal_rank_one(void **state)
                 }
                 tr1_dense(n, diag, up, low, u, v, A);
                 worst[dominant] = fmax(worst[dominant], tr1_against_lu(n, A, b, u, v));
+                parts_against_dense(n, diag, up, low, u, v, b, A);
             }
         }
     }
@@ -283,6 +305,8 @@ static void test_tridiagonal_rank_one(void **state)
         tr1_dense(n, diag, up, low, u, v, A);
         assert_int_equal(ac_solver_tr1(n, A, b, u, v, work), AC_ENUMERIC);
         assert_memory_equal(b, bc, n * sizeof *b);
+        assert_int_equal(ac_solver_tr1_parts(n, diag, up, low, u, v, b, work), AC_ENUMERIC);
+        assert_memory_equal(b, bc, n * sizeof *b);
         /* T singular (a zero pivot: diag 0 and an empty first row) while A is regular:
            the eliminations cannot run, tr1 refuses (jacobian_solve then takes LU) */
         diag[0] = 0.0;
@@ -291,6 +315,8 @@ static void test_tridiagonal_rank_one(void **state)
             v[i] = gsl_rng_uniform(rng);
         tr1_dense(n, diag, up, low, u, v, A);
         assert_int_equal(ac_solver_tr1(n, A, b, u, v, work), AC_ENUMERIC);
+        assert_memory_equal(b, bc, n * sizeof *b);
+        assert_int_equal(ac_solver_tr1_parts(n, diag, up, low, u, v, b, work), AC_ENUMERIC);
         assert_memory_equal(b, bc, n * sizeof *b);
     }
     gsl_rng_free(rng);
