@@ -380,7 +380,7 @@ static double *warm_copy(const double *q, size_t n)
     return d;
 }
 
-/* Keep res's least equilibrium (found from empty) and greatest (from full) at lambda in w,
+/* Keep res's least equilibrium (found from empty or the closed form) and greatest (from full) at lambda in w,
  * in place of its oldest entry. */
 static void warm_keep(ac_an_warm_set *w, const ac_solver_pool_result *res, size_t servers,
                       double lambda)
@@ -398,7 +398,9 @@ static void warm_keep(ac_an_warm_set *w, const ac_solver_pool_result *res, size_
         const ac_solver_equilibrium *eq = &res->equilibria[e];
         if (eq->dim != w->at[k].dim)
             continue;
-        if ((eq->found_from & AC_SOLVER_FROM_EMPTY) && w->at[k].low == NULL)
+        /* the closed form's equilibrium (no retries) is the unique one, hence the least */
+        if ((eq->found_from & (AC_SOLVER_FROM_EMPTY | AC_SOLVER_FROM_CLOSED_FORM)) &&
+            w->at[k].low == NULL)
             w->at[k].low = warm_copy(eq->q, eq->dim);
         if ((eq->found_from & AC_SOLVER_FROM_FULL) && w->at[k].high == NULL)
             w->at[k].high = warm_copy(eq->q, eq->dim);

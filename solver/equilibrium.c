@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_odeiv2.h>
 
 #include "solver/pool.h"
@@ -51,71 +50,7 @@ static int is_tridiagonal(size_t n, const double *A)
 }
 
 /* The scratch doubles jacobian_solve needs for n levels. */
-#define AC_SOLVER_JSOLVE_WORK(n) (7 * (n))
-
-/* T x = b for the tridiagonal T (diagonal diag, upper up, lower low, n > 1) into x by GSL's
- * O(n) elimination; 0, or -1 when it fails or x is not finite. */
-static int tridiag_solve(size_t n, double *diag, double *up, double *low, double *b, double *x)
-{
-    gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
-    gsl_vector_view uv = gsl_vector_view_array(up, n - 1), lv = gsl_vector_view_array(low, n - 1);
-    gsl_vector_view xv = gsl_vector_view_array(x, n);
-    if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) !=
-            GSL_SUCCESS ||
-        !(max_abs(n, x) < INFINITY))
-        return -1;
-    return 0;
-}
-
-/*
- * A x = b into b for A = T + u v^T, T tridiagonal (a pool with retries: the rank-one term
- * lambda S'(P) a_k dP/dq_j of its Jacobian, see model.c), by Sherman-Morrison:
- *   x = y - z (v.y) / (1 + v.z),  T y = b,  T z = u,
- * with T = A - u v^T on the three diagonals. O(n) solves, then the residual max|A x - b|
- * checked in O(n^2) against 1e-10 (max|A| max|x| + max|b|): -1 (b untouched) when it fails,
- * when 1 + v.z is at rounding level, or when an elimination fails (the caller falls back to
- * dense LU). `work` holds 7 n doubles.
- */
-static int rank_one_solve(size_t n, const double *A, double *b, const double *u, const double *v,
-                          double *work)
-{
-    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
-    double *z = work + 4 * n, *rhs = work + 5 * n, *uu = work + 6 * n, vy = 0.0, vz = 0.0, beta;
-    double amax = 0.0, rmax = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        diag[i] = A[i * n + i] - u[i] * v[i];
-        if (i + 1 < n) {
-            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
-            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
-        }
-    }
-    /* GSL's solve reads the right-hand side only: copies keep b and u */
-    memcpy(rhs, b, n * sizeof *rhs);
-    memcpy(uu, u, n * sizeof *uu);
-    if (tridiag_solve(n, diag, up, low, rhs, y) < 0 || tridiag_solve(n, diag, up, low, uu, z) < 0)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        vy += v[i] * y[i];
-        vz += v[i] * z[i];
-    }
-    beta = 1.0 + vz;
-    if (!(fabs(beta) > 1e-12 * (1.0 + fabs(vz))))
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        y[i] -= z[i] * (vy / beta);
-    for (size_t i = 0; i < n; i++) {
-        double r = -b[i];
-        for (size_t j = 0; j < n; j++) {
-            r += A[i * n + j] * y[j];
-            amax = fmax(amax, fabs(A[i * n + j]));
-        }
-        rmax = fmax(rmax, fabs(r));
-    }
-    if (!(rmax <= 1e-10 * (amax * max_abs(n, y) + max_abs(n, b))))
-        return -1;
-    memcpy(b, y, n * sizeof *b);
-    return 0;
-}
+#define AC_SOLVER_JSOLVE_WORK(n) AC_SOLVER_TR1_WORK(n)
 
 /*
  * A x = b into b (A row-major, destroyed only on the dense path). A pool without retries
@@ -123,13 +58,13 @@ static int rank_one_solve(size_t n, const double *A, double *b, const double *u,
  * and q_k, the departures on q_k and q_{k+1}): then GSL's O(n) tridiagonal solve, whose
  * elimination without pivoting is stable here (J's columns sum to 0 inside, so J and I - h J
  * are column diagonally dominant). With retries (u, v not NULL) A is tridiagonal plus u v^T:
- * rank_one_solve. Elsewhere (jiq's first column), or when those solves fail or are not
+ * ac_solver_tr1 (linalg.c). Elsewhere (jiq's first column), or when those solves fail or are not
  * finite: dense LU. `work` holds AC_SOLVER_JSOLVE_WORK(n) doubles.
  */
 static int jacobian_solve(size_t n, double *A, double *b, const double *u, const double *v,
                           double *work, ac_error *err)
 {
-    if (n > 1 && u != NULL && rank_one_solve(n, A, b, u, v, work) == 0)
+    if (n > 1 && u != NULL && ac_solver_tr1(n, A, b, u, v, work) == 0)
         return 0;
     if (n > 1 && u == NULL && is_tridiagonal(n, A)) {
         double *diag = work, *up = work + n, *low = work + 2 * n, *x = work + 3 * n;
@@ -140,7 +75,7 @@ static int jacobian_solve(size_t n, double *A, double *b, const double *u, const
                 low[i] = A[(i + 1) * n + i];
             }
         }
-        if (tridiag_solve(n, diag, up, low, b, x) == 0) {
+        if (ac_solver_tridiag(n, diag, up, low, b, x) == 0) {
             memcpy(b, x, n * sizeof *b);
             return 0;
         }
@@ -153,7 +88,7 @@ static int jacobian_solve(size_t n, double *A, double *b, const double *u, const
  * random, power-of-d and jsq, u_k = lf S'(P) a_k, gP = dP/dq in m->gp), times `scale`, into u:
  * 1 after ac_solver_model_jacobian(m, q, .) with retries and the generic Jacobian, else 0.
  */
-static int rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u)
+int ac_solver_rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u)
 {
     double p, s, s1, s2, lf = m->lambda + m->extra;
     if (m->retries == 0 || m->policy->jacobian != NULL || m->policy == &ac_solver_policy_jiq)
@@ -190,7 +125,7 @@ int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *e
         if (!isfinite(res))
             break;
         ac_solver_model_jacobian(m, q, J);
-        r1 = rank_one_term(m, q, 1.0, u);
+        r1 = ac_solver_rank_one_term(m, q, 1.0, u);
         for (i = 0; i < n; i++)
             f[i] = -f[i];
         if (jacobian_solve(n, J, f, r1 ? u : NULL, m->gp, work, err) < 0)
@@ -261,7 +196,7 @@ int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *o
             double dmax;
             ac_solver_model_drift(m, y, f);
             ac_solver_model_jacobian(m, y, J);
-            r1 = rank_one_term(m, y, -h, u); /* I - h J = (I - h T) - h u gP^T */
+            r1 = ac_solver_rank_one_term(m, y, -h, u); /* I - h J = (I - h T) - h u gP^T */
             for (i = 0; i < n; i++) {
                 size_t j;
                 g[i] = -(y[i] - q[i] - h * f[i]);
@@ -333,6 +268,20 @@ static gsl_odeiv2_driver *driver_new(ac_solver_pool_model *m, gsl_odeiv2_system 
     return d;
 }
 
+/* Integrate dq/dt = f(q) over [0, t_end] (s) with `ode` (pool_ode.c; NULL: msbdf). */
+int ac_solver_integrate_ode(ac_solver_pool_model *m, double *q, double t_end,
+                            const ac_solver_options *opt, ac_solver_pool_ode *ode, ac_error *err)
+{
+    int rc;
+    if (ode == NULL)
+        return ac_solver_integrate(m, q, t_end, opt, err);
+    rc = ac_solver_pool_ode_start(ode, q, err);
+    if (rc == 0)
+        rc = ac_solver_pool_ode_advance(ode, t_end, q, err);
+    clamp_unit(m->n, q);
+    return rc;
+}
+
 /* Integrate dq/dt = f(q) over [0, t_end] (s) with msbdf and the analytic Jacobian. */
 int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
                         const ac_solver_options *opt, ac_error *err)
@@ -383,27 +332,51 @@ int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options
 int ac_solver_settle_watch(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                            ac_solver_settle_watch_fn watch, void *ctx, ac_error *err)
 {
+    return ac_solver_settle_ode(m, q, opt, NULL, watch, ctx, err);
+}
+
+/* One chunk of the flow, [*t, t_end], by CVODE (ode) or msbdf (d). */
+static int flow_chunk(gsl_odeiv2_driver *d, ac_solver_pool_ode *ode, double *t, double t_end,
+                      double *q, ac_error *err)
+{
+    int status;
+    if (ode != NULL) {
+        int rc = ac_solver_pool_ode_advance(ode, t_end, q, err);
+        *t = ac_solver_pool_ode_time(ode);
+        return rc;
+    }
+    status = gsl_odeiv2_driver_apply(d, t, t_end, q);
+    if (status != GSL_SUCCESS)
+        return ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", *t,
+                            gsl_strerror(status));
+    return 0;
+}
+
+/* ac_solver_settle_watch, the flow integrated by `ode` (pool_ode.c; NULL: msbdf). */
+int ac_solver_settle_ode(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                         ac_solver_pool_ode *ode, ac_solver_settle_watch_fn watch, void *ctx,
+                         ac_error *err)
+{
     gsl_odeiv2_system sys;
-    gsl_odeiv2_driver *d = driver_new(m, &sys, opt);
+    gsl_odeiv2_driver *d = ode == NULL ? driver_new(m, &sys, opt) : NULL;
     size_t n = m->n;
     double *f = malloc(n * sizeof *f), *y = malloc(n * sizeof *y);
     double t = 0.0, chunk = 1.0 / m->mu, horizon = opt->max_time / m->mu, s = scale_of(m);
-    int rc = 0, status, stable;
-    if (d == NULL || f == NULL || y == NULL) {
+    int rc = 0, stable;
+    if ((d == NULL && ode == NULL) || f == NULL || y == NULL) {
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (ODE driver, %zu levels)", n);
         goto cleanup;
     }
+    if (ode != NULL && (rc = ac_solver_pool_ode_start(ode, q, err)) < 0)
+        goto cleanup;
     if (watch != NULL && watch(ctx, q)) {
         rc = 1;
         goto cleanup;
     }
     for (;;) {
-        status = gsl_odeiv2_driver_apply(d, &t, t + chunk, q);
-        if (status != GSL_SUCCESS) {
-            rc = ac_error_set(err, AC_ENUMERIC, "integration failed at t = %g s: %s", t,
-                              gsl_strerror(status));
+        rc = flow_chunk(d, ode, &t, t + chunk, q, err);
+        if (rc < 0)
             goto cleanup;
-        }
         if (watch != NULL && watch(ctx, q)) {
             rc = 1;
             goto cleanup;

@@ -1,6 +1,6 @@
 /*
- * Dense linear algebra for the solver (GSL inside): LU solves, eigenvalues, the Lyapunov
- * equation, positive definiteness. Matrices are row-major double arrays.
+ * Dense linear algebra for the solver (GSL inside): LU solves, tridiagonal and tridiagonal
+ * plus rank-one solves, eigenvalues, the Lyapunov equation, positive definiteness. Matrices are row-major double arrays.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,6 +29,152 @@ int ac_solver_lu_solve(size_t n, double *A, double *b, ac_error *err)
         rc = AC_ENUMERIC; /* singular: the caller decides whether that is an error */
     gsl_permutation_free(p);
     return rc;
+}
+
+static double max_abs_of(size_t n, const double *v)
+{
+    double r = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            return INFINITY;
+        r = fmax(r, fabs(v[i]));
+    }
+    return r;
+}
+
+/* T x = b for the tridiagonal T (diagonal diag, upper up, lower low, n > 1) into x by GSL's
+ * O(n) elimination (b and the diagonals read only); 0, or -1 when it fails or x is not
+ * finite. */
+int ac_solver_tridiag(size_t n, double *diag, double *up, double *low, double *b, double *x)
+{
+    gsl_vector_view dv = gsl_vector_view_array(diag, n), bv = gsl_vector_view_array(b, n);
+    gsl_vector_view uv = gsl_vector_view_array(up, n - 1), lv = gsl_vector_view_array(low, n - 1);
+    gsl_vector_view xv = gsl_vector_view_array(x, n);
+    if (gsl_linalg_solve_tridiag(&dv.vector, &uv.vector, &lv.vector, &bv.vector, &xv.vector) !=
+            GSL_SUCCESS ||
+        !(max_abs_of(n, x) < INFINITY))
+        return -1;
+    return 0;
+}
+
+/*
+ * Sherman-Morrison for (T + u v^T) y = b, T tridiagonal (diag, up, low; n > 1; read only):
+ *   y = w - z (v.w) / (1 + v.z),  T w = b,  T z = u,
+ * into y; `work` holds 4 n doubles. 0, or AC_ENUMERIC when an elimination fails or
+ * 1 + v.z is at rounding level (A singular or nearly).
+ */
+static int sherman_morrison(size_t n, double *diag, double *up, double *low, const double *u,
+                            const double *v, const double *b, double *y, double *work)
+{
+    double *z = work, *rhs = work + n, *uu = work + 2 * n, vy = 0.0, vz = 0.0, beta;
+    /* copies keep b and u */
+    memcpy(rhs, b, n * sizeof *rhs);
+    memcpy(uu, u, n * sizeof *uu);
+    if (ac_solver_tridiag(n, diag, up, low, rhs, y) < 0 ||
+        ac_solver_tridiag(n, diag, up, low, uu, z) < 0)
+        return AC_ENUMERIC;
+    for (size_t i = 0; i < n; i++) {
+        vy += v[i] * y[i];
+        vz += v[i] * z[i];
+    }
+    beta = 1.0 + vz;
+    if (!(fabs(beta) > 1e-12 * (1.0 + fabs(vz))))
+        return AC_ENUMERIC;
+    for (size_t i = 0; i < n; i++)
+        y[i] -= z[i] * (vy / beta);
+    return 0;
+}
+
+/*
+ * A x = b into b for A = T + u v^T, T tridiagonal (pool.h): Sherman-Morrison with T = A -
+ * u v^T on the three diagonals (A's entries off them are taken as those of u v^T), then the
+ * residual max|A x - b| checked in O(n^2) on the dense A against 1e-10 (max|A| max|x| +
+ * max|b|). AC_ENUMERIC (b untouched) when an elimination fails, when 1 + v.z is at rounding
+ * level (A singular or nearly), or when the residual check fails.
+ */
+int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const double *v,
+                  double *work)
+{
+    double *diag = work, *up = work + n, *low = work + 2 * n, *y = work + 3 * n;
+    double amax = 0.0, rmax = 0.0;
+    if (n < 2) {
+        if (n == 1 && !(fabs(b[0] / A[0]) < INFINITY))
+            return AC_ENUMERIC;
+        if (n == 1)
+            b[0] /= A[0];
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        diag[i] = A[i * n + i] - u[i] * v[i];
+        if (i + 1 < n) {
+            up[i] = A[i * n + i + 1] - u[i] * v[i + 1];
+            low[i] = A[(i + 1) * n + i] - u[i + 1] * v[i];
+        }
+    }
+    if (sherman_morrison(n, diag, up, low, u, v, b, y, work + 4 * n) != 0)
+        return AC_ENUMERIC;
+    /* the residual's loop without calls (fmax is one in libm): a NaN in A or y makes r NaN */
+    for (size_t i = 0; i < n; i++) {
+        const double *row = A + i * n;
+        double r = -b[i];
+        for (size_t j = 0; j < n; j++) {
+            double a = fabs(row[j]);
+            r += row[j] * y[j];
+            amax = a > amax ? a : amax;
+        }
+        r = fabs(r);
+        if (!(r <= rmax))
+            rmax = r;
+    }
+    if (!(rmax <= 1e-10 * (amax * max_abs_of(n, y) + max_abs_of(n, b))))
+        return AC_ENUMERIC;
+    memcpy(b, y, n * sizeof *b);
+    return 0;
+}
+
+/*
+ * The same for A given by its parts, T's diagonals (diag[n], up[n-1], low[n-1], read only)
+ * and u, v: the residual max|T x + u (v.x) - b| in O(n) against 1e-10 (max|T| max|x| +
+ * max|u| max|v| max|x| n + max|b|). For a caller whose A is T + u v^T by construction (the
+ * pool ODE's Newton matrix); `work` holds AC_SOLVER_TR1_WORK(n) doubles.
+ */
+int ac_solver_tr1_parts(size_t n, double *diag, double *up, double *low, const double *u,
+                        const double *v, double *b, double *work)
+{
+    double *y = work, vy = 0.0, tmax = 0.0, rmax = 0.0, xm, uvm;
+    if (n < 2) {
+        double a = n == 1 ? diag[0] + u[0] * v[0] : 1.0;
+        if (n == 1 && !(fabs(b[0] / a) < INFINITY))
+            return AC_ENUMERIC;
+        if (n == 1)
+            b[0] /= a;
+        return 0;
+    }
+    if (sherman_morrison(n, diag, up, low, u, v, b, y, work + n) != 0)
+        return AC_ENUMERIC;
+    for (size_t i = 0; i < n; i++)
+        vy += v[i] * y[i];
+    for (size_t i = 0; i < n; i++) {
+        double r = diag[i] * y[i] + u[i] * vy - b[i], t = fabs(diag[i]);
+        if (i + 1 < n) {
+            r += up[i] * y[i + 1];
+            t += fabs(up[i]);
+        }
+        if (i > 0) {
+            r += low[i - 1] * y[i - 1];
+            t += fabs(low[i - 1]);
+        }
+        r = fabs(r);
+        if (!(r <= rmax))
+            rmax = r;
+        tmax = t > tmax ? t : tmax;
+    }
+    xm = max_abs_of(n, y);
+    uvm = max_abs_of(n, u) * max_abs_of(n, v) * (double)n;
+    if (!(rmax <= 1e-10 * ((tmax + uvm) * xm + max_abs_of(n, b))))
+        return AC_ENUMERIC;
+    memcpy(b, y, n * sizeof *b);
+    return 0;
 }
 
 /*

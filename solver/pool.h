@@ -98,6 +98,23 @@ int ac_solver_model_build(const ac_pool *pool, double arrival_rate, size_t dim,
 
 /* Linear algebra (linalg.c). Matrices row-major. */
 int ac_solver_lu_solve(size_t n, double *A, double *b, ac_error *err);
+/* T x = b, T tridiagonal (diagonal diag[n], upper up[n-1], lower low[n-1]; n > 1), into x
+ * (GSL's elimination without pivoting); 0, or -1 when it fails or x is not finite. */
+int ac_solver_tridiag(size_t n, double *diag, double *up, double *low, double *b, double *x);
+/* A x = b into b for A (n x n) = T + u v^T with T tridiagonal: the Jacobian of a pool with
+ * retries and I - h J (model.c). Sherman-Morrison on two tridiagonal solves, the residual
+ * checked against 1e-10 (max|A| max|x| + max|b|). `work` holds AC_SOLVER_TR1_WORK(n) doubles;
+ * A, u, v are read only. Returns 0, or AC_ENUMERIC (b untouched, err not set: the caller
+ * falls back to dense LU) when A is singular or nearly, an elimination fails, or the
+ * residual check fails. */
+#define AC_SOLVER_TR1_WORK(n) (7 * (n))
+int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const double *v,
+                  double *work);
+/* The same for A = T + u v^T given by its parts: T's diagonals diag[n], up[n-1], low[n-1]
+ * (read only) and u, v; the residual max|T x + u (v.x) - b| checked in O(n) against 1e-10
+ * ((max row sum of |T| + n max|u| max|v|) max|x| + max|b|). */
+int ac_solver_tr1_parts(size_t n, double *diag, double *up, double *low, const double *u,
+                        const double *v, double *b, double *work);
 int ac_solver_eigen(size_t n, const double *J, double *max_re, double *max_im,
                     double *min_re, size_t *unstable, ac_error *err);
 int ac_solver_lyapunov(size_t n, const double *J, const double *Q, double min_re, double max_re,
@@ -126,6 +143,31 @@ int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options
 typedef int (*ac_solver_settle_watch_fn)(void *ctx, const double *q);
 int ac_solver_settle_watch(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                            ac_solver_settle_watch_fn watch, void *ctx, ac_error *err);
+/* The rank-one term of J(q) with retries, times `scale`, into u (J = T + u gP^T, gP in
+ * m->gp after ac_solver_model_jacobian(m, q, .)): 1 when J has that form (random,
+ * power-of-d, jsq with retries), else 0 (equilibrium.c). */
+int ac_solver_rank_one_term(ac_solver_pool_model *m, const double *q, double scale, double *u);
+
+/* The pool's flow by CVODE BDF with the tridiagonal + rank-one Newton solve (pool_ode.c):
+ * _new (m borrowed; rtol, atol of opt) allocates everything; _start restarts at t = 0 from q
+ * (after a change of the model's rates too); _advance integrates to t_end (s, from the last
+ * time reached) and copies the state into q; _time is the last time reached. 0 or AC_ENOMEM
+ * / AC_ENUMERIC (err set). */
+typedef struct ac_solver_pool_ode ac_solver_pool_ode;
+int ac_solver_pool_ode_new(ac_solver_pool_model *m, const ac_solver_options *opt,
+                           ac_solver_pool_ode **out, ac_error *err);
+int ac_solver_pool_ode_start(ac_solver_pool_ode *o, const double *q, ac_error *err);
+int ac_solver_pool_ode_advance(ac_solver_pool_ode *o, double t_end, double *q, ac_error *err);
+double ac_solver_pool_ode_time(const ac_solver_pool_ode *o);
+void ac_solver_pool_ode_free(ac_solver_pool_ode *o);
+/* ac_solver_integrate and ac_solver_settle_watch on `ode` (NULL: GSL msbdf). */
+int ac_solver_integrate_ode(ac_solver_pool_model *m, double *q, double t_end,
+                            const ac_solver_options *opt, ac_solver_pool_ode *ode,
+                            ac_error *err);
+int ac_solver_settle_ode(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
+                         ac_solver_pool_ode *ode, ac_solver_settle_watch_fn watch, void *ctx,
+                         ac_error *err);
+
 /* The burst search of a bistable pool (pool_burst.c): r->bursts, r->smallest_burst and
  * r->burst_budget_spent from r's good and bad equilibria; m->extra is 0 on return. 0 or
  * AC_ENOMEM / AC_ENUMERIC (an integration that failed). */

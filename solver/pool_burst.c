@@ -109,6 +109,7 @@ typedef struct burst_ctx {
     const ac_solver_options *opt;
     const double *good, *bad;
     basin_store *store; /* NULL: the cold search */
+    ac_solver_pool_ode *ode; /* the integrator (pool_ode.c) */
     double *q;          /* settle work */
     size_t left;        /* probes left */
 } burst_ctx;
@@ -120,7 +121,7 @@ static int settle_probe(burst_ctx *c, double *q, int *out, ac_error *err)
     basin_store *b = c->store;
     int rc;
     if (b == NULL) {
-        rc = ac_solver_settle(m, q, c->opt, err);
+        rc = ac_solver_settle_ode(m, q, c->opt, c->ode, NULL, NULL, err);
         if (rc < 0)
             return rc;
         *out = dist_max(m->n, q, c->bad) < dist_max(m->n, q, c->good);
@@ -130,7 +131,7 @@ static int settle_probe(burst_ctx *c, double *q, int *out, ac_error *err)
     if (rc < 0)
         return rc;
     b->mark = b->count;
-    rc = ac_solver_settle_watch(m, q, c->opt, basin_watch, b, err);
+    rc = ac_solver_settle_ode(m, q, c->opt, c->ode, basin_watch, b, err);
     if (rc < 0)
         return rc;
     if (rc == 1) {
@@ -161,7 +162,7 @@ static int tips(burst_ctx *c, const double *start, double t0, double extra, doub
     c->left--;
     memcpy(qb, start, m->n * sizeof *qb);
     m->extra = extra;
-    rc = ac_solver_integrate(m, qb, tau - t0, c->opt, err);
+    rc = ac_solver_integrate_ode(m, qb, tau - t0, c->opt, c->ode, err);
     m->extra = 0.0;
     if (rc < 0)
         return rc;
@@ -180,7 +181,7 @@ static int never_tips(burst_ctx *c, double extra, double *qf, int *out, ac_error
     *out = 0;
     memcpy(qf, c->good, m->n * sizeof *qf);
     m->extra = extra;
-    rc = ac_solver_settle(m, qf, c->opt, &local);
+    rc = ac_solver_settle_ode(m, qf, c->opt, c->ode, NULL, NULL, &local);
     m->extra = 0.0;
     if (rc == 0)
         rc = settle_probe(c, qf, &t, &local);
@@ -285,6 +286,7 @@ int ac_solver_burst_search(ac_solver_pool_model *m, const ac_solver_options *opt
     c.good = good->q;
     c.bad = bad->q;
     c.q = work;
+    c.ode = NULL;
     c.left = opt->burst_probes > 0 ? opt->burst_probes : AC_SOLVER_BURST_PROBES;
     /* the certificates need good = the limit from empty, bad = the limit from full */
     c.store = !opt->burst_cold && (good->found_from & AC_SOLVER_FROM_EMPTY) &&
@@ -298,6 +300,9 @@ int ac_solver_burst_search(ac_solver_pool_model *m, const ac_solver_options *opt
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (bursts)");
         goto cleanup;
     }
+    rc = ac_solver_pool_ode_new(m, opt, &c.ode, err);
+    if (rc < 0)
+        goto cleanup;
     if (c.store != NULL) { /* good and bad themselves */
         rc = store_reserve(&store, 2, err);
         if (rc < 0)
@@ -331,6 +336,7 @@ cleanup:
         r->burst_budget_spent = 1;
         rc = 0;
     }
+    ac_solver_pool_ode_free(c.ode);
     free(store.q);
     free(store.tips);
     free(work);

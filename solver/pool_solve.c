@@ -180,11 +180,15 @@ static void start_at(double *q, size_t n, const double *start, size_t start_dim,
         q[k] = cold;
 }
 
-/* Candidates: without retries the equilibrium is unique (closed form + Newton, implicit Euler
- * from empty); with retries msbdf from empty and from full, then Newton between two stable
- * ones for the saddle. */
+/* Candidates: without retries the equilibrium is unique (Newton from the closed form; implicit
+ * Euler from empty when that fails or does not apply, or with opt->all_starts); with retries
+ * msbdf from empty and from full, then Newton between two stable ones for the saddle. With
+ * `operating` set, only the candidate ac_solver_pool_solve reports as operating: the first
+ * one found (without retries and all_starts it is the only one; with retries the limit from
+ * empty, the only candidate found from empty). */
 static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
-                           const ac_solver_options *opt, cand_list *c, ac_error *err)
+                           const ac_solver_options *opt, int operating, cand_list *c,
+                           ac_error *err)
 {
     size_t n = m->n, k;
     double *q = malloc(n * sizeof *q), rho = m->lambda / m->mu;
@@ -207,7 +211,8 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
                 q[k] = m->policy->closed_form(m, rho, k + 1);
             if (ac_solver_newton(m, q, opt->residual_tolerance, err) == 0) {
                 rc = cand_add(c, n, q, AC_SOLVER_FROM_CLOSED_FORM, err);
-                if (rc < 0)
+                /* the equilibrium is unique: implicit Euler from empty would reach it too */
+                if (rc < 0 || !opt->all_starts)
                     goto cleanup;
             }
         }
@@ -247,7 +252,7 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
     if (rc < 0)
         goto cleanup;
     rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
-    if (rc < 0)
+    if (rc < 0 || operating)
         goto cleanup;
     start_at(q, n, opt->start_high, opt->start_dim, 1.0);
     rc = ac_solver_settle(m, q, opt, err);
@@ -677,6 +682,95 @@ static void overload_kpi(const ac_solver_pool_result *r, ac_solver_kpi *k)
     k->expected_rel_error = 0.0;
 }
 
+static int pool_args_check(const ac_pool *pool, double arrival_rate, ac_error *err)
+{
+    if (pool == NULL)
+        return ac_error_set(err, AC_EINVAL, "no pool");
+    if (pool->servers < 1 || !(pool->service_rate > 0.0) || !isfinite(pool->service_rate) ||
+        !(arrival_rate >= 0.0) || !isfinite(arrival_rate))
+        return ac_error_set(err, AC_EINVAL,
+                            "a pool needs servers >= 1, a positive service rate and an arrival "
+                            "rate >= 0 (got %zu, %g, %g)",
+                            pool->servers, pool->service_rate, arrival_rate);
+    return 0;
+}
+
+static int retry_levels_check(const ac_pool *pool, const ac_solver_pool_model *m, ac_error *err)
+{
+    if (pool->retries > 0 && m->n > AC_SOLVER_ODE_MAX)
+        /* a retry storm can fill every level: the dense integration would take hours */
+        return ac_error_set(err, AC_ELIMIT,
+                            "a pool with retries is analysed up to %d levels of its buffer; "
+                            "this one needs %zu",
+                            AC_SOLVER_ODE_MAX, m->n);
+    return 0;
+}
+
+/* The shared queue's equilibrium (policy_shared.c: exact, dim 1) through the full solve. */
+static int shared_equilibrium(const ac_pool *pool, double arrival_rate,
+                              const ac_solver_options *opt, double **q_out, size_t *dim_out,
+                              ac_error *err)
+{
+    ac_solver_pool_result *r = NULL;
+    int rc = ac_solver_pool_solve(pool, arrival_rate, opt, &r, err);
+    if (rc < 0)
+        return rc;
+    if (r->nequilibria > 0) {
+        const ac_solver_equilibrium *op = &r->equilibria[r->operating];
+        *q_out = op->q;
+        *dim_out = op->dim;
+        r->equilibria[r->operating].q = NULL;
+    }
+    ac_solver_pool_result_free(r);
+    return 0;
+}
+
+/* The operating equilibrium alone (solver.h): ac_solver_pool_solve's candidate search with
+ * all_starts off, stopped at the operating candidate, without its analysis. */
+int ac_solver_pool_equilibrium(const ac_pool *pool, double arrival_rate,
+                               const ac_solver_options *opt, double **q_out, size_t *dim_out,
+                               ac_error *err)
+{
+    ac_solver_options o;
+    ac_solver_pool_model *m = NULL;
+    cand_list cands = {0};
+    int rc;
+
+    if (q_out == NULL || dim_out == NULL)
+        return ac_error_set(err, AC_EINVAL, "no output for the pool equilibrium");
+    *q_out = NULL;
+    *dim_out = 0;
+    if (opt == NULL)
+        ac_solver_options_init(&o);
+    else
+        o = *opt;
+    o.all_starts = 0;
+    rc = pool_args_check(pool, arrival_rate, err);
+    if (rc < 0)
+        return rc;
+    if (pool->buffer == AC_UNBOUNDED &&
+        arrival_rate / ((double)pool->servers * pool->service_rate) >= 1.0)
+        return 0; /* overload: no equilibrium */
+    if (pool->dispatch == AC_DISPATCH_SHARED_QUEUE)
+        return shared_equilibrium(pool, arrival_rate, &o, q_out, dim_out, err);
+    rc = ac_solver_model_build(pool, arrival_rate, 0, &o, &m, NULL, err);
+    if (rc == 0)
+        rc = retry_levels_check(pool, m, err);
+    if (rc == 0)
+        rc = find_equilibria(m, pool, &o, 1, &cands, err);
+    if (rc == 0 && cands.count == 0)
+        rc =
+            ac_error_set(err, AC_ENUMERIC, "no equilibrium found for the %s pool", m->policy->name);
+    if (rc == 0) {
+        *q_out = cands.q[0];
+        *dim_out = m->n;
+        cands.q[0] = NULL;
+    }
+    cand_list_clear(&cands);
+    ac_solver_pool_model_free(m);
+    return rc;
+}
+
 int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
                          ac_solver_pool_result **out, ac_error *err)
 {
@@ -696,14 +790,9 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
         ac_solver_options_init(&defaults);
         opt = &defaults;
     }
-    if (pool == NULL)
-        return ac_error_set(err, AC_EINVAL, "no pool");
-    if (pool->servers < 1 || !(pool->service_rate > 0.0) || !isfinite(pool->service_rate) ||
-        !(arrival_rate >= 0.0) || !isfinite(arrival_rate))
-        return ac_error_set(err, AC_EINVAL,
-                            "a pool needs servers >= 1, a positive service rate and an arrival "
-                            "rate >= 0 (got %zu, %g, %g)",
-                            pool->servers, pool->service_rate, arrival_rate);
+    rc = pool_args_check(pool, arrival_rate, err);
+    if (rc < 0)
+        return rc;
     r = calloc(1, sizeof *r);
     if (r == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (pool result)");
@@ -734,16 +823,11 @@ int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solv
     r->truncation = m->n;
     r->tail_mass = tail;
     r->unique = pool->retries == 0;
-    if (pool->retries > 0 && m->n > AC_SOLVER_ODE_MAX) {
-        /* a retry storm can fill every level: the dense integration would take hours */
-        rc = ac_error_set(err, AC_ELIMIT,
-                          "a pool with retries is analysed up to %d levels of its buffer; this "
-                          "one needs %zu",
-                          AC_SOLVER_ODE_MAX, m->n);
+    rc = retry_levels_check(pool, m, err);
+    if (rc < 0)
         goto cleanup;
-    }
 
-    rc = find_equilibria(m, pool, opt, &cands, err);
+    rc = find_equilibria(m, pool, opt, 0, &cands, err);
     if (rc < 0)
         goto cleanup;
     if (cands.count == 0) {

@@ -201,8 +201,9 @@ typedef struct ac_solver_pool_result {
  * Method: an unbounded buffer is truncated at the smallest K whose closed-form tail mass is
  * below opt->tail_tolerance (also a finite buffer longer than that); rho >= 1 with an unbounded
  * buffer is reported as overload without integrating. Without retries the equilibrium is
- * unique (flux equations) and is found by Newton from the closed form and by implicit Euler
- * with growing steps from empty; with retries the ODE is integrated (GSL msbdf, analytic
+ * unique (flux equations) and is found by Newton from the closed form (power-of-d and jsq
+ * below rho = 1), else by implicit Euler with growing steps from empty (also with
+ * opt->all_starts, then from full too); with retries the ODE is integrated (GSL msbdf, analytic
  * Jacobian) from empty and from full (which bracket every equilibrium, the system being
  * cooperative), each limit polished by Newton. For each equilibrium: eigenvalues of J,
  * the Lyapunov equation J S + S J^T + Q = 0, the KPIs, the refined mean field
@@ -225,6 +226,25 @@ typedef struct ac_solver_pool_result {
  */
 int ac_solver_pool_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
                          ac_solver_pool_result **out, ac_error *err);
+
+/*
+ * The operating equilibrium of `pool` alone: the state q (q[k-1] = the fraction of servers
+ * holding at least k jobs, k = 1..*dim_out; shared-queue: dim 1, the fluid state n/N) that
+ * ac_solver_pool_solve(pool, arrival_rate, opt) reports as equilibria[operating].q, bit for
+ * bit, found by the same search (its truncation, Newton from the closed form or implicit
+ * Euler without retries, the integration from empty with retries) without the eigenvalues,
+ * the Lyapunov equation, the refined mean field, the KPIs, the response-time laws, the other
+ * equilibria (with retries: the limit from full and the saddle) or the burst search.
+ * opt->all_starts is ignored (treated as 0: the equilibrium without retries is unique, the
+ * operating one is the first found); the full solve with all_starts finds the same q unless
+ * its starts meet distinct equilibria. opt may be NULL (defaults).
+ * On success *q_out is a new array of *dim_out doubles (free() it); an unbounded buffer at
+ * rho >= 1 (overload, no equilibrium) gives 0 with *q_out NULL and *dim_out 0. Returns 0 or
+ * the error ac_solver_pool_solve would return (AC_EINVAL, AC_ENOMEM, AC_ENUMERIC, AC_ELIMIT).
+ */
+int ac_solver_pool_equilibrium(const ac_pool *pool, double arrival_rate,
+                               const ac_solver_options *opt, double **q_out, size_t *dim_out,
+                               ac_error *err);
 
 /*
  * The onset of bistability below a bistable solution, for searches over the load: `result`
