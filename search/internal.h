@@ -16,9 +16,10 @@ int ac_search_pool_new(const ac_search_problem *problem, size_t jobs, ac_search_
                        ac_error *err);
 
 /* Score the individuals [0, count) of genes (count x ngenes) into score[slot]: slot i on
- * job i mod jobs. Returns 0 or the status of the lowest failed slot (its error in err). */
+ * job i mod jobs; by the problem's screen when `screen` and it has one. Returns 0 or the
+ * status of the lowest failed slot (its error in err). */
 int ac_search_pool_eval(ac_search_pool *pool, const double *genes, double *score, size_t count,
-                        ac_error *err);
+                        int screen, ac_error *err);
 
 void ac_search_pool_free(ac_search_pool *pool); /* NULL is a no-op */
 
