@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archcheck/search.h"
+#include "search/internal.h"
 
 typedef struct term {
     ac_metric metric;
@@ -41,6 +41,8 @@ struct ac_search_objective {
     ac_transient_options sopt; /* their options */
     int screen_on;
     size_t *nscreen, *nfull;   /* per job: evaluations by the screen, in full */
+    ac_search_cache **cache;   /* per job (entries NULL: no cache) */
+    size_t *hits;              /* per job, 2 each: cache hits of the screen, in full */
     ac_transient_fault *plans; /* jobs x nfaults */
     double *scratch;           /* jobs x (nnodes + nlinks + 1): the end-to-end bound's */
     size_t nscratch;
@@ -256,10 +258,16 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
         o->limited = calloc(jobs, sizeof *o->limited);
         o->nscreen = calloc(jobs, sizeof *o->nscreen);
         o->nfull = calloc(jobs, sizeof *o->nfull);
+        o->cache = calloc(jobs, sizeof *o->cache);
+        o->hits = calloc(2 * jobs, sizeof *o->hits);
         if (o->ws == NULL || o->plans == NULL || o->scratch == NULL || o->failed == NULL ||
-            o->limited == NULL || o->nscreen == NULL || o->nfull == NULL)
+            o->limited == NULL || o->nscreen == NULL || o->nfull == NULL || o->cache == NULL ||
+            o->hits == NULL)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
     }
+    for (size_t j = 0; j < jobs && rc == 0; j++)
+        if (ac_search_cache_new(o->nfaults, &o->cache[j]) != AC_OK)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective's cache)");
     for (size_t j = 0; j < jobs && rc == 0; j++)
         rc = ac_transient_new(model, &opt, &o->ws[j], err);
     if (rc == 0)
@@ -296,12 +304,14 @@ int ac_search_objective_screen(ac_search_objective *obj, int on, ac_error *err)
     return 0;
 }
 
-void ac_search_objective_counts(const ac_search_objective *obj, size_t *screened, size_t *full)
+void ac_search_objective_counts(const ac_search_objective *obj, ac_search_counts *out)
 {
-    *screened = *full = 0;
+    memset(out, 0, sizeof *out);
     for (size_t j = 0; j < obj->jobs; j++) {
-        *screened += obj->nscreen[j];
-        *full += obj->nfull[j];
+        out->screened += obj->nscreen[j];
+        out->full += obj->nfull[j];
+        out->screen_hits += obj->hits[2 * j];
+        out->full_hits += obj->hits[2 * j + 1];
     }
 }
 
@@ -314,7 +324,11 @@ void ac_search_objective_free(ac_search_objective *obj)
             ac_transient_ws_free(obj->ws[j]);
         if (obj->sws != NULL)
             ac_transient_ws_free(obj->sws[j]);
+        if (obj->cache != NULL)
+            ac_search_cache_free(obj->cache[j]);
     }
+    free(obj->cache);
+    free(obj->hits);
     free(obj->ws);
     free(obj->sws);
     free(obj->nscreen);
@@ -338,6 +352,8 @@ int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_err
         return ac_error_set(err, AC_EINVAL, "objective: scale %g is not in (0, %g]", scale,
                             obj->max_scale);
     obj->scale = scale;
+    for (size_t j = 0; j < obj->jobs; j++)
+        ac_search_cache_clear(obj->cache[j]);
     return base_values(obj, err);
 }
 
@@ -390,23 +406,51 @@ int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double 
  * search's best is a plan with a score whenever one was found), and is counted
  * (ac_search_objective_failures), so that one plan does not end the search. Its score is
  * unknown: whoever reads the search's best must read the count with it (a worst case may
- * hide among those plans). */
+ * hide among those plans). A plan the job's cache holds is not integrated again (its
+ * failure counted again: the counts are those without the cache). */
 static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
 {
     ac_search_objective *obj = ctx;
+    ac_transient_fault *plan;
     ac_error e2;
     int rc;
-    memset(&e2, 0, sizeof e2);
-    rc = ac_search_objective_eval(obj, job, genes, out, NULL, &e2);
-    if ((rc == AC_ENUMERIC || rc == AC_ELIMIT) && job < obj->jobs) {
+    if (job >= obj->jobs)
+        return ac_error_set(err, AC_EINVAL, "objective: job %zu of %zu", job, obj->jobs);
+    plan = obj->plans + job * (obj->nfaults + 1);
+    ac_search_space_decode(obj->space, genes, plan);
+    if (ac_search_cache_get(obj->cache[job], 1, plan, out, &rc)) {
+        obj->hits[2 * job + 1]++;
+    } else {
+        memset(&e2, 0, sizeof e2);
+        rc = ac_search_objective_eval_plan(obj, job, plan, out, NULL, &e2);
+        if (rc != 0 && rc != AC_ENUMERIC && rc != AC_ELIMIT) {
+            *err = e2;
+            return rc;
+        }
+        ac_search_cache_put(obj->cache[job], 1, plan, rc == 0 ? *out : -1.0, rc);
+    }
+    if (rc == AC_ENUMERIC || rc == AC_ELIMIT) {
         obj->failed[job]++;
         obj->limited[job] += rc == AC_ELIMIT;
         *out = -1.0;
-        return 0;
     }
-    if (rc != 0)
-        *err = e2;
-    return rc;
+    return 0;
+}
+
+size_t ac_search_objective_failures(const ac_search_objective *obj)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < obj->jobs; j++)
+        n += obj->failed[j];
+    return n;
+}
+
+size_t ac_search_objective_failures_limit(const ac_search_objective *obj)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < obj->jobs; j++)
+        n += obj->limited[j];
+    return n;
 }
 
 /* The screen's estimate: the score on job's screening workspace; NAN when screening is
@@ -426,31 +470,22 @@ static int problem_screen(void *ctx, size_t job, const double *genes, double *ou
     memset(&e2, 0, sizeof e2);
     plan = obj->plans + job * (obj->nfaults + 1);
     ac_search_space_decode(obj->space, genes, plan);
+    if (ac_search_cache_get(obj->cache[job], 0, plan, out, &rc)) {
+        obj->hits[2 * job]++;
+        return 0;
+    }
     obj->nscreen[job]++;
     rc = score_on(obj, obj->sws[job], job, plan, out, NULL, &e2);
     if (rc == AC_ENUMERIC || rc == AC_ELIMIT) {
         *out = NAN;
-        return 0;
+        rc = 0;
     }
-    if (rc != 0)
+    if (rc != 0) {
         *err = e2;
-    return rc;
-}
-
-size_t ac_search_objective_failures(const ac_search_objective *obj)
-{
-    size_t n = 0;
-    for (size_t j = 0; j < obj->jobs; j++)
-        n += obj->failed[j];
-    return n;
-}
-
-size_t ac_search_objective_failures_limit(const ac_search_objective *obj)
-{
-    size_t n = 0;
-    for (size_t j = 0; j < obj->jobs; j++)
-        n += obj->limited[j];
-    return n;
+        return rc;
+    }
+    ac_search_cache_put(obj->cache[job], 0, plan, *out, 0);
+    return 0;
 }
 
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj)

@@ -143,7 +143,8 @@ static void test_screen_error(void **state)
 typedef struct outcome {
     double best, polished;
     double genes[16];
-    size_t best_at, evals, polish_evals, failures, screened, full;
+    size_t best_at, evals, polish_evals, failures;
+    ac_search_counts n;
 } outcome;
 
 /* A search of `budget` and its polish (as search/boundary.c's probe), screening on or off. */
@@ -175,7 +176,7 @@ static void search_once(fx *f, ac_search_method method, size_t jobs, int screen,
     assert_int_equal(ac_search_polish(&pr, out->genes, &out->polished, 40, &out->polish_evals, &err),
                      AC_OK);
     out->failures = ac_search_objective_failures(obj);
-    ac_search_objective_counts(obj, &out->screened, &out->full);
+    ac_search_objective_counts(obj, &out->n);
     ac_search_ga_free(ga);
     ac_search_objective_free(obj);
 }
@@ -202,15 +203,18 @@ static void test_screen_same_search(void **state)
         search_once(&f, methods[k], 1, 0, &off);
         search_once(&f, methods[k], 1, 1, &on);
         search_once(&f, methods[k], 2, 1, &on2);
-        print_message("%s: best %.10f (polished %.10f); plans scored in full %zu of %zu "
-                      "without the screen, %zu with it (%zu screened)\n",
-                      k == 0 ? "GA" : "random", on.best, on.polished, off.full,
-                      off.evals + off.polish_evals, on.full, on.screened);
+        print_message("%s: best %.10f (polished %.10f); of %zu plans, without the screen %zu "
+                      "integrated in full (%zu from the cache); with it %zu screened (%zu from "
+                      "the cache), %zu in full (%zu)\n",
+                      k == 0 ? "GA" : "random", on.best, on.polished,
+                      off.evals + off.polish_evals, off.n.full, off.n.full_hits, on.n.screened,
+                      on.n.screen_hits, on.n.full, on.n.full_hits);
         same(&f, &off, &on);
         same(&f, &off, &on2);
-        assert_int_equal(off.screened, 0);
-        assert_int_equal(on.screened, on.evals + on.polish_evals);
-        assert_true(2 * on.full < off.full); /* the screen spares most full evaluations */
+        assert_int_equal(off.n.screened + off.n.screen_hits, 0);
+        assert_int_equal(off.n.full + off.n.full_hits, off.evals + off.polish_evals);
+        assert_int_equal(on.n.screened + on.n.screen_hits, on.evals + on.polish_evals);
+        assert_true(2 * on.n.full < off.n.full); /* the screen spares most full evaluations */
     }
     fx_free(&f);
 }

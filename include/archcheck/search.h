@@ -211,9 +211,14 @@ ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
  * the status of ac_transient_new. */
 int ac_search_objective_screen(ac_search_objective *obj, int on, ac_error *err);
 
-/* The evaluations made so far: by the screen (*screened) and at full tolerance (*full),
- * cache hits included. */
-void ac_search_objective_counts(const ac_search_objective *obj, size_t *screened, size_t *full);
+/* The evaluations of the objective's problem so far: integrated by the screen and in full
+ * (ac_search_objective_eval_plan's included), and the plans whose score the cache gave
+ * instead (a plan evaluated again at the same scale, on the same job: search/cache.c). */
+typedef struct ac_search_counts {
+    size_t screened, full;
+    size_t screen_hits, full_hits;
+} ac_search_counts;
+void ac_search_objective_counts(const ac_search_objective *obj, ac_search_counts *out);
 
 /* -------------------------------------------------------------- operators */
 
