@@ -730,7 +730,7 @@ static int eval_alloc(ac_tune_eval *ev, size_t npools)
 /* The GA, stopped after `patience` generations without improvement or at the budget. */
 static int search(tune_ctx *c, ac_tune_result *r, ac_error *err)
 {
-    ac_search_problem pb = {c->ngenes, problem_eval, c};
+    ac_search_problem pb = {c->ngenes, problem_eval, c, NULL, 0.0};
     ac_search_options so;
     ac_search_ga *ga = NULL;
     double *warm = calloc(c->ngenes + 1, sizeof *warm), best = -INFINITY;

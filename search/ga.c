@@ -36,6 +36,11 @@ struct ac_search_ga {
     double *genes, *next; /* pop x n */
     double *score, *next_score;
     ranked *rank;
+    /* screening (ac_search_problem.screen): the slots re-scored in full, packed */
+    double *pack, *pack_score;
+    size_t *pack_slot;
+    unsigned char *exact; /* per slot of next: scored by eval */
+    double *top;          /* the largest scores (threshold) */
     double *best;
     double best_score;
     size_t best_at, evals, generation;
@@ -115,8 +120,14 @@ int ac_search_ga_new(const ac_search_problem *problem, const ac_search_options *
     ga->next_score = calloc(ga->pop, sizeof *ga->next_score);
     ga->rank = calloc(ga->pop, sizeof *ga->rank);
     ga->best = calloc(n, sizeof *ga->best);
+    ga->pack = calloc(ga->pop * n, sizeof *ga->pack);
+    ga->pack_score = calloc(ga->pop, sizeof *ga->pack_score);
+    ga->pack_slot = calloc(ga->pop, sizeof *ga->pack_slot);
+    ga->exact = calloc(ga->pop, 1);
+    ga->top = calloc(ga->pop + 1, sizeof *ga->top);
     if (ga->rng == NULL || ga->genes == NULL || ga->next == NULL || ga->score == NULL ||
-        ga->next_score == NULL || ga->rank == NULL || ga->best == NULL) {
+        ga->next_score == NULL || ga->rank == NULL || ga->best == NULL || ga->pack == NULL ||
+        ga->pack_score == NULL || ga->pack_slot == NULL || ga->exact == NULL || ga->top == NULL) {
         ac_search_ga_free(ga);
         return ac_error_set(err, AC_ENOMEM, "out of memory (search)");
     }
@@ -141,6 +152,11 @@ void ac_search_ga_free(ac_search_ga *ga)
     free(ga->score);
     free(ga->next_score);
     free(ga->rank);
+    free(ga->pack);
+    free(ga->pack_score);
+    free(ga->pack_slot);
+    free(ga->exact);
+    free(ga->top);
     free(ga->best);
     free(ga);
 }
@@ -153,17 +169,76 @@ static int rank_cmp(const void *a, const void *b)
     return x->slot < y->slot ? -1 : (x->slot > y->slot);
 }
 
-/* Score slots [from, from + count) of ga->next and keep the best. */
+/*
+ * The score above which a plan could be kept: the K-th largest score of next (NAN left
+ * out), K the elite (GA), or the largest with the best so far (random search, or no
+ * elite: the best is not in the population then).
+ */
+static double keep_threshold(const ac_search_ga *ga)
+{
+    int with_best = ga->opt.method == AC_SEARCH_RANDOM || ga->opt.elite == 0;
+    size_t K = with_best ? 1 : ga->opt.elite, nt = 0;
+    double *top = ga->top; /* the K largest, descending */
+    for (size_t i = 0; i <= ga->pop; i++) {
+        double v = i < ga->pop ? ga->next_score[i] : (with_best ? ga->best_score : -INFINITY);
+        size_t k;
+        if (isnan(v) || (nt == K && !(v > top[K - 1])))
+            continue;
+        k = nt < K ? nt++ : K - 1;
+        for (; k > 0 && top[k - 1] < v; k--)
+            top[k] = top[k - 1];
+        top[k] = v;
+    }
+    return nt == K ? top[K - 1] : -INFINITY;
+}
+
+/*
+ * Screening (ac_search_problem.screen): slots [from, from + count) of next scored by the
+ * screen, then those whose estimate is NAN or at least keep_threshold - screen_eps scored
+ * by eval (packed, one batch). A slot left with its estimate is below every plan that can
+ * be kept: its true score < threshold - eps + eps / 2, while each of the K slots at or
+ * above the threshold scores at least threshold - eps / 2 (the screen's error below
+ * eps / 2: tests/test_search_screen.c). The elite and the best are so eval's.
+ */
+static int screen_batch(ac_search_ga *ga, size_t from, size_t count, ac_error *err)
+{
+    size_t n = ga->n, np = 0;
+    double thr;
+    int rc = ac_search_pool_eval(ga->pool, ga->next + from * n, ga->next_score + from, count, 1,
+                                 err);
+    if (rc != 0)
+        return rc;
+    thr = keep_threshold(ga) - ga->problem->screen_eps;
+    for (size_t i = from; i < from + count; i++) {
+        ga->exact[i] = isnan(ga->next_score[i]) || ga->next_score[i] >= thr;
+        if (!ga->exact[i])
+            continue;
+        memcpy(ga->pack + np * n, ga->next + i * n, n * sizeof *ga->pack);
+        ga->pack_slot[np++] = i;
+    }
+    rc = np > 0 ? ac_search_pool_eval(ga->pool, ga->pack, ga->pack_score, np, 0, err) : 0;
+    for (size_t k = 0; rc == 0 && k < np; k++)
+        ga->next_score[ga->pack_slot[k]] = ga->pack_score[k];
+    return rc;
+}
+
+/* Score slots [from, from + count) of ga->next and keep the best (of eval's scores). */
 static int score_batch(ac_search_ga *ga, size_t from, size_t count, ac_error *err)
 {
-    int rc =
-        ac_search_pool_eval(ga->pool, ga->next + from * ga->n, ga->next_score + from, count, err);
+    int rc;
+    if (ga->problem->screen != NULL) {
+        rc = screen_batch(ga, from, count, err);
+    } else {
+        rc = ac_search_pool_eval(ga->pool, ga->next + from * ga->n, ga->next_score + from, count, 0,
+                                 err);
+        memset(ga->exact + from, 1, count);
+    }
     if (rc != 0)
         return rc;
     for (size_t i = from; i < from + count; i++) {
         double s = ga->next_score[i];
         ga->evals++;
-        if (s > ga->best_score) {
+        if (ga->exact[i] && s > ga->best_score) {
             ga->best_score = s;
             ga->best_at = ga->evals;
             memcpy(ga->best, ga->next + i * ga->n, ga->n * sizeof *ga->best);

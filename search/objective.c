@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archcheck/search.h"
+#include "search/internal.h"
 
 typedef struct term {
     ac_metric metric;
@@ -37,6 +37,12 @@ struct ac_search_objective {
     size_t jobs, nterms, nfaults;
     term *terms;
     ac_transient_ws **ws;
+    ac_transient_ws **sws;     /* the screen's (jobs), NULL until made */
+    ac_transient_options sopt; /* their options */
+    int screen_on;
+    size_t *nscreen, *nfull;   /* per job: evaluations by the screen, in full */
+    ac_search_cache **cache;   /* per job (entries NULL: no cache) */
+    size_t *hits;              /* per job, 2 each: cache hits of the screen, in full */
     ac_transient_fault *plans; /* jobs x nfaults */
     double *scratch;           /* jobs x (nnodes + nlinks + 1): the end-to-end bound's */
     size_t nscratch;
@@ -250,14 +256,27 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
         o->scratch = calloc(jobs * o->nscratch, sizeof *o->scratch);
         o->failed = calloc(jobs, sizeof *o->failed);
         o->limited = calloc(jobs, sizeof *o->limited);
+        o->nscreen = calloc(jobs, sizeof *o->nscreen);
+        o->nfull = calloc(jobs, sizeof *o->nfull);
+        o->cache = calloc(jobs, sizeof *o->cache);
+        o->hits = calloc(2 * jobs, sizeof *o->hits);
         if (o->ws == NULL || o->plans == NULL || o->scratch == NULL || o->failed == NULL ||
-            o->limited == NULL)
+            o->limited == NULL || o->nscreen == NULL || o->nfull == NULL || o->cache == NULL ||
+            o->hits == NULL)
             rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
     }
+    for (size_t j = 0; j < jobs && rc == 0; j++)
+        if (ac_search_cache_new(o->nfaults, &o->cache[j]) != AC_OK)
+            rc = ac_error_set(err, AC_ENOMEM, "out of memory (objective's cache)");
     for (size_t j = 0; j < jobs && rc == 0; j++)
         rc = ac_transient_new(model, &opt, &o->ws[j], err);
     if (rc == 0)
         rc = base_values(o, err);
+    o->sopt = opt;
+    o->sopt.rtol = fmax(opt.rtol, AC_SEARCH_SCREEN_RTOL);
+    o->sopt.atol = fmax(opt.atol, AC_SEARCH_SCREEN_ATOL);
+    if (rc == 0 && (o->sopt.rtol > opt.rtol || o->sopt.atol > opt.atol))
+        rc = ac_search_objective_screen(o, 1, err);
     if (rc != 0) {
         ac_search_objective_free(o);
         return rc;
@@ -266,14 +285,54 @@ int ac_search_objective_new(const ac_model *model, const ac_search_space *space,
     return 0;
 }
 
+int ac_search_objective_screen(ac_search_objective *obj, int on, ac_error *err)
+{
+    obj->screen_on = 0;
+    if (!on)
+        return 0;
+    if (obj->sws == NULL) {
+        obj->sws = calloc(obj->jobs, sizeof *obj->sws);
+        if (obj->sws == NULL)
+            return ac_error_set(err, AC_ENOMEM, "out of memory (objective)");
+        for (size_t j = 0; j < obj->jobs; j++) {
+            int rc = ac_transient_new(obj->model, &obj->sopt, &obj->sws[j], err);
+            if (rc != 0)
+                return rc; /* the ones made are freed with the objective */
+        }
+    }
+    obj->screen_on = 1;
+    return 0;
+}
+
+void ac_search_objective_counts(const ac_search_objective *obj, ac_search_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t j = 0; j < obj->jobs; j++) {
+        out->screened += obj->nscreen[j];
+        out->full += obj->nfull[j];
+        out->screen_hits += obj->hits[2 * j];
+        out->full_hits += obj->hits[2 * j + 1];
+    }
+}
+
 void ac_search_objective_free(ac_search_objective *obj)
 {
     if (obj == NULL)
         return;
-    if (obj->ws != NULL)
-        for (size_t j = 0; j < obj->jobs; j++)
+    for (size_t j = 0; j < obj->jobs; j++) {
+        if (obj->ws != NULL)
             ac_transient_ws_free(obj->ws[j]);
+        if (obj->sws != NULL)
+            ac_transient_ws_free(obj->sws[j]);
+        if (obj->cache != NULL)
+            ac_search_cache_free(obj->cache[j]);
+    }
+    free(obj->cache);
+    free(obj->hits);
     free(obj->ws);
+    free(obj->sws);
+    free(obj->nscreen);
+    free(obj->nfull);
     free(obj->plans);
     free(obj->scratch);
     free(obj->failed);
@@ -293,20 +352,20 @@ int ac_search_objective_set_scale(ac_search_objective *obj, double scale, ac_err
         return ac_error_set(err, AC_EINVAL, "objective: scale %g is not in (0, %g]", scale,
                             obj->max_scale);
     obj->scale = scale;
+    for (size_t j = 0; j < obj->jobs; j++)
+        ac_search_cache_clear(obj->cache[j]);
     return base_values(obj, err);
 }
 
-int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
-                                  const ac_transient_fault *faults, double *out,
-                                  ac_search_term_value *terms, ac_error *err)
+/* The score of a plan on workspace ws (job's: its full one or its screen's). */
+static int score_on(ac_search_objective *obj, ac_transient_ws *ws, size_t job,
+                    const ac_transient_fault *faults, double *out, ac_search_term_value *terms,
+                    ac_error *err)
 {
     ac_transient_plan plan = {faults != NULL ? obj->nfaults : 0, faults};
     const ac_transient *tr = NULL;
     double score = 0.0;
-    int rc;
-    if (job >= obj->jobs)
-        return ac_error_set(err, AC_EINVAL, "objective: job %zu of %zu", job, obj->jobs);
-    rc = ac_transient_eval(obj->ws[job], &plan, obj->scale, &tr, err);
+    int rc = ac_transient_eval(ws, &plan, obj->scale, &tr, err);
     if (rc != 0)
         return rc;
     for (size_t i = 0; i < obj->nterms; i++) {
@@ -319,6 +378,16 @@ int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
     }
     *out = score;
     return 0;
+}
+
+int ac_search_objective_eval_plan(ac_search_objective *obj, size_t job,
+                                  const ac_transient_fault *faults, double *out,
+                                  ac_search_term_value *terms, ac_error *err)
+{
+    if (job >= obj->jobs)
+        return ac_error_set(err, AC_EINVAL, "objective: job %zu of %zu", job, obj->jobs);
+    obj->nfull[job]++;
+    return score_on(obj, obj->ws[job], job, faults, out, terms, err);
 }
 
 int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double *genes, double *out,
@@ -337,23 +406,35 @@ int ac_search_objective_eval(ac_search_objective *obj, size_t job, const double 
  * search's best is a plan with a score whenever one was found), and is counted
  * (ac_search_objective_failures), so that one plan does not end the search. Its score is
  * unknown: whoever reads the search's best must read the count with it (a worst case may
- * hide among those plans). */
+ * hide among those plans). A plan the job's cache holds is not integrated again (its
+ * failure counted again: the counts are those without the cache). */
 static int problem_eval(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
 {
     ac_search_objective *obj = ctx;
+    ac_transient_fault *plan;
     ac_error e2;
     int rc;
-    memset(&e2, 0, sizeof e2);
-    rc = ac_search_objective_eval(obj, job, genes, out, NULL, &e2);
-    if ((rc == AC_ENUMERIC || rc == AC_ELIMIT) && job < obj->jobs) {
+    if (job >= obj->jobs)
+        return ac_error_set(err, AC_EINVAL, "objective: job %zu of %zu", job, obj->jobs);
+    plan = obj->plans + job * (obj->nfaults + 1);
+    ac_search_space_decode(obj->space, genes, plan);
+    if (ac_search_cache_get(obj->cache[job], 1, plan, out, &rc)) {
+        obj->hits[2 * job + 1]++;
+    } else {
+        memset(&e2, 0, sizeof e2);
+        rc = ac_search_objective_eval_plan(obj, job, plan, out, NULL, &e2);
+        if (rc != 0 && rc != AC_ENUMERIC && rc != AC_ELIMIT) {
+            *err = e2;
+            return rc;
+        }
+        ac_search_cache_put(obj->cache[job], 1, plan, rc == 0 ? *out : -1.0, rc);
+    }
+    if (rc == AC_ENUMERIC || rc == AC_ELIMIT) {
         obj->failed[job]++;
         obj->limited[job] += rc == AC_ELIMIT;
         *out = -1.0;
-        return 0;
     }
-    if (rc != 0)
-        *err = e2;
-    return rc;
+    return 0;
 }
 
 size_t ac_search_objective_failures(const ac_search_objective *obj)
@@ -372,8 +453,44 @@ size_t ac_search_objective_failures_limit(const ac_search_objective *obj)
     return n;
 }
 
+/* The screen's estimate: the score on job's screening workspace; NAN when screening is
+ * off or the screen's transient fails (the full evaluation then decides, and counts the
+ * failure if it fails too). */
+static int problem_screen(void *ctx, size_t job, const double *genes, double *out, ac_error *err)
+{
+    ac_search_objective *obj = ctx;
+    ac_transient_fault *plan;
+    ac_error e2;
+    int rc;
+    *out = NAN;
+    if (job >= obj->jobs)
+        return ac_error_set(err, AC_EINVAL, "objective: job %zu of %zu", job, obj->jobs);
+    if (!obj->screen_on)
+        return 0;
+    memset(&e2, 0, sizeof e2);
+    plan = obj->plans + job * (obj->nfaults + 1);
+    ac_search_space_decode(obj->space, genes, plan);
+    if (ac_search_cache_get(obj->cache[job], 0, plan, out, &rc)) {
+        obj->hits[2 * job]++;
+        return 0;
+    }
+    obj->nscreen[job]++;
+    rc = score_on(obj, obj->sws[job], job, plan, out, NULL, &e2);
+    if (rc == AC_ENUMERIC || rc == AC_ELIMIT) {
+        *out = NAN;
+        rc = 0;
+    }
+    if (rc != 0) {
+        *err = e2;
+        return rc;
+    }
+    ac_search_cache_put(obj->cache[job], 0, plan, *out, 0);
+    return 0;
+}
+
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj)
 {
-    ac_search_problem p = {ac_search_space_ngenes(obj->space), problem_eval, obj};
+    ac_search_problem p = {ac_search_space_ngenes(obj->space), problem_eval, obj,
+                           obj->sws != NULL ? problem_screen : NULL, AC_SEARCH_SCREEN_EPS};
     return p;
 }

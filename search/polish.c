@@ -3,6 +3,9 @@
  * search's best, the bounds of each gene first (a degradation is often monotone in a fault's
  * size, so its worst is at a range's end), then +-step with the step halved when no move
  * helps. Deterministic: the order of the genes and the moves is fixed, job 0 evaluates.
+ * With a screen, a move whose estimate is below the score by screen_eps is not kept
+ * without its full evaluation (its true score is below the score: the screen's error is
+ * below eps / 2); every kept move is scored in full.
  */
 #include <math.h>
 #include <string.h>
@@ -20,6 +23,15 @@ static int try_move(const ac_search_problem *pr, double *g, size_t i, double v, 
         return 0;
     g[i] = v;
     (*evals)++;
+    if (pr->screen != NULL) { /* a move the screen puts below the score by eps is not kept */
+        rc = pr->screen(pr->ctx, 0, g, &s, err);
+        if (rc == 0 && !isnan(s) && s < *score - pr->screen_eps)
+            rc = 1;
+        if (rc != 0) {
+            g[i] = old;
+            return rc > 0 ? 0 : rc;
+        }
+    }
     rc = pr->eval(pr->ctx, 0, g, &s, err);
     if (rc != 0) {
         g[i] = old;

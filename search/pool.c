@@ -31,6 +31,7 @@ struct ac_search_pool {
     const double *genes; /* the batch */
     double *score;
     size_t count;
+    int screen; /* the batch is scored by the problem's screen */
     worker *workers; /* workers[0] is the caller */
 };
 
@@ -41,8 +42,10 @@ static void run_slots(worker *w)
     w->status = 0;
     w->bad = SIZE_MAX;
     ac_error_clear(&w->err);
+    int (*fn)(void *, size_t, const double *, double *, ac_error *) =
+        p->screen ? p->problem->screen : p->problem->eval;
     for (size_t i = w->job; i < p->count; i += p->jobs) {
-        int rc = p->problem->eval(p->problem->ctx, w->job, p->genes + i * n, &p->score[i], &w->err);
+        int rc = fn(p->problem->ctx, w->job, p->genes + i * n, &p->score[i], &w->err);
         if (rc != 0) {
             w->status = rc;
             w->bad = i;
@@ -107,9 +110,10 @@ int ac_search_pool_new(const ac_search_problem *problem, size_t jobs, ac_search_
 }
 
 int ac_search_pool_eval(ac_search_pool *pool, const double *genes, double *score, size_t count,
-                        ac_error *err)
+                        int screen, ac_error *err)
 {
     const worker *first = NULL;
+    pool->screen = screen && pool->problem->screen != NULL;
     pool->genes = genes;
     pool->score = score;
     pool->count = count;

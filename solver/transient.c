@@ -538,8 +538,8 @@ static int ws_vectors(ac_transient_ws *ws, ac_error *err)
     return AC_OK;
 }
 
-int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_transient_ws **out,
-                     ac_error *err)
+static int ws_build(const ac_model *m, const ac_transient_options *opt, ac_transient_ws **out,
+                    ac_error *err)
 {
     ac_transient_ws *ws;
     double horizon;
@@ -798,6 +798,8 @@ int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double
     ac_transient *tr = ws->tr;
     int rc;
     *out = NULL;
+    if (ac_solver_tr_driver_canon(ws->dr) != AC_OK)
+        return ac_error_set(err, AC_ENUMERIC, "restoring the transient's pivot order");
     if (!(scale >= 0.0) || scale > ws->opt.scale * (1.0 + 1e-12))
         return ac_error_set(err, AC_EINVAL,
                             "workload factor %g outside the workspace's [0, %g] (its "
@@ -825,12 +827,56 @@ int ac_transient_eval(ac_transient_ws *ws, const ac_transient_plan *plan, double
     return AC_OK;
 }
 
+/*
+ * A workspace's evaluations are a function of (plan, scale) alone, to the bit, whatever it
+ * evaluated before: the pattern of the Jacobian and KLU's pivot order, the driver's state
+ * that outlives a run (transient_driver.c), are set here once: the pattern as the run
+ * without faults at the largest scale grows it (its result discarded, a failure included:
+ * how far it got is the model's), then frozen, and the pivot order KLU picks on
+ * I - h0 J at the start state it settled (ac_solver_tr_driver_fix); the caches of that run
+ * (start state, prefix) are dropped.
+ */
+static int ws_prime(ac_transient_ws *ws, ac_error *err)
+{
+    const ac_transient *res = NULL;
+    ac_error e2;
+    int rc;
+    if (ws->dr == NULL)
+        return AC_OK;
+    memset(&e2, 0, sizeof e2);
+    (void)ac_transient_eval(ws, NULL, ws->opt.scale, &res, &e2);
+    ws->cached = 0;
+    ws->pf_valid = 0;
+    ws->pf.n = 0;
+    rc = ac_solver_tr_driver_fix(ws->dr, 0.0, ws->y_start, ws->h0);
+    if (rc == AC_ENOMEM)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
+    if (rc != AC_OK)
+        return ac_error_set(err, AC_ENUMERIC, "the transient's iteration matrix is singular at "
+                                              "its start state");
+    return AC_OK;
+}
+
+int ac_transient_new(const ac_model *m, const ac_transient_options *opt, ac_transient_ws **out,
+                     ac_error *err)
+{
+    int rc = ws_build(m, opt, out, err);
+    if (rc == AC_OK)
+        rc = ws_prime(*out, err);
+    if (rc != AC_OK) {
+        ac_transient_ws_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* One evaluation: the workspace is not primed (no later evaluation to keep pure). */
 int ac_transient_run(const ac_model *m, const ac_transient_options *opt, ac_transient **out,
                      ac_error *err)
 {
     ac_transient_ws *ws = NULL;
     const ac_transient *res = NULL;
-    int rc = ac_transient_new(m, opt, &ws, err);
+    int rc = ws_build(m, opt, &ws, err);
     *out = NULL;
     if (rc != AC_OK)
         return rc;

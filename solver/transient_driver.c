@@ -66,6 +66,8 @@ struct tr_driver {
     int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
     int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
     size_t nnz;           /* its entries */
+    double *canon;        /* the canonical matrix (nnz values, ac_solver_tr_driver_fix) */
+    sunindextype *pnum;   /* KLU's pivot order on it (D) */
     double tstop;         /* the stop time set, NAN: none */
     char why[96];         /* the last failure */
 
@@ -373,6 +375,9 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->jval);
     free(dr->jpos);
     free(dr->jdpos);
+    free(dr->jdiag);
+    free(dr->canon);
+    free(dr->pnum);
     free(dr->grp_start);
     free(dr->grp_col);
     free(dr->rowmark);
@@ -672,4 +677,77 @@ int ac_solver_tr_driver_advance(tr_driver *dr, double t_end, size_t max_steps, d
     }
     snprintf(dr->why, sizeof dr->why, "%s (CVODE flag %d)", cv_reason(flag), flag);
     return flag == CV_TOO_MUCH_WORK ? AC_ELIMIT : AC_ENUMERIC;
+}
+
+/* ---- a pure evaluation --------------------------------------------------------------------
+ *
+ * What a run leaves in the driver that the next one reads: the pattern (it grows while not
+ * frozen) and KLU's pivot order (klu_refactor keeps the order of the last klu_factor: the
+ * first factorisation's, or one SUNDIALS redid on a poor condition estimate). Both change the
+ * iteration matrix, so Newton's inexact solves, so the result at ~1e-8 (a plan's score after
+ * other plans differed from the same plan's on a fresh workspace). ac_solver_tr_driver_fix
+ * (at the end of ac_transient_new) freezes the pattern and factorises a canonical matrix
+ * (I - h0 J at the given state), both functions of the model and the options only;
+ * ac_solver_tr_driver_canon (at the start of every evaluation) restores that factorisation
+ * whenever the pivot order is no longer its own (allocating then only: KLU's analysis).
+ */
+
+/* KLU's analysis and factorisation of the canonical matrix, its pivot order into dr->pnum. */
+static int cv_canon_factor(tr_driver *dr)
+{
+    sun_klu_numeric *num;
+    memcpy(SUNSparseMatrix_Data(dr->A), dr->canon, dr->nnz * sizeof *dr->canon);
+    if (SUNLinSol_KLUReInit(dr->ls, dr->A, SUNSparseMatrix_NNZ(dr->A), SUNKLU_REINIT_PARTIAL) != 0 ||
+        SUNLinSolSetup_KLU(dr->ls, dr->A) != SUNLS_SUCCESS)
+        return AC_ENUMERIC;
+    num = SUNLinSol_KLUGetNumeric(dr->ls);
+    if (num == NULL)
+        return AC_ENUMERIC;
+    memcpy(dr->pnum, num->Pnum, dr->D * sizeof *dr->pnum);
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_fix(tr_driver *dr, double t, const double *y, double h0)
+{
+    double *v;
+    if (dr == NULL || !dr->cv)
+        return AC_OK;
+    if (!dr->frozen) {
+        dr->frozen = 1;
+        if (dr->c->nfd > 0)
+            cv_group_columns(dr);
+    }
+    if (!dr->built) { /* no step was taken: A's pattern is written here */
+        cv_pattern(dr, dr->A);
+        dr->built = 1;
+    }
+    dr->canon = malloc((dr->nnz + 1) * sizeof *dr->canon);
+    dr->pnum = malloc((dr->D + 1) * sizeof *dr->pnum);
+    if (dr->canon == NULL || dr->pnum == NULL)
+        return AC_ENOMEM;
+    memcpy(N_VGetArrayPointer(dr->yi), y, dr->D * sizeof *y);
+    if (cv_jac_eval(dr, t, dr->yi, dr->A) != 0) /* not finite there: the identity */
+        memset(dr->jval, 0, dr->nnz * sizeof *dr->jval);
+    v = dr->canon;
+    for (size_t k = 0; k < dr->nnz; k++)
+        v[k] = (dr->jdiag[k] ? 1.0 : 0.0) - h0 * dr->jval[k];
+    if (cv_canon_factor(dr) != AC_OK) {
+        free(dr->canon);
+        dr->canon = NULL;
+        return AC_ENUMERIC;
+    }
+    dr->ls->ops->initialize = cv_klu_keep;
+    dr->klu_ready = 1;
+    return AC_OK;
+}
+
+int ac_solver_tr_driver_canon(tr_driver *dr)
+{
+    const sun_klu_numeric *num;
+    if (dr == NULL || !dr->cv || dr->canon == NULL)
+        return AC_OK;
+    num = SUNLinSol_KLUGetNumeric(dr->ls);
+    if (num != NULL && memcmp(num->Pnum, dr->pnum, dr->D * sizeof *dr->pnum) == 0)
+        return AC_OK;
+    return cv_canon_factor(dr);
 }

@@ -457,6 +457,12 @@ int ac_solver_tr_driver_restart(tr_driver *dr, double t, const double *y, double
 /* from now on the Jacobian's sparse pattern stays as it is (the evaluations without a new
  * pattern allocate nothing; entries outside it are left out of the iteration matrix) */
 void ac_solver_tr_driver_freeze(tr_driver *dr);
+/* The driver's state that outlives a run, made a function of the model and the options:
+ * _fix freezes the pattern (as grown so far) and factorises I - h0 J(t, y) as the canonical
+ * pivot order (once, from ac_transient_new); _canon restores that order when a run changed
+ * it (at the start of every evaluation). No-ops for rkf45. AC_OK, AC_ENOMEM or AC_ENUMERIC. */
+int ac_solver_tr_driver_fix(tr_driver *dr, double t, const double *y, double h0);
+int ac_solver_tr_driver_canon(tr_driver *dr);
 /* a kink of the drift at t: a multistep integrator restarts (_restart), rkf45 goes on */
 int ac_solver_tr_driver_kink(tr_driver *dr, double t, const double *y, double h0);
 int ac_solver_tr_driver_step(tr_driver *dr, double t_stop, double *t, double *y);

@@ -266,7 +266,7 @@ static double run_search(const ac_search_problem *pr, ac_search_method method, s
 
 static void test_ga_vs_grid_and_random(void **state)
 {
-    ac_search_problem pr = {2, peaks, NULL};
+    ac_search_problem pr = {2, peaks, NULL, NULL, 0.0};
     double best[2], grid = 0.0, ga_sum = 0.0, rnd_sum = 0.0, ga_min = INFINITY;
     size_t evals = 0, budget;
     ac_error err = {0};
@@ -311,7 +311,7 @@ static int identity1(void *ctx, size_t job, const double *x, double *out, ac_err
  * median <= q3, and the last grid point is the final best. */
 static void test_convergence_seeds(void **state)
 {
-    ac_search_problem pr = {1, identity1, NULL}, pk = {2, peaks, NULL};
+    ac_search_problem pr = {1, identity1, NULL, NULL, 0.0}, pk = {2, peaks, NULL, NULL, 0.0};
     ac_search_options o;
     ac_search_convergence *c = calloc(1, sizeof *c);
     ac_error err = {0};
@@ -358,7 +358,7 @@ static void test_convergence_seeds(void **state)
 
 static void test_ga_options(void **state)
 {
-    ac_search_problem pr = {2, peaks, NULL}, none = {0, peaks, NULL};
+    ac_search_problem pr = {2, peaks, NULL, NULL, 0.0}, none = {0, peaks, NULL, NULL, 0.0};
     ac_search_options o;
     ac_search_ga *ga = NULL;
     ac_error err = {0};

@@ -164,6 +164,14 @@ typedef struct ac_search_problem {
     size_t ngenes;
     int (*eval)(void *ctx, size_t job, const double *genes, double *out, ac_error *err);
     void *ctx;
+    /* Optional (NULL: none): a cheaper estimate of eval's score, within screen_eps / 2 of
+     * it, or NAN when it has none (then eval decides). The searches (GA, random, polish)
+     * score a plan by eval whenever its estimate could matter: it is within screen_eps of
+     * the best or of the elite (ac_search_ga_step, ac_search_polish); a plan scored by its
+     * estimate only is below every plan that could be kept, so the best, the elite, every
+     * score reported and every verdict are eval's. */
+    int (*screen)(void *ctx, size_t job, const double *genes, double *out, ac_error *err);
+    double screen_eps;
 } ac_search_problem;
 
 /* The evaluations of the objective's problem whose transient failed to integrate
@@ -180,8 +188,37 @@ size_t ac_search_objective_failures(const ac_search_objective *obj);
 size_t ac_search_objective_failures_limit(const ac_search_objective *obj);
 
 /* The problem of an objective (its space's genes, ac_search_objective_eval; a plan the
- * transient cannot integrate scores -1 and is counted by ac_search_objective_failures). */
+ * transient cannot integrate scores -1 and is counted by ac_search_objective_failures),
+ * with its screen when screening is on (ac_search_objective_screen). */
 ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
+
+/*
+ * Screening: a second transient workspace per job at the looser tolerances below scores
+ * every plan first, and the searches re-score at the objective's own tolerances those
+ * whose screened score is within AC_SEARCH_SCREEN_EPS of the best or of the elite
+ * (ac_search_problem.screen). The screen's error against the full score, measured on
+ * samples/faas-cascade.xml over 2,500 plans (tests/test_search_screen.c), must stay below
+ * half the margin: that test asserts it. A screened failure to integrate leaves the plan
+ * to the full evaluation (only full evaluations count in ac_search_objective_failures).
+ */
+#define AC_SEARCH_SCREEN_RTOL 1e-4
+#define AC_SEARCH_SCREEN_ATOL 1e-7
+#define AC_SEARCH_SCREEN_EPS  1e-3
+
+/* Screening on (the default of ac_search_objective_new when its tolerances are tighter than
+ * the screen's; the screen's workspaces are made the first time) or off (the screen then
+ * answers NAN: every plan is scored in full, as without a screen). Returns 0, AC_ENOMEM or
+ * the status of ac_transient_new. */
+int ac_search_objective_screen(ac_search_objective *obj, int on, ac_error *err);
+
+/* The evaluations of the objective's problem so far: integrated by the screen and in full
+ * (ac_search_objective_eval_plan's included), and the plans whose score the cache gave
+ * instead (a plan evaluated again at the same scale, on the same job: search/cache.c). */
+typedef struct ac_search_counts {
+    size_t screened, full;
+    size_t screen_hits, full_hits;
+} ac_search_counts;
+void ac_search_objective_counts(const ac_search_objective *obj, ac_search_counts *out);
 
 /* -------------------------------------------------------------- operators */
 
