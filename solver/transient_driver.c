@@ -375,7 +375,6 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->jval);
     free(dr->jpos);
     free(dr->jdpos);
-    free(dr->jdiag);
     free(dr->canon);
     free(dr->pnum);
     free(dr->grp_start);
@@ -704,7 +703,8 @@ static int cv_canon_factor(tr_driver *dr)
     if (num == NULL)
         return AC_ENUMERIC;
     memcpy(dr->pnum, num->Pnum, dr->D * sizeof *dr->pnum);
-    return AC_OK;
+    /* transient_lu.c's order is KLU's: rebuilt from these pivots (and this matrix factorised) */
+    return cv_ls_reorder(dr, dr->A);
 }
 
 int ac_solver_tr_driver_fix(tr_driver *dr, double t, const double *y, double h0)
@@ -730,7 +730,9 @@ int ac_solver_tr_driver_fix(tr_driver *dr, double t, const double *y, double h0)
         memset(dr->jval, 0, dr->nnz * sizeof *dr->jval);
     v = dr->canon;
     for (size_t k = 0; k < dr->nnz; k++)
-        v[k] = (dr->jdiag[k] ? 1.0 : 0.0) - h0 * dr->jval[k];
+        v[k] = -h0 * dr->jval[k];
+    for (size_t col = 0; col < dr->D; col++)
+        v[dr->jdpos[col]] += 1.0;
     if (cv_canon_factor(dr) != AC_OK) {
         free(dr->canon);
         dr->canon = NULL;
