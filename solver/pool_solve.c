@@ -192,6 +192,7 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
 {
     size_t n = m->n, k;
     double *q = malloc(n * sizeof *q), rho = m->lambda / m->mu;
+    ac_solver_pool_ode *ode = NULL;
     int rc = 0;
     if (q == NULL)
         return ac_error_set(err, AC_ENOMEM, "out of memory (equilibria)");
@@ -247,15 +248,18 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
     }
     /* retries: the cooperative ODE's limits from empty (the least equilibrium) and from full
      * (the greatest) bracket every equilibrium */
+    rc = ac_solver_pool_ode_new(m, opt, &ode, err);
+    if (rc < 0)
+        goto cleanup;
     start_at(q, n, opt->start_low, opt->start_dim, 0.0);
-    rc = ac_solver_settle(m, q, opt, err);
+    rc = ac_solver_settle_ode(m, q, opt, ode, NULL, NULL, err);
     if (rc < 0)
         goto cleanup;
     rc = cand_add(c, n, q, AC_SOLVER_FROM_EMPTY, err);
     if (rc < 0 || operating)
         goto cleanup;
     start_at(q, n, opt->start_high, opt->start_dim, 1.0);
-    rc = ac_solver_settle(m, q, opt, err);
+    rc = ac_solver_settle_ode(m, q, opt, ode, NULL, NULL, err);
     if (rc < 0)
         goto cleanup;
     rc = cand_add(c, n, q, AC_SOLVER_FROM_FULL, err);
@@ -277,6 +281,7 @@ static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
         }
     }
 cleanup:
+    ac_solver_pool_ode_free(ode);
     free(q);
     return rc;
 }

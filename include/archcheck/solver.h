@@ -73,7 +73,8 @@ typedef struct ac_solver_options {
                               sum_{k>K} q_k stays below this; default 1e-12 */
     double residual_tolerance; /* Newton stops when max_k |f_k(q)| <= this * (lambda + mu)
                                   (per-server rates); default 1e-13 */
-    double rtol, atol;         /* integration tolerances (GSL msbdf); default 1e-8, 1e-11 */
+    double rtol, atol;         /* integration tolerances (CVODE BDF for pools with retries,
+                                  GSL msbdf elsewhere); default 1e-8, 1e-11 */
     double max_time;           /* integration horizon before giving up, in units of 1/mu;
                                   default 1e6 */
     ac_solver_refine refine;   /* default AUTO */
@@ -203,7 +204,7 @@ typedef struct ac_solver_pool_result {
  * buffer is reported as overload without integrating. Without retries the equilibrium is
  * unique (flux equations) and is found by Newton from the closed form (power-of-d and jsq
  * below rho = 1), else by implicit Euler with growing steps from empty (also with
- * opt->all_starts, then from full too); with retries the ODE is integrated (GSL msbdf, analytic
+ * opt->all_starts, then from full too); with retries the ODE is integrated (CVODE BDF, analytic
  * Jacobian) from empty and from full (which bracket every equilibrium, the system being
  * cooperative), each limit polished by Newton. For each equilibrium: eigenvalues of J,
  * the Lyapunov equation J S + S J^T + Q = 0, the KPIs, the refined mean field
