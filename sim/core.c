@@ -848,7 +848,8 @@ int ac_sim_state_run(ac_sim_state *s)
  * (H, W) = (horizon, warmup); or one stopped by its budget in the generic loop with
  * horizon <= H (equal when a profile thins), no event past the horizon, and the same
  * warm-up or the measurement not yet begun and s->now < warmup. A shorter horizon also needs
- * every scheduled event at most at it: then the run of (horizon, warmup) made the same
+ * every scheduled event at most at it and no fault edge from it on (the edges are listed at
+ * setup, those before the horizon): then the run of (horizon, warmup) made the same
  * schedule calls, so its heap is the same one (the same order among equal times). Then 1: s
  * takes (horizon, warmup), errors go to err, and ac_sim_state_advance goes on. Else 0 (s
  * unchanged).
@@ -868,6 +869,9 @@ int ac_sim_state_resume(ac_sim_state *s, double horizon, double warmup, ac_error
     }
     for (size_t i = 0; i < s->nheap && horizon != s->horizon; i++)
         if (s->hkey[i] > horizon)
+            return 0;
+    for (size_t i = 0; i < s->nfault_edges && horizon != s->horizon; i++)
+        if (s->fault_edges[i] >= horizon) /* the fresh run's edges are those before it */
             return 0;
     s->status = 0;
     s->budget_hit = 0;
