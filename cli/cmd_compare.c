@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "archcheck/analysis.h"
+#include "archcheck/confirm.h"
 #include "archcheck/model.h"
 #include "archcheck/search.h"
 #include "cli/cli.h"
@@ -66,6 +67,7 @@ typedef struct compare_state {
     char (*changes)[NOTE_MAX];
     char (*errors)[NOTE_MAX];
     size_t n;
+    ac_analysis_confirmation worst_conf; /* compare --search: the baseline's worst case */
 } compare_state;
 
 static void state_free(compare_state *s)
@@ -126,8 +128,35 @@ static int analyse_variant(compare_state *s, size_t v, const ac_analysis_options
     return 0;
 }
 
+/* The baseline's worst case at the design's workload (the plan of its worst_score) re-run
+ * in the simulator by the confirmation of `search` (analysis/confirm.c): fixed, 10
+ * replications, the file's seed; into s->worst_conf and column 0. */
+static int confirm_worst(compare_state *s, const ac_model *m, const ac_search_study *st,
+                         const ac_search_study_options *o, ac_error *err)
+{
+    ac_analysis_confirm_options co;
+    ac_compare_variant *x = &s->variants[0];
+    int rc;
+    ac_analysis_confirm_options_init(&co);
+    if (m->faults.has_seed)
+        co.seed = m->faults.seed;
+    rc = ac_analysis_confirm(m, st->score_worst, st->nfaults, o->score_at,
+                             ac_transient_horizon(m, &o->transient), st->score_terms, st->nterms,
+                             st->variants[0].worst_score, &co, &s->worst_conf, err);
+    if (rc != 0)
+        return rc;
+    x->has_worst_sim = 1;
+    x->worst_sim_computed = s->worst_conf.computed;
+    x->worst_sim = s->worst_conf.score;
+    x->worst_sim_ci95 = s->worst_conf.ci95;
+    x->worst_sim_replications = s->worst_conf.replications;
+    x->worst_sim_why = s->worst_conf.why[0] != '\0' ? s->worst_conf.why : NULL;
+    return 0;
+}
+
 /* compare --search: the study of the declared mitigations, its numbers on the columns of the
- * same id (the baseline's on column 0). 0, or AC_EXIT_INCONCLUSIVE after saying why. */
+ * same id (the baseline's on column 0), and the baseline's worst case simulated. 0, or
+ * AC_EXIT_INCONCLUSIVE after saying why. */
 static int add_search(compare_state *s, size_t nvar, const ac_model *m, const char *file)
 {
     ac_search_study_options o;
@@ -159,6 +188,10 @@ static int add_search(compare_state *s, size_t nvar, const ac_model *m, const ch
                 sv->computed && sv->own.status == AC_SEARCH_BOUNDARY_FOUND ? sv->own.rate : NAN;
             x->resilience_gain = sv->computed ? sv->gain : NAN;
         }
+    if (st->variants[0].computed && st->score_worst != NULL &&
+        confirm_worst(s, m, st, &o, &err) != 0)
+        fprintf(stderr, "archcheck: %s: the worst case is not simulated: %s\n", file,
+                err.message);
     ac_search_study_free(st);
     return 0;
 }

@@ -431,6 +431,44 @@ static void pad(FILE *fp, size_t n)
         fputc(' ', fp);
 }
 
+/* The simulated score of a variant's worst case beside its fluid one (the worst-case score
+ * row's cell): simulation_value with its sibling _ci95 (output.md; as a check's), or why it was not. */
+static void json_worst_sim(ac_jsonw *w, const ac_compare_variant *x)
+{
+    if (!x->has_worst_sim)
+        return;
+    if (x->worst_sim_computed) {
+        ac_jsonw_key(w, "simulation_value");
+        ac_jsonw_double(w, x->worst_sim);
+        ac_jsonw_key(w, "simulation_value_ci95");
+        ac_jsonw_double(w, x->worst_sim_ci95);
+        ac_jsonw_key(w, "simulation_replications");
+        ac_jsonw_uint(w, x->worst_sim_replications);
+    } else {
+        ac_jsonw_key(w, "simulation_why");
+        ac_jsonw_string(w, x->worst_sim_why != NULL ? x->worst_sim_why : "not simulated");
+    }
+}
+
+/* The same in words, under the table. */
+static void text_worst_sim(FILE *fp, const ac_compare_run *run)
+{
+    for (size_t v = 0; v < run->nvariants; v++) {
+        const ac_compare_variant *x = &run->variants[v];
+        if (!x->has_worst_sim)
+            continue;
+        if (x->worst_sim_computed)
+            fprintf(fp,
+                    "worst-case score of %s in the simulator: %.4g +- %.2g (95%%, %zu "
+                    "replications; fluid %.4g)\n",
+                    x->id, x->worst_sim, x->worst_sim_ci95, x->worst_sim_replications,
+                    x->worst_score);
+        else
+            fprintf(fp, "worst-case score of %s: not simulated: %s\n", x->id,
+                    x->worst_sim_why != NULL ? x->worst_sim_why : "not simulated");
+    }
+}
+
 int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
 {
     ac_compare_table *t = NULL;
@@ -497,6 +535,7 @@ int ac_report_compare_text(FILE *fp, const ac_compare_run *run)
                   "simulator is not run on it; `archcheck search` confirms the baseline's worst "
                   "case)\n",
                   fp);
+    text_worst_sim(fp, run);
     for (size_t v = 0; v < run->nvariants; v++) {
         const ac_compare_variant *x = &run->variants[v];
         if (x->changes != NULL && x->changes[0] != '\0')
@@ -626,6 +665,8 @@ int ac_report_compare_json(FILE *fp, const ac_compare_run *run)
                 ac_jsonw_key(&w, "unbounded");
                 ac_jsonw_bool(&w, 1);
             }
+            if (strcmp(row->metric, "worst_case_score") == 0)
+                json_worst_sim(&w, &run->variants[v]);
             if (c->has_status) {
                 ac_jsonw_key(&w, "status");
                 ac_jsonw_string(&w, ac_check_status_name(c->status));

@@ -49,6 +49,8 @@ void ac_search_study_free(ac_search_study *study)
         return;
     free(study->variants);
     free(study->baseline_worst);
+    free(study->score_worst);
+    free(study->score_terms);
     free(study->final);
     free(study);
 }
@@ -97,11 +99,28 @@ static double gain(const ac_search_boundary *b, const ac_search_boundary *base)
     return b->rate / base->rate - 1.0;
 }
 
+/* The baseline's worst case at score_at (genes g) into st->score_worst and its terms (one
+ * evaluation more: the same score, an evaluation being a function of the plan). */
+static int keep_score_worst(ac_search_objective *obj, const ac_search_space *sp, const double *g,
+                            ac_search_study *st, ac_error *err)
+{
+    double s;
+    st->nterms = ac_search_objective_nterms(obj);
+    st->score_worst = calloc(st->nfaults + 1, sizeof *st->score_worst);
+    st->score_terms = calloc(st->nterms + 1, sizeof *st->score_terms);
+    if (st->score_worst == NULL || st->score_terms == NULL)
+        return ac_error_set(err, AC_ENOMEM, "out of memory (study)");
+    ac_search_space_decode(sp, g, st->score_worst);
+    return ac_search_objective_eval_plan(obj, 0, st->score_worst, &s, st->score_terms, err);
+}
+
 /* The worst-case score of a variant at the workload factor o->score_at (a search of the
  * per-probe budget and its polish, warm-started from `warm`: the baseline's final population,
- * or none), with the failed integrations it met. */
-static int worst_at(ac_search_objective *obj, const ac_search_study_options *o, const double *warm,
-                    size_t nwarm, ac_search_variant *v, ac_error *err)
+ * or none), with the failed integrations it met; the plan kept in `keep` (the baseline's:
+ * keep_score_worst) unless NULL. */
+static int worst_at(ac_search_objective *obj, const ac_search_space *sp,
+                    const ac_search_study_options *o, const double *warm, size_t nwarm,
+                    ac_search_variant *v, ac_search_study *keep, ac_error *err)
 {
     ac_search_problem pr = ac_search_objective_problem(obj);
     ac_search_ga *ga = NULL;
@@ -131,6 +150,8 @@ static int worst_at(ac_search_objective *obj, const ac_search_study_options *o, 
         v->evaluations += pe;
     }
 cleanup:
+    if (rc == 0 && keep != NULL)
+        rc = keep_score_worst(obj, sp, g, keep, err);
     v->worst_failures = ac_search_objective_failures(obj) - failed0;
     ac_search_ga_free(ga);
     free(g);
@@ -206,7 +227,7 @@ static int run_baseline(const ac_model *m, const ac_search_study_options *o, ac_
         v->against = v->own;
         v->gain = v->gain_against = v->own.failures_below > 0 ? NAN : 0.0;
         if (o->score_at > 0.0)
-            rc = worst_at(obj, o, NULL, 0, v, err);
+            rc = worst_at(obj, sp, o, NULL, 0, v, st, err);
         v->evaluations_cold = v->evaluations;
         st->evaluations += v->evaluations;
     }
@@ -248,7 +269,7 @@ static int run_variant(const ac_model *m, const ac_search_study_options *o, ac_s
         rc = ac_search_boundary_plan(mm, obj, st->baseline_worst, st->tau, o->lo, o->hi, o->rel_tol,
                                      &v->against, &e);
     if (rc == 0 && o->score_at > 0.0)
-        rc = worst_at(obj, o, st->final, o->warm_start ? st->nfinal : 0, v, &e);
+        rc = worst_at(obj, sp, o, st->final, o->warm_start ? st->nfinal : 0, v, NULL, &e);
     if (rc == 0) {
         size_t at = v->evaluations; /* worst_at's */
         v->evaluations += v->own.evaluations + v->against.evaluations;

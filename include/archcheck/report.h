@@ -235,6 +235,14 @@ typedef struct ac_compare_variant {
     double worst_score;          /* the worst-case score at the design's workload, in [0, 1] */
     double resilience_boundary;  /* B_r, /s (fluid) */
     double resilience_gain;      /* R_g = B_r / B_r(baseline) - 1 */
+    int has_worst_sim;           /* 1: the worst case behind worst_score was re-run in the
+                                    simulator (compare --search: the baseline's) */
+    int worst_sim_computed;      /* 1: worst_sim, worst_sim_ci95 hold its estimate; 0: not
+                                    computed, worst_sim_why says why */
+    double worst_sim;            /* its simulated score (mean over the replications) */
+    double worst_sim_ci95;       /* the half-width of its 95% interval */
+    size_t worst_sim_replications;
+    const char *worst_sim_why;   /* borrowed, or NULL */
 } ac_compare_variant;
 
 /* A whole comparison. Borrowed from the caller. */

@@ -521,6 +521,10 @@ typedef struct ac_search_study {
     size_t budget;      /* the study's budget (the baseline's searches count too) */
     size_t nfaults;
     ac_transient_fault *baseline_worst; /* the baseline's worst case at its B_r (nfaults) */
+    ac_transient_fault *score_worst;    /* the baseline's worst case at score_at (nfaults), the
+                                           plan of variants[0].worst_score; NULL: not searched */
+    ac_search_term_value *score_terms;  /* its terms (nterms), for ac_analysis_confirm */
+    size_t nterms;
     size_t ngenes;
     double *final; /* the baseline's final population (nfinal x ngenes): the warm start */
     size_t nfinal;
