@@ -61,6 +61,7 @@ typedef struct run {
     double best;
     ac_search_term_value tv[TERMS];
     size_t failures;
+    ac_search_counts n; /* the transients integrated (screen, full) and the cache's hits */
     size_t evaluations;  /* the run's (no polish) */
     size_t best_at;      /* the evaluation that found its best */
     size_t nsteps;       /* generations recorded */
@@ -166,6 +167,7 @@ static int one(ac_model *m, const config *cf, unsigned long seed, size_t budget,
         out->best_at = ac_search_ga_best_at(ga);
         out->evaluations = ac_search_ga_evaluations(ga);
         out->failures = ac_search_objective_failures(search_obj != NULL ? search_obj : obj);
+        ac_search_objective_counts(search_obj != NULL ? search_obj : obj, &out->n);
         /* the best plan by the full objective (the search's own score when it was that) */
         rc = ac_search_objective_eval(obj, 0, genes, &again, out->tv, &err);
         if (search_obj != NULL)
@@ -307,6 +309,7 @@ static int duel_rows(const ac_model *m, run runs[][SEEDS], size_t budget, double
     static const char *const names[2] = {"GA", "random search"};
     size_t ip95 = term_of(m, AC_METRIC_P95_LATENCY, 1), ierr = term_of(m, AC_METRIC_ERROR_RATE, 0);
     size_t iback = term_of(m, AC_METRIC_BACKLOG_DURATION, -1), wins = 0, failures = 0;
+    size_t nscreen = 0, nfull = 0, nhit = 0;
     double mean[2] = {0.0, 0.0}, top = 0.0, diff, rate = cpu > 0.0 ? evals / cpu : 0.0;
     char fig[200];
     int missed = 0;
@@ -315,6 +318,9 @@ static int duel_rows(const ac_model *m, run runs[][SEEDS], size_t budget, double
             mean[k] += runs[k][s].best / SEEDS;
             top = fmax(top, runs[k][s].best);
             failures += runs[k][s].failures;
+            nscreen += runs[k][s].n.screened;
+            nfull += runs[k][s].n.full;
+            nhit += runs[k][s].n.screen_hits + runs[k][s].n.full_hits;
         }
     for (size_t s = 0; s < SEEDS; s++)
         wins += runs[0][s].best > runs[1][s].best;
@@ -348,8 +354,10 @@ static int duel_rows(const ac_model *m, run runs[][SEEDS], size_t budget, double
     ac_bench_row("search evaluations/s per core, faas-cascade.xml transient", rate, "evaluations/s",
                  "200/s", "1000/s", rate >= 200.0 ? "PASS" : "MISS",
                  "%.0f evaluations in %.1f s of processor time on one thread (%.1f ms each), "
-                 "%.1f s wall; %zu failed integrations",
-                 evals, cpu, cpu > 0.0 ? 1e3 * cpu / evals : 0.0, wall, failures);
+                 "%.1f s wall; %zu failed integrations; transients integrated: %zu by the "
+                 "screen (rtol %g), %zu in full; %zu plans from the cache",
+                 evals, cpu, cpu > 0.0 ? 1e3 * cpu / evals : 0.0, wall, failures, nscreen,
+                 AC_SEARCH_SCREEN_RTOL, nfull, nhit);
     return missed;
 }
 
