@@ -57,7 +57,8 @@ int ac_analysis_confirm_side(const ac_analysis_confirmation *c, double tau)
  * each), a pre-warm ping comes every interval. (The old rule, 100 x the longest of these
  * delays too, spent 3,000 s on faas-cascade's 30 s visibility timeout for a 120 s horizon:
  * measured there, 10 replications at W = 60, 300 and 700 s and at 3,000 s give the same
- * score within their intervals, 0.71213 +- 0.00041, 0.71226 +- 0.00046, and 0.712 +- 0.0005.)
+ * score within their intervals, 0.71213 +- 0.00041, 0.71226 +- 0.00046, and 0.712 +- 0.0005,
+ * with the earlier end-to-end error-rate term: the largest node's loss.)
  */
 double ac_analysis_confirm_warmup(const ac_model *m)
 {
