@@ -58,11 +58,11 @@ static double ci999(const ac_analysis_confirmation *c)
            gsl_cdf_tdist_Pinv(0.975, (double)(c->replications - 1));
 }
 
-/* Parse fmt with `metric` in place of METRIC, evaluate the fluid score of plan (nfaults entries) at `scale`,
- * confirm it with 30 replications over 20 s into *c; the fluid score into *fluid. */
+/* Parse fmt with `metric` in place of METRIC, evaluate the fluid score of plan (nfaults
+ * entries) at `scale`, confirm it with 30 replications over 20 s into *c; the fluid score
+ * into *fluid. */
 static void confirm_metric(const char *fmt, const char *metric, const ac_transient_fault *plan,
-                           size_t nfaults, double scale, double *fluid,
-                           ac_analysis_confirmation *c)
+                           size_t nfaults, double scale, double *fluid, ac_analysis_confirmation *c)
 {
     char xml[2048];
     ac_search_space *sp = NULL;
@@ -137,8 +137,8 @@ static void test_throttle_error_vs_loss(void **state)
     double fluid;
     (void)state;
     confirm_metric(thr_fmt, "error-rate", plan, 2, 0.8, &fluid, &ce);
-    print_message("error-rate: simulated %.5f +- %.5f, closed form %.5f (fluid %.5f)\n",
-                  ce.score, ce.ci95, err_exact, fluid);
+    print_message("error-rate: simulated %.5f +- %.5f, closed form %.5f (fluid %.5f)\n", ce.score,
+                  ce.ci95, err_exact, fluid);
     confirm_metric(thr_fmt, "loss", plan, 2, 0.8, &fluid, &cl);
     print_message("loss: simulated %.5f +- %.5f, closed form %.5f (fluid %.5f)\n", cl.score,
                   cl.ci95, loss_exact, fluid);
