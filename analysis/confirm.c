@@ -57,7 +57,8 @@ int ac_analysis_confirm_side(const ac_analysis_confirmation *c, double tau)
  * each), a pre-warm ping comes every interval. (The old rule, 100 x the longest of these
  * delays too, spent 3,000 s on faas-cascade's 30 s visibility timeout for a 120 s horizon:
  * measured there, 10 replications at W = 60, 300 and 700 s and at 3,000 s give the same
- * score within their intervals, 0.71213 +- 0.00041, 0.71226 +- 0.00046, and 0.712 +- 0.0005.)
+ * score within their intervals, 0.71213 +- 0.00041, 0.71226 +- 0.00046, and 0.712 +- 0.0005,
+ * with the earlier end-to-end error-rate term: the largest node's loss.)
  */
 double ac_analysis_confirm_warmup(const ac_model *m)
 {
@@ -176,8 +177,30 @@ static double node_value(const ac_model *m, const ac_sim_result *r, ac_metric me
     return NAN;
 }
 
-/* A term's value: its node's, or the largest over the nodes (latencies: the sources); 0 when
- * none has it (as the fluid objective). */
+/*
+ * The end-to-end error rate or loss of a replication: the requests failed over the requests,
+ * pooled over the entries (each weighted by its requests), sum_e F_e / sum_e N_e, N_e the
+ * requests of entry e completed in the window and F_e those with a job that failed (loss:
+ * lost, throttled, dead-lettered or failed; error-rate: failed otherwise than by a throttle,
+ * sim.h). A request fails when any of its jobs does: with fan-out this is the per-request
+ * fraction (1 - (1 - p)(1 - q)^k for one call of fail-prob p fanning out to k of q), which
+ * the largest node loss (max(p, q)) under-states. 0 when no request completed.
+ */
+static double e2e_failed(const ac_sim_result *r, ac_metric metric)
+{
+    double failed = 0.0, requests = 0.0;
+    for (size_t k = 0; k < r->nentries; k++) {
+        const ac_sim_estimate *e = metric == AC_METRIC_LOSS ? &r->entries[k].failure_probability
+                                                            : &r->entries[k].error_probability;
+        failed += e->count;
+        requests += e->trials;
+    }
+    return requests > 0.0 ? failed / requests : 0.0;
+}
+
+/* A term's value: its node's, or end to end the requests' (error-rate, loss: e2e_failed;
+ * latencies: the largest over the sources) or the largest over the nodes; 0 when none has it
+ * (as the fluid objective). */
 static double term_value(const ac_model *m, const ac_sim_result *r, ac_metric metric, size_t target,
                          double window)
 {
@@ -186,6 +209,8 @@ static double term_value(const ac_model *m, const ac_sim_result *r, ac_metric me
         double v = node_value(m, r, metric, target, window);
         return isnan(v) ? 0.0 : v;
     }
+    if (metric == AC_METRIC_ERROR_RATE || metric == AC_METRIC_LOSS)
+        return e2e_failed(r, metric);
     if (metric == AC_METRIC_P95_LATENCY || metric == AC_METRIC_P99_LATENCY) {
         for (size_t k = 0; k < r->nentries; k++) {
             double v = metric == AC_METRIC_P95_LATENCY ? r->entries[k].p95_response_time.mean

@@ -252,6 +252,8 @@ static inline void request_complete(ac_sim_state *s, uint32_t g)
         if (gr->failed) {
             e->c.completions++;
             e->c.failed_requests++;
+            if (gr->failed & AC_SIM_FAILED_ERROR)
+                e->c.error_requests++;
         } else {
             ac_sim_counts_record(s, &e->c, s->now - gr->t0);
         }
@@ -287,23 +289,35 @@ static inline void group_release(ac_sim_state *s, uint32_t g)
     }
 }
 
-void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g)
+/* Mark the request of group g failed, how: AC_SIM_FAILED_* bits. */
+static void group_mark(ac_sim_state *s, uint32_t g, unsigned how)
 {
     while (g != AC_SIM_NIL && s->groups[g].parent != AC_SIM_NIL)
         g = s->groups[g].parent;
     if (g != AC_SIM_NIL)
-        s->groups[g].failed = 1;
+        s->groups[g].failed = (uint8_t)(s->groups[g].failed | how);
 }
 
-/* A job that gave up (or was lost with no retry left) leaves the system. */
-void ac_sim_job_fail(ac_sim_state *s, uint32_t j)
+void ac_sim_group_mark_failed(ac_sim_state *s, uint32_t g)
+{
+    group_mark(s, g, AC_SIM_FAILED_ERROR);
+}
+
+/* A job that gave up (or was lost with no retry left) leaves the system; its request fails
+ * `how` (AC_SIM_FAILED_*). */
+static void job_fail_as(ac_sim_state *s, uint32_t j, unsigned how)
 {
     uint32_t g = s->jobs[j].group;
     ac_sim_job_release(s, j);
     if (g != AC_SIM_NIL) {
-        ac_sim_group_mark_failed(s, g);
+        group_mark(s, g, how);
         group_release(s, g);
     }
+}
+
+void ac_sim_job_fail(ac_sim_state *s, uint32_t j)
+{
+    job_fail_as(s, j, AC_SIM_FAILED_ERROR);
 }
 
 void ac_sim_job_drop(ac_sim_state *s, uint32_t j)
@@ -395,7 +409,12 @@ static inline void deliver(ac_sim_state *s, uint32_t ni, uint32_t j)
             continue;
         }
         n->c.failures++;
-        ac_sim_job_fail(s, j);
+        /* refused by a function (its concurrency or scale rate) or a gateway (429): a
+           throttle; by a pool's or link's buffer or a queue's capacity: an error */
+        job_fail_as(s, j,
+                    n->kind == AC_SIM_KIND_FUNCTION || n->kind == AC_SIM_KIND_GATEWAY
+                        ? AC_SIM_FAILED_THROTTLE
+                        : AC_SIM_FAILED_ERROR);
         return;
     }
 }

@@ -111,7 +111,7 @@ static int fast_entry_counts(ac_sim_state *s)
     ac_sim_counts *ec = &s->entries[0].c;
     ec->attempts = nc->first;
     ec->completions = nc->timed + nc->failures;
-    ec->failed_requests = nc->failures;
+    ec->failed_requests = ec->error_requests = nc->failures; /* a pool's refusals: errors */
     ec->timed = nc->timed;
     ec->sum_resp = nc->sum_resp;
     if (ac_sim_hist_merge(&ec->hist, &nc->hist) != 0) {

@@ -105,16 +105,25 @@ typedef struct ac_sim_group {
     uint32_t npending;
     uint32_t entry;  /* root: source (or nsources + population) index; scope: gateway node */
     uint32_t client; /* root of a population: client index, else AC_SIM_NIL */
-    uint8_t failed;
+    uint8_t failed;  /* root: AC_SIM_FAILED_* bits of the jobs of the request that failed */
     uint8_t scope;   /* 1: the downstream work of one request admitted by a gateway (t0: the
                         admission); transparent to joins */
     uint32_t next_free;
 } ac_sim_group;
 
-/* Counters of one node or entry over the measurement window. */
+/* How a job of a request failed (ac_sim_group.failed): refused by a throttle (a function's
+ * concurrency or scale rate, a gateway's 429) after its retries, or otherwise (an execution
+ * failed or timed out, a full buffer, a queue's rejection or dead letter, a gateway's 504). */
+#define AC_SIM_FAILED_ERROR    1u
+#define AC_SIM_FAILED_THROTTLE 2u
+
+/* Counters of one node or entry over the measurement window. Entries: failed_requests the
+ * completed requests with a failed job, error_requests those with a job failed otherwise than
+ * by a throttle (AC_SIM_FAILED_ERROR). */
 typedef struct ac_sim_counts {
     double area_jobs, area_busy, area_extra, last_t;
     uint64_t attempts, first, lost, timeouts, retries, failures, completions, failed_requests;
+    uint64_t error_requests;
     uint64_t execs, colds, dead, receives; /* functions: executions, cold starts; queues:
                                               dead letters, message receives */
     uint64_t timed; /* completions whose time is in sum_resp and hist (entries: the
@@ -594,6 +603,7 @@ enum {
     AC_SIM_K_ACTIONS,      /* autoscaled pools: changes of the serving count */
     AC_SIM_K_FLAPS,        /* autoscaled pools: reversals within a cooldown */
     AC_SIM_K_SERVER_SEC,   /* autoscaled pools: integral of the serving count, s */
+    AC_SIM_K_ERROR,        /* entries: requests with a job failed, not throttled / requests */
     AC_SIM_K_COUNT
 };
 typedef struct ac_sim_welford {

@@ -180,6 +180,7 @@ static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
     ac_sim_welford_estimate(&w[AC_SIM_K_P95], &r->p95_response_time);
     ac_sim_welford_estimate(&w[AC_SIM_K_P99], &r->p99_response_time);
     ac_sim_welford_estimate(&w[AC_SIM_K_FAILURE], &r->failure_probability);
+    ac_sim_welford_estimate(&w[AC_SIM_K_ERROR], &r->error_probability);
 }
 
 /*
@@ -455,6 +456,8 @@ static int rep_merge(const ac_sim_state *s, size_t nnodes, double window, ac_sim
             ac_sim_welford_count(&wi[AC_SIM_K_FAILURE], c->failures, c->first);
         } else {
             ac_sim_welford_count(&w[i * AC_SIM_K_COUNT + AC_SIM_K_FAILURE], c->failed_requests,
+                                 c->completions);
+            ac_sim_welford_count(&w[i * AC_SIM_K_COUNT + AC_SIM_K_ERROR], c->error_requests,
                                  c->completions);
         }
     }

@@ -217,4 +217,5 @@ void ac_sim_entry_kpis(const ac_sim_entry *e, double window, double out[AC_SIM_K
     out[AC_SIM_K_THROUGHPUT] = (double)c->timed / window;
     response_kpis(c, out);
     out[AC_SIM_K_FAILURE] = ratio(c->failed_requests, c->completions);
+    out[AC_SIM_K_ERROR] = ratio(c->error_requests, c->completions);
 }

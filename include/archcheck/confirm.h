@@ -29,7 +29,12 @@
  * the estimate is their mean with a Student t half-width. The terms, from the simulator's
  * KPIs (sim.h) with the fluid terms' weights and norms:
  *   error-rate, loss    node: loss_probability (requests failing there after every retry /
- *                       requests); end to end: the largest over the nodes (as the fluid);
+ *                       requests); end to end: the requests of every source and population
+ *                       that failed / the requests completed (pooled over the entries), a
+ *                       request failing when any of its jobs does: loss counts every failed
+ *                       job (failure_probability of sim.h), error-rate the jobs that failed
+ *                       otherwise than by a throttle (error_probability); the fluid's is the
+ *                       sum over the nodes, an upper bound (doc/models.md);
  *   throttle-rate       sync function, gateway: throttle_fraction; end to end: the largest;
  *   backlog-duration    queue: backlog_fraction x H; a function's backlog is not measured
  *                       by the simulator: such a term is not confirmed (said in `why`);

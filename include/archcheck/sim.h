@@ -410,7 +410,16 @@ typedef struct ac_sim_entry_result {
     ac_sim_estimate p50_response_time;
     ac_sim_estimate p95_response_time;
     ac_sim_estimate p99_response_time;
-    ac_sim_estimate failure_probability; /* completed requests with a lost or failed job */
+    ac_sim_estimate failure_probability; /* completed requests with a lost or failed job
+                                            (lost, throttled, dead-lettered or failed: the
+                                            contract's `loss`) / completed requests */
+    ac_sim_estimate error_probability;   /* completed requests with a job that failed
+                                            otherwise than by a throttle (an execution failed
+                                            or timed out, a full buffer, a queue's rejection
+                                            or dead letter, a gateway's 504; not a function's
+                                            throttle or a gateway's 429 after the retries:
+                                            the objective's `error-rate`) / completed
+                                            requests; not in ac_sim_result_format */
 } ac_sim_entry_result;
 
 typedef struct ac_sim_result {
