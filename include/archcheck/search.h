@@ -203,7 +203,7 @@ ac_search_problem ac_search_objective_problem(ac_search_objective *obj);
  */
 #define AC_SEARCH_SCREEN_RTOL 1e-4
 #define AC_SEARCH_SCREEN_ATOL 1e-7
-#define AC_SEARCH_SCREEN_EPS  1e-3
+#define AC_SEARCH_SCREEN_EPS  1e-2
 
 /* Screening on (the default of ac_search_objective_new when its tolerances are tighter than
  * the screen's; the screen's workspaces are made the first time) or off (the screen then
