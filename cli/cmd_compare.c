@@ -129,8 +129,9 @@ static int analyse_variant(compare_state *s, size_t v, const ac_analysis_options
 }
 
 /* The baseline's worst case at the design's workload (the plan of its worst_score) re-run
- * in the simulator by the confirmation of `search` (analysis/confirm.c): fixed, 10
- * replications, the file's seed; into s->worst_conf and column 0. */
+ * in the simulator by the confirmation of `search` and check (analysis/confirm.c): the
+ * sequential test against tau, at most 10 replications, the file's seed; into
+ * s->worst_conf and column 0. */
 static int confirm_worst(compare_state *s, const ac_model *m, const ac_search_study *st,
                          const ac_search_study_options *o, ac_error *err)
 {
@@ -138,6 +139,8 @@ static int confirm_worst(compare_state *s, const ac_model *m, const ac_search_st
     ac_compare_variant *x = &s->variants[0];
     int rc;
     ac_analysis_confirm_options_init(&co);
+    co.sequential = 1;
+    co.tau = st->tau;
     if (m->faults.has_seed)
         co.seed = m->faults.seed;
     rc = ac_analysis_confirm(m, st->score_worst, st->nfaults, o->score_at,
@@ -150,6 +153,7 @@ static int confirm_worst(compare_state *s, const ac_model *m, const ac_search_st
     x->worst_sim = s->worst_conf.score;
     x->worst_sim_ci95 = s->worst_conf.ci95;
     x->worst_sim_replications = s->worst_conf.replications;
+    x->worst_sim_level = s->worst_conf.level;
     x->worst_sim_why = s->worst_conf.why[0] != '\0' ? s->worst_conf.why : NULL;
     return 0;
 }

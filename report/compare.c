@@ -442,6 +442,8 @@ static void json_worst_sim(ac_jsonw *w, const ac_compare_variant *x)
         ac_jsonw_double(w, x->worst_sim);
         ac_jsonw_key(w, "simulation_value_ci95");
         ac_jsonw_double(w, x->worst_sim_ci95);
+        ac_jsonw_key(w, "simulation_level");
+        ac_jsonw_double(w, x->worst_sim_level);
         ac_jsonw_key(w, "simulation_replications");
         ac_jsonw_uint(w, x->worst_sim_replications);
     } else {
@@ -459,10 +461,10 @@ static void text_worst_sim(FILE *fp, const ac_compare_run *run)
             continue;
         if (x->worst_sim_computed)
             fprintf(fp,
-                    "worst-case score of %s in the simulator: %.4g +- %.2g (95%%, %zu "
+                    "worst-case score of %s in the simulator: %.4g +- %.2g (%.3g%%, %zu "
                     "replications; fluid %.4g)\n",
-                    x->id, x->worst_sim, x->worst_sim_ci95, x->worst_sim_replications,
-                    x->worst_score);
+                    x->id, x->worst_sim, x->worst_sim_ci95, 100.0 * x->worst_sim_level,
+                    x->worst_sim_replications, x->worst_score);
         else
             fprintf(fp, "worst-case score of %s: not simulated: %s\n", x->id,
                     x->worst_sim_why != NULL ? x->worst_sim_why : "not simulated");

@@ -1,6 +1,7 @@
 /*
  * compare --search: the baseline's worst case at the design's workload re-run in the
- * simulator (analysis/confirm.c, as `search` confirms), its score with a 95% interval beside
+ * simulator (analysis/confirm.c: the sequential test against tau that `search` and check
+ * use), its score with its interval (>= 95%, simulation_level) beside
  * the fluid score in the worst-case score row (JSON simulation_value, simulation_value_ci95 beside the cell's value, as a check's;
  * a line under the text table). The case has a closed form the fluid misses: a sync
  * function (C = 10, 100 ms) at 50/s whose only term is its throttle rate, the worst delay
@@ -56,7 +57,7 @@ static void test_simulated_bound(void **state)
 {
     char path[] = "/tmp/ac_csb_XXXXXX";
     const double erlang = ac_test_erlang_b(10, 10.0);
-    double fluid, sim, ci, reps;
+    double fluid, sim, ci, reps, level, half;
     ac_test_run a, t;
     (void)state;
     ac_test_write_tmp(path, thr_xml);
@@ -66,21 +67,26 @@ static void test_simulated_bound(void **state)
     sim = row_number(a.out, "worst_case_score", "simulation_value", 0);
     ci = row_number(a.out, "worst_case_score", "simulation_value_ci95", 0);
     reps = row_number(a.out, "worst_case_score", "simulation_replications", 0);
-    print_message("worst-case score: fluid %.4f, simulated %.4f +- %.4f (%g replications); "
-                  "Erlang-B(10, 10) = %.4f\n",
-                  fluid, sim, ci, reps, erlang);
+    level = row_number(a.out, "worst_case_score", "simulation_level", 0);
+    print_message("worst-case score: fluid %.4f, simulated %.4f +- %.4f (level %.4f, %g "
+                  "replications); Erlang-B(10, 10) = %.4f\n",
+                  fluid, sim, ci, level, reps, erlang);
     assert_double_close(fluid, 0.0, 0.01, 0.0);
     assert_true(ci > 0.0 && ci < 0.1);
-    assert_true(reps == 10.0);
-    /* the closed form in the simulated score's 99.9% interval */
-    assert_true(fabs(sim - erlang) <=
-                ci * gsl_cdf_tdist_Pinv(0.9995, reps - 1.0) / gsl_cdf_tdist_Pinv(0.975, reps - 1.0));
+    /* the sequential test against tau = 0.7 (search's and check's): 3, 6 or 10 replications,
+       an interval at 1 - 0.05 / K >= 95% */
+    assert_true(reps == 3.0 || reps == 6.0 || reps == 10.0);
+    assert_true(level >= 0.95 && level < 1.0);
+    /* the closed form in the simulated score's 99.9% interval (from the reported one's s) */
+    half = ci * gsl_cdf_tdist_Pinv(0.9995, reps - 1.0) /
+           gsl_cdf_tdist_Pinv(0.5 + 0.5 * level, reps - 1.0);
+    assert_true(fabs(sim - erlang) <= half);
     /* only the baseline's column has it (one simulated_score in the row) */
     assert_true(isnan(row_number(a.out, "worst_case_score", "simulation_value", 1)));
     t = run_ac("compare", "--search", path, NULL);
     assert_int_equal(t.status, 0);
     assert_non_null(strstr(t.out, "in the simulator: "));
-    assert_non_null(strstr(t.out, "(95%, 10 replications; fluid "));
+    assert_non_null(strstr(t.out, " replications; fluid "));
     ac_test_run_free(&t);
     ac_test_run_free(&a);
     /* without --search: no row, no simulation */

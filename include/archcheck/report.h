@@ -240,7 +240,9 @@ typedef struct ac_compare_variant {
     int worst_sim_computed;      /* 1: worst_sim, worst_sim_ci95 hold its estimate; 0: not
                                     computed, worst_sim_why says why */
     double worst_sim;            /* its simulated score (mean over the replications) */
-    double worst_sim_ci95;       /* the half-width of its 95% interval */
+    double worst_sim_ci95;       /* the half-width of its interval at worst_sim_level (>= 95%:
+                                    the sequential test's stopping look, confirm.h) */
+    double worst_sim_level;
     size_t worst_sim_replications;
     const char *worst_sim_why;   /* borrowed, or NULL */
 } ac_compare_variant;
