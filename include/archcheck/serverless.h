@@ -21,7 +21,8 @@ extern "C" {
 
 /* Erlang's loss formula B(c, a): the blocking probability of c servers offered a Erlangs
  * (M/G/c/c, insensitive to the holding-time law), by the stable recursion
- * B(k) = a B(k-1) / (k + a B(k-1)). 1 when c = 0; 0 when a <= 0. */
+ * 1 / B(k) = 1 + (k / a) / B(k-1) (positive terms; the same values as
+ * B(k) = a B(k-1) / (k + a B(k-1)) to ~1e-14 relative). O(c). 1 when c = 0; 0 when a <= 0. */
 double ac_solver_erlang_b(size_t servers, double load);
 
 /* Erlang's delay formula C(c, a): the probability that an arrival waits in M/M/c;
