@@ -17,12 +17,12 @@
  * Power-of-d, jsq and jiq pools are not product form: they are solved as M/M/c (the best any
  * dispatcher does) with the gap to c random queues (the worst) as their stated error. Above
  * AC_AN_MVA_LD_MAX clients, Seidmann's approximation replaces M/M/c (a single server of
- * demand D_i / c and a delay D_i (c - 1) / c), with a stated error of 25%. A link adds a delay station (its latency, v_l visits) and,
- * with a finite capacity, a single-server station of demand v_l / capacity: its transmission
- * is deterministic (M/D/1, not product form), so the stated error is the gap to the same
- * network with that station a pure delay (no wait at all).
- * Above AC_AN_MVA_EXACT_MAX clients, Schweitzer's approximate MVA
- * (Q_i(M-1) ~ (M-1)/M Q_i(M)) replaces the recursion.
+ * demand D_i / c and a delay D_i (c - 1) / c), with a stated error of 25%. A link adds a delay
+ * station (its latency, v_l visits) and, with a finite capacity, a single-server station of demand
+ * v_l / capacity: its transmission is deterministic (M/D/1, not product form), so the stated error
+ * is the gap to the same network with that station a pure delay (no wait at all). Above
+ * AC_AN_MVA_EXACT_MAX clients, Schweitzer's approximate MVA (Q_i(M-1) ~ (M-1)/M Q_i(M)) replaces
+ * the recursion.
  */
 #include <math.h>
 #include <stdlib.h>

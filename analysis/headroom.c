@@ -159,8 +159,8 @@ static int onset_of(hr_search *s, hr_probe *p)
     if (s->m->nodes[p->node].kind != AC_NODE_POOL || s->m->nodes[p->node].u.pool.has_autoscale ||
         na->pool == NULL || !na->pool->bistable || !(na->arrival_rate > 0.0))
         return 0;
-    if (ac_solver_pool_bistable_onset(&s->m->nodes[p->node].u.pool, na->pool, s->tol / 100.0,
-                                      &x_c, &local) != 0) {
+    if (ac_solver_pool_bistable_onset(&s->m->nodes[p->node].u.pool, na->pool, s->tol / 100.0, &x_c,
+                                      &local) != 0) {
         if (local.code == AC_ENOMEM) {
             s->rc = ac_error_set(s->err, AC_ENOMEM, "%s", local.message);
             return -1;
@@ -235,8 +235,7 @@ static int load_sensitive(const ac_model *m)
 static int reads_loss_bracket(const ac_model *m)
 {
     for (size_t i = 0; i < m->nrequirements; i++)
-        if (m->requirements[i].kind == AC_REQ_LOSS ||
-            m->requirements[i].kind == AC_REQ_THROUGHPUT)
+        if (m->requirements[i].kind == AC_REQ_LOSS || m->requirements[i].kind == AC_REQ_THROUGHPUT)
             return 1;
     return 0;
 }

@@ -175,7 +175,7 @@ typedef struct ac_an_ctx {
     char probe_binding[64];
     size_t probe_node;
     double probe_abs_share; /* the binding outcome's abs_error / |limit| */
-    size_t search_evals; /* evaluations spent by the resilience searches (req_resilience.c) */
+    size_t search_evals;    /* evaluations spent by the resilience searches (req_resilience.c) */
     const ac_sim_result *look_sim; /* the sequential rule's look (validate.c): its result */
     double look_alpha;             /* and the look's alpha */
 } ac_an_ctx;

@@ -18,7 +18,7 @@
 
 #include "analysis/internal.h"
 
-#define AC_AN_JSQ_BUFFER_ERROR 0.30 /* measured; see solve_pool */
+#define AC_AN_JSQ_BUFFER_ERROR 0.30     /* measured; see solve_pool */
 #define AC_AN_STORM_ERROR      INFINITY /* see solve_pool */
 #include "archcheck/batch.h"
 #include "archcheck/link.h"
@@ -380,8 +380,8 @@ static double *warm_copy(const double *q, size_t n)
     return d;
 }
 
-/* Keep res's least equilibrium (found from empty or the closed form) and greatest (from full) at lambda in w,
- * in place of its oldest entry. */
+/* Keep res's least equilibrium (found from empty or the closed form) and greatest (from full) at
+ * lambda in w, in place of its oldest entry. */
 static void warm_keep(ac_an_warm_set *w, const ac_solver_pool_result *res, size_t servers,
                       double lambda)
 {

@@ -43,9 +43,9 @@ void ac_req_headroom(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
  * of its fixed point at the base rates. A target narrows the criteria to that node.
  */
 typedef struct rec_crit {
-    size_t node;          /* AC_NONE: end to end */
-    int kind;             /* 0 utilization, 1 loss, 2 latency, 3 mean jobs within 5% */
-    double limit, ratio;  /* ratio: percentile / mean (latency) */
+    size_t node;         /* AC_NONE: end to end */
+    int kind;            /* 0 utilization, 1 loss, 2 latency, 3 mean jobs within 5% */
+    double limit, ratio; /* ratio: percentile / mean (latency) */
     char what[64];
 } rec_crit;
 
@@ -222,8 +222,8 @@ static void recovery(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
     }
     tend = tr->burst_end;
     if (!(tend < tr->horizon)) {
-        snprintf(o.note, sizeof o.note, "the burst ends at %gs, not before the horizon %gs",
-                 tend, tr->horizon);
+        snprintf(o.note, sizeof o.note, "the burst ends at %gs, not before the horizon %gs", tend,
+                 tr->horizon);
         emit(c, r, &o);
         return;
     }
@@ -538,12 +538,12 @@ static void scaling(ac_an_ctx *c, const ac_requirement *r, ac_req_emit emit)
                 (r->target == AC_NONE || r->target == i))
                 first = i;
         if (first != AC_NONE)
-            snprintf(ev.note, sizeof ev.note,
-                     "the model has no <profile> to count over; in steady state at the source "
-                     "rates the autoscaler holds '%.40s' at %zu servers",
-                     m->nodes[first].id,
-                     ac_solver_autoscale_steady(&m->nodes[first].u.pool,
-                                                   a->nodes[first].arrival_rate));
+            snprintf(
+                ev.note, sizeof ev.note,
+                "the model has no <profile> to count over; in steady state at the source "
+                "rates the autoscaler holds '%.40s' at %zu servers",
+                m->nodes[first].id,
+                ac_solver_autoscale_steady(&m->nodes[first].u.pool, a->nodes[first].arrival_rate));
         else
             snprintf(ev.note, sizeof ev.note,
                      "the model has no <profile>: scaling is counted over a profile's horizon");

@@ -55,11 +55,10 @@ void ac_an_check_stability(ac_an_ctx *c)
         const ac_solver_pool_result *r = na->pool;
         if (!na->analysed) {
             if (node->kind == AC_NODE_POOL)
-                ac_an_finding(c, "AC900", node->loc, node->id,
-                              "pool '%s' could not be solved (%s): the verdict is inconclusive",
-                              node->id,
-                              na->why[0] ? na->why
-                                         : "no convergence or beyond the solver's limits");
+                ac_an_finding(
+                    c, "AC900", node->loc, node->id,
+                    "pool '%s' could not be solved (%s): the verdict is inconclusive", node->id,
+                    na->why[0] ? na->why : "no convergence or beyond the solver's limits");
             else if (node->kind == AC_NODE_QUEUE && ac_an_queue_consumer(m, i) == NULL)
                 ac_an_finding(c, "AC900", node->loc, node->id,
                               "queue '%s' is not analysed: archcheck models a queue consumed by "
@@ -88,8 +87,7 @@ void ac_an_check_stability(ac_an_ctx *c)
                           "queue '%s' is overloaded: %.6g messages/s need %.6g consumer "
                           "executions at once (batches of %zu) against %zu slots; its backlog "
                           "grows without bound",
-                          node->id, q->arrival_rate, q->load, node->u.queue.batch_size,
-                          q->slots);
+                          node->id, q->arrival_rate, q->load, node->u.queue.batch_size, q->slots);
             continue;
         }
         if (ac_an_node_saturated(na)) {
@@ -150,16 +148,16 @@ void ac_an_check_stability(ac_an_ctx *c)
                                                : "leaves it: at this size the bad state is not "
                                                  "absorbing");
             if (na->burst_checked)
-                ac_strbuf_printf(&sb,
-                                 "\nsimulated burst of %.3g times the smallest one (%.6g extra jobs/s "
-                                 "for %.4gs) on the good state: %zu of %zu independent runs end in "
-                                 "the bad state and stay there%s",
-                                 na->burst_scale, r->smallest_burst.extra_rate,
-                                 na->burst_scale * r->smallest_burst.duration, na->burst_tipped,
-                                 na->burst_runs,
-                                 na->burst_tipped == na->burst_runs
-                                     ? ""
-                                     : " (near the threshold a finite pool tips only sometimes)");
+                ac_strbuf_printf(
+                    &sb,
+                    "\nsimulated burst of %.3g times the smallest one (%.6g extra jobs/s "
+                    "for %.4gs) on the good state: %zu of %zu independent runs end in "
+                    "the bad state and stay there%s",
+                    na->burst_scale, r->smallest_burst.extra_rate,
+                    na->burst_scale * r->smallest_burst.duration, na->burst_tipped, na->burst_runs,
+                    na->burst_tipped == na->burst_runs
+                        ? ""
+                        : " (near the threshold a finite pool tips only sometimes)");
             if (sb.data != NULL && ac_diag_set_detail(c->findings, sb.data) != AC_OK)
                 c->oom = 1;
             ac_strbuf_free(&sb);

@@ -251,7 +251,8 @@ static int in_process(const ac_pool *pool, const char *python, const char *scrip
            "             median %.2f us   max|q - closed| %.2e   |E[L] - closed| %.2e\n",
            t_e * 1e6, err_e, mean_jobs_error(qe, dim));
     printf("  archcheck  ac_solver_pool_solve (full: equilibria, eigenvalues, Lyapunov, refined, "
-           "KPIs, percentiles; the same q)\n             median %.1f us\n", t_f * 1e6);
+           "KPIs, percentiles; the same q)\n             median %.1f us\n",
+           t_f * 1e6);
     for (size_t i = 0; i < PAIRS; i++) {
         te[i] = time_equilibrium(pool, RHO * 1000.0, NULL, NULL);
         tf[i] = time_solve(pool, RHO * 1000.0, NULL);
@@ -259,8 +260,8 @@ static int in_process(const ac_pool *pool, const char *python, const char *scrip
             fprintf(stderr, "bench: the Python reference failed (%s %s)\n", python, script);
             free(qe);
             ac_solver_pool_result_free(r);
-            ac_bench_row("K = 30 power-of-two equilibrium: in-process vs scipy", 0.0, "x",
-                         "1000x", "5000x", "FAIL", "the scipy reference did not run");
+            ac_bench_row("K = 30 power-of-two equilibrium: in-process vs scipy", 0.0, "x", "1000x",
+                         "5000x", "FAIL", "the scipy reference did not run");
             return 2;
         }
         re[i] = tp[i] / te[i];

@@ -260,7 +260,8 @@ int main(int argc, char **argv)
            st.kappa1, st.kappa2, st.fail ? "FAIL" : "every error within its statement");
     ac_bench_row("refined power-of-d (d 2, 3; N 10, 20, 50; rho 0.7..0.99) within its stated error "
                  "of the simulator",
-                 (double)st.ok, "cases", "all", NULL, st.ok == st.cases && !st.fail ? "PASS" : "MISS",
+                 (double)st.ok, "cases", "all", NULL,
+                 st.ok == st.cases && !st.fail ? "PASS" : "MISS",
                  "%zu of %zu cases; kappa1_max %.3g (stated 4), kappa2_max %.3g", st.ok, st.cases,
                  st.kappa1, st.kappa2);
     return st.fail;

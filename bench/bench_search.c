@@ -61,7 +61,7 @@ typedef struct run {
     double best;
     ac_search_term_value tv[TERMS];
     size_t failures;
-    ac_search_counts n; /* the transients integrated (screen, full) and the cache's hits */
+    ac_search_counts n;  /* the transients integrated (screen, full) and the cache's hits */
     size_t evaluations;  /* the run's (no polish) */
     size_t best_at;      /* the evaluation that found its best */
     size_t nsteps;       /* generations recorded */

@@ -431,7 +431,8 @@ int main(int argc, char **argv)
     ac_transient_options opt;
     ac_transient *one = NULL;
     const ac_transient *tr = NULL;
-    size_t n = 200, plan_allocs = 0, lus = 0, klus = 0, steps = 0, restarts = 0, failed = 0, *nf = NULL;
+    size_t n = 200, plan_allocs = 0, lus = 0, klus = 0, steps = 0, restarts = 0, failed = 0,
+           *nf = NULL;
     ac_transient_fault *f = NULL;
     double *t = NULL, t_run, t_first, median, instr, one_thread, two_threads, speedup, cpu1, cpu2;
     int rc, status = 0, count = argc > 3 && strcmp(argv[2], "--count") == 0;

@@ -18,7 +18,7 @@
 #include "common/strbuf.h"
 
 #define BASELINE_MAX_BYTES (64u << 20)
-#define IN_BASELINE AC_REPORT_IN_BASELINE
+#define IN_BASELINE        AC_REPORT_IN_BASELINE
 
 void ac_baseline_fingerprint(const char *message, char out[17])
 {
@@ -272,7 +272,9 @@ static int read_string(jreader *r, char **out)
             goto bad;
         c = *r->p++;
         switch (c) {
-        case '"': case '\\': case '/': ac_strbuf_appendn(&sb, &c, 1); break;
+        case '"':
+        case '\\':
+        case '/': ac_strbuf_appendn(&sb, &c, 1); break;
         case 'b': ac_strbuf_append(&sb, "\b"); break;
         case 'f': ac_strbuf_append(&sb, "\f"); break;
         case 'n': ac_strbuf_append(&sb, "\n"); break;
@@ -531,8 +533,10 @@ int ac_baseline_load(ac_baseline *b, const char *path, ac_error *err)
     if (fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 ||
         (unsigned long)size > BASELINE_MAX_BYTES || fseek(fp, 0, SEEK_SET) != 0) {
         fclose(fp);
-        return ac_error_set(err, AC_EIO, "cannot read the baseline '%s': not a regular file of "
-                                         "at most 64 MiB", path);
+        return ac_error_set(err, AC_EIO,
+                            "cannot read the baseline '%s': not a regular file of "
+                            "at most 64 MiB",
+                            path);
     }
     buf = malloc((size_t)size + 1);
     if (buf == NULL) {

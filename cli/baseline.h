@@ -3,11 +3,11 @@
  * findings; `check --baseline FILE` reports the findings recorded there as suppressed
  * ("in baseline") so that they do not fail the verdict, and fails only on new ones.
  *
- * A finding is identified by its file (relative to the baseline's directory), rule, node and a fingerprint of its message
- * (SHA-256 of the message with every number replaced by '#', first 16 hex digits), never by
- * its line: edits elsewhere in the file do not invalidate the baseline, and a number that
- * drifts (a p99 of 1.21 s instead of 1.2 s) is still the same finding. Input errors (AC0xx
- * errors) are never baselined.
+ * A finding is identified by its file (relative to the baseline's directory), rule, node and a
+ * fingerprint of its message (SHA-256 of the message with every number replaced by '#', first 16
+ * hex digits), never by its line: edits elsewhere in the file do not invalidate the baseline, and a
+ * number that drifts (a p99 of 1.21 s instead of 1.2 s) is still the same finding. Input errors
+ * (AC0xx errors) are never baselined.
  *
  * The file is JSON:
  *   { "archcheck_baseline": 1, "archcheck": "0.1.0",

@@ -194,8 +194,7 @@ static int add_search(compare_state *s, size_t nvar, const ac_model *m, const ch
         }
     if (st->variants[0].computed && st->score_worst != NULL &&
         confirm_worst(s, m, st, &o, &err) != 0)
-        fprintf(stderr, "archcheck: %s: the worst case is not simulated: %s\n", file,
-                err.message);
+        fprintf(stderr, "archcheck: %s: the worst case is not simulated: %s\n", file, err.message);
     ac_search_study_free(st);
     return 0;
 }

@@ -15,7 +15,8 @@ int ac_cli_schema(int argc, char **argv)
         fputs("usage: archcheck schema > archcheck.xsd\n"
               "\n"
               "Print the XML Schema of the architecture format. Point your editor at it for\n"
-              "validation and completion: add xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
+              "validation and completion: add "
+              "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"\n"
               "and xsi:noNamespaceSchemaLocation=\"archcheck.xsd\" to <architecture>.\n",
               stdout);
         return AC_EXIT_PASS;

@@ -209,8 +209,8 @@ static int transient_json(FILE *fp, const char *file, const ac_model *m, const a
 static int transient_text(FILE *fp, const char *file, const ac_model *m, const ac_transient *tr)
 {
     size_t step = tr->nsamples > 21 ? (tr->nsamples - 1) / 20 : 1;
-    fprintf(fp, "%s: fluid transient over %gs (%s, %zu states)\n", file, tr->horizon,
-            tr->method, tr->dim);
+    fprintf(fp, "%s: fluid transient over %gs (%s, %zu states)\n", file, tr->horizon, tr->method,
+            tr->dim);
     if (tr->has_burst)
         fprintf(fp, "burst back at its base rate at %gs\n", tr->burst_end);
     if (tr->note[0])

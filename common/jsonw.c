@@ -56,10 +56,22 @@ static void close_(ac_jsonw *w, char c)
     fputc(c, w->fp);
 }
 
-void ac_jsonw_object_begin(ac_jsonw *w) { open_(w, '{'); }
-void ac_jsonw_object_end(ac_jsonw *w) { close_(w, '}'); }
-void ac_jsonw_array_begin(ac_jsonw *w) { open_(w, '['); }
-void ac_jsonw_array_end(ac_jsonw *w) { close_(w, ']'); }
+void ac_jsonw_object_begin(ac_jsonw *w)
+{
+    open_(w, '{');
+}
+void ac_jsonw_object_end(ac_jsonw *w)
+{
+    close_(w, '}');
+}
+void ac_jsonw_array_begin(ac_jsonw *w)
+{
+    open_(w, '[');
+}
+void ac_jsonw_array_end(ac_jsonw *w)
+{
+    close_(w, ']');
+}
 
 void ac_json_write_string(FILE *fp, const char *s)
 {

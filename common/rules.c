@@ -20,8 +20,7 @@ static const ac_rule rules[] = {
     {"AC005", AC_SEV_ERROR, "input-limit", "the input exceeds a documented size limit",
      "Files are limited to 16 MiB, 100000 elements and 256 levels of nesting (the root "
      "element is level 1)."},
-    {"AC006", AC_SEV_ERROR, "root-element",
-     "the root element must be <architecture format=\"1\">",
+    {"AC006", AC_SEV_ERROR, "root-element", "the root element must be <architecture format=\"1\">",
      "archcheck reads format version 1. The root may declare xmlns=\"urn:archcheck:1\"."},
     {"AC010", AC_SEV_ERROR, "not-a-number", "a value is not a decimal number",
      "Numbers are decimal with an optional exponent (12, 0.5, 1e-4). nan, inf, hexadecimal and "
@@ -34,7 +33,8 @@ static const ac_rule rules[] = {
      "control character (zero-width spaces, direction overrides, BOM, C0/C1 controls)."},
     {"AC012", AC_SEV_ERROR, "duration-unit", "a duration lacks its unit",
      "Write durations with a unit: us, ms, s, min or h (120ms, 2.5s, 5min)."},
-    {"AC013", AC_SEV_ERROR, "unknown-unit", "a value carries a unit that its quantity does not know",
+    {"AC013", AC_SEV_ERROR, "unknown-unit",
+     "a value carries a unit that its quantity does not know",
      "Durations take us, ms, s, min or h; rates take /s, /min or /h (or none: per second); "
      "probabilities may end in %."},
     {"AC014", AC_SEV_ERROR, "not-a-count", "a count is not a non-negative integer",
@@ -62,14 +62,18 @@ static const ac_rule rules[] = {
      "a reference names an element of a kind that does not make sense there",
      "Routes run between nodes (a source feeds its node through its own `to`); a fault attribute "
      "must exist on its target's kind; a mitigation must fit its target's kind."},
-    {"AC023", AC_SEV_ERROR, "route-probability", "route probabilities out of one node sum to more than 1",
-     "The p of the non-parallel routes leaving a node sum to at most 1; the rest leaves the system."},
+    {"AC023", AC_SEV_ERROR, "route-probability",
+     "route probabilities out of one node sum to more than 1",
+     "The p of the non-parallel routes leaving a node sum to at most 1; the rest leaves the "
+     "system."},
     {"AC024", AC_SEV_ERROR, "unreachable-node", "a node receives no traffic",
      "Every node must be reachable by routes from a source or a population."},
     {"AC025", AC_SEV_ERROR, "profile-points",
      "a profile's points do not start at 0s or do not increase",
-     "A profile has at least two points; the first is at 0s and each `at` is larger than the last."},
-    {"AC026", AC_SEV_ERROR, "incompatible-mitigations", "mitigations that cannot be combined are combined",
+     "A profile has at least two points; the first is at 0s and each `at` is larger than the "
+     "last."},
+    {"AC026", AC_SEV_ERROR, "incompatible-mitigations",
+     "mitigations that cannot be combined are combined",
      "For example snapstart and provisioned-concurrency on one function (AWS does not allow it), "
      "or a combine that includes itself."},
     {"AC027", AC_SEV_ERROR, "unknown-rule", "a suppression names a rule that does not exist",
@@ -126,7 +130,8 @@ static const ac_rule rules[] = {
      "A scale-up and a scale-down within one cooldown of each other, twice or more over the "
      "profile (per simulated replication, or in the fluid transient): the cooldown is too "
      "short or the tolerance too narrow for the load's noise."},
-    {"AC301", AC_SEV_ERROR, "resilience-requirement", "the resilience boundary is below the minimum",
+    {"AC301", AC_SEV_ERROR, "resilience-requirement",
+     "the resilience boundary is below the minimum",
      "Under the worst-case faults found, the degradation score exceeds tau at a lower workload "
      "than min-boundary."},
     {"AC900", AC_SEV_WARNING, "inconclusive",

@@ -12,8 +12,9 @@
  *
  * Invariants (a violation aborts, which libFuzzer reports as a crash): every call returns 0
  * or a negative AC_E* status and an error has a message; a search keeps its evaluation
- * budget; a score lies in [0, 1] (-1: no plan integrated); the decoded plan lies inside the space's ranges; a study
- * keeps its budget; a sizing keeps its probe budget and a settled count is positive.
+ * budget; a score lies in [0, 1] (-1: no plan integrated); the decoded plan lies inside the space's
+ * ranges; a study keeps its budget; a sizing keeps its probe budget and a settled count is
+ * positive.
  */
 #include <math.h>
 #include <stddef.h>
@@ -33,8 +34,8 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_BUDGET            12 /* evaluations of one search */
-#define FUZZ_POPULATION        4
+#define FUZZ_BUDGET     12 /* evaluations of one search */
+#define FUZZ_POPULATION 4
 /* the study's evaluations: its baseline's boundary needs at most 9 probes x (12 + 1 + 2 genes) */
 #define FUZZ_STUDY_EVALS       240
 #define FUZZ_TRANSIENT_SAMPLES 11  /* output points of a transient */

@@ -13,7 +13,6 @@
 #include "parser/attrs.h"
 #include "parser/units.h"
 
-
 const char *ac_attrs_elem_name(const xmlNode *n)
 {
     return (const char *)n->name;
@@ -167,10 +166,11 @@ int ac_attrs_parse_value(ac_pctx *ctx, const attr_spec *s, const char *text, voi
     case T_STRING:
     case T_NAME:
         if (s->type == T_NAME && !ac_attrs_is_ncname(text)) {
-            ac_pdiag(ctx, loc, node_id, "AC011",
-                     "attribute '%s' of <%s> is an id: a letter or '_' followed by letters, digits, "
-                     "'-', '_' or '.', got '%s'",
-                     s->name, elem, text);
+            ac_pdiag(
+                ctx, loc, node_id, "AC011",
+                "attribute '%s' of <%s> is an id: a letter or '_' followed by letters, digits, "
+                "'-', '_' or '.', got '%s'",
+                s->name, elem, text);
             return -1;
         }
         if (s->type == T_NAME) {
@@ -195,47 +195,39 @@ int ac_attrs_parse_value(ac_pctx *ctx, const attr_spec *s, const char *text, voi
             *(char **)(void *)dst = copy;
         }
         return 0;
-    case T_REF:
-        return 0; /* handled by the caller */
+    case T_REF: return 0; /* handled by the caller */
     case T_DURATION:
-    case T_PERIOD_RATE:
-        ok = ac_units_duration(text, &v, &fail) == 0;
-        break;
-    case T_RATE:
-        ok = ac_units_rate(text, &v, &fail) == 0;
-        break;
-    case T_PROB:
-        ok = ac_units_probability(text, &v, &fail) == 0;
-        break;
-    case T_FACTOR:
-        ok = ac_units_factor(text, &v, &fail) == 0;
-        break;
+    case T_PERIOD_RATE: ok = ac_units_duration(text, &v, &fail) == 0; break;
+    case T_RATE: ok = ac_units_rate(text, &v, &fail) == 0; break;
+    case T_PROB: ok = ac_units_probability(text, &v, &fail) == 0; break;
+    case T_FACTOR: ok = ac_units_factor(text, &v, &fail) == 0; break;
     case T_NUMBER:
     case T_PERCENTILE:
         ok = ac_units_number(text, &v, &fail) == 0;
         if (ok && s->type == T_NUMBER && v < 0.0) {
-            ac_pdiag(ctx, loc, node_id, "AC011", "attribute '%s' of <%s> must not be negative: got '%s'",
-                     s->name, elem, text);
+            ac_pdiag(ctx, loc, node_id, "AC011",
+                     "attribute '%s' of <%s> must not be negative: got '%s'", s->name, elem, text);
             return -1;
         }
         if (ok && s->type == T_PERCENTILE && !(v > 0.0 && v < 100.0)) {
-            ac_pdiag(ctx, loc, node_id, "AC011",
-                     "attribute '%s' of <%s> is a percentile strictly between 0 and 100 (e.g. 95 or "
-                     "99.9): got '%s'",
-                     s->name, elem, text);
+            ac_pdiag(
+                ctx, loc, node_id, "AC011",
+                "attribute '%s' of <%s> is a percentile strictly between 0 and 100 (e.g. 95 or "
+                "99.9): got '%s'",
+                s->name, elem, text);
             return -1;
         }
         break;
     case T_COUNT:
         ok = ac_units_count(text, s->max, &c, &fail) == 0;
         if (ok && (s->flags & F_MIN1) && c < 1) {
-            ac_pdiag(ctx, loc, node_id, "AC011", "attribute '%s' of <%s> must be at least 1: got '%s'",
-                     s->name, elem, text);
+            ac_pdiag(ctx, loc, node_id, "AC011",
+                     "attribute '%s' of <%s> must be at least 1: got '%s'", s->name, elem, text);
             return -1;
         }
         if (ok && (s->flags & F_MIN2) && c < 2) {
-            ac_pdiag(ctx, loc, node_id, "AC011", "attribute '%s' of <%s> must be at least 2: got '%s'",
-                     s->name, elem, text);
+            ac_pdiag(ctx, loc, node_id, "AC011",
+                     "attribute '%s' of <%s> must be at least 2: got '%s'", s->name, elem, text);
             return -1;
         }
         if (ok && dst != NULL)
@@ -324,8 +316,8 @@ int ac_attrs_parse(ac_pctx *ctx, const xmlNode *n, const attr_spec *specs, size_
                 ac_attrs_add_ref(ctx, text, (size_t *)(void *)((char *)base + s->offset), is_link,
                                  s->ref, s->name, ac_attrs_elem_name(n), loc);
             }
-        } else if (ac_attrs_parse_value(ctx, s, text, base, loc, ac_attrs_elem_name(n),
-                                        node_id) != 0) {
+        } else if (ac_attrs_parse_value(ctx, s, text, base, loc, ac_attrs_elem_name(n), node_id) !=
+                   0) {
             problems++;
         }
         free(text);

@@ -25,7 +25,8 @@ static_assert(sizeof(ac_dispatch) == sizeof(int), "enums are stored as int");
 
 #define NODE_OFF(m) offsetof(ac_node, m)
 
-static const char *const kw_dispatch[] = {"random", "power-of-d", "jsq", "jiq", "shared-queue", NULL};
+static const char *const kw_dispatch[] = {"random", "power-of-d",   "jsq",
+                                          "jiq",    "shared-queue", NULL};
 static const char *const kw_sampling[] = {"distinct", "with-replacement", NULL};
 static const char *const kw_invocation[] = {"sync", "async", NULL};
 static const char *const kw_bool[] = {"false", "true", NULL};
@@ -34,7 +35,8 @@ static const attr_spec pool_attrs[] = {
     {"id", T_NAME, F_REQUIRED, NODE_OFF(id), 0, NULL, AC_REF_NODE},
     {"label", T_STRING, 0, NODE_OFF(label), 0, NULL, AC_REF_NODE},
     {"servers", T_COUNT, F_REQUIRED | F_MIN1, NODE_OFF(u.pool.servers), MILLION, NULL, AC_REF_NODE},
-    {"service-time", T_PERIOD_RATE, F_POSITIVE, NODE_OFF(u.pool.service_rate), 0, NULL, AC_REF_NODE},
+    {"service-time", T_PERIOD_RATE, F_POSITIVE, NODE_OFF(u.pool.service_rate), 0, NULL,
+     AC_REF_NODE},
     {"service-rate", T_RATE, F_POSITIVE, NODE_OFF(u.pool.service_rate), 0, NULL, AC_REF_NODE},
     {"dispatch", T_ENUM, 0, NODE_OFF(u.pool.dispatch), 0, kw_dispatch, AC_REF_NODE},
     {"d", T_COUNT, F_MIN2, NODE_OFF(u.pool.d), 1000, NULL, AC_REF_NODE},
@@ -183,14 +185,15 @@ static void build_pool(ac_pctx *ctx, const xmlNode *n, ac_node *node)
     if (p->dispatch == AC_DISPATCH_POWER_OF_D && p->sampling == AC_SAMPLING_DISTINCT &&
         p->servers >= 1 && p->d > p->servers) {
         ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, ac_attrs_has(n, "d") ? "d" : "servers"), id, "AC011",
-                 "pool '%s' samples d=%zu distinct servers but has only %zu",
-                 id != NULL ? id : "?", p->d, p->servers);
+                 "pool '%s' samples d=%zu distinct servers but has only %zu", id != NULL ? id : "?",
+                 p->d, p->servers);
     }
     if (ac_attrs_has(n, "retries") && p->retries > 0 && !ac_attrs_has(n, "timeout") &&
         p->buffer == AC_UNBOUNDED) {
-        ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, "retries"), id, "AC018",
-                 "pool '%s' has retries but neither a timeout nor a buffer: nothing is ever retried",
-                 id != NULL ? id : "?");
+        ac_pdiag(
+            ctx, ac_xml_attr_loc(ctx, n, "retries"), id, "AC018",
+            "pool '%s' has retries but neither a timeout nor a buffer: nothing is ever retried",
+            id != NULL ? id : "?");
     }
     for (const xmlNode *c = n->children; c != NULL; c = c->next) {
         if (!ac_attrs_is_elem(c, "autoscale"))
@@ -213,9 +216,10 @@ static void build_pool(ac_pctx *ctx, const xmlNode *n, ac_node *node)
                          "<autoscale> of pool '%s' has min=%zu above max=%zu",
                          id != NULL ? id : "?", a->min, a->max);
             else if (p->servers >= 1 && (p->servers < a->min || p->servers > a->max))
-                ac_pdiag(ctx, a->loc, id, "AC018",
-                         "pool '%s' starts with servers=%zu, outside its autoscale bounds [%zu, %zu]",
-                         id != NULL ? id : "?", p->servers, a->min, a->max);
+                ac_pdiag(
+                    ctx, a->loc, id, "AC018",
+                    "pool '%s' starts with servers=%zu, outside its autoscale bounds [%zu, %zu]",
+                    id != NULL ? id : "?", p->servers, a->min, a->max);
         }
     }
 }
@@ -283,8 +287,8 @@ static int is_node_elem(const xmlNode *c)
 
 static int is_requirement_elem(const xmlNode *c)
 {
-    static const char *const names[] = {"latency", "utilization", "loss", "throughput",
-                                        "headroom", "recovery", "scaling", "resilience"};
+    static const char *const names[] = {"latency",  "utilization", "loss",    "throughput",
+                                        "headroom", "recovery",    "scaling", "resilience"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (ac_attrs_is_elem(c, names[i]))
             return 1;
@@ -492,9 +496,8 @@ int ac_build_check_node_attr(ac_pctx *ctx, ac_node_kind kind, const char *attr, 
             ac_strbuf_append(&allowed, allowed.len ? ", " : "");
             ac_strbuf_append(&allowed, specs[i].name);
         }
-        ac_pdiag(ctx, loc, node_id, "AC029",
-                 "a %s has no attribute '%s' to set (it has: %s)", ac_node_kind_name(kind), attr,
-                 allowed.data != NULL ? allowed.data : "");
+        ac_pdiag(ctx, loc, node_id, "AC029", "a %s has no attribute '%s' to set (it has: %s)",
+                 ac_node_kind_name(kind), attr, allowed.data != NULL ? allowed.data : "");
         ac_strbuf_free(&allowed);
     }
     return -1;

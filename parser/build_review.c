@@ -14,12 +14,18 @@
 #include "archcheck/parser.h"
 #include "archcheck/rules.h"
 
-
-static const char *const kw_mitigation[] = {"provisioned-concurrency", "pre-warming", "snapstart",
-                                            "add-servers", "rate-limit", "retry-budget", "set",
-                                            "combine", NULL};
-static const char *const kw_metric[] = {"error-rate", "throttle-rate", "p95-latency", "p99-latency",
-                                        "loss", "backlog-duration", "utilization", NULL};
+static const char *const kw_mitigation[] = {"provisioned-concurrency",
+                                            "pre-warming",
+                                            "snapstart",
+                                            "add-servers",
+                                            "rate-limit",
+                                            "retry-budget",
+                                            "set",
+                                            "combine",
+                                            NULL};
+static const char *const kw_metric[] = {
+    "error-rate", "throttle-rate",    "p95-latency", "p99-latency",
+    "loss",       "backlog-duration", "utilization", NULL};
 
 #define M_OFF(m) offsetof(ac_mitigation, m)
 static const attr_spec mitigation_attrs[] = {
@@ -73,30 +79,43 @@ static const attr_spec term_attrs[] = {
 };
 
 #define RQ_OFF(m) offsetof(ac_requirement, m)
-#define RQ_TARGET {"target", T_REF, 0, RQ_OFF(target), 0, NULL, AC_REF_NODE}
-#define RQ_LABEL {"label", T_STRING, 0, RQ_OFF(label), 0, NULL, AC_REF_NODE}
+#define RQ_TARGET                                                                                  \
+    {                                                                                              \
+        "target", T_REF, 0, RQ_OFF(target), 0, NULL, AC_REF_NODE                                   \
+    }
+#define RQ_LABEL                                                                                   \
+    {                                                                                              \
+        "label", T_STRING, 0, RQ_OFF(label), 0, NULL, AC_REF_NODE                                  \
+    }
 static const attr_spec req_latency_attrs[] = {
-    RQ_TARGET, RQ_LABEL,
+    RQ_TARGET,
+    RQ_LABEL,
     {"percentile", T_PERCENTILE, 0, RQ_OFF(percentile), 0, NULL, AC_REF_NODE},
     {"max", T_DURATION, F_REQUIRED | F_POSITIVE, RQ_OFF(max), 0, NULL, AC_REF_NODE},
 };
 static const attr_spec req_utilization_attrs[] = {
-    RQ_TARGET, RQ_LABEL, {"max", T_PROB, F_REQUIRED | F_POSITIVE, RQ_OFF(max), 0, NULL, AC_REF_NODE}};
+    RQ_TARGET,
+    RQ_LABEL,
+    {"max", T_PROB, F_REQUIRED | F_POSITIVE, RQ_OFF(max), 0, NULL, AC_REF_NODE}};
 static const attr_spec req_loss_attrs[] = {
     RQ_TARGET, RQ_LABEL, {"max", T_PROB, F_REQUIRED, RQ_OFF(max), 0, NULL, AC_REF_NODE}};
 static const attr_spec req_throughput_attrs[] = {
-    RQ_TARGET, RQ_LABEL, {"min", T_RATE, F_REQUIRED | F_POSITIVE, RQ_OFF(min), 0, NULL, AC_REF_NODE}};
+    RQ_TARGET,
+    RQ_LABEL,
+    {"min", T_RATE, F_REQUIRED | F_POSITIVE, RQ_OFF(min), 0, NULL, AC_REF_NODE}};
 static const attr_spec req_headroom_attrs[] = {
     RQ_TARGET, RQ_LABEL, {"min", T_FACTOR, F_REQUIRED, RQ_OFF(min), 0, NULL, AC_REF_NODE}};
 static const attr_spec req_recovery_attrs[] = {
     RQ_TARGET, RQ_LABEL, {"max", T_DURATION, F_REQUIRED, RQ_OFF(max), 0, NULL, AC_REF_NODE}};
 static const attr_spec req_scaling_attrs[] = {
-    RQ_TARGET, RQ_LABEL,
+    RQ_TARGET,
+    RQ_LABEL,
     {"max-events", T_COUNT, 0, RQ_OFF(max_events), (size_t)1000000000, NULL, AC_REF_NODE},
     {"max-server-hours", T_NUMBER, 0, RQ_OFF(max_server_hours), 0, NULL, AC_REF_NODE},
 };
 static const attr_spec req_resilience_attrs[] = {
-    RQ_TARGET, RQ_LABEL,
+    RQ_TARGET,
+    RQ_LABEL,
     {"tau", T_PROB, F_POSITIVE, RQ_OFF(tau), 0, NULL, AC_REF_NODE},
     {"min-boundary", T_RATE, F_REQUIRED | F_POSITIVE, RQ_OFF(min), 0, NULL, AC_REF_NODE},
     {"mitigation", T_REF, 0, RQ_OFF(mitigation), 0, NULL, AC_REF_MITIGATION},
@@ -124,15 +143,9 @@ static int parse_norm(ac_pctx *ctx, const xmlNode *n, ac_term *t)
     switch (t->metric) {
     case AC_METRIC_P95_LATENCY:
     case AC_METRIC_P99_LATENCY:
-    case AC_METRIC_BACKLOG_DURATION:
-        rc = ac_units_duration(text, &t->norm, &fail);
-        break;
-    case AC_METRIC_UTILIZATION:
-        rc = ac_units_factor(text, &t->norm, &fail);
-        break;
-    default:
-        rc = ac_units_probability(text, &t->norm, &fail);
-        break;
+    case AC_METRIC_BACKLOG_DURATION: rc = ac_units_duration(text, &t->norm, &fail); break;
+    case AC_METRIC_UTILIZATION: rc = ac_units_factor(text, &t->norm, &fail); break;
+    default: rc = ac_units_probability(text, &t->norm, &fail); break;
     }
     if (rc == 0 && !(t->norm > 0.0)) {
         fail.rule = "AC011";
@@ -166,8 +179,8 @@ static const struct {
 static void check_mitigation_attrs(ac_pctx *ctx, const xmlNode *n, const ac_mitigation *mt,
                                    const char *id)
 {
-    static const char *const kind_attrs[] = {"amount", "interval", "restore", "rate", "burst",
-                                             "ratio", "attribute", "value", "of"};
+    static const char *const kind_attrs[] = {"amount", "interval",  "restore", "rate", "burst",
+                                             "ratio",  "attribute", "value",   "of"};
     size_t k = 0;
     while (k < sizeof mitigation_kinds / sizeof mitigation_kinds[0] &&
            mitigation_kinds[k].kind != mt->kind)
@@ -252,7 +265,8 @@ void ac_build_faults(ac_pctx *ctx, const xmlNode *n)
     size_t nf = ac_attrs_count_children(n, "fault");
     if (f->present) {
         ac_pdiag(ctx, ac_xml_elem_loc(ctx, n), NULL, "AC030",
-                 "the file has more than one <faults> element (the first is at line %u)", f->loc.line);
+                 "the file has more than one <faults> element (the first is at line %u)",
+                 f->loc.line);
         return;
     }
     f->present = 1;
@@ -384,9 +398,10 @@ void ac_build_suppress(ac_pctx *ctx, const xmlNode *n, ac_suppression *s)
     if (rule != NULL && strlen(rule) < sizeof s->rule)
         memcpy(s->rule, rule, strlen(rule) + 1);
     if (rule != NULL && ac_rule_find(rule) == NULL)
-        ac_pdiag(ctx, ac_xml_attr_loc(ctx, n, "rule"), NULL, "AC027",
-                 "<suppress> names the rule '%s', which does not exist (archcheck rules lists them)",
-                 rule);
+        ac_pdiag(
+            ctx, ac_xml_attr_loc(ctx, n, "rule"), NULL, "AC027",
+            "<suppress> names the rule '%s', which does not exist (archcheck rules lists them)",
+            rule);
     if (s->reason != NULL) {
         const char *p = s->reason;
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')

@@ -53,7 +53,8 @@ static int key_cmp(const void *key, const void *pe)
 static id_entry *collect_ids(ac_pctx *ctx, size_t *count)
 {
     const ac_model *m = ctx->model;
-    size_t n = m->nnodes + m->nsources + m->npopulations + m->nlinks + m->nmitigations, k = 0, w = 0;
+    size_t n = m->nnodes + m->nsources + m->npopulations + m->nlinks + m->nmitigations, k = 0,
+           w = 0;
     id_entry *t = calloc(n > 0 ? n : 1, sizeof *t);
     ctx->dup_nodes = calloc(m->nnodes > 0 ? m->nnodes : 1, 1);
     if (t == NULL || ctx->dup_nodes == NULL) {
@@ -127,9 +128,9 @@ static int defined_in_source(const ac_pctx *ctx, const char *id)
     if (n >= sizeof pat || ctx->buf == NULL)
         return 0;
     for (size_t i = 0; i + n <= ctx->len; i++)
-        if (memcmp(ctx->buf + i, pat, n) == 0 && (i == 0 || ctx->buf[i - 1] == ' ' ||
-                                                  ctx->buf[i - 1] == '\t' ||
-                                                  ctx->buf[i - 1] == '\n'))
+        if (memcmp(ctx->buf + i, pat, n) == 0 &&
+            (i == 0 || ctx->buf[i - 1] == ' ' || ctx->buf[i - 1] == '\t' ||
+             ctx->buf[i - 1] == '\n'))
             return 1;
     return 0;
 }
@@ -229,8 +230,8 @@ static void check_route_sums(ac_pctx *ctx)
             for (size_t i = 0; i < m->nroutes; i++) {
                 const ac_route *q = &m->routes[i];
                 if (q->from == n && !q->parallel && q->to != AC_NONE)
-                    ac_strbuf_printf(&detail, "%sline %u: to '%s' with p=%g", detail.len ? "\n" : "",
-                                     q->loc.line, m->nodes[q->to].id, q->p);
+                    ac_strbuf_printf(&detail, "%sline %u: to '%s' with p=%g",
+                                     detail.len ? "\n" : "", q->loc.line, m->nodes[q->to].id, q->p);
             }
             if (detail.data != NULL)
                 ac_diag_set_detail(ctx->diags, detail.data);
@@ -298,9 +299,8 @@ static void check_profiles(ac_pctx *ctx)
         if (p->source != AC_NONE) {
             ac_source *s = &m->sources[p->source];
             if (s->profile != AC_NONE)
-                ac_pdiag(ctx, p->loc, s->id, "AC030",
-                         "source '%s' already has a profile (line %u)", s->id,
-                         m->profiles[s->profile].loc.line);
+                ac_pdiag(ctx, p->loc, s->id, "AC030", "source '%s' already has a profile (line %u)",
+                         s->id, m->profiles[s->profile].loc.line);
             else
                 s->profile = i;
         }
@@ -388,22 +388,14 @@ static const char *mitigation_target_kinds(ac_mitigation_kind k, ac_node_kind nk
     switch (k) {
     case AC_MIT_PROVISIONED_CONCURRENCY:
     case AC_MIT_PRE_WARMING:
-    case AC_MIT_SNAPSTART:
-        *ok = nk == AC_NODE_FUNCTION;
-        return "a function";
-    case AC_MIT_ADD_SERVERS:
-        *ok = nk == AC_NODE_POOL;
-        return "a pool";
+    case AC_MIT_SNAPSTART: *ok = nk == AC_NODE_FUNCTION; return "a function";
+    case AC_MIT_ADD_SERVERS: *ok = nk == AC_NODE_POOL; return "a pool";
     case AC_MIT_RETRY_BUDGET:
         *ok = nk == AC_NODE_POOL || nk == AC_NODE_FUNCTION;
         return "a pool or a function";
     case AC_MIT_RATE_LIMIT:
-    case AC_MIT_SET:
-        *ok = 1;
-        return "a node";
-    case AC_MIT_COMBINE:
-        *ok = 1;
-        return "nothing";
+    case AC_MIT_SET: *ok = 1; return "a node";
+    case AC_MIT_COMBINE: *ok = 1; return "nothing";
     }
     *ok = 0;
     return "a node";

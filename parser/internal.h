@@ -12,20 +12,20 @@
 #include "archcheck/model.h"
 
 typedef enum ac_ref_kind {
-    AC_REF_NODE = 0,     /* pool, function, queue, gateway */
-    AC_REF_SOURCE,       /* a <source> */
-    AC_REF_MITIGATION,   /* a <mitigation> */
-    AC_REF_NODE_OR_LINK  /* a node, or a <link> with an id */
+    AC_REF_NODE = 0,    /* pool, function, queue, gateway */
+    AC_REF_SOURCE,      /* a <source> */
+    AC_REF_MITIGATION,  /* a <mitigation> */
+    AC_REF_NODE_OR_LINK /* a node, or a <link> with an id */
 } ac_ref_kind;
 
 /* A reference waiting to be resolved once every id is known. */
 typedef struct ac_pending_ref {
     char *id;
-    size_t *slot;       /* receives the index */
-    int *is_link;       /* AC_REF_NODE_OR_LINK: receives 1 for a link; else NULL */
+    size_t *slot; /* receives the index */
+    int *is_link; /* AC_REF_NODE_OR_LINK: receives 1 for a link; else NULL */
     ac_ref_kind kind;
-    const char *attr;   /* attribute name, for messages */
-    const char *elem;   /* element name, for messages */
+    const char *attr; /* attribute name, for messages */
+    const char *elem; /* element name, for messages */
     ac_loc loc;
 } ac_pending_ref;
 
@@ -42,8 +42,8 @@ typedef struct ac_pctx {
     int oom;
     ac_pending_ref *refs;
     size_t nrefs, caprefs;
-    unsigned xml_errors;       /* libxml2 errors reported (only the first is kept) */
-    unsigned char *dup_nodes;  /* nodes whose id repeats an earlier one (check.c) */
+    unsigned xml_errors;      /* libxml2 errors reported (only the first is kept) */
+    unsigned char *dup_nodes; /* nodes whose id repeats an earlier one (check.c) */
 } ac_pctx;
 
 /* ---- xml.c ---- */

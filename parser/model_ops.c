@@ -160,15 +160,15 @@ int ac_model_clone(const ac_model *src, ac_model **out, ac_error *err)
         if (m->mitigations[i].of == NULL)
             m->mitigations[i].nof = 0;
     }
-    m->faults.items = dup_array(src->faults.items, src->faults.count, sizeof *src->faults.items,
-                                &ok);
+    m->faults.items =
+        dup_array(src->faults.items, src->faults.count, sizeof *src->faults.items, &ok);
     if (m->faults.items != NULL) {
         m->faults.count = src->faults.count;
         for (size_t i = 0; i < m->faults.count; i++)
             m->faults.items[i].label = dup_opt(src->faults.items[i].label, &ok);
     }
-    m->faults.terms = dup_array(src->faults.terms, src->faults.nterms, sizeof *src->faults.terms,
-                                &ok);
+    m->faults.terms =
+        dup_array(src->faults.terms, src->faults.nterms, sizeof *src->faults.terms, &ok);
     if (m->faults.terms == NULL)
         m->faults.nterms = 0;
     CLONE_ARRAY(requirements, nrequirements);
@@ -250,8 +250,8 @@ static int check_pool(const ac_node *n, ac_loc loc, ac_error *err)
     return AC_OK;
 }
 
-static int apply_set(const ac_mitigation *mt, ac_node *n, char *note,
-                     size_t note_size, ac_error *err)
+static int apply_set(const ac_mitigation *mt, ac_node *n, char *note, size_t note_size,
+                     ac_error *err)
 {
     char msg[256];
     ac_node saved = *n;
@@ -320,8 +320,8 @@ static int apply_leaf(ac_model *m, const ac_mitigation *mt, char *note, size_t n
             snprintf(a, sizeof a, "%g/s", g->rate_limit);
         else
             snprintf(a, sizeof a, "unbounded");
-        note_add(note, note_size, "gateway '%s': rate-limit %s -> %g/s, burst %zu -> %zu", n->id,
-                 a, mt->rate, g->burst, mt->burst);
+        note_add(note, note_size, "gateway '%s': rate-limit %s -> %g/s, burst %zu -> %zu", n->id, a,
+                 mt->rate, g->burst, mt->burst);
         g->rate_limit = mt->rate;
         g->burst = mt->burst;
         return AC_OK;

@@ -85,8 +85,9 @@ int ac_parser_parse_memory(const char *buf, size_t len, const char *name, ac_mod
     ctx.diags = diags;
     if (len > AC_PARSER_MAX_BYTES) {
         ac_loc none = {ctx.file, 1, 1};
-        ac_pdiag(&ctx, none, NULL, "AC005", "the file is %zu bytes; the limit is %zu bytes (16 MiB)",
-                 len, AC_PARSER_MAX_BYTES);
+        ac_pdiag(&ctx, none, NULL, "AC005",
+                 "the file is %zu bytes; the limit is %zu bytes (16 MiB)", len,
+                 AC_PARSER_MAX_BYTES);
         rc = AC_EINPUT;
         goto cleanup;
     }
@@ -222,7 +223,10 @@ int ac_parser_quantity(const char *text, ac_quantity kind, double *out, char *ms
     case AC_QUANTITY_DURATION: rc = ac_units_duration(text, out, &fail); break;
     case AC_QUANTITY_RATE: rc = ac_units_rate(text, out, &fail); break;
     case AC_QUANTITY_PROBABILITY: rc = ac_units_probability(text, out, &fail); break;
-    default: rc = -1; snprintf(fail.message, sizeof fail.message, "has an unknown kind"); break;
+    default:
+        rc = -1;
+        snprintf(fail.message, sizeof fail.message, "has an unknown kind");
+        break;
     }
     if (rc != 0 && msg != NULL)
         snprintf(msg, size, "%s", fail.message);

@@ -383,11 +383,13 @@ static int prescan(ac_pctx *ctx)
     }
     if (memchr(b, '\0', len) != NULL) {
         ac_loc at = ac_xml_offset_loc(ctx, (size_t)((const char *)memchr(b, '\0', len) - b));
-        ac_pdiag(ctx, at, NULL, "AC002", "the file contains a NUL byte: it is not an XML text file");
+        ac_pdiag(ctx, at, NULL, "AC002",
+                 "the file contains a NUL byte: it is not an XML text file");
         return -1;
     }
     if (len == 0) {
-        ac_pdiag(ctx, start, NULL, "AC002", "the file is empty: an <architecture> element is needed");
+        ac_pdiag(ctx, start, NULL, "AC002",
+                 "the file is empty: an <architecture> element is needed");
         return -1;
     }
     /* the prolog: XML declaration, comments, processing instructions, blanks */

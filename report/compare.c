@@ -223,8 +223,8 @@ typedef double (*variant_value_fn)(const ac_compare_variant *v, size_t k);
 
 /* Add rows[0..n), each with a cell for every variant that has a value; a row no variant
  * has is dropped. */
-static void add_value_rows(builder *b, const ac_compare_run *run, const value_row *rows,
-                           size_t n, variant_value_fn value)
+static void add_value_rows(builder *b, const ac_compare_run *run, const value_row *rows, size_t n,
+                           variant_value_fn value)
 {
     for (size_t k = 0; k < n && !b->oom; k++) {
         size_t present = 0;
@@ -432,7 +432,8 @@ static void pad(FILE *fp, size_t n)
 }
 
 /* The simulated score of a variant's worst case beside its fluid one (the worst-case score
- * row's cell): simulation_value with its sibling _ci95 (output.md; as a check's), or why it was not. */
+ * row's cell): simulation_value with its sibling _ci95 (output.md; as a check's), or why it was
+ * not. */
 static void json_worst_sim(ac_jsonw *w, const ac_compare_variant *x)
 {
     if (!x->has_worst_sim)

@@ -213,8 +213,7 @@ static void write_nodes(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
                     key_double(w, "relative_error_mean_jobs",
                                (na->mean_jobs - a->sim->nodes[i].mean_jobs.mean) /
                                    a->sim->nodes[i].mean_jobs.mean);
-                if (a->sim->nodes[i].mean_response_time.n > 0 &&
-                    isfinite(na->mean_response_time) &&
+                if (a->sim->nodes[i].mean_response_time.n > 0 && isfinite(na->mean_response_time) &&
                     a->sim->nodes[i].mean_response_time.mean > 0.0)
                     key_double(w, "relative_error_mean_response_time",
                                (na->mean_response_time - a->sim->nodes[i].mean_response_time.mean) /

@@ -99,10 +99,10 @@ static void write_checks(FILE *fp, const ac_report_file *rf)
                 fputs("suppressed: ", fp);
             else
                 fputs("inconclusive: ", fp);
-            xml_escape(fp, d != NULL ? (ck->suppressed && d->suppress_reason != NULL
-                                            ? d->suppress_reason
-                                            : d->message)
-                                     : ck->name);
+            xml_escape(fp, d != NULL
+                               ? (ck->suppressed && d->suppress_reason != NULL ? d->suppress_reason
+                                                                               : d->message)
+                               : ck->name);
             fputs("\"/>", fp);
         }
         fputs("</testcase>\n", fp);

@@ -238,8 +238,8 @@ static void write_findings(pdf_doc *d, const ac_report_file *rf)
         const ac_diag *g = &rf->diags->items[i];
         char sev[64], where[160], msg[4096];
         const char *cells[4];
-        rgb col = g->suppressed ? AC_PDF_BLACK
-                  : g->severity == AC_SEV_ERROR ? AC_PDF_FAIL
+        rgb col = g->suppressed                   ? AC_PDF_BLACK
+                  : g->severity == AC_SEV_ERROR   ? AC_PDF_FAIL
                   : g->severity == AC_SEV_WARNING ? AC_PDF_INC
                                                   : AC_PDF_BLACK;
         snprintf(sev, sizeof sev, "%s%s", ac_severity_name(g->severity),

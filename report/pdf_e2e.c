@@ -153,7 +153,8 @@ void ac_pdf_e2e_page_write(pdf_doc *d, const ac_report_file *rf)
         }
         for (size_t k = 0; k < a->nchecks; k++)
             if (a->checks[k].has_value && strncmp(a->checks[k].name, "utilization", 11) == 0)
-                limit_u = isfinite(limit_u) ? fmin(limit_u, a->checks[k].limit) : a->checks[k].limit;
+                limit_u =
+                    isfinite(limit_u) ? fmin(limit_u, a->checks[k].limit) : a->checks[k].limit;
         if (n > 0) {
             snprintf(title, sizeof title, "Utilisation per node%s",
                      isfinite(limit_u) ? " (dashed: the requirement)" : "");

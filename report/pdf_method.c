@@ -78,9 +78,9 @@ void ac_pdf_method_page_write(pdf_doc *d, const ac_report_file *rf)
         ac_pdf_fmt_pct(err, sizeof err, na->expected_rel_error);
         if (sn != NULL && sn->mean_jobs.n > 0 && sn->mean_jobs.mean > 0.0 &&
             isfinite(na->mean_jobs)) {
-            size_t len = (size_t)snprintf(meas, sizeof meas, "mean jobs %+.2g%%",
-                                          100.0 * (na->mean_jobs - sn->mean_jobs.mean) /
-                                              sn->mean_jobs.mean);
+            size_t len =
+                (size_t)snprintf(meas, sizeof meas, "mean jobs %+.2g%%",
+                                 100.0 * (na->mean_jobs - sn->mean_jobs.mean) / sn->mean_jobs.mean);
             if (sn->mean_response_time.n > 0 && sn->mean_response_time.mean > 0.0 &&
                 isfinite(na->mean_response_time) && len < sizeof meas)
                 snprintf(meas + len, sizeof meas - len, "\nmean response %+.2g%%",

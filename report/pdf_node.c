@@ -35,14 +35,14 @@ static void describe_node(char *buf, size_t n, const ac_node *node, int polled)
                  polled                                 ? "polled by its queue"
                  : f->invocation == AC_INVOCATION_ASYNC ? "async"
                                                         : "sync",
-                 f->concurrency,
-                 1e3 * f->duration, 1e3 * f->cold_start, f->keep_alive, f->timeout, f->retries,
-                 f->provisioned > 0 ? ", provisioned" : "");
+                 f->concurrency, 1e3 * f->duration, 1e3 * f->cold_start, f->keep_alive, f->timeout,
+                 f->retries, f->provisioned > 0 ? ", provisioned" : "");
         return;
     }
     if (node->kind == AC_NODE_QUEUE) {
         const ac_queue *q = &node->u.queue;
-        snprintf(buf, n, "queue (batch %zu, max-consumers %zu, visibility %.4g s, max-receives %zu)",
+        snprintf(buf, n,
+                 "queue (batch %zu, max-consumers %zu, visibility %.4g s, max-receives %zu)",
                  q->batch_size, q->max_consumers, q->visibility_timeout, q->max_receives);
         return;
     }
@@ -101,11 +101,12 @@ static void write_kpis(pdf_doc *d, const ac_analysis *a, size_t i)
         {"arrival rate (first attempts)", na->arrival_rate, "/s", NULL},
         {"throughput", na->throughput, "/s", sn != NULL ? &sn->throughput : NULL},
         {"utilisation", na->utilization, "", sn != NULL ? &sn->utilization : NULL},
-        {"loss probability", na->loss_probability, "", sn != NULL ? &sn->failure_probability : NULL},
+        {"loss probability", na->loss_probability, "",
+         sn != NULL ? &sn->failure_probability : NULL},
         {a->model->nodes[i].kind == AC_NODE_FUNCTION  ? "mean busy instances"
          : a->model->nodes[i].kind == AC_NODE_QUEUE   ? "mean messages held"
          : a->model->nodes[i].kind == AC_NODE_GATEWAY ? "mean tokens in use"
-                                               : "mean jobs per server",
+                                                      : "mean jobs per server",
          na->mean_jobs, "", sn != NULL ? &sn->mean_jobs : NULL},
         {"mean response time", na->mean_response_time, "s",
          sn != NULL ? &sn->mean_response_time : NULL},
@@ -123,7 +124,8 @@ static void write_kpis(pdf_doc *d, const ac_analysis *a, size_t i)
         m[0] = '\0';
         if (rows[k].sim != NULL && rows[k].sim->n > 0 && isfinite(rows[k].v) &&
             rows[k].sim->mean > 0.0 && isfinite(rows[k].sim->mean))
-            snprintf(m, sizeof m, "%+.2g%%", 100.0 * (rows[k].v - rows[k].sim->mean) / rows[k].sim->mean);
+            snprintf(m, sizeof m, "%+.2g%%",
+                     100.0 * (rows[k].v - rows[k].sim->mean) / rows[k].sim->mean);
         cells[0] = rows[k].name;
         cells[1] = v;
         cells[2] = ac_solver_approx_name(na->approximation);
@@ -153,7 +155,7 @@ static void write_equilibria(pdf_doc *d, const ac_solver_pool_result *r)
         const char *cells[8];
         snprintf(idx, sizeof idx, "%zu", e);
         snprintf(stab, sizeof stab, "%s%s", eq->stable ? "stable" : "UNSTABLE",
-                 e == r->operating ? "\n(operating)"
+                 e == r->operating            ? "\n(operating)"
                  : r->bistable && e == r->bad ? "\n(bad)"
                                               : "");
         {
@@ -172,7 +174,8 @@ static void write_equilibria(pdf_doc *d, const ac_solver_pool_result *r)
                                             len > 0 ? ", " : "", srcs[b].name);
         }
         if (isfinite(eq->mean_jobs_std))
-            snprintf(jobs, sizeof jobs, "%.4g \xC2\xB1 %.2g (std)", k->mean_jobs, eq->mean_jobs_std);
+            snprintf(jobs, sizeof jobs, "%.4g \xC2\xB1 %.2g (std)", k->mean_jobs,
+                     eq->mean_jobs_std);
         else
             snprintf(jobs, sizeof jobs, "%.4g", k->mean_jobs);
         ac_pdf_fmt_qty(resp, sizeof resp, k->mean_response_time, "s");
@@ -260,7 +263,7 @@ static size_t pool_equilibria(node_plots *pl, const ac_solver_pool_result *r, si
         if (isfinite(k->p99)) /* the axis fits every curve drawn */
             *tmax = fmax(*tmax, k->p99);
         snprintf(pl->qlabels[j], sizeof pl->qlabels[j], "%s equilibrium %zu",
-                 eqs[j] == r->operating ? "operating"
+                 eqs[j] == r->operating            ? "operating"
                  : r->bistable && eqs[j] == r->bad ? "bad"
                                                    : "stable",
                  eqs[j]);
@@ -276,8 +279,7 @@ static size_t pool_equilibria(node_plots *pl, const ac_solver_pool_result *r, si
 
 /* A shared-queue pool's one curve: the exact M/M/N tail of the jobs in the pool, when it has
  * no timeouts or retries and fits in the points. */
-static void shared_queue_curve(node_plots *pl, const ac_pool *pool,
-                               const ac_solver_pool_result *r)
+static void shared_queue_curve(node_plots *pl, const ac_pool *pool, const ac_solver_pool_result *r)
 {
     size_t n = 0;
     pl->qp.title = "Jobs in the pool: P(jobs \xE2\x89\xA5 k)";
@@ -385,9 +387,8 @@ static void function_curves(node_plots *pl, const ac_node_analysis *na)
     if (f != NULL && f->mode == AC_SOLVER_FN_SYNC && f->concurrency > 0 && f->load > 0.0)
         function_busy_curve(pl, f);
     else
-        pl->qp.empty_note = na->queue != NULL
-                                ? "a queue: its consumers are on the function's page"
-                                : "no instance-count law for this invocation type";
+        pl->qp.empty_note = na->queue != NULL ? "a queue: its consumers are on the function's page"
+                                              : "no instance-count law for this invocation type";
 }
 
 /* The two plots of a node set up empty, each with the note that says why when it stays so. */

@@ -24,7 +24,10 @@ typedef ac_pdf_col pdf_col;
 void ac_pdf_fmt_num(char *buf, size_t n, double v)
 {
     if (!isfinite(v))
-        snprintf(buf, n, isnan(v) ? "\xE2\x80\x93" : v > 0 ? "\xE2\x88\x9E" : "\xE2\x88\x92\xE2\x88\x9E");
+        snprintf(buf, n,
+                 isnan(v) ? "\xE2\x80\x93"
+                 : v > 0  ? "\xE2\x88\x9E"
+                          : "\xE2\x88\x92\xE2\x88\x9E");
     else if (v == 0.0)
         snprintf(buf, n, "0");
     else

@@ -41,8 +41,7 @@ void ac_plot_set_rgb_stroke(const ac_plot_canvas *c, double red, double green, d
     AC_PLOT_CHECK(c, HPDF_Page_SetRGBStroke(c->page, r(red), r(green), r(blue)));
 }
 
-void ac_plot_line(const ac_plot_canvas *c, double x0, double y0, double x1, double y1,
-                  double width)
+void ac_plot_line(const ac_plot_canvas *c, double x0, double y0, double x1, double y1, double width)
 {
     AC_PLOT_CHECK(c, HPDF_Page_SetLineWidth(c->page, r(width)));
     AC_PLOT_CHECK(c, HPDF_Page_MoveTo(c->page, r(x0), r(y0)));
@@ -204,7 +203,8 @@ static void draw_series(const ac_plot_canvas *c, const plot_area *a, const ac_pl
         double base = a->yl.scale == AC_PLOT_LOG10 ? a->y : py(a, fmax(0.0, a->yl.lo));
         solid(c);
         for (size_t i = 0; i < s->n; i++) {
-            double x0 = px(a, s->x[i] - s->bar_width / 2.0), x1 = px(a, s->x[i] + s->bar_width / 2.0);
+            double x0 = px(a, s->x[i] - s->bar_width / 2.0),
+                   x1 = px(a, s->x[i] + s->bar_width / 2.0);
             double yy = py(a, s->y[i]);
             if (!isfinite(x0) || !isfinite(x1) || !isfinite(yy))
                 continue;
@@ -345,16 +345,15 @@ static double legend(const ac_plot_canvas *c, const ac_plot *p, double x, double
             double by = y - (rows - 1.0) * 11.0;
             draw_sample(c, se, cx, by + 2.5);
             ac_plot_set_gray(c, 0.0, 0.0);
-            ac_plot_text_wrapped(c, c->regular, LEGEND_FONT, cx + 22.0, by, x + w - cx - 22.0,
-                                 9.0, AC_PLOT_LEFT, se->label);
+            ac_plot_text_wrapped(c, c->regular, LEGEND_FONT, cx + 22.0, by, x + w - cx - 22.0, 9.0,
+                                 AC_PLOT_LEFT, se->label);
         }
         cx += item + 12.0;
     }
     return rows * 11.0;
 }
 
-void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y, double w,
-                  double h)
+void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y, double w, double h)
 {
     plot_area a;
     double top = y + h, left, bottom, leg_h, title_h = 0.0;
@@ -381,7 +380,8 @@ void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y,
     ac_plot_axis_lay_out(c, p, &p->xaxis, 1, a.w, &a.xl);
     if (a.xl.nticks > 0) {
         /* the last tick label is centred on the right edge: keep it inside the box */
-        double half = ac_plot_text_width(c, c->regular, TICK_FONT, a.xl.labels[a.xl.nticks - 1]) / 2.0;
+        double half =
+            ac_plot_text_width(c, c->regular, TICK_FONT, a.xl.labels[a.xl.nticks - 1]) / 2.0;
         double pos = px(&a, a.xl.ticks[a.xl.nticks - 1]);
         if (pos + half > x + w)
             a.w -= pos + half - (x + w);
@@ -418,10 +418,9 @@ void ac_plot_draw(const ac_plot_canvas *c, const ac_plot *p, double x, double y,
             size_t len = ac_plot_text_break(c, c->regular, TICK_FONT, a.xl.labels[i], slot, &next);
             /* a name wider than its slot is shortened to what fits, marked with an ellipsis */
             if (*next != '\0' && len + 4 < sizeof buf) {
-                len = ac_plot_text_break(c, c->regular, TICK_FONT, a.xl.labels[i],
-                                         slot - ac_plot_text_width(c, c->regular, TICK_FONT,
-                                                                   "\xE2\x80\xA6"),
-                                         &next);
+                len = ac_plot_text_break(
+                    c, c->regular, TICK_FONT, a.xl.labels[i],
+                    slot - ac_plot_text_width(c, c->regular, TICK_FONT, "\xE2\x80\xA6"), &next);
                 memcpy(buf, a.xl.labels[i], len);
                 memcpy(buf + len, "\xE2\x80\xA6", 4);
             } else {

@@ -30,10 +30,10 @@
  * When its file cannot be read (or loaded), that text is drawn with DejaVu (empty boxes) and
  * ac_plot_cjk_missing says so; drawing never fails because of it. */
 
-#define AC_PLOT_CJK_ENV "ARCHCHECK_CJK_FONT"
-#define AC_PLOT_CJK_DEFAULT "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
+#define AC_PLOT_CJK_ENV          "ARCHCHECK_CJK_FONT"
+#define AC_PLOT_CJK_DEFAULT      "/usr/share/fonts/truetype/nanum/NanumGothic.ttf"
 #define AC_PLOT_CJK_DEFAULT_BOLD "/usr/share/fonts/truetype/nanum/NanumGothicBold.ttf"
-#define AC_PLOT_CJK_PACKAGE "fonts-nanum"
+#define AC_PLOT_CJK_PACKAGE      "fonts-nanum"
 
 typedef struct ac_plot_cjk {
     HPDF_Doc doc;
@@ -41,7 +41,7 @@ typedef struct ac_plot_cjk {
     char path[1024];             /* the regular face (a TrueType .ttf file) */
     char bold_path[1024];        /* the bold face; empty: the regular face for bold text */
     int checked, missing, bold_tried;
-    HPDF_Font regular, bold;     /* NULL until loaded */
+    HPDF_Font regular, bold; /* NULL until loaded */
 } ac_plot_cjk;
 
 /*
@@ -83,10 +83,10 @@ __attribute__((noreturn))
 void ac_plot_throw(const ac_plot_canvas *c);
 
 /* Check a libharu status: anything but HPDF_OK jumps out. */
-#define AC_PLOT_CHECK(c, call)                                                                 \
-    do {                                                                                       \
-        if ((call) != HPDF_OK)                                                                 \
-            ac_plot_throw(c);                                                                  \
+#define AC_PLOT_CHECK(c, call)                                                                     \
+    do {                                                                                           \
+        if ((call) != HPDF_OK)                                                                     \
+            ac_plot_throw(c);                                                                      \
     } while (0)
 
 /* ---- text and primitives ---- */
@@ -101,8 +101,8 @@ void ac_plot_text(const ac_plot_canvas *c, HPDF_Font font, double size, double x
                   ac_plot_align align, const char *s);
 
 /* Draw `s` rotated by 90 degrees (reading upwards), centred on (x, y) along its length. */
-void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x,
-                           double y, const char *s);
+void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x, double y,
+                           const char *s);
 
 /* The longest prefix of `s` (whole UTF-8 characters, preferring a break at a space, then
  * one after a '-', '_' or '/' in a word too long for the line) whose
@@ -136,15 +136,19 @@ typedef enum ac_plot_scale { AC_PLOT_LINEAR = 0, AC_PLOT_LOG10 } ac_plot_scale;
 
 /* Series styles, distinguishable in black and white: line pattern and marker differ. */
 typedef enum ac_plot_style {
-    AC_PLOT_SOLID = 0,  /* black, solid, no marker */
-    AC_PLOT_DASHED,     /* blue, dashed, square markers */
-    AC_PLOT_DOTTED,     /* red, dotted, circle markers */
-    AC_PLOT_DASHDOT     /* green, dash-dot, triangle markers */
+    AC_PLOT_SOLID = 0, /* black, solid, no marker */
+    AC_PLOT_DASHED,    /* blue, dashed, square markers */
+    AC_PLOT_DOTTED,    /* red, dotted, circle markers */
+    AC_PLOT_DASHDOT    /* green, dash-dot, triangle markers */
 } ac_plot_style;
 
-typedef enum ac_plot_kind { AC_PLOT_KIND_LINE = 0, AC_PLOT_KIND_STEP, AC_PLOT_KIND_BARS } ac_plot_kind;
+typedef enum ac_plot_kind {
+    AC_PLOT_KIND_LINE = 0,
+    AC_PLOT_KIND_STEP,
+    AC_PLOT_KIND_BARS
+} ac_plot_kind;
 
-#define AC_PLOT_MAX_SERIES 6
+#define AC_PLOT_MAX_SERIES  6
 #define AC_PLOT_MAX_MARKERS 6
 
 typedef struct ac_plot_axis {
@@ -161,8 +165,8 @@ typedef struct ac_plot_series {
     ac_plot_style style;
     const double *x, *y; /* borrowed until ac_plot_draw */
     size_t n;
-    double bar_width;    /* bars: in x units */
-    const char *label;   /* in the legend; NULL: not listed */
+    double bar_width;  /* bars: in x units */
+    const char *label; /* in the legend; NULL: not listed */
 } ac_plot_series;
 
 typedef struct ac_plot_marker {

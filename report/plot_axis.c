@@ -12,7 +12,6 @@
 
 /* ---------------------------------------------------------------- axes */
 
-
 /* Copy `src` into dst (size > 0), cut at a character boundary when it does not fit. */
 static void copy_utf8(char *dst, size_t size, const char *src)
 {
@@ -41,9 +40,9 @@ static double nice_step(double raw)
 
 static void utf8_superscript(char *buf, size_t size, long k)
 {
-    static const char *const sup[] = {"\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",
-                                      "\xE2\x81\xB4", "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7",
-                                      "\xE2\x81\xB8", "\xE2\x81\xB9"};
+    static const char *const sup[] = {
+        "\xE2\x81\xB0", "\xC2\xB9",     "\xC2\xB2",     "\xC2\xB3",     "\xE2\x81\xB4",
+        "\xE2\x81\xB5", "\xE2\x81\xB6", "\xE2\x81\xB7", "\xE2\x81\xB8", "\xE2\x81\xB9"};
     char digits[24];
     size_t len;
     snprintf(buf, size, "10");
@@ -157,8 +156,7 @@ void ac_plot_axis_lay_out(const ac_plot_canvas *c, const ac_plot *p, const ac_pl
             }
             L->nticks = n;
             spacing = length * (double)every / (double)(e1 - e0);
-            if ((is_x ? spacing >= maxw + 6.0 : spacing >= TICK_FONT * 1.6) &&
-                (long)n <= MAX_TICKS)
+            if ((is_x ? spacing >= maxw + 6.0 : spacing >= TICK_FONT * 1.6) && (long)n <= MAX_TICKS)
                 break;
             if (every > e1 - e0)
                 break;

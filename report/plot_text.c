@@ -36,19 +36,19 @@ static unsigned long utf8_code(const char *p, size_t n)
 /* Characters of the fallback font: Hangul, CJK ideographs, kana, CJK punctuation, full width. */
 static int is_cjk(unsigned long u)
 {
-    return (u >= 0x1100 && u <= 0x11FF)      /* Hangul jamo */
-           || (u >= 0x2E80 && u <= 0x2FFF)   /* CJK and Kangxi radicals, description chars */
-           || (u >= 0x3000 && u <= 0x303F)   /* CJK symbols and punctuation */
-           || (u >= 0x3040 && u <= 0x30FF)   /* hiragana, katakana */
-           || (u >= 0x3100 && u <= 0x31FF)   /* bopomofo, compatibility jamo, kanbun, strokes */
-           || (u >= 0x3200 && u <= 0x4DBF)   /* enclosed CJK, compatibility, extension A */
-           || (u >= 0x4E00 && u <= 0x9FFF)   /* CJK unified ideographs */
-           || (u >= 0xA960 && u <= 0xA97F)   /* Hangul jamo extended A */
-           || (u >= 0xAC00 && u <= 0xD7FF)   /* Hangul syllables, jamo extended B */
-           || (u >= 0xF900 && u <= 0xFAFF)   /* CJK compatibility ideographs */
-           || (u >= 0xFE30 && u <= 0xFE4F)   /* CJK compatibility forms */
-           || (u >= 0xFF00 && u <= 0xFFEF)   /* half-width and full-width forms */
-           || (u >= 0x1B000 && u <= 0x1B16F) /* kana supplement and extended */
+    return (u >= 0x1100 && u <= 0x11FF)       /* Hangul jamo */
+           || (u >= 0x2E80 && u <= 0x2FFF)    /* CJK and Kangxi radicals, description chars */
+           || (u >= 0x3000 && u <= 0x303F)    /* CJK symbols and punctuation */
+           || (u >= 0x3040 && u <= 0x30FF)    /* hiragana, katakana */
+           || (u >= 0x3100 && u <= 0x31FF)    /* bopomofo, compatibility jamo, kanbun, strokes */
+           || (u >= 0x3200 && u <= 0x4DBF)    /* enclosed CJK, compatibility, extension A */
+           || (u >= 0x4E00 && u <= 0x9FFF)    /* CJK unified ideographs */
+           || (u >= 0xA960 && u <= 0xA97F)    /* Hangul jamo extended A */
+           || (u >= 0xAC00 && u <= 0xD7FF)    /* Hangul syllables, jamo extended B */
+           || (u >= 0xF900 && u <= 0xFAFF)    /* CJK compatibility ideographs */
+           || (u >= 0xFE30 && u <= 0xFE4F)    /* CJK compatibility forms */
+           || (u >= 0xFF00 && u <= 0xFFEF)    /* half-width and full-width forms */
+           || (u >= 0x1B000 && u <= 0x1B16F)  /* kana supplement and extended */
            || (u >= 0x20000 && u <= 0x3134F); /* CJK ideographs, planes 2 and 3 */
 }
 
@@ -308,8 +308,8 @@ void ac_plot_text(const ac_plot_canvas *c, HPDF_Font font, double size, double x
     AC_PLOT_CHECK(c, HPDF_Page_EndText(c->page));
 }
 
-void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x,
-                           double y, const char *s)
+void ac_plot_text_vertical(const ac_plot_canvas *c, HPDF_Font font, double size, double x, double y,
+                           const char *s)
 {
     double w;
     HPDF_Font cjk;

@@ -132,8 +132,8 @@ static void write_result(ac_jsonw *w, const ac_diag *d, size_t index, const char
     ac_jsonw_array_end(w);
     write_fingerprint(w, d, root);
     if (d->suppressed) {
-        int external = d->suppress_reason != NULL &&
-                       strcmp(d->suppress_reason, AC_REPORT_IN_BASELINE) == 0;
+        int external =
+            d->suppress_reason != NULL && strcmp(d->suppress_reason, AC_REPORT_IN_BASELINE) == 0;
         ac_jsonw_key(w, "suppressions");
         ac_jsonw_array_begin(w);
         ac_jsonw_object_begin(w);

@@ -51,11 +51,8 @@ void ac_report_sim_node_json(ac_jsonw *w, const ac_sim_node_result *r)
         estimate(w, "dead_letter_fraction", &r->dead_letter_fraction);
         estimate(w, "backlog_fraction", &r->backlog_fraction);
         break;
-    case AC_NODE_GATEWAY:
-        estimate(w, "reject_fraction", &r->throttle_fraction);
-        break;
-    case AC_NODE_POOL:
-        break;
+    case AC_NODE_GATEWAY: estimate(w, "reject_fraction", &r->throttle_fraction); break;
+    case AC_NODE_POOL: break;
     }
 }
 
@@ -165,7 +162,8 @@ static void value(FILE *fp, const char *label, const ac_sim_estimate *e)
 
 int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_result *r)
 {
-    fprintf(fp, "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs), %llu events%s\n\n",
+    fprintf(fp,
+            "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs), %llu events%s\n\n",
             rf->file, r->seed, r->replications, r->horizon, r->warmup, r->events,
             r->budget_limited ? " (the event budget limited the precision: --max-events)"
             : r->converged    ? ""

@@ -145,8 +145,9 @@ int ac_report_text(FILE *fp, const ac_report_run *run)
     }
     if (run->nfiles == 1)
         fprintf(fp, "; verdict: %s",
-                run->files[0].verdict == AC_VERDICT_INVALID ? "invalid input"
-                                                            : ac_verdict_name(run->files[0].verdict));
+                run->files[0].verdict == AC_VERDICT_INVALID
+                    ? "invalid input"
+                    : ac_verdict_name(run->files[0].verdict));
     else
         fprintf(fp, "; %zu invalid, %zu fail, %zu inconclusive, %zu pass", invalid, failed, inc,
                 run->nfiles - invalid - failed - inc);

@@ -37,8 +37,10 @@ ac_verdict ac_report_verdict(const ac_diag_list *diags, ac_severity fail_on)
 
 ac_verdict ac_report_run_verdict(const ac_report_run *run)
 {
-    static const int rank[] = {[AC_VERDICT_PASS] = 0, [AC_VERDICT_INCONCLUSIVE] = 1,
-                               [AC_VERDICT_FAIL] = 2, [AC_VERDICT_INVALID] = 3};
+    static const int rank[] = {[AC_VERDICT_PASS] = 0,
+                               [AC_VERDICT_INCONCLUSIVE] = 1,
+                               [AC_VERDICT_FAIL] = 2,
+                               [AC_VERDICT_INVALID] = 3};
     ac_verdict v = AC_VERDICT_PASS;
     for (size_t f = 0; f < run->nfiles; f++)
         if (rank[run->files[f].verdict] > rank[v])

@@ -133,9 +133,8 @@ void ac_search_cache_put(ac_search_cache *c, int kind, const ac_transient_fault 
         memset(e, 0, sizeof *e);
         e->epoch = c->epoch;
         for (size_t i = 0; i < c->nfaults; i++) /* field by field: no padding copied */
-            c->plans[k * c->nfaults + i] = (ac_transient_fault){plan[i].target, plan[i].attr,
-                                                                plan[i].value, plan[i].start,
-                                                                plan[i].end};
+            c->plans[k * c->nfaults + i] = (ac_transient_fault){
+                plan[i].target, plan[i].attr, plan[i].value, plan[i].start, plan[i].end};
     }
     e->score[kind] = score;
     e->status[kind] = status;

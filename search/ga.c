@@ -204,8 +204,8 @@ static int screen_batch(ac_search_ga *ga, size_t from, size_t count, ac_error *e
 {
     size_t n = ga->n, np = 0;
     double thr;
-    int rc = ac_search_pool_eval(ga->pool, ga->next + from * n, ga->next_score + from, count, 1,
-                                 err);
+    int rc =
+        ac_search_pool_eval(ga->pool, ga->next + from * n, ga->next_score + from, count, 1, err);
     if (rc != 0)
         return rc;
     thr = keep_threshold(ga) - ga->problem->screen_eps;

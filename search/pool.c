@@ -31,7 +31,7 @@ struct ac_search_pool {
     const double *genes; /* the batch */
     double *score;
     size_t count;
-    int screen; /* the batch is scored by the problem's screen */
+    int screen;      /* the batch is scored by the problem's screen */
     worker *workers; /* workers[0] is the caller */
 };
 

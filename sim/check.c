@@ -14,14 +14,10 @@
 static const char *kind_name(ac_node_kind kind)
 {
     switch (kind) {
-    case AC_NODE_POOL:
-        return "pool";
-    case AC_NODE_FUNCTION:
-        return "function";
-    case AC_NODE_QUEUE:
-        return "queue";
-    case AC_NODE_GATEWAY:
-        return "gateway";
+    case AC_NODE_POOL: return "pool";
+    case AC_NODE_FUNCTION: return "function";
+    case AC_NODE_QUEUE: return "queue";
+    case AC_NODE_GATEWAY: return "gateway";
     }
     return "node";
 }
@@ -104,8 +100,8 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
         }
         if (p->servers < 1 || p->servers >= AC_SIM_NIL || !(p->service_rate > 0) ||
             !isfinite(p->service_rate) || p->buffer < 1 || !(p->timeout >= 0) ||
-            (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) ||
-            p->retries >= AC_SIM_NIL || (unsigned)p->dispatch > AC_DISPATCH_SHARED_QUEUE)
+            (p->dispatch == AC_DISPATCH_POWER_OF_D && p->d < 1) || p->retries >= AC_SIM_NIL ||
+            (unsigned)p->dispatch > AC_DISPATCH_SHARED_QUEUE)
             return ac_error_set_at(err, AC_EINVAL, nd->loc,
                                    "pool '%s': invalid parameters for simulation",
                                    nd->id ? nd->id : "?");
@@ -142,8 +138,8 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
     }
     for (size_t i = 0; i < m->nsources; i++) {
         const ac_source *src = &m->sources[i];
-        if (src->to >= m->nnodes || !(src->rate >= 0) || !isfinite(src->rate) ||
-            !(src->scv > 0) || !isfinite(src->scv))
+        if (src->to >= m->nnodes || !(src->rate >= 0) || !isfinite(src->rate) || !(src->scv > 0) ||
+            !isfinite(src->scv))
             return ac_error_set_at(err, AC_EINVAL, src->loc, "source '%s': invalid parameters",
                                    src->id ? src->id : "?");
         if (opt->use_profiles && src->profile != AC_NONE) {
@@ -175,8 +171,7 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
     for (size_t i = 0; i < opt->ninitial; i++) {
         const ac_sim_initial_state *is = &opt->initial[i];
         if (is->node >= m->nnodes || m->nodes[is->node].kind != AC_NODE_POOL ||
-            is->count != m->nodes[is->node].u.pool.servers ||
-            (is->count > 0 && is->jobs == NULL))
+            is->count != m->nodes[is->node].u.pool.servers || (is->count > 0 && is->jobs == NULL))
             return ac_error_set(err, AC_EINVAL,
                                 "initial state %zu: node index (a pool) or server count is wrong",
                                 i);

@@ -744,8 +744,7 @@ void ac_sim_measure_begin(ac_sim_state *s)
     s->now = s->warmup;
     ac_sim_autoscale_measure(s); /* the scalers keep the busy time before the restart */
     for (size_t i = 0; i < s->nnodes + s->nentries; i++)
-        counts_restart(i < s->nnodes ? &s->nodes[i].c : &s->entries[i - s->nnodes].c,
-                       s->warmup);
+        counts_restart(i < s->nnodes ? &s->nodes[i].c : &s->entries[i - s->nnodes].c, s->warmup);
     s->now = save;
     s->measuring = 1;
 }
@@ -783,21 +782,11 @@ static int run_events(ac_sim_state *s)
             n->ops->event(s, n, e);
             break;
         }
-        case AC_SIM_EV_SOURCE:
-            ac_sim_source_fire(s, s->ev[e].arg);
-            break;
-        case AC_SIM_EV_THINK:
-            ac_sim_client_fire(s, s->ev[e].arg);
-            break;
-        case AC_SIM_EV_TIMEOUT:
-            timeout_fire(s, e);
-            break;
-        case AC_SIM_EV_FAULT:
-            ac_sim_faults_edge(s);
-            break;
-        default:
-            ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled");
-            break;
+        case AC_SIM_EV_SOURCE: ac_sim_source_fire(s, s->ev[e].arg); break;
+        case AC_SIM_EV_THINK: ac_sim_client_fire(s, s->ev[e].arg); break;
+        case AC_SIM_EV_TIMEOUT: timeout_fire(s, e); break;
+        case AC_SIM_EV_FAULT: ac_sim_faults_edge(s); break;
+        default: ac_sim_fail(s, AC_EINVAL, "internal error: free event scheduled"); break;
         }
         if (s->hole)
             ac_sim_heap_fill_hole(s);

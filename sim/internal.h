@@ -50,8 +50,8 @@
  * bin of x is read off the bits of the double (exponent and top 8 mantissa
  * bits), so it costs no logarithm. */
 #define AC_SIM_HIST_SUB_BITS 8
-#define AC_SIM_HIST_MIN_EXP (-30)
-#define AC_SIM_HIST_MAX_EXP 34
+#define AC_SIM_HIST_MIN_EXP  (-30)
+#define AC_SIM_HIST_MAX_EXP  34
 #define AC_SIM_HIST_BINS                                                                           \
     ((size_t)(AC_SIM_HIST_MAX_EXP - AC_SIM_HIST_MIN_EXP) << AC_SIM_HIST_SUB_BITS)
 
@@ -59,7 +59,7 @@
  * never completes a job allocates nothing, and one whose response times span a few octaves
  * a few 2 KB chunks (instead of 128 KB for the whole range). `used` has bit o set when
  * octave o is allocated; a reset zeroes only those. */
-#define AC_SIM_HIST_SUB ((size_t)1 << AC_SIM_HIST_SUB_BITS)
+#define AC_SIM_HIST_SUB     ((size_t)1 << AC_SIM_HIST_SUB_BITS)
 #define AC_SIM_HIST_OCTAVES ((size_t)(AC_SIM_HIST_MAX_EXP - AC_SIM_HIST_MIN_EXP))
 typedef struct ac_sim_hist {
     uint64_t *oct[AC_SIM_HIST_OCTAVES];
@@ -126,8 +126,8 @@ typedef struct ac_sim_counts {
     uint64_t error_requests;
     uint64_t execs, colds, dead, receives; /* functions: executions, cold starts; queues:
                                               dead letters, message receives */
-    uint64_t timed; /* completions whose time is in sum_resp and hist (entries: the
-                       successful requests only) */
+    uint64_t timed;   /* completions whose time is in sum_resp and hist (entries: the
+                         successful requests only) */
     uint64_t zombies; /* completions of timed-out copies (not passed downstream) */
     uint64_t scale_actions, scale_flaps; /* autoscaled pools (autoscale.c) */
     double sum_resp;
@@ -165,11 +165,11 @@ typedef struct ac_sim_pool_state {
     ac_dispatch dispatch;
     size_t d;
     int with_replacement;
-    size_t buffer;      /* AC_UNBOUNDED or K */
-    uint32_t *len;      /* jobs per server */
+    size_t buffer; /* AC_UNBOUNDED or K */
+    uint32_t *len; /* jobs per server */
     uint32_t *head, *tail;
-    uint32_t *cev;      /* completion event per server */
-    uint32_t *perm;     /* power-of-d distinct: a permutation of the servers */
+    uint32_t *cev;  /* completion event per server */
+    uint32_t *perm; /* power-of-d distinct: a permutation of the servers */
     /* jsq / jiq: servers sorted by length; first[l] = servers with len < l */
     uint32_t *order, *pos, *first;
     size_t nfirst;
@@ -182,10 +182,10 @@ typedef struct ac_sim_pool_state {
     /* faults (faults.c): s added to every service; servers down (they take no new job:
        per-server dispatch chooses among `up`, a shared-queue server parks when it ends) */
     double delay;
-    uint8_t *down;     /* per server, NULL until a servers-down fault */
-    uint32_t *downs;   /* the down servers, in the order they went down */
+    uint8_t *down;   /* per server, NULL until a servers-down fault */
+    uint32_t *downs; /* the down servers, in the order they went down */
     size_t ndown;
-    uint32_t *up;      /* the servers not down (nup of them) */
+    uint32_t *up; /* the servers not down (nup of them) */
     size_t nup;
     /* the pool's autoscaler (autoscale.c) when ac_sim_options.autoscale; NULL: none. The
        pool then has max(servers, max) server slots, those not serving are `down` */
@@ -197,18 +197,18 @@ typedef struct ac_sim_pool_state {
  * the serving count (room grows by doubling). */
 typedef struct ac_sim_scaler {
     const ac_autoscale *as;
-    size_t slots;      /* server slots of the pool: max(servers, max) */
-    size_t serving;    /* slots not down */
-    size_t target;     /* serving + ordered */
-    uint64_t k;        /* the next look is at k x interval */
-    double t_look;     /* time of the last look */
-    double busy_look;  /* busy server-seconds from 0 to the last look */
-    double busy_pre;   /* busy server-seconds from 0 to the warm-up (the counts restart) */
-    uint32_t ev;       /* the scaler's event (EV_NODE, sub AC_SIM_POOL_EV_SCALER) */
-    double *ord_t;     /* pending orders: FIFO of (ready time, count) */
+    size_t slots;     /* server slots of the pool: max(servers, max) */
+    size_t serving;   /* slots not down */
+    size_t target;    /* serving + ordered */
+    uint64_t k;       /* the next look is at k x interval */
+    double t_look;    /* time of the last look */
+    double busy_look; /* busy server-seconds from 0 to the last look */
+    double busy_pre;  /* busy server-seconds from 0 to the warm-up (the counts restart) */
+    uint32_t ev;      /* the scaler's event (EV_NODE, sub AC_SIM_POOL_EV_SCALER) */
+    double *ord_t;    /* pending orders: FIFO of (ready time, count) */
     size_t *ord_n;
     size_t ord_head, ord_len, ord_cap;
-    double *rec_t;     /* recommendations of the cooldown window: FIFO of (time, count) */
+    double *rec_t; /* recommendations of the cooldown window: FIFO of (time, count) */
     size_t *rec_n;
     size_t rec_head, rec_len, rec_cap;
     ac_sim_scaling_action *log; /* every change of the serving count, in time order */
@@ -220,12 +220,12 @@ enum { AC_SIM_POOL_EV_SERVICE = 0, AC_SIM_POOL_EV_SCALER = 1 };
 typedef struct ac_sim_link_state {
     double tx_time; /* 1 / capacity; 0 when unbounded */
     double latency;
-    size_t buffer;  /* waiting jobs, AC_UNBOUNDED or count */
+    size_t buffer; /* waiting jobs, AC_UNBOUNDED or count */
     uint32_t q_head, q_tail;
     size_t q_len;
     uint32_t busy_job; /* job in transmission, AC_SIM_NIL if idle */
     uint32_t tx_ev;
-    uint32_t to;       /* destination node */
+    uint32_t to; /* destination node */
 } ac_sim_link_state;
 
 /* One execution of a function (running, or waiting in the function's FIFO):
@@ -233,8 +233,8 @@ typedef struct ac_sim_link_state {
  * a polled execution) are linked by job.next. Records are pooled with their
  * end event. */
 typedef struct ac_sim_fexec {
-    uint32_t ev;       /* end event (persistent, sub FN_EXEC, arg: this record) */
-    uint32_t jobs;     /* first job */
+    uint32_t ev;   /* end event (persistent, sub FN_EXEC, arg: this record) */
+    uint32_t jobs; /* first job */
     uint32_t njobs;
     uint32_t queue;    /* polling queue node, or AC_SIM_NIL */
     uint32_t delivery; /* that queue's delivery */
@@ -276,7 +276,7 @@ typedef struct ac_sim_delivery {
     uint32_t pending; /* executions not yet succeeded */
     uint32_t running; /* executions not yet ended */
     uint32_t next_free;
-    uint8_t state;    /* AC_SIM_DLV_* */
+    uint8_t state; /* AC_SIM_DLV_* */
 } ac_sim_delivery;
 
 enum { AC_SIM_DLV_OPEN = 0, AC_SIM_DLV_DONE, AC_SIM_DLV_FAILED, AC_SIM_DLV_SETTLED };
@@ -299,7 +299,7 @@ typedef struct ac_sim_queue_state {
     uint32_t *targets; /* consumer functions (route targets), each once */
     size_t ntargets;
     size_t per_delivery; /* the most executions one delivery makes */
-    uint32_t *scratch; /* per message of a batch: its route target group */
+    uint32_t *scratch;   /* per message of a batch: its route target group */
     uint8_t *absorbed;
     int polling;
 } ac_sim_queue_state;
@@ -313,10 +313,10 @@ typedef struct ac_sim_gateway_state {
 
 /* A route, compiled. */
 typedef struct ac_sim_route {
-    uint32_t to;     /* node index */
-    uint32_t via;    /* node index of the link node, or AC_SIM_NIL */
+    uint32_t to;  /* node index */
+    uint32_t via; /* node index of the link node, or AC_SIM_NIL */
     uint32_t fanout, fanin;
-    uint32_t join;   /* ordinal among fan-in routes, AC_SIM_NIL if fanin == 1 */
+    uint32_t join; /* ordinal among fan-in routes, AC_SIM_NIL if fanin == 1 */
 } ac_sim_route;
 
 struct ac_sim_node {
@@ -360,9 +360,9 @@ typedef struct ac_sim_entry {
     double h2_p1, h2_mean1, h2_mean2;
     /* profile (NHPP) */
     const ac_profile *profile;
-    double scale;    /* load scale for the profile */
+    double scale; /* load scale for the profile */
     double lambda_max;
-    uint32_t ev;     /* source: its arrival event */
+    uint32_t ev; /* source: its arrival event */
     /* population */
     size_t size;
     double think;
@@ -386,7 +386,7 @@ struct ac_sim_state {
     const ac_model *model;
     ac_sim_graph graph; /* the model's routes and links by node (routes.c) */
     const ac_sim_options *opt;
-    gsl_rng *rng;   /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
+    gsl_rng *rng;     /* GSL view of the generator (for gsl_ran_gamma); its state is *fast */
     ac_sim_rng *fast; /* xoshiro256** state, owned by rng */
     ac_sim_zig zig;
     double now, warmup, horizon;
@@ -404,7 +404,7 @@ struct ac_sim_state {
     double *hkey;  /* 4-ary min-heap (sim/heap.h): times */
     uint32_t *hev; /* and their events */
     size_t nheap;
-    int hole;               /* 1: heap[0] is the event firing now, already unscheduled */
+    int hole; /* 1: heap[0] is the event firing now, already unscheduled */
     ac_sim_event *ev;
     size_t nev_cap;
     uint32_t ev_free;

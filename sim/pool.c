@@ -88,8 +88,7 @@ static inline uint32_t choose(ac_sim_state *s, ac_sim_node *n)
         if (p->first[1] > 0)
             return p->order[uniform_index(s, p->first[1])];
         return uniform_index(s, N);
-    default:
-        return ac_sim_pool_pick(s->fast, p, N);
+    default: return ac_sim_pool_pick(s->fast, p, N);
     }
 }
 

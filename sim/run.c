@@ -191,8 +191,8 @@ static void entry_estimates(const ac_sim_welford *w, ac_sim_entry_result *r)
  * short replications the interval shrinks below that bias and stops covering (40 seeds of
  * M/M/1, 200 replications of 1350 s: 25/40 p99 intervals covered the exact value).
  */
-static void pooled_quantiles(const ac_sim_hist *hist, uint64_t n, int zero_floor, ac_sim_estimate *p50,
-                             ac_sim_estimate *p95, ac_sim_estimate *p99)
+static void pooled_quantiles(const ac_sim_hist *hist, uint64_t n, int zero_floor,
+                             ac_sim_estimate *p50, ac_sim_estimate *p95, ac_sim_estimate *p99)
 {
     ac_sim_estimate *e[3] = {p50, p95, p99};
     const double q[3] = {0.50, 0.95, 0.99};
@@ -256,8 +256,8 @@ static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, doubl
     ac_sim_state *s = NULL;
     unsigned long long cap = (unsigned long long)((double)opt->max_events / (16.0 * reps));
     double warmup = opt->warmup >= 0 ? opt->warmup : *horizon / 10.0;
-    int rc = ac_sim_state_new(model, opt, *horizon, warmup, ac_sim_seed_mix(opt->seed, 0ULL),
-                              &s, err);
+    int rc =
+        ac_sim_state_new(model, opt, *horizon, warmup, ac_sim_seed_mix(opt->seed, 0ULL), &s, err);
     *pilot = NULL;
     if (rc != 0)
         return rc;
@@ -341,8 +341,8 @@ static void *rep_run(void *arg)
     tk->rc = 0;
     if (tk->s == NULL) {
         memset(&tk->err, 0, sizeof tk->err);
-        tk->rc = ac_sim_state_new(tk->model, tk->opt, tk->horizon, tk->warmup, tk->seed,
-                                  &tk->s, &tk->err);
+        tk->rc = ac_sim_state_new(tk->model, tk->opt, tk->horizon, tk->warmup, tk->seed, &tk->s,
+                                  &tk->err);
     }
     if (tk->rc == 0) {
         tk->s->event_cap = tk->cap;
@@ -408,11 +408,12 @@ static int replications_done(const ac_sim_options *opt, size_t r, const ac_sim_w
  * Out of budget in automatic mode with enough replications: keep those (*stop). Returns 0
  * or the error (copied into err).
  */
-static int rep_take(rep_task *tk, const ac_sim_options *opt, size_t r,
-                    unsigned long long *events, int *limited, int *stop, ac_error *err)
+static int rep_take(rep_task *tk, const ac_sim_options *opt, size_t r, unsigned long long *events,
+                    int *limited, int *stop, ac_error *err)
 {
-    unsigned long long serial =
-        opt->max_events == 0 ? 0 : opt->max_events > *events ? opt->max_events - *events : 1;
+    unsigned long long serial = opt->max_events == 0        ? 0
+                                : opt->max_events > *events ? opt->max_events - *events
+                                                            : 1;
     const ac_sim_state *s = tk->s;
     if (serial != 0 && s != NULL &&
         (s->events > serial + 1 || (s->events == serial + 1 && (tk->rc == 0 || s->budget_hit)))) {
@@ -531,9 +532,9 @@ typedef struct sim_run {
     const ac_model *model;
     ac_sim_options opt;
     ac_sim_result *res;
-    ac_sim_welford *w; /* per node, link and entry: AC_SIM_K_COUNT accumulators */
-    ac_sim_hist *ph;   /* pooled histograms: nodes, then entries */
-    rep_task *tasks;   /* jobs + 1 (a finished pilot runs beside jobs others) */
+    ac_sim_welford *w;   /* per node, link and entry: AC_SIM_K_COUNT accumulators */
+    ac_sim_hist *ph;     /* pooled histograms: nodes, then entries */
+    rep_task *tasks;     /* jobs + 1 (a finished pilot runs beside jobs others) */
     ac_sim_state *pilot; /* replication 0's start (run.c's pilot_horizon), or NULL */
     int pilot_done;      /* 1: the pilot reached the horizon (only finished in its task) */
     size_t nnodes, jobs, r, look;
@@ -690,10 +691,9 @@ static void run_finish(sim_run *sr)
     result_fill(sr->model, sr->w, sr->ph, sr->r, sr->events, res);
     res->converged = res->rel_halfwidth <= sr->opt.rel_precision;
     /* the budget shortened the horizon, or stopped the replications before the precision */
-    res->budget_limited = sr->limited &&
-                          (sr->opt.replications > 0 || !res->converged ||
-                           sr->horizon < 10.0 * ac_sim_slow_timescale(sr->model) ||
-                           sr->opt.horizon <= 0);
+    res->budget_limited = sr->limited && (sr->opt.replications > 0 || !res->converged ||
+                                          sr->horizon < 10.0 * ac_sim_slow_timescale(sr->model) ||
+                                          sr->opt.horizon <= 0);
 }
 
 static void run_free(sim_run *sr)
@@ -705,8 +705,7 @@ static void run_free(sim_run *sr)
     ac_sim_result_free(sr->res);
     free(sr->w);
     if (sr->ph != NULL)
-        for (size_t i = 0; i < sr->nnodes + sr->model->nsources + sr->model->npopulations + 1;
-             i++)
+        for (size_t i = 0; i < sr->nnodes + sr->model->nsources + sr->model->npopulations + 1; i++)
             ac_sim_hist_free(&sr->ph[i]);
     free(sr->ph);
 }

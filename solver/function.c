@@ -522,8 +522,8 @@ static void solve_queued(const ac_function *fn, ac_solver_fn_mode mode, double l
             /* the wait's error, as a share of the time at the function, and the
                cold-start formula's */
             double scv_gap = fabs(r->occupancy_scv - 1.0);
-            r->expected_rel_error = (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) *
-                                        r->mean_wait / (r->mean_wait + r->occupancy) +
+            r->expected_rel_error = (scv_gap > 1e-3 ? 0.05 + 0.25 * scv_gap : 0.0) * r->mean_wait /
+                                        (r->mean_wait + r->occupancy) +
                                     0.5 * p_cold * c0 / r->occupancy;
             if (r->expected_rel_error > 1e-9)
                 r->approximation = AC_SOLVER_APPROX_MEAN_FIELD;

@@ -1,6 +1,7 @@
 /*
  * Dense linear algebra for the solver (GSL inside): LU solves, tridiagonal and tridiagonal
- * plus rank-one solves, eigenvalues, the Lyapunov equation, positive definiteness. Matrices are row-major double arrays.
+ * plus rank-one solves, eigenvalues, the Lyapunov equation, positive definiteness. Matrices are
+ * row-major double arrays.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -360,13 +361,13 @@ static int lyapunov_smith(size_t n, const double *J, const double *Q, double p, 
     memcpy(U, J, n * n * sizeof *U);
     for (i = 0; i < n; i++)
         U[i * n + i] += p;
-    status = gemm(CblasNoTrans, n, 1.0, M, U, 0.0, A);               /* A = M (J + pI) */
-    status |= gemm(CblasNoTrans, n, 1.0, M, Q, 0.0, T);              /* T = M Q */
-    status |= gemm(CblasTrans, n, 2.0 * p, T, M, 0.0, W);            /* W = 2p M Q M^T */
+    status = gemm(CblasNoTrans, n, 1.0, M, U, 0.0, A);    /* A = M (J + pI) */
+    status |= gemm(CblasNoTrans, n, 1.0, M, Q, 0.0, T);   /* T = M Q */
+    status |= gemm(CblasTrans, n, 2.0 * p, T, M, 0.0, W); /* W = 2p M Q M^T */
     for (it = 0; it < 80 && status == GSL_SUCCESS; it++) {
         double dmax = 0.0, wmax = 0.0;
-        status |= gemm(CblasNoTrans, n, 1.0, A, W, 0.0, T);          /* T = A W */
-        status |= gemm(CblasTrans, n, 1.0, T, A, 0.0, U);            /* U = A W A^T */
+        status |= gemm(CblasNoTrans, n, 1.0, A, W, 0.0, T); /* T = A W */
+        status |= gemm(CblasTrans, n, 1.0, T, A, 0.0, U);   /* U = A W A^T */
         for (i = 0; i < n * n; i++) {
             W[i] += U[i];
             dmax = fmax(dmax, fabs(U[i]));
@@ -374,7 +375,7 @@ static int lyapunov_smith(size_t n, const double *J, const double *Q, double p, 
         }
         if (dmax <= 1e-17 * wmax)
             break;
-        status |= gemm(CblasNoTrans, n, 1.0, A, A, 0.0, T);          /* A = A^2 */
+        status |= gemm(CblasNoTrans, n, 1.0, A, A, 0.0, T); /* A = A^2 */
         memcpy(A, T, n * n * sizeof *A);
     }
     if (status != GSL_SUCCESS || it == 80) {
@@ -399,8 +400,7 @@ cleanup:
 
 /* Any J without eigenvalue pairs summing to 0: the n(n+1)/2 equations
  * sum_k J_ik W_kj + W_ik J_jk = -Q_ij (i <= j) in the unknowns W_ij (i <= j), by LU. */
-static int lyapunov_kronecker(size_t n, const double *J, const double *Q, double *W,
-                              ac_error *err)
+static int lyapunov_kronecker(size_t n, const double *J, const double *Q, double *W, ac_error *err)
 {
     size_t m = n * (n + 1) / 2, i, j, k, row;
     double *A = calloc(m * m, sizeof *A), *b = malloc(m * sizeof *b);
@@ -409,7 +409,8 @@ static int lyapunov_kronecker(size_t n, const double *J, const double *Q, double
         rc = ac_error_set(err, AC_ENOMEM, "out of memory (Lyapunov of %zu)", n);
         goto cleanup;
     }
-#define SYM(a, c) ((a) <= (c) ? (a) * n - (a) * ((a)-1) / 2 + ((c) - (a)) : (c) * n - (c) * ((c)-1) / 2 + ((a) - (c)))
+#define SYM(a, c)                                                                                  \
+    ((a) <= (c) ? (a)*n - (a) * ((a)-1) / 2 + ((c) - (a)) : (c)*n - (c) * ((c)-1) / 2 + ((a) - (c)))
     for (i = 0; i < n; i++) {
         for (j = i; j < n; j++) {
             row = SYM(i, j);

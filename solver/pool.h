@@ -18,7 +18,7 @@
 #define AC_SOLVER_LYAP_MAX 400
 /* Most levels for which a pool with retries is integrated (dense BDF: O(n^3) a step) and for
  * which the smallest tipping burst is searched (about a hundred integrations). */
-#define AC_SOLVER_ODE_MAX 400
+#define AC_SOLVER_ODE_MAX   400
 #define AC_SOLVER_BURST_MAX 100
 /* Largest truncation of an unbounded buffer. */
 #define AC_SOLVER_LEVELS_MAX 10000000
@@ -62,19 +62,19 @@ extern const ac_solver_policy ac_solver_policy_shared_queue;
 
 struct ac_solver_pool_model {
     const ac_solver_policy *policy;
-    size_t n;         /* state dimension */
-    int real_buffer;  /* 1: q_{n+1} = 0 is the buffer (losses are real); 0: a truncation */
-    double servers;   /* N */
-    double lambda;    /* per-server arrival rate of fresh requests, 1/s */
-    double extra;     /* per-server extra arrival rate (bursts), 1/s */
-    double mu;        /* service rate, 1/s */
-    double d;         /* sampling exponent: power-of-d d, jsq/jiq N */
-    int distinct;     /* power-of-d with distinct sampling */
+    size_t n;        /* state dimension */
+    int real_buffer; /* 1: q_{n+1} = 0 is the buffer (losses are real); 0: a truncation */
+    double servers;  /* N */
+    double lambda;   /* per-server arrival rate of fresh requests, 1/s */
+    double extra;    /* per-server extra arrival rate (bursts), 1/s */
+    double mu;       /* service rate, 1/s */
+    double d;        /* sampling exponent: power-of-d d, jsq/jiq N */
+    int distinct;    /* power-of-d with distinct sampling */
     size_t retries;
-    double theta;     /* timeout, s; 0: none */
-    double buffer_x;  /* shared-queue: most jobs per server, 1 + B/N (INFINITY: unbounded) */
-    double *c;        /* c[k-1] = P(Erlang(k, mu) <= theta): joining level k, no timeout */
-    double *a, *gp;   /* scratch: the law a_k, grad P */
+    double theta;    /* timeout, s; 0: none */
+    double buffer_x; /* shared-queue: most jobs per server, 1 + B/N (INFINITY: unbounded) */
+    double *c;       /* c[k-1] = P(Erlang(k, mu) <= theta): joining level k, no timeout */
+    double *a, *gp;  /* scratch: the law a_k, grad P */
 };
 
 /* Drift and Jacobian (model.c). */
@@ -82,8 +82,7 @@ void ac_solver_model_drift(ac_solver_pool_model *m, const double *q, double *f);
 void ac_solver_model_jacobian(ac_solver_pool_model *m, const double *q, double *J);
 
 /* The per-server arrival rate lambda_eff(q) = (lambda + extra) S(P(q)) and P(q); fills m->a. */
-double ac_solver_model_rate(ac_solver_pool_model *m, const double *q, double *p_to,
-                            double *loss);
+double ac_solver_model_rate(ac_solver_pool_model *m, const double *q, double *p_to, double *loss);
 
 /* S(P) = sum_{i=0..r} P^i and its first two derivatives. */
 void ac_solver_retry_sum(size_t r, double p, double *s, double *s1, double *s2);
@@ -115,8 +114,8 @@ int ac_solver_tr1(size_t n, const double *A, double *b, const double *u, const d
  * ((max row sum of |T| + n max|u| max|v|) max|x| + max|b|). */
 int ac_solver_tr1_parts(size_t n, double *diag, double *up, double *low, const double *u,
                         const double *v, double *b, double *work);
-int ac_solver_eigen(size_t n, const double *J, double *max_re, double *max_im,
-                    double *min_re, size_t *unstable, ac_error *err);
+int ac_solver_eigen(size_t n, const double *J, double *max_re, double *max_im, double *min_re,
+                    size_t *unstable, ac_error *err);
 int ac_solver_lyapunov(size_t n, const double *J, const double *Q, double min_re, double max_re,
                        double *W, ac_error *err);
 int ac_solver_is_pd(size_t n, const double *W, int *pd, ac_error *err);
@@ -127,14 +126,12 @@ int ac_solver_is_pd(size_t n, const double *W, int *pd, ac_error *err);
  * aa[k] that of the arrival law E[a_k] (both of length n, 0 beyond ne). Returns 0, 1 when
  * not computed (another policy, retries, complex eigenvalues, a Schur form that does not
  * reproduce J, a non-finite result), AC_ENOMEM. */
-int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne,
-                      const double *J, const double *W, const double *V, double *A, double *aa,
-                      ac_error *err);
+int ac_solver_refine2(const ac_solver_pool_model *m, const double *q, size_t ne, const double *J,
+                      const double *W, const double *V, double *A, double *aa, ac_error *err);
 
 /* Equilibrium search (equilibrium.c). q has dimension m->n. */
 int ac_solver_newton(ac_solver_pool_model *m, double *q, double tol, ac_error *err);
-int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
-                  ac_error *err);
+int ac_solver_ptc(ac_solver_pool_model *m, double *q, const ac_solver_options *opt, ac_error *err);
 int ac_solver_integrate(ac_solver_pool_model *m, double *q, double t_end,
                         const ac_solver_options *opt, ac_error *err);
 int ac_solver_settle(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
@@ -162,8 +159,7 @@ double ac_solver_pool_ode_time(const ac_solver_pool_ode *o);
 void ac_solver_pool_ode_free(ac_solver_pool_ode *o);
 /* ac_solver_integrate and ac_solver_settle_watch on `ode` (NULL: GSL msbdf). */
 int ac_solver_integrate_ode(ac_solver_pool_model *m, double *q, double t_end,
-                            const ac_solver_options *opt, ac_solver_pool_ode *ode,
-                            ac_error *err);
+                            const ac_solver_options *opt, ac_solver_pool_ode *ode, ac_error *err);
 int ac_solver_settle_ode(ac_solver_pool_model *m, double *q, const ac_solver_options *opt,
                          ac_solver_pool_ode *ode, ac_solver_settle_watch_fn watch, void *ctx,
                          ac_error *err);
@@ -176,7 +172,7 @@ int ac_solver_burst_search(ac_solver_pool_model *m, const ac_solver_options *opt
 
 /* Response-time laws (rtd.c). A mixture sum_m w_m Erlang(m, rate), m = 0..n-1 (Erlang(0) = 0). */
 typedef struct ac_solver_mix {
-    double rate;  /* 1/s */
+    double rate; /* 1/s */
     size_t n;
     double *tail; /* tail[i] = sum_{m > i} w_m, i = 0..n-1 */
     double mean;  /* s */
@@ -201,15 +197,12 @@ double ac_solver_mix_ccdf(const ac_solver_mix *mx, double t);
 int ac_solver_mix_quantile(const ac_solver_mix *mx, double p, double *out, ac_error *err);
 void ac_solver_rtd_free(ac_solver_rtd *r);
 /* A pool queue's laws from the accepted law pi[k] (k jobs ahead, k = 0..n-1, rate mu). */
-int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out,
-                        ac_error *err);
+int ac_solver_rtd_queue(double mu, const double *pi, size_t n, ac_solver_rtd **out, ac_error *err);
 /* P(Erlang(k, rate) <= t) for k = 1..n into out[k-1]. */
 void ac_solver_erlang_cdf_levels(double rate, double t, size_t n, double *out);
 
-
 /* Shared queue (policy_shared.c): exact M/M/N/N+B. */
-int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate,
-                           const ac_solver_options *opt, ac_solver_pool_result *r,
-                           ac_error *err);
+int ac_solver_shared_solve(const ac_pool *pool, double arrival_rate, const ac_solver_options *opt,
+                           ac_solver_pool_result *r, ac_error *err);
 
 #endif

@@ -108,10 +108,10 @@ typedef struct burst_ctx {
     ac_solver_pool_model *m;
     const ac_solver_options *opt;
     const double *good, *bad;
-    basin_store *store; /* NULL: the cold search */
+    basin_store *store;      /* NULL: the cold search */
     ac_solver_pool_ode *ode; /* the integrator (pool_ode.c) */
-    double *q;          /* settle work */
-    size_t left;        /* probes left */
+    double *q;               /* settle work */
+    size_t left;             /* probes left */
 } burst_ctx;
 
 /* Settle q (released) to its limit; *out 1 when it is the bad equilibrium's basin. */

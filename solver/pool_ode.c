@@ -34,7 +34,7 @@ struct ac_solver_pool_ode {
     SUNMatrix A; /* CVODE's handle only: M is kept row-major below */
     SUNLinearSolver ls;
     void *mem;
-    double *J, *u, *v; /* J(y) row-major, the rank-one term u v^T of J (r1) */
+    double *J, *u, *v;         /* J(y) row-major, the rank-one term u v^T of J (r1) */
     double *md, *mu, *ml, *su; /* I - gamma T on its three diagonals, -gamma u */
     double gamma;
     double *lu, *work;
@@ -61,9 +61,8 @@ static int rank_one_form(const ac_solver_pool_ode *o)
     double jmax = 0.0, dmax = 0.0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            double a = fabs(o->J[i * n + j]), d = i > j + 1 || j > i + 1
-                                                      ? fabs(o->J[i * n + j] - o->u[i] * o->v[j])
-                                                      : 0.0;
+            double a = fabs(o->J[i * n + j]),
+                   d = i > j + 1 || j > i + 1 ? fabs(o->J[i * n + j] - o->u[i] * o->v[j]) : 0.0;
             jmax = a > jmax ? a : jmax;
             dmax = d > dmax ? d : dmax;
         }
@@ -72,8 +71,8 @@ static int rank_one_form(const ac_solver_pool_ode *o)
 
 /* M = I - gamma J(y) with J evaluated again when CVODE asks (!jok), else the kept one. */
 static int ode_linsys(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix A, sunbooleantype jok,
-                      sunbooleantype *jcur, sunrealtype gamma, void *user, N_Vector t1,
-                      N_Vector t2, N_Vector t3)
+                      sunbooleantype *jcur, sunrealtype gamma, void *user, N_Vector t1, N_Vector t2,
+                      N_Vector t3)
 {
     ac_solver_pool_ode *o = user;
     size_t n = o->n;
@@ -128,8 +127,7 @@ static int ls_solve(SUNLinearSolver S, SUNMatrix A, N_Vector x, N_Vector b, sunr
     double *xs = N_VGetArrayPointer(x);
     (void)A, (void)tol;
     memcpy(xs, N_VGetArrayPointer(b), n * sizeof *xs);
-    if (o->r1 &&
-        ac_solver_tr1_parts(n, o->md, o->mu, o->ml, o->su, o->v, xs, o->work) == 0)
+    if (o->r1 && ac_solver_tr1_parts(n, o->md, o->mu, o->ml, o->su, o->v, xs, o->work) == 0)
         return SUNLS_SUCCESS;
     {
         gsl_matrix_view lv = gsl_matrix_view_array(o->lu, n, n);
@@ -245,8 +243,9 @@ int ac_solver_pool_ode_new(ac_solver_pool_model *m, const ac_solver_options *opt
     o->su = calloc(n, sizeof *o->su);
     o->work = malloc(AC_SOLVER_TR1_WORK(n) * sizeof *o->work);
     o->perm = gsl_permutation_alloc(n);
-    if (o->J == NULL || o->md == NULL || o->mu == NULL || o->ml == NULL || o->lu == NULL || o->u == NULL || o->v == NULL ||
-        o->su == NULL || o->work == NULL || o->perm == NULL || ode_cvode_new(o, opt) < 0) {
+    if (o->J == NULL || o->md == NULL || o->mu == NULL || o->ml == NULL || o->lu == NULL ||
+        o->u == NULL || o->v == NULL || o->su == NULL || o->work == NULL || o->perm == NULL ||
+        ode_cvode_new(o, opt) < 0) {
         ac_solver_pool_ode_free(o);
         return ac_error_set(err, AC_ENOMEM, "out of memory (pool ODE, %zu levels)", n);
     }

@@ -187,8 +187,7 @@ static void start_at(double *q, size_t n, const double *start, size_t start_dim,
  * one found (without retries and all_starts it is the only one; with retries the limit from
  * empty, the only candidate found from empty). */
 static int find_equilibria(ac_solver_pool_model *m, const ac_pool *pool,
-                           const ac_solver_options *opt, int operating, cand_list *c,
-                           ac_error *err)
+                           const ac_solver_options *opt, int operating, cand_list *c, ac_error *err)
 {
     size_t n = m->n, k;
     double *q = malloc(n * sizeof *q), rho = m->lambda / m->mu;

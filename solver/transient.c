@@ -852,8 +852,9 @@ static int ws_prime(ac_transient_ws *ws, ac_error *err)
     if (rc == AC_ENOMEM)
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
     if (rc != AC_OK)
-        return ac_error_set(err, AC_ENUMERIC, "the transient's iteration matrix is singular at "
-                                              "its start state");
+        return ac_error_set(err, AC_ENUMERIC,
+                            "the transient's iteration matrix is singular at "
+                            "its start state");
     return AC_OK;
 }
 

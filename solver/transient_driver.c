@@ -50,26 +50,26 @@ struct tr_driver {
     void *mem;
     N_Vector y, yi; /* the state; an interpolated state (ac_solver_tr_driver_dense) */
     SUNMatrix A;
-    SUNLinearSolver ls;   /* KLU: the analysis, the pivoting factorisations */
-    SUNLinearSolver lsw;  /* CVODE's linear solver: transient_lu.c in KLU's order (cv_ls_*) */
-    ac_solver_tr_lu *lu;  /* its factors */
-    int lu_stale;         /* KLU analyses again at its next setup: the order is to be rebuilt */
-    int lu_mine;          /* the last setup's factors are lu's (0: KLU's) */
-    int ls_flag;          /* the last setup's or solve's status */
-    double *jrow, *dfdt;  /* the Jacobian row-major (D x D), df/dt (D) */
-    unsigned char *mask;  /* the sparse pattern (D x D, row-major) */
-    double *jval;         /* J on the pattern, in A's compressed-column order */
-    size_t *jpos;         /* each entry's position in jrow */
-    size_t *jdpos;        /* the position of each column's diagonal entry in jval (D) */
-    size_t cap;           /* room in jval, jpos */
-    int built;            /* A's pattern is written */
-    int klu_ready;        /* KLU has analysed the pattern (a restart need not redo it) */
-    int frozen;           /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
-    size_t nnz;           /* its entries */
-    double *canon;        /* the canonical matrix (nnz values, ac_solver_tr_driver_fix) */
-    sunindextype *pnum;   /* KLU's pivot order on it (D) */
-    double tstop;         /* the stop time set, NAN: none */
-    char why[96];         /* the last failure */
+    SUNLinearSolver ls;  /* KLU: the analysis, the pivoting factorisations */
+    SUNLinearSolver lsw; /* CVODE's linear solver: transient_lu.c in KLU's order (cv_ls_*) */
+    ac_solver_tr_lu *lu; /* its factors */
+    int lu_stale;        /* KLU analyses again at its next setup: the order is to be rebuilt */
+    int lu_mine;         /* the last setup's factors are lu's (0: KLU's) */
+    int ls_flag;         /* the last setup's or solve's status */
+    double *jrow, *dfdt; /* the Jacobian row-major (D x D), df/dt (D) */
+    unsigned char *mask; /* the sparse pattern (D x D, row-major) */
+    double *jval;        /* J on the pattern, in A's compressed-column order */
+    size_t *jpos;        /* each entry's position in jrow */
+    size_t *jdpos;       /* the position of each column's diagonal entry in jval (D) */
+    size_t cap;          /* room in jval, jpos */
+    int built;           /* A's pattern is written */
+    int klu_ready;       /* KLU has analysed the pattern (a restart need not redo it) */
+    int frozen;          /* the pattern no longer grows (ac_solver_tr_driver_freeze) */
+    size_t nnz;          /* its entries */
+    double *canon;       /* the canonical matrix (nnz values, ac_solver_tr_driver_fix) */
+    sunindextype *pnum;  /* KLU's pivot order on it (D) */
+    double tstop;        /* the stop time set, NAN: none */
+    char why[96];        /* the last failure */
 
     /* the forward-mode columns in groups (cv_group_columns), its scratch */
     size_t *grp_start, *grp_col;
@@ -179,7 +179,8 @@ static void cv_scale(double c, const double *x, double *z, size_t n)
     typedef double v2 __attribute__((vector_size(16)));
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _Pragma("GCC unroll 4") for (size_t j = 0; j < 8; j += 2) {
+        _Pragma("GCC unroll 4") for (size_t j = 0; j < 8; j += 2)
+        {
             v2 a;
             memcpy(&a, x + i + j, sizeof a);
             a = c * a;
@@ -275,9 +276,8 @@ static int cv_ls_setup(SUNLinearSolver S, SUNMatrix A)
             return dr->ls_flag;
     } else { /* a pivot failed: KLU pivots again on these values */
         klu_l_free_numeric(&k->numeric, &k->common);
-        k->numeric = klu_l_factor(SUNSparseMatrix_IndexPointers(A),
-                                  SUNSparseMatrix_IndexValues(A), SUNSparseMatrix_Data(A),
-                                  k->symbolic, &k->common);
+        k->numeric = klu_l_factor(SUNSparseMatrix_IndexPointers(A), SUNSparseMatrix_IndexValues(A),
+                                  SUNSparseMatrix_Data(A), k->symbolic, &k->common);
         if (k->numeric == NULL)
             return dr->ls_flag = SUNLS_PACKAGE_FAIL_REC;
     }
@@ -431,8 +431,7 @@ static int cv_new(tr_driver *dr, double h0)
     dr->jdpos = malloc((dr->D + 1) * sizeof *dr->jdpos);
     if (dr->jrow == NULL || dr->dfdt == NULL || dr->mask == NULL || dr->grp_start == NULL ||
         dr->grp_col == NULL || dr->rowmark == NULL || dr->colmark == NULL || dr->rowblock == NULL ||
-        dr->jdpos == NULL ||
-        SUNContext_Create(NULL, &dr->sun) != 0)
+        dr->jdpos == NULL || SUNContext_Create(NULL, &dr->sun) != 0)
         return AC_ENOMEM;
     for (size_t k = 0; k < dr->D; k++)
         dr->mask[k * dr->D + k] = 1;
@@ -696,7 +695,8 @@ static int cv_canon_factor(tr_driver *dr)
 {
     sun_klu_numeric *num;
     memcpy(SUNSparseMatrix_Data(dr->A), dr->canon, dr->nnz * sizeof *dr->canon);
-    if (SUNLinSol_KLUReInit(dr->ls, dr->A, SUNSparseMatrix_NNZ(dr->A), SUNKLU_REINIT_PARTIAL) != 0 ||
+    if (SUNLinSol_KLUReInit(dr->ls, dr->A, SUNSparseMatrix_NNZ(dr->A), SUNKLU_REINIT_PARTIAL) !=
+            0 ||
         SUNLinSolSetup_KLU(dr->ls, dr->A) != SUNLS_SUCCESS)
         return AC_ENUMERIC;
     num = SUNLinSol_KLUGetNumeric(dr->ls);

@@ -5,13 +5,12 @@
  * pre-warm W every I. An execution lasts min(X, theta), X ~ Exp(d):
  *   T_e = d (1 - e^{-theta/d}),  p_f = e^{-theta/d} + (1 - e^{-theta/d}) f.
  * States: b_p, b_o busy instances (provisioned, on-demand; executing), c initialising, g
- * scale tokens (bucket G = scale-burst, default max(1, s); full at t = 0), u waiting attempts (async, polled),
- * rho_1, rho_2 retries in back-off (async), w_1..w_k idle-warm on-demand instances in the
- * keep-alive's Erlang stages (w_1 the most recently idled; k = AC_TRANSIENT_KEEPALIVE_STAGES,
- * each stage left at kappa = k / T). The idle provisioned instances are P - b_p.
- *   attempts:  Att = Lambda (+ rho_1 / 60 s + rho_2 / 120 s, async)
- *   demand:    D = Att (sync);  Att + u / tau (async);  O + Att + u / tau (polled, O = the
- *              executions its queues offer)
+ * scale tokens (bucket G = scale-burst, default max(1, s); full at t = 0), u waiting attempts
+ * (async, polled), rho_1, rho_2 retries in back-off (async), w_1..w_k idle-warm on-demand instances
+ * in the keep-alive's Erlang stages (w_1 the most recently idled; k =
+ * AC_TRANSIENT_KEEPALIVE_STAGES, each stage left at kappa = k / T). The idle provisioned instances
+ * are P - b_p. attempts:  Att = Lambda (+ rho_1 / 60 s + rho_2 / 120 s, async) demand:    D = Att
+ * (sync);  Att + u / tau (async);  O + Att + u / tau (polled, O = the executions its queues offer)
  *   slots:     S = (b_p + b_o) / T_free + (C' - b_p - b_o - c) / tau,  a = min(D, max(S, 0)),
  *              C' = C (polled: min(C, the queues' max-consumers))
  *   warm:      taken from P - b_p first, then from the on-demand instances freed now (the

@@ -271,8 +271,7 @@ void ac_solver_tr_lu_solve(ac_solver_tr_lu *lu, double *x)
     const size_t *restrict lptr = lu->lptr, *restrict lcol = lu->lcol, *restrict uptr = lu->uptr,
                            *restrict ucol = lu->ucol, *restrict prow = lu->prow,
                            *restrict qcol = lu->qcol;
-    const double *restrict lval = lu->lval, *restrict uval = lu->uval,
-                           *restrict udinv = lu->udinv;
+    const double *restrict lval = lu->lval, *restrict uval = lu->uval, *restrict udinv = lu->udinv;
     for (size_t i = 0; i < n; i++) { /* c = P b, then L c = P b */
         double s = x[prow[i]];
         for (size_t p = lptr[i], end = lptr[i + 1]; p < end; p++)

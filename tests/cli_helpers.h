@@ -92,9 +92,9 @@ static inline char *read_source_file(const char *rel)
 }
 
 /* Temporary directories and files: helpers.h */
-#define make_tmpdir()  ac_test_mkdtemp("cli")
-#define remove_tmpdir  ac_test_rmdir
-#define write_tmp      ac_test_write_file
+#define make_tmpdir() ac_test_mkdtemp("cli")
+#define remove_tmpdir ac_test_rmdir
+#define write_tmp     ac_test_write_file
 
 static inline char *write_tmp_str(const char *dir, const char *name, const char *text)
 {

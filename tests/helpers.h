@@ -54,14 +54,13 @@ static inline double ac_test_mmc_mean(size_t c, double lambda, double mu)
 }
 
 static inline void ac_test_double_close(double a, double b, double abs_tol, double rel_tol,
-                                        const char *sa, const char *sb, const char *file,
-                                        int line)
+                                        const char *sa, const char *sb, const char *file, int line)
 {
     double diff = fabs(a - b);
     double scale = fmax(fabs(a), fabs(b));
     if (!(diff <= abs_tol || diff <= rel_tol * scale)) {
-        print_error("%s = %.17g and %s = %.17g differ by %.3g (abs tol %.3g, rel tol %.3g)\n",
-                    sa, a, sb, b, diff, abs_tol, rel_tol);
+        print_error("%s = %.17g and %s = %.17g differ by %.3g (abs tol %.3g, rel tol %.3g)\n", sa,
+                    a, sb, b, diff, abs_tol, rel_tol);
         _fail(file, line);
     }
 }

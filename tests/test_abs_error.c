@@ -248,10 +248,8 @@ static void test_headroom_loss_abs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scale_token_throttle),
-        cmocka_unit_test(test_cold_states_throttle),
-        cmocka_unit_test(test_jiq_buffer_loss),
-        cmocka_unit_test(test_gateway_fluid_abs),
+        cmocka_unit_test(test_scale_token_throttle), cmocka_unit_test(test_cold_states_throttle),
+        cmocka_unit_test(test_jiq_buffer_loss),      cmocka_unit_test(test_gateway_fluid_abs),
         cmocka_unit_test(test_headroom_loss_abs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,8 @@
 
 #include "analysis_helpers.h"
 
-/* ---- 1. Jackson networks ---------------------------------------------------------------------- */
+/* ---- 1. Jackson networks ----------------------------------------------------------------------
+ */
 
 /*
  * Tandem of two M/M/1 (random dispatch, one server each): lambda = 1, mu1 = 2, mu2 = 3.
@@ -128,14 +129,13 @@ static void test_feedback_network(void **state)
     const double mu_a = 3.0, mu_b = 4.0;
     double la = (big / mu_a) / (1 - big / mu_a), lb = (big / mu_b) / (1 - big / mu_b);
     (void)state;
-    analyse(&f,
-            "<architecture format=\"1\">\n"
-            "<workload><source id=\"s\" to=\"a\" rate=\"1/s\"/></workload>\n"
-            "<pool id=\"a\" servers=\"1\" service-rate=\"3/s\"/>\n"
-            "<pool id=\"b\" servers=\"1\" service-rate=\"4/s\"/>\n"
-            "<route from=\"a\" to=\"b\"/>\n"
-            "<route from=\"b\" to=\"a\" p=\"0.3\"/>\n"
-            "</architecture>\n");
+    analyse(&f, "<architecture format=\"1\">\n"
+                "<workload><source id=\"s\" to=\"a\" rate=\"1/s\"/></workload>\n"
+                "<pool id=\"a\" servers=\"1\" service-rate=\"3/s\"/>\n"
+                "<pool id=\"b\" servers=\"1\" service-rate=\"4/s\"/>\n"
+                "<route from=\"a\" to=\"b\"/>\n"
+                "<route from=\"b\" to=\"a\" p=\"0.3\"/>\n"
+                "</architecture>\n");
     assert_double_close(node(&f, "a")->arrival_rate, big, 0, 1e-9);
     assert_double_close(node(&f, "b")->arrival_rate, big, 0, 1e-9);
     assert_double_close(node(&f, "a")->utilization, big / mu_a, 0, 1e-6);
@@ -264,7 +264,8 @@ static void test_branch_and_parallel_e2e(void **state)
     fx_free(&f);
 }
 
-/* ---- 2. Closed networks (MVA) ----------------------------------------------------------------- */
+/* ---- 2. Closed networks (MVA) -----------------------------------------------------------------
+ */
 
 /*
  * 3 clients, think time Z = 1 s, to a (one server, mu = 2: D_a = 0.5 s) then b (one server,
@@ -283,12 +284,12 @@ static void test_mva_textbook(void **state)
     const double x = 324.0 / 233.0;
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><population id=\"users\" size=\"3\" think-time=\"1s\" to=\"a\"/>"
-                "</workload>\n"
-                "<pool id=\"a\" servers=\"1\" service-rate=\"2/s\"/>\n"
-                "<pool id=\"b\" servers=\"1\" service-rate=\"4/s\"/>\n"
-                "<route from=\"a\" to=\"b\"/>\n"
-                "</architecture>\n");
+                  "<workload><population id=\"users\" size=\"3\" think-time=\"1s\" to=\"a\"/>"
+                  "</workload>\n"
+                  "<pool id=\"a\" servers=\"1\" service-rate=\"2/s\"/>\n"
+                  "<pool id=\"b\" servers=\"1\" service-rate=\"4/s\"/>\n"
+                  "<route from=\"a\" to=\"b\"/>\n"
+                  "</architecture>\n");
     a = node(&f, "a");
     b = node(&f, "b");
     assert_int_equal(a->analysed, 1);
@@ -359,9 +360,10 @@ static void test_mva_link_latency(void **state)
                 "<link from=\"a\" to=\"b\" latency=\"500ms\"/>\n"
                 "</architecture>\n");
     assert_double_close(x, 1.170068, 0, 1e-6);
-    /* Was a bug (fixed): ac_an_closed_solve (closed.c:130-151) builds its stations from the nodes only and
-     * never reads m->links: the link's latency is no delay station, so X = 324/233 = 1.3906
-     * (as without the link) and the end-to-end mean, 125/108 = 1.1574 s, omits the 0.5 s. */
+    /* Was a bug (fixed): ac_an_closed_solve (closed.c:130-151) builds its stations from the nodes
+     * only and never reads m->links: the link's latency is no delay station, so X = 324/233
+     * = 1.3906 (as without the link) and the end-to-end mean, 125/108 = 1.1574 s, omits the 0.5 s.
+     */
     assert_double_close(f.a->e2e.throughput, x, 0, 1e-9);
     assert_double_close(node(&f, "a")->mean_jobs, 130.0 / 147.0, 0, 1e-9);
     assert_double_close(node(&f, "b")->mean_jobs, 53.0 / 147.0, 0, 1e-9);
@@ -433,10 +435,11 @@ static void test_mva_multi_server(void **state)
     ac_sim_result *sr = NULL;
     ac_error err = {0};
     (void)state;
-    analyse(&f, "<architecture format=\"1\">\n"
-                "<workload><population id=\"u\" size=\"1\" think-time=\"1s\" to=\"a\"/></workload>\n"
-                "<pool id=\"a\" servers=\"2\" service-rate=\"2/s\" dispatch=\"shared-queue\"/>\n"
-                "</architecture>\n");
+    analyse(&f,
+            "<architecture format=\"1\">\n"
+            "<workload><population id=\"u\" size=\"1\" think-time=\"1s\" to=\"a\"/></workload>\n"
+            "<pool id=\"a\" servers=\"2\" service-rate=\"2/s\" dispatch=\"shared-queue\"/>\n"
+            "</architecture>\n");
     assert_double_close(f.a->e2e.throughput, 2.0 / 3.0, 0, 1e-9);
     assert_double_close(f.a->e2e.mean_response_time, 0.5, 0, 1e-9);
     assert_double_close(node(&f, "a")->utilization, 1.0 / 6.0, 0, 1e-9);
@@ -448,20 +451,22 @@ static void test_mva_multi_server(void **state)
 
     /* load-dependent MVA against the Markov chain: 3 clients (Z = 1 s) on an M/M/2 station
        (mu = 1): pi_k ~ 1, 3, 3, 3/2 for k = 0..3, so X = sum min(k, 2) pi_k = 24/17 */
-    analyse(&f, "<architecture format=\"1\">\n"
-                "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
-                "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"shared-queue\"/>\n"
-                "</architecture>\n");
+    analyse(&f,
+            "<architecture format=\"1\">\n"
+            "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
+            "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"shared-queue\"/>\n"
+            "</architecture>\n");
     assert_double_close(f.a->e2e.throughput, 24.0 / 17.0, 0, 1e-12);
     assert_double_close(f.a->e2e.mean_response_time, 3.0 / (24.0 / 17.0) - 1.0, 0, 1e-12);
     assert_double_close(node(&f, "a")->mean_jobs * 2.0, (3.0 + 6.0 + 4.5) * 2.0 / 17.0, 0, 1e-12);
     fx_free(&f);
 
     /* a jsq pool is not product form: M/M/2 numbers, stating the gap to random queues */
-    analyse(&f, "<architecture format=\"1\">\n"
-                "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
-                "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"jsq\"/>\n"
-                "</architecture>\n");
+    analyse(&f,
+            "<architecture format=\"1\">\n"
+            "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
+            "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"jsq\"/>\n"
+            "</architecture>\n");
     assert_double_close(f.a->e2e.throughput, 24.0 / 17.0, 0, 1e-12);
     assert_int_not_equal(node(&f, "a")->approximation, AC_SOLVER_APPROX_EXACT);
     /* c random queues give X = 27/23: the stated error covers the whole bracket, of the
@@ -470,10 +475,11 @@ static void test_mva_multi_server(void **state)
                         0, 1e-9);
     fx_free(&f);
 
-    analyse(&f, "<architecture format=\"1\">\n"
-                "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
-                "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"random\"/>\n"
-                "</architecture>\n");
+    analyse(&f,
+            "<architecture format=\"1\">\n"
+            "<workload><population id=\"u\" size=\"3\" think-time=\"1s\" to=\"a\"/></workload>\n"
+            "<pool id=\"a\" servers=\"2\" service-rate=\"1/s\" dispatch=\"random\"/>\n"
+            "</architecture>\n");
     ac_sim_options_init(&so);
     so.seed = 5;
     so.replications = 5;
@@ -483,8 +489,8 @@ static void test_mva_multi_server(void **state)
     assert_true(fabs(sr->entries[0].throughput.mean - 27.0 / 23.0) <=
                 sr->entries[0].throughput.ci95 + 0.02 * 27.0 / 23.0);
     ac_sim_result_free(sr);
-    /* Was a bug (fixed): closed.c:145-149 applies Seidmann's multi-server approximation (an M/M/c station)
-     * to every pool of c > 1 servers whatever its dispatch; a random-dispatch pool is c
+    /* Was a bug (fixed): closed.c:145-149 applies Seidmann's multi-server approximation (an M/M/c
+     * station) to every pool of c > 1 servers whatever its dispatch; a random-dispatch pool is c
      * single-server stations with exact product form (X = 27/23 = 1.1739, as the simulator
      * confirms), and the Seidmann value X = 17/13 = 1.3077 is 11% off, beyond the 5% error the
      * analysis states for it. */
@@ -506,7 +512,8 @@ static void test_mva_multi_server(void **state)
     fx_free(&f);
 }
 
-/* ---- 6. Routing cycle ------------------------------------------------------------------------- */
+/* ---- 6. Routing cycle -------------------------------------------------------------------------
+ */
 
 static void test_routing_cycle(void **state)
 {
@@ -551,7 +558,8 @@ static void test_routing_cycle(void **state)
     fx_free(&f);
 }
 
-/* ---- 7. Fan-out and fan-in end to end ---------------------------------------------------------- */
+/* ---- 7. Fan-out and fan-in end to end ----------------------------------------------------------
+ */
 
 /*
  * source 1/s -> a (1 server, mu 10) -> b with fanout 3 (1000 servers, mu 1, random dispatch:
@@ -617,7 +625,8 @@ static void test_fanout_fanin(void **state)
     fx_free(&f);
 }
 
-/* ---- 9. Determinism --------------------------------------------------------------------------- */
+/* ---- 9. Determinism ---------------------------------------------------------------------------
+ */
 
 /* The KPIs of every node and end to end, as a flat array of doubles. */
 static size_t kpis(const ac_analysis *a, double *out, size_t cap)
@@ -625,21 +634,32 @@ static size_t kpis(const ac_analysis *a, double *out, size_t cap)
     size_t n = 0;
     for (size_t i = 0; i < a->nnodes; i++) {
         const ac_node_analysis *na = &a->nodes[i];
-        const double v[13] = {(double)na->analysed,    (double)na->overload,
-                              na->arrival_rate,        na->throughput,
-                              na->utilization,         na->loss_probability,
-                              na->mean_jobs,           na->mean_response_time,
-                              na->p50,                 na->p95,
-                              na->p99,                 (double)na->approximation,
+        const double v[13] = {(double)na->analysed,
+                              (double)na->overload,
+                              na->arrival_rate,
+                              na->throughput,
+                              na->utilization,
+                              na->loss_probability,
+                              na->mean_jobs,
+                              na->mean_response_time,
+                              na->p50,
+                              na->p95,
+                              na->p99,
+                              (double)na->approximation,
                               na->expected_rel_error};
         assert_true(n + 13 <= cap);
         memcpy(out + n, v, sizeof v);
         n += 13;
     }
     {
-        const double v[8] = {a->e2e.throughput, a->e2e.loss_probability,
-                             a->e2e.mean_response_time, a->e2e.p50, a->e2e.p95, a->e2e.p99,
-                             a->e2e.expected_rel_error, a->headroom};
+        const double v[8] = {a->e2e.throughput,
+                             a->e2e.loss_probability,
+                             a->e2e.mean_response_time,
+                             a->e2e.p50,
+                             a->e2e.p95,
+                             a->e2e.p99,
+                             a->e2e.expected_rel_error,
+                             a->headroom};
         assert_true(n + 8 <= cap);
         memcpy(out + n, v, sizeof v);
         n += 8;
@@ -689,7 +709,6 @@ static void test_determinism(void **state)
     fx_free(&f1);
     fx_free(&f2);
 }
-
 
 /* Renewal arrivals against the simulator: bursty (scv 4, hyperexponential) and smooth
  * (scv 0.25, gamma) arrivals into a tandem. The first pool is an exact GI/M/1; the second

@@ -17,7 +17,8 @@
 
 #include "analysis_helpers.h"
 
-/* ---- 3. Headroom ------------------------------------------------------------------------------ */
+/* ---- 3. Headroom ------------------------------------------------------------------------------
+ */
 
 static void mm1_xml(char *buf, size_t size, const char *rate, const char *mu, const char *req)
 {
@@ -45,8 +46,8 @@ static void test_headroom(void **state)
     fx_free(&f);
 
     /*
-     * Was a bug (fixed), the four cases below: ac_an_headroom (headroom.c:79-82) first probes just below the
-     * stability bound, at alpha_stab (1 - 1e-7), where a pool's load is 1 - 1e-7 and its
+     * Was a bug (fixed), the four cases below: ac_an_headroom (headroom.c:79-82) first probes just
+     * below the stability bound, at alpha_stab (1 - 1e-7), where a pool's load is 1 - 1e-7 and its
      * unbounded buffer needs ~2.8e8 truncation levels: ac_solver_pool_solve returns AC_ELIMIT,
      * solve_pool (network.c:79-84) leaves the node unanalysed, the requirement outcomes are
      * "not evaluated", and emit_probe (requirements.c:162-169) counts an unevaluated outcome as
@@ -87,7 +88,8 @@ static void test_headroom(void **state)
     mm1_xml(xml, sizeof xml, "1/s", "2/s",
             "<requirements><latency percentile=\"95\" max=\"3s\" target=\"p\"/></requirements>\n");
     analyse_h(&f, xml);
-    assert_double_close(f.a->headroom, 2.0 - log(20.0) / 3.0, 0, 2e-5); /* the search's tolerance 1e-5 */
+    assert_double_close(f.a->headroom, 2.0 - log(20.0) / 3.0, 0,
+                        2e-5); /* the search's tolerance 1e-5 */
     assert_string_equal(f.a->headroom_binding, "latency p95");
     assert_true(f.a->headroom <= 2.0 * (1 + 1e-12));
     fx_free(&f);
@@ -105,10 +107,10 @@ static void test_headroom(void **state)
                 hi = mid;
         }
         analyse_h(&f, "<architecture format=\"1\">\n"
-                    "<workload><source id=\"s\" to=\"p\" rate=\"0.5/s\"/></workload>\n"
-                    "<pool id=\"p\" servers=\"1\" service-rate=\"1/s\" buffer=\"10\"/>\n"
-                    "<requirements><utilization max=\"0.9\"/></requirements>\n"
-                    "</architecture>\n");
+                      "<workload><source id=\"s\" to=\"p\" rate=\"0.5/s\"/></workload>\n"
+                      "<pool id=\"p\" servers=\"1\" service-rate=\"1/s\" buffer=\"10\"/>\n"
+                      "<requirements><utilization max=\"0.9\"/></requirements>\n"
+                      "</architecture>\n");
         assert_int_equal(f.a->has_headroom, 1);
         assert_double_close(f.a->headroom, lo / 0.5, 0, 2e-5); /* the search's tolerance 1e-5 */
         assert_string_equal(f.a->headroom_binding, "utilization");
@@ -118,11 +120,11 @@ static void test_headroom(void **state)
 
     /* two pools: the bottleneck is named; rho = 0.5 (a) and 0.8 (b): alpha = 1.25 at b */
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"a\" rate=\"4/s\"/></workload>\n"
-                "<pool id=\"a\" servers=\"2\" service-rate=\"4/s\"/>\n"
-                "<pool id=\"b\" servers=\"5\" service-rate=\"1/s\"/>\n"
-                "<route from=\"a\" to=\"b\"/>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"a\" rate=\"4/s\"/></workload>\n"
+                  "<pool id=\"a\" servers=\"2\" service-rate=\"4/s\"/>\n"
+                  "<pool id=\"b\" servers=\"5\" service-rate=\"1/s\"/>\n"
+                  "<route from=\"a\" to=\"b\"/>\n"
+                  "</architecture>\n");
     assert_double_close(f.a->headroom, 1.25, 0, 1e-9);
     assert_string_equal(f.a->headroom_binding, "stability");
     assert_int_equal(f.a->headroom_node, node_index(&f, "b"));
@@ -139,16 +141,16 @@ static void test_headroom_link_capacity(void **state)
     fx f;
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"a\" rate=\"2/s\"/></workload>\n"
-                "<pool id=\"a\" servers=\"10\" service-rate=\"1/s\"/>\n"
-                "<pool id=\"b\" servers=\"20\" service-rate=\"1/s\"/>\n"
-                "<route from=\"a\" to=\"b\"/>\n"
-                "<link id=\"wire\" from=\"a\" to=\"b\" capacity=\"4/s\"/>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"a\" rate=\"2/s\"/></workload>\n"
+                  "<pool id=\"a\" servers=\"10\" service-rate=\"1/s\"/>\n"
+                  "<pool id=\"b\" servers=\"20\" service-rate=\"1/s\"/>\n"
+                  "<route from=\"a\" to=\"b\"/>\n"
+                  "<link id=\"wire\" from=\"a\" to=\"b\" capacity=\"4/s\"/>\n"
+                  "</architecture>\n");
     assert_int_equal(f.a->has_headroom, 1);
     assert_int_equal(count_rule(&f.d, "AC101"), 0);
-    /* Was a bug (fixed): the stability bound of ac_an_headroom (headroom.c:44-58) and the probe predicate
-     * ac_an_requirements_hold (requirements.c:197-204) look at pools only: the link is
+    /* Was a bug (fixed): the stability bound of ac_an_headroom (headroom.c:44-58) and the probe
+     * predicate ac_an_requirements_hold (requirements.c:197-204) look at pools only: the link is
      * ignored and the factor reported is 5 (the pools' bound), although the link is
      * overloaded (AC101 at the analysed load) beyond alpha = 2. */
     assert_double_close(f.a->headroom, 2.0, 0, 2e-5); /* the search's tolerance 1e-5 */
@@ -181,18 +183,18 @@ static void test_headroom_lossy_upstream(void **state)
             hi = mid;
     }
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"a\" rate=\"0.9/s\"/></workload>\n"
-                "<pool id=\"a\" servers=\"1\" service-rate=\"1/s\" buffer=\"5\"/>\n"
-                "<pool id=\"b\" servers=\"1\" service-rate=\"1.2/s\"/>\n"
-                "<route from=\"a\" to=\"b\"/>\n"
-                "<requirements><utilization max=\"0.95\" target=\"a\"/></requirements>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"a\" rate=\"0.9/s\"/></workload>\n"
+                  "<pool id=\"a\" servers=\"1\" service-rate=\"1/s\" buffer=\"5\"/>\n"
+                  "<pool id=\"b\" servers=\"1\" service-rate=\"1.2/s\"/>\n"
+                  "<route from=\"a\" to=\"b\"/>\n"
+                  "<requirements><utilization max=\"0.95\" target=\"a\"/></requirements>\n"
+                  "</architecture>\n");
     /* a's utilisation at alpha = 1: the M/M/1/5 closed form */
     assert_double_close(node(&f, "a")->utilization, mm1k_util(0.9, 5), 0, 1e-6);
     assert_double_close(node(&f, "b")->arrival_rate, mm1k_util(0.9, 5), 0, 1e-6);
     assert_int_equal(f.a->has_headroom, 1);
-    /* Was a bug (fixed): headroom.c:52-57 takes 1/rho_b = 1.2/0.786 = 1.5256 as the stability bound (it
-     * assumes that arrival rates scale linearly with the sources, which a lossy upstream pool
+    /* Was a bug (fixed): headroom.c:52-57 takes 1/rho_b = 1.2/0.786 = 1.5256 as the stability bound
+     * (it assumes that arrival rates scale linearly with the sources, which a lossy upstream pool
      * breaks), the probe just below it holds, and the headroom is reported as 1.5256 with
      * binding "stability" at b, a node that cannot be overloaded; the true factor is 1.6489
      * (a's utilisation). */
@@ -202,7 +204,8 @@ static void test_headroom_lossy_upstream(void **state)
     fx_free(&f);
 }
 
-/* ---- 4. Requirements -------------------------------------------------------------------------- */
+/* ---- 4. Requirements --------------------------------------------------------------------------
+ */
 
 /*
  * Latency requirements, source lambda = 1 -> web (mu 2) -> db (mu 4), both M/M/1:
@@ -246,8 +249,7 @@ static void test_req_latency(void **state)
     assert_double_close(p99, 5.0106, 0, 1e-4);
     assert_check(check_at(f.a, 7, AC_NONE), AC_CHECK_FAIL, 1.0, 0.9, 1e-6, "s", 1, web, 7, 3);
     assert_string_equal(check_at(f.a, 7, AC_NONE)->rule, "AC201");
-    assert_check(check_at(f.a, 8, AC_NONE), AC_CHECK_PASS, log(20.0), 4.0, 1e-6, "s", 1, web, 8,
-                 3);
+    assert_check(check_at(f.a, 8, AC_NONE), AC_CHECK_PASS, log(20.0), 4.0, 1e-6, "s", 1, web, 8, 3);
     assert_check(check_at(f.a, 9, AC_NONE), AC_CHECK_PASS, log(10.0) / 3.0, 2.0, 1e-6, "s", 1, db,
                  9, 3);
     assert_check(check_at(f.a, 10, AC_NONE), AC_CHECK_PASS, 4.0 / 3.0, 1.5, 1e-6, "s", 1, AC_NONE,
@@ -276,8 +278,8 @@ static void test_req_latency(void **state)
     assert_double_close(f.a->e2e.mean_response_time, 5.0, 0, 1e-9);
     assert_int_equal(check_at(f.a, 6, AC_NONE)->status, AC_CHECK_PASS);
     assert_double_close(check_at(f.a, 6, AC_NONE)->rel_error, 0.0, 1e-12, 0);
-    /* Was a bug (fixed): ac_an_e2e_solve (e2e.c:468, expected_rel_error = max_err + h / p50) states the
-     * lattice's quantile error (1.8% here) for every end-to-end number, and ac_req_latency
+    /* Was a bug (fixed): ac_an_e2e_solve (e2e.c:468, expected_rel_error = max_err + h / p50) states
+     * the lattice's quantile error (1.8% here) for every end-to-end number, and ac_req_latency
      * (req_latency.c:91) uses it for the mean too, although the mean comes from visit ratios and
      * is exact without fan-out: the check is INCONCLUSIVE (AC900) instead of PASS (and with
      * validation a needless simulation runs). */
@@ -330,8 +332,9 @@ static void test_suppressions(void **state)
     fx f;
     const ac_diag *dx, *dy;
     (void)state;
-    analyse(&f, UTIL_HEAD "<suppress rule=\"AC202\" target=\"x\" reason=\"batch tier, accepted\"/>\n"
-                          "</architecture>\n");
+    analyse(&f,
+            UTIL_HEAD "<suppress rule=\"AC202\" target=\"x\" reason=\"batch tier, accepted\"/>\n"
+                      "</architecture>\n");
     dx = find_diag(&f.d, "AC202", "x");
     dy = find_diag(&f.d, "AC202", "y");
     assert_non_null(dx);
@@ -343,10 +346,10 @@ static void test_suppressions(void **state)
     assert_int_equal(ac_diag_list_count(&f.d, AC_SEV_ERROR), 1);
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     assert_int_equal(check_at(f.a, 8, node_index(&f, "x"))->suppressed, 1);
-    /* Was a bug (fixed): mark_suppressed_checks (analysis.c:101-113) matches checks to suppressed findings by
-     * rule and location only, not by node; every node's check of one "every node" requirement
-     * shares the requirement's location, so y's check is marked suppressed by x's suppression
-     * (while y's finding is, correctly, not suppressed). */
+    /* Was a bug (fixed): mark_suppressed_checks (analysis.c:101-113) matches checks to suppressed
+     * findings by rule and location only, not by node; every node's check of one "every node"
+     * requirement shares the requirement's location, so y's check is marked suppressed by x's
+     * suppression (while y's finding is, correctly, not suppressed). */
     assert_int_equal(check_at(f.a, 8, node_index(&f, "y"))->suppressed, 0);
     fx_free(&f);
 

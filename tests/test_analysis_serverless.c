@@ -28,13 +28,13 @@ static void test_function_in_network(void **state)
     double B = ac_solver_erlang_b(10, 8.0);
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
-                "<pool id=\"web\" servers=\"1\" service-rate=\"100/s\"/>\n"
-                "<function id=\"fn\" duration=\"100ms\" concurrency=\"10\" keep-alive=\"1000h\" "
-                "timeout=\"900s\"/>\n"
-                "<route from=\"web\" to=\"fn\"/>\n"
-                "<requirements><latency max=\"10s\"/><loss max=\"1%\"/></requirements>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"web\" rate=\"80/s\"/></workload>\n"
+                  "<pool id=\"web\" servers=\"1\" service-rate=\"100/s\"/>\n"
+                  "<function id=\"fn\" duration=\"100ms\" concurrency=\"10\" keep-alive=\"1000h\" "
+                  "timeout=\"900s\"/>\n"
+                  "<route from=\"web\" to=\"fn\"/>\n"
+                  "<requirements><latency max=\"10s\"/><loss max=\"1%\"/></requirements>\n"
+                  "</architecture>\n");
     fn = node_index(&f, "fn");
     assert_int_equal(f.a->nodes[fn].analysed, 1);
     assert_non_null(f.a->nodes[fn].function);
@@ -59,12 +59,12 @@ static void test_queue_shape_not_analysed(void **state)
     size_t q;
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"q\" rate=\"5/s\"/></workload>\n"
-                "<queue id=\"q\"/>\n"
-                "<pool id=\"web\" servers=\"2\" service-rate=\"10/s\"/>\n"
-                "<route from=\"q\" to=\"web\"/>\n"
-                "<requirements><latency max=\"10s\"/><utilization max=\"0.99\"/></requirements>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"q\" rate=\"5/s\"/></workload>\n"
+                  "<queue id=\"q\"/>\n"
+                  "<pool id=\"web\" servers=\"2\" service-rate=\"10/s\"/>\n"
+                  "<route from=\"q\" to=\"web\"/>\n"
+                  "<requirements><latency max=\"10s\"/><utilization max=\"0.99\"/></requirements>\n"
+                  "</architecture>\n");
     q = node_index(&f, "q");
     assert_int_equal(f.a->nodes[q].analysed, 0);
     assert_int_equal(node(&f, "web")->analysed, 1);
@@ -85,39 +85,41 @@ static void test_serverless_overload(void **state)
 {
     fx f;
     (void)state;
-    analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"fn\" rate=\"50/s\"/></workload>\n"
-                "<function id=\"fn\" duration=\"100ms\" concurrency=\"4\" invocation=\"async\"/>\n"
-                "</architecture>\n");
+    analyse_h(&f,
+              "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"fn\" rate=\"50/s\"/></workload>\n"
+              "<function id=\"fn\" duration=\"100ms\" concurrency=\"4\" invocation=\"async\"/>\n"
+              "</architecture>\n");
     assert_int_equal(f.a->nodes[0].overload, 1);
     assert_non_null(strstr(find_diag(&f.d, "AC101", "fn")->message, "concurrency of 4"));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     fx_free(&f);
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"q\" rate=\"50/s\"/></workload>\n"
-                "<queue id=\"q\" batch-size=\"1\" max-consumers=\"2\"/>\n"
-                "<function id=\"fn\" duration=\"100ms\"/>\n"
-                "<route from=\"q\" to=\"fn\"/>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"q\" rate=\"50/s\"/></workload>\n"
+                  "<queue id=\"q\" batch-size=\"1\" max-consumers=\"2\"/>\n"
+                  "<function id=\"fn\" duration=\"100ms\"/>\n"
+                  "<route from=\"q\" to=\"fn\"/>\n"
+                  "</architecture>\n");
     assert_int_equal(f.a->nodes[0].overload, 1);
     assert_non_null(strstr(find_diag(&f.d, "AC101", "q")->message, "against 2 slots"));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
     fx_free(&f);
     /* the largest sizes the format allows: no crash, no hang, no out-of-memory */
-    analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"g\" rate=\"1e9/s\"/></workload>\n"
-                "<gateway id=\"g\" rate-limit=\"1e8/s\" burst=\"1000000000\"/>\n"
-                "<function id=\"f\" concurrency=\"1000000\" duration=\"1h\" timeout=\"2h\" "
-                "cold-start=\"1h\" keep-alive=\"1000h\" scale-rate=\"0.001/s\" retries=\"100\" "
-                "fail-prob=\"99%\" invocation=\"async\"/>\n"
-                "<queue id=\"q\" capacity=\"1000000000000\" batch-size=\"1000\" "
-                "max-consumers=\"1000000\" visibility-timeout=\"1s\" max-receives=\"1000\"/>\n"
-                "<function id=\"c\" concurrency=\"1000000\" duration=\"1ms\" fail-prob=\"50%\"/>\n"
-                "<route from=\"g\" to=\"f\"/><route from=\"f\" to=\"q\"/>"
-                "<route from=\"q\" to=\"c\" fanout=\"1000\"/>\n"
-                "<requirements><latency max=\"1s\"/><loss max=\"1%\"/><headroom min=\"2\"/>"
-                "</requirements>\n"
-                "</architecture>\n");
+    analyse_h(&f,
+              "<architecture format=\"1\">\n"
+              "<workload><source id=\"s\" to=\"g\" rate=\"1e9/s\"/></workload>\n"
+              "<gateway id=\"g\" rate-limit=\"1e8/s\" burst=\"1000000000\"/>\n"
+              "<function id=\"f\" concurrency=\"1000000\" duration=\"1h\" timeout=\"2h\" "
+              "cold-start=\"1h\" keep-alive=\"1000h\" scale-rate=\"0.001/s\" retries=\"100\" "
+              "fail-prob=\"99%\" invocation=\"async\"/>\n"
+              "<queue id=\"q\" capacity=\"1000000000000\" batch-size=\"1000\" "
+              "max-consumers=\"1000000\" visibility-timeout=\"1s\" max-receives=\"1000\"/>\n"
+              "<function id=\"c\" concurrency=\"1000000\" duration=\"1ms\" fail-prob=\"50%\"/>\n"
+              "<route from=\"g\" to=\"f\"/><route from=\"f\" to=\"q\"/>"
+              "<route from=\"q\" to=\"c\" fanout=\"1000\"/>\n"
+              "<requirements><latency max=\"1s\"/><loss max=\"1%\"/><headroom min=\"2\"/>"
+              "</requirements>\n"
+              "</architecture>\n");
     assert_int_equal(node(&f, "g")->analysed, 1);
     assert_double_close(node(&f, "g")->loss_probability, 0.9, 0.001, 0);
     assert_int_equal(node(&f, "f")->overload, 1);
@@ -195,16 +197,16 @@ static void test_serverless_against_simulation(void **state)
  * (Little: at most 40 to 90 attempts, depending on the rate it is divided by), so the
  * recovery lies between (500 - 90) / 50 = 8.2 s and 500 / 50 = 10 s; a limit of 5 s fails. */
 #define RECOVERY_XML(limit)                                                                        \
-    "<architecture format=\"1\">\n"                                                            \
-    "<workload><source id=\"s\" to=\"f\" rate=\"50/s\"/>\n"                                  \
-    "<profile source=\"s\"><point at=\"0s\" rate=\"50/s\"/><point at=\"100s\" rate=\"50/s\"/>" \
-    "<point at=\"100.001s\" rate=\"150/s\"/><point at=\"110s\" rate=\"150/s\"/>"             \
-    "<point at=\"110.001s\" rate=\"50/s\"/><point at=\"300s\" rate=\"50/s\"/></profile>\n"   \
-    "</workload>\n"                                                                             \
-    "<function id=\"f\" invocation=\"async\" concurrency=\"10\" duration=\"100ms\" "         \
-    "timeout=\"900s\" keep-alive=\"1000h\"/>\n"                                               \
-    "<requirements><latency target=\"f\" max=\"1s\"/>\n<recovery max=\"" limit               \
-    "\"/></requirements>\n"                                                                     \
+    "<architecture format=\"1\">\n"                                                                \
+    "<workload><source id=\"s\" to=\"f\" rate=\"50/s\"/>\n"                                        \
+    "<profile source=\"s\"><point at=\"0s\" rate=\"50/s\"/><point at=\"100s\" rate=\"50/s\"/>"     \
+    "<point at=\"100.001s\" rate=\"150/s\"/><point at=\"110s\" rate=\"150/s\"/>"                   \
+    "<point at=\"110.001s\" rate=\"50/s\"/><point at=\"300s\" rate=\"50/s\"/></profile>\n"         \
+    "</workload>\n"                                                                                \
+    "<function id=\"f\" invocation=\"async\" concurrency=\"10\" duration=\"100ms\" "               \
+    "timeout=\"900s\" keep-alive=\"1000h\"/>\n"                                                    \
+    "<requirements><latency target=\"f\" max=\"1s\"/>\n<recovery max=\"" limit                     \
+    "\"/></requirements>\n"                                                                        \
     "</architecture>\n"
 
 static void test_serverless_recovery(void **state)

@@ -14,7 +14,8 @@
 
 #include "analysis_helpers.h"
 
-/* ---- 5. Stability ----------------------------------------------------------------------------- */
+/* ---- 5. Stability -----------------------------------------------------------------------------
+ */
 
 static void test_overload(void **state)
 {
@@ -23,14 +24,14 @@ static void test_overload(void **state)
     const ac_diag *d;
     (void)state;
     analyse_h(&f, "<architecture format=\"1\">\n"
-                "<workload><source id=\"s\" to=\"web\" rate=\"3/s\"/></workload>\n"
-                "<pool id=\"web\" servers=\"2\" service-rate=\"1/s\"/>\n"
-                "<requirements><latency max=\"10s\"/></requirements>\n"
-                "</architecture>\n");
+                  "<workload><source id=\"s\" to=\"web\" rate=\"3/s\"/></workload>\n"
+                  "<pool id=\"web\" servers=\"2\" service-rate=\"1/s\"/>\n"
+                  "<requirements><latency max=\"10s\"/></requirements>\n"
+                  "</architecture>\n");
     na = node(&f, "web");
     assert_int_equal(na->analysed, 1);
     assert_int_equal(na->overload, 1);
-    assert_double_close(na->throughput, 2.0, 0, 1e-12);      /* capacity N mu */
+    assert_double_close(na->throughput, 2.0, 0, 1e-12); /* capacity N mu */
     assert_double_close(na->loss_probability, 1.0 / 3.0, 0, 1e-12);
     assert_true(isinf(na->mean_jobs));
     d = find_diag(&f.d, "AC101", "web");
@@ -79,10 +80,10 @@ static void test_link_overload(void **state)
     assert_non_null(strstr(d->message, "'a'"));
     assert_non_null(strstr(d->message, "'b'"));
     assert_int_equal(verdict(&f), AC_VERDICT_FAIL);
-    /* Was a bug (fixed): an overloaded link makes the end-to-end mean unbounded, yet ac_an_e2e_solve
-     * (e2e.c:434-439) adds flow * 1/(capacity - flow) = 6 * 1/(5 - 6) = -6 job-seconds for it (a
-     * NEGATIVE delay), so e2e.mean_response_time = (15 + 15 - 6) / 6 = 4 s, and
-     * ac_req_latency (req_latency.c:77-83) treats only overloaded NODES as unbounded: the
+    /* Was a bug (fixed): an overloaded link makes the end-to-end mean unbounded, yet
+     * ac_an_e2e_solve (e2e.c:434-439) adds flow * 1/(capacity - flow) = 6 * 1/(5 - 6) = -6
+     * job-seconds for it (a NEGATIVE delay), so e2e.mean_response_time = (15 + 15 - 6) / 6 = 4 s,
+     * and ac_req_latency (req_latency.c:77-83) treats only overloaded NODES as unbounded: the
      * end-to-end latency requirement (max 100 s) PASSES. */
     assert_int_not_equal(check_at(f.a, 7, AC_NONE)->status, AC_CHECK_PASS);
     assert_false(f.a->e2e.available && f.a->e2e.mean_response_time < 100.0);
@@ -154,8 +155,8 @@ static void test_bistable(void **state)
     /* the bad one: every request times out, sent three times: effective load 2.1 */
     assert_double_close(number_after(strstr(d->detail, "bad equilibrium"), "effective load "), 2.1,
                         0, 0.01);
-    assert_double_close(number_after(strstr(d->detail, "good equilibrium"), "effective load "),
-                        0.7, 0, 0.01);
+    assert_double_close(number_after(strstr(d->detail, "good equilibrium"), "effective load "), 0.7,
+                        0, 0.01);
     /* the operating point is the good one */
     assert_double_close(node(&f, "api")->mean_jobs, 1.14, 0, 0.02);
     {

@@ -8,7 +8,7 @@
 
 #include "cli_helpers.h"
 
-#define BAD_DIR "samples/bad"
+#define BAD_DIR  "samples/bad"
 #define GOOD_DIR "samples"
 
 /* "samples/bad/AC012-duration-unit.xml" -> "samples/bad/AC012-duration-unit.expected" */
@@ -367,8 +367,8 @@ static void test_good_samples_lint_sarif(void **state)
 /* Several files at once: one invalid file makes the run exit 2; both are reported. */
 static void test_lint_several_files(void **state)
 {
-    ac_test_run r = run_ac("lint", "samples/tandem.xml", "samples/bad/AC012-duration-unit.xml",
-                           NULL);
+    ac_test_run r =
+        run_ac("lint", "samples/tandem.xml", "samples/bad/AC012-duration-unit.xml", NULL);
     (void)state;
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.out, "samples/bad/AC012-duration-unit.xml:9:30: error: "));

@@ -36,8 +36,8 @@ static void test_check_sample_verdicts(void **state)
            evaluations) are not what this test is about */
         ac_test_run r = run_ac("check", "--color", "never", "--no-search", cases[i].file, NULL);
         if (r.status != cases[i].status)
-            fail_msg("check %s: exit %d, expected %d\n%s", cases[i].file, r.status,
-                     cases[i].status, r.out);
+            fail_msg("check %s: exit %d, expected %d\n%s", cases[i].file, r.status, cases[i].status,
+                     r.out);
         if (cases[i].rule != NULL && strstr(r.out, cases[i].rule) == NULL)
             fail_msg("check %s: no %s in\n%s", cases[i].file, cases[i].rule, r.out);
         if (cases[i].status == 0)
@@ -49,13 +49,24 @@ static void test_check_sample_verdicts(void **state)
 static void test_check_json_keys(void **state)
 {
     ac_test_run r = run_ac("check", "--format", "json", "samples/web-tier.xml", NULL);
-    static const char *const keys[] = {
-        "\"archcheck\": ", "\"file\": \"samples/web-tier.xml\"", "\"sha256\": ",
-        "\"verdict\": \"pass\"", "\"findings\": ", "\"nodes\": ", "\"arrival_rate\": 1300",
-        "\"utilization\": 0.65", "\"mean_jobs\": ", "\"p95_response_time\": ",
-        "\"approximation\": \"refined\"", "\"equilibria\": ", "\"stable\": true",
-        "\"max_real_eigenvalue\": ", "\"end_to_end\": ", "\"headroom\": ",
-        "\"bottleneck\": \"web\"", "\"checks\": "};
+    static const char *const keys[] = {"\"archcheck\": ",
+                                       "\"file\": \"samples/web-tier.xml\"",
+                                       "\"sha256\": ",
+                                       "\"verdict\": \"pass\"",
+                                       "\"findings\": ",
+                                       "\"nodes\": ",
+                                       "\"arrival_rate\": 1300",
+                                       "\"utilization\": 0.65",
+                                       "\"mean_jobs\": ",
+                                       "\"p95_response_time\": ",
+                                       "\"approximation\": \"refined\"",
+                                       "\"equilibria\": ",
+                                       "\"stable\": true",
+                                       "\"max_real_eigenvalue\": ",
+                                       "\"end_to_end\": ",
+                                       "\"headroom\": ",
+                                       "\"bottleneck\": \"web\"",
+                                       "\"checks\": "};
     (void)state;
     assert_int_equal(r.status, 0);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -168,8 +179,8 @@ static void test_solve_outputs(void **state)
     assert_non_null(strstr(r.out, ",ccdf_end_to_end\n"));
     for (const char *p = r.out; *p; p++)
         rows += *p == '\n';
-    assert_int_equal(rows, 502); /* the header and 501 time points */
-    assert_non_null(strstr(r.out, "\n0,1,1,"));  /* P(T > 0) = 1 */
+    assert_int_equal(rows, 502);                /* the header and 501 time points */
+    assert_non_null(strstr(r.out, "\n0,1,1,")); /* P(T > 0) = 1 */
     ac_test_run_free(&r);
     r = run_ac("solve", "--format", "json", "samples/tandem.xml", NULL);
     assert_int_equal(r.status, 0);
@@ -202,8 +213,7 @@ static void test_solve_outputs(void **state)
     ac_test_run_free(&r);
     /* the serverless stages' series: at the burst's plateau (2500/s against a 1500/s
        bucket) the gateway rejects 1000/s; before the burst nothing */
-    r = run_ac("solve", "--transient", "--format", "csv", "samples/serverless-pipeline.xml",
-               NULL);
+    r = run_ac("solve", "--transient", "--format", "csv", "samples/serverless-pipeline.xml", NULL);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, ",api.tokens,"));
     assert_non_null(strstr(r.out, ",ingest.throttle_rate,"));
@@ -279,12 +289,9 @@ static void test_check_validate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_sample_verdicts),
-        cmocka_unit_test(test_size_samples),
-        cmocka_unit_test(test_check_json_keys),
-        cmocka_unit_test(test_check_metastable),
-        cmocka_unit_test(test_solve_outputs),
-        cmocka_unit_test(test_simulate_deterministic),
+        cmocka_unit_test(test_check_sample_verdicts), cmocka_unit_test(test_size_samples),
+        cmocka_unit_test(test_check_json_keys),       cmocka_unit_test(test_check_metastable),
+        cmocka_unit_test(test_solve_outputs),         cmocka_unit_test(test_simulate_deterministic),
         cmocka_unit_test(test_check_validate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,8 @@ static void test_hostile_empty(void **state)
 
 static void test_hostile_nul_byte(void **state)
 {
-    static const char doc[] = "<architecture format=\"1\">\n  <pool id=\"w\0eb\"/>\n</architecture>\n";
+    static const char doc[] =
+        "<architecture format=\"1\">\n  <pool id=\"w\0eb\"/>\n</architecture>\n";
     char *dir = make_tmpdir();
     char *p = write_tmp(dir, "nul.xml", doc, sizeof doc - 1);
     ac_test_run r;
@@ -214,7 +215,8 @@ static void test_hostile_external_entity(void **state)
         "  <workload><source id=\"u\" to=\"w\" rate=\"1\"/></workload>\n"
         "  <pool id=\"w\" servers=\"1\" service-time=\"1ms\"/>\n</architecture>\n",
         /* after an XML declaration and a comment */
-        "<?xml version=\"1.0\"?>\n<!-- x -->\n<!DOCTYPE architecture SYSTEM \"file:///etc/passwd\">\n"
+        "<?xml version=\"1.0\"?>\n<!-- x -->\n<!DOCTYPE architecture SYSTEM "
+        "\"file:///etc/passwd\">\n"
         "<architecture format=\"1\"/>\n",
         /* a parameter entity, after a byte-order mark */
         "\xEF\xBB\xBF<!DOCTYPE architecture [<!ENTITY % p SYSTEM \"file:///etc/passwd\"> %p;]>\n"
@@ -257,10 +259,11 @@ static void test_hostile_billion_laughs(void **state)
             n += (size_t)snprintf(doc + n, sizeof doc - n, "&lol%d;", i - 1);
         n += (size_t)snprintf(doc + n, sizeof doc - n, "\">\n");
     }
-    n += (size_t)snprintf(doc + n, sizeof doc - n,
-                          "]>\n<architecture format=\"1\" label=\"&lol9;\">\n"
-                          "  <workload><source id=\"u\" to=\"w\" rate=\"1\"/></workload>\n"
-                          "  <pool id=\"w\" servers=\"1\" service-time=\"1ms\"/>\n</architecture>\n");
+    n += (size_t)snprintf(
+        doc + n, sizeof doc - n,
+        "]>\n<architecture format=\"1\" label=\"&lol9;\">\n"
+        "  <workload><source id=\"u\" to=\"w\" rate=\"1\"/></workload>\n"
+        "  <pool id=\"w\" servers=\"1\" service-time=\"1ms\"/>\n</architecture>\n");
     assert_true(n < sizeof doc);
     p = write_tmp(dir, "lol.xml", doc, n);
     dt = expect_rejected(p, "AC003");
@@ -315,8 +318,8 @@ static void test_hostile_too_many_elements(void **state)
 }
 
 /* A valid document with one attribute replaced; lint must report `rule` at line:col. */
-static void expect_value_rejected(const char *pool_attrs, const char *source_rate,
-                                  const char *rule, const char *where)
+static void expect_value_rejected(const char *pool_attrs, const char *source_rate, const char *rule,
+                                  const char *where)
 {
     char doc[1024], name[64], want[128];
     char *dir = make_tmpdir();

@@ -14,7 +14,6 @@
 #include "archcheck/parser.h"
 #include "archcheck/report.h"
 
-
 /* Every mitigation kind on a small model (parsed from memory). */
 static const char kinds_xml[] =
     "<architecture name=\"kinds\" format=\"1\">\n"
@@ -109,7 +108,6 @@ static void assert_other_nodes_unchanged(const ac_model *a, const ac_model *b, s
     }
 }
 
-
 /* The JSON object of the row named `name` (from its "name" to the next row's), or fail. */
 static char *json_row(const char *json, const char *name)
 {
@@ -163,8 +161,8 @@ static void test_clone_is_deep(void **state)
     for (size_t i = 0; i < ref->nprofiles; i++) {
         assert_int_equal(copy->profiles[i].npoints, ref->profiles[i].npoints);
         for (size_t k = 0; k < ref->profiles[i].npoints; k++)
-            assert_double_close(copy->profiles[i].points[k].rate,
-                                ref->profiles[i].points[k].rate, 0.0, 0.0);
+            assert_double_close(copy->profiles[i].points[k].rate, ref->profiles[i].points[k].rate,
+                                0.0, 0.0);
     }
     for (size_t i = 0; i < ref->nmitigations; i++) {
         const ac_mitigation *a = &copy->mitigations[i], *b = &ref->mitigations[i];
@@ -514,8 +512,8 @@ static void test_cli_every_variant(void **state)
             p += strlen("\"value\": ");
             v[i] = strtod(p, NULL);
         }
-        print_message("shard cold starts: baseline %g, provisioned %g, snapstart %g\n", v[0],
-                      v[2], v[3]);
+        print_message("shard cold starts: baseline %g, provisioned %g, snapstart %g\n", v[0], v[2],
+                      v[3]);
         assert_true(v[0] >= 133.0 && v[0] < 250.0);
         assert_double_close(v[2], v[0], 0, 1e-3);
         assert_true(v[3] < 0.9 * v[0]);
@@ -533,8 +531,8 @@ static void test_cli_every_variant(void **state)
 
 static void test_cli_two_files(void **state)
 {
-    ac_test_run r = run_ac("compare", "samples/checkout.xml", "samples/web-tier.xml", "-f",
-                           "json", NULL);
+    ac_test_run r =
+        run_ac("compare", "samples/checkout.xml", "samples/web-tier.xml", "-f", "json", NULL);
     char *row;
     (void)state;
     assert_int_equal(r.status, 0);

@@ -2,12 +2,12 @@
  * compare --search: the baseline's worst case at the design's workload re-run in the
  * simulator (analysis/confirm.c: the sequential test against tau that `search` and check
  * use), its score with its interval (>= 95%, simulation_level) beside
- * the fluid score in the worst-case score row (JSON simulation_value, simulation_value_ci95 beside the cell's value, as a check's;
- * a line under the text table). The case has a closed form the fluid misses: a sync
- * function (C = 10, 100 ms) at 50/s whose only term is its throttle rate, the worst delay
- * 100 ms: M/G/10/10 at a = 50 x 0.2 = 10 erlangs throttles Erlang-B(10, 10) = 0.2146 of the
- * requests (insensitive to the execution's law), where the fluid, exactly at saturation
- * (C / T_e = 50/s), has 0.
+ * the fluid score in the worst-case score row (JSON simulation_value, simulation_value_ci95 beside
+ * the cell's value, as a check's; a line under the text table). The case has a closed form the
+ * fluid misses: a sync function (C = 10, 100 ms) at 50/s whose only term is its throttle rate, the
+ * worst delay 100 ms: M/G/10/10 at a = 50 x 0.2 = 10 erlangs throttles Erlang-B(10, 10) = 0.2146 of
+ * the requests (insensitive to the execution's law), where the fluid, exactly at saturation (C /
+ * T_e = 50/s), has 0.
  */
 #include <math.h>
 #include <setjmp.h>

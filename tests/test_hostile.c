@@ -95,10 +95,10 @@ static void gen_add(gen *g, const char *fmt, ...)
 /* helpers.h: ac_test_run_args (a death by a signal fails the test unless allowed) */
 typedef ac_test_run hrun;
 typedef ac_test_opts hopts;
-#define RUN(...)                run_opts(NULL, 0, (const char *const[]){__VA_ARGS__, NULL})
-#define RUN_OPTS(o, ...)        run_opts((o), 0, (const char *const[]){__VA_ARGS__, NULL})
-#define run_opts(o, sig, ...)   ac_test_run_args((o), (sig), __VA_ARGS__)
-#define hrun_free               ac_test_run_free
+#define RUN(...)              run_opts(NULL, 0, (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_OPTS(o, ...)      run_opts((o), 0, (const char *const[]){__VA_ARGS__, NULL})
+#define run_opts(o, sig, ...) ac_test_run_args((o), (sig), __VA_ARGS__)
+#define hrun_free             ac_test_run_free
 
 /* Invalid input: exit 2, and a diagnostic "FILE:LINE:COL: error: ... [RULE]" with this rule,
  * LINE >= 1, COL >= 1 (on stderr; check prints its text report on stdout). */

@@ -130,19 +130,19 @@ static void test_units_count_factor(void **state)
 
 static void test_defaults(void **state)
 {
-    const char *xml = HEAD
-        "<pool id=\"web\" servers=\"4\" service-time=\"50ms\"/>\n"
-        "<function id=\"f\" duration=\"100ms\"/>\n"
-        "<function id=\"fa\" duration=\"100ms\" invocation=\"async\"/>\n"
-        "<queue id=\"q\"/>\n"
-        "<gateway id=\"g\"/>\n"
-        "<route from=\"web\" to=\"f\"/>\n"
-        "<route from=\"f\" to=\"q\" p=\"0.5\"/>\n"
-        "<route from=\"q\" to=\"fa\"/>\n"
-        "<route from=\"f\" to=\"g\" p=\"0.5\"/>\n"
-        "<link from=\"web\" to=\"f\"/>\n"
-        "<requirements><latency max=\"1s\"/><scaling max-events=\"3\"/></requirements>\n"
-        "</architecture>\n";
+    const char *xml =
+        HEAD "<pool id=\"web\" servers=\"4\" service-time=\"50ms\"/>\n"
+             "<function id=\"f\" duration=\"100ms\"/>\n"
+             "<function id=\"fa\" duration=\"100ms\" invocation=\"async\"/>\n"
+             "<queue id=\"q\"/>\n"
+             "<gateway id=\"g\"/>\n"
+             "<route from=\"web\" to=\"f\"/>\n"
+             "<route from=\"f\" to=\"q\" p=\"0.5\"/>\n"
+             "<route from=\"q\" to=\"fa\"/>\n"
+             "<route from=\"f\" to=\"g\" p=\"0.5\"/>\n"
+             "<link from=\"web\" to=\"f\"/>\n"
+             "<requirements><latency max=\"1s\"/><scaling max-events=\"3\"/></requirements>\n"
+             "</architecture>\n";
     ac_model *m = NULL;
     ac_diag_list d;
     const ac_pool *p;
@@ -209,55 +209,56 @@ static void test_defaults(void **state)
 
 /* A file with every element and every attribute set away from its default. */
 static const char *const every_attribute_xml =
-        "<architecture xmlns=\"urn:archcheck:1\" name=\"shop\" format=\"1\" label=\"Shop — 상점\">\n"
-        "<workload>\n"
-        "  <source id=\"users\" to=\"gw\" rate=\"3000/min\" scv=\"2.5\"/>\n"
-        "  <population id=\"ops\" size=\"20\" think-time=\"5s\" to=\"api\"/>\n"
-        "  <profile source=\"users\" repeat=\"true\"><point at=\"0s\" rate=\"10\"/>"
-        "<point at=\"1min\" rate=\"60/s\"/></profile>\n"
-        "</workload>\n"
-        "<gateway id=\"gw\" rate-limit=\"100/s\" burst=\"50\" timeout=\"10s\"/>\n"
-        "<pool id=\"api\" servers=\"8\" service-rate=\"25/s\" dispatch=\"power-of-d\" d=\"3\" "
-        "sampling=\"with-replacement\" buffer=\"16\" timeout=\"2s\" retries=\"2\">\n"
-        "  <autoscale min=\"2\" max=\"20\" target-utilization=\"70%\" interval=\"30s\" "
-        "tolerance=\"0.05\" scale-up-delay=\"1min\" cooldown=\"10min\"/>\n"
-        "</pool>\n"
-        "<function id=\"fn\" concurrency=\"50\" duration=\"200ms\" cold-start=\"1s\" "
-        "keep-alive=\"5min\" scale-rate=\"600/min\" scale-burst=\"1000\" timeout=\"5s\" retries=\"1\" invocation=\"async\" "
-        "fail-prob=\"1%\"/>\n"
-        "<queue id=\"q\" capacity=\"1000\" batch-size=\"5\" max-consumers=\"7\" "
-        "visibility-timeout=\"45s\" max-receives=\"3\"/>\n"
-        "<function id=\"agg\" duration=\"50ms\"/>\n"
-        "<route from=\"gw\" to=\"api\"/>\n"
-        "<route from=\"api\" to=\"fn\" p=\"40%\" fanout=\"4\"/>\n"
-        "<route from=\"api\" to=\"q\" parallel=\"true\"/>\n"
-        "<route from=\"q\" to=\"agg\" fanin=\"2\"/>\n"
-        "<link id=\"l1\" from=\"api\" to=\"fn\" capacity=\"1000/s\" latency=\"2ms\" buffer=\"64\"/>\n"
-        "<mitigation id=\"pc\" kind=\"provisioned-concurrency\" target=\"fn\" amount=\"10\"/>\n"
-        "<mitigation id=\"pw\" kind=\"pre-warming\" target=\"fn\" amount=\"5\" interval=\"1min\"/>\n"
-        "<mitigation id=\"ss\" kind=\"snapstart\" target=\"agg\" restore=\"200ms\"/>\n"
-        "<mitigation id=\"more\" kind=\"add-servers\" target=\"api\" amount=\"4\"/>\n"
-        "<mitigation id=\"rl\" kind=\"rate-limit\" target=\"gw\" rate=\"80\" burst=\"20\"/>\n"
-        "<mitigation id=\"rb\" kind=\"retry-budget\" target=\"api\" ratio=\"10%\"/>\n"
-        "<mitigation id=\"st\" kind=\"set\" target=\"api\" attribute=\"timeout\" value=\"4s\"/>\n"
-        "<mitigation id=\"both\" kind=\"combine\" of=\"pw more\"/>\n"
-        "<faults budget=\"500\" seed=\"42\">\n"
-        "  <fault target=\"fn\" delay=\"0ms..2s\" fail-prob=\"0..30%\" cold-start=\"100ms..3s\" "
-        "at=\"0s..1min\" for=\"10s..30s\"/>\n"
-        "  <fault target=\"api\" servers-down=\"0..3\"/>\n"
-        "  <fault target=\"l1\" capacity-loss=\"10%..50%\"/>\n"
-        "  <objective tau=\"0.6\"><term metric=\"p95-latency\" target=\"fn\" weight=\"2\" "
-        "norm=\"1s\"/><term metric=\"error-rate\" norm=\"20%\"/></objective>\n"
-        "</faults>\n"
-        "<requirements>\n"
-        "  <latency percentile=\"99.9\" max=\"500ms\" target=\"api\"/>\n"
-        "  <utilization max=\"0.85\"/><loss max=\"1e-4\"/><throughput min=\"800/s\"/>\n"
-        "  <headroom min=\"1.25\"/><recovery max=\"1min\"/>\n"
-        "  <scaling max-events=\"20\" max-server-hours=\"500\"/>\n"
-        "  <resilience tau=\"0.7\" min-boundary=\"3000/s\" mitigation=\"pc\"/>\n"
-        "</requirements>\n"
-        "<suppress rule=\"AC024\" target=\"agg\" reason=\"known\"/>\n"
-        "</architecture>\n";
+    "<architecture xmlns=\"urn:archcheck:1\" name=\"shop\" format=\"1\" label=\"Shop — 상점\">\n"
+    "<workload>\n"
+    "  <source id=\"users\" to=\"gw\" rate=\"3000/min\" scv=\"2.5\"/>\n"
+    "  <population id=\"ops\" size=\"20\" think-time=\"5s\" to=\"api\"/>\n"
+    "  <profile source=\"users\" repeat=\"true\"><point at=\"0s\" rate=\"10\"/>"
+    "<point at=\"1min\" rate=\"60/s\"/></profile>\n"
+    "</workload>\n"
+    "<gateway id=\"gw\" rate-limit=\"100/s\" burst=\"50\" timeout=\"10s\"/>\n"
+    "<pool id=\"api\" servers=\"8\" service-rate=\"25/s\" dispatch=\"power-of-d\" d=\"3\" "
+    "sampling=\"with-replacement\" buffer=\"16\" timeout=\"2s\" retries=\"2\">\n"
+    "  <autoscale min=\"2\" max=\"20\" target-utilization=\"70%\" interval=\"30s\" "
+    "tolerance=\"0.05\" scale-up-delay=\"1min\" cooldown=\"10min\"/>\n"
+    "</pool>\n"
+    "<function id=\"fn\" concurrency=\"50\" duration=\"200ms\" cold-start=\"1s\" "
+    "keep-alive=\"5min\" scale-rate=\"600/min\" scale-burst=\"1000\" timeout=\"5s\" retries=\"1\" "
+    "invocation=\"async\" "
+    "fail-prob=\"1%\"/>\n"
+    "<queue id=\"q\" capacity=\"1000\" batch-size=\"5\" max-consumers=\"7\" "
+    "visibility-timeout=\"45s\" max-receives=\"3\"/>\n"
+    "<function id=\"agg\" duration=\"50ms\"/>\n"
+    "<route from=\"gw\" to=\"api\"/>\n"
+    "<route from=\"api\" to=\"fn\" p=\"40%\" fanout=\"4\"/>\n"
+    "<route from=\"api\" to=\"q\" parallel=\"true\"/>\n"
+    "<route from=\"q\" to=\"agg\" fanin=\"2\"/>\n"
+    "<link id=\"l1\" from=\"api\" to=\"fn\" capacity=\"1000/s\" latency=\"2ms\" buffer=\"64\"/>\n"
+    "<mitigation id=\"pc\" kind=\"provisioned-concurrency\" target=\"fn\" amount=\"10\"/>\n"
+    "<mitigation id=\"pw\" kind=\"pre-warming\" target=\"fn\" amount=\"5\" interval=\"1min\"/>\n"
+    "<mitigation id=\"ss\" kind=\"snapstart\" target=\"agg\" restore=\"200ms\"/>\n"
+    "<mitigation id=\"more\" kind=\"add-servers\" target=\"api\" amount=\"4\"/>\n"
+    "<mitigation id=\"rl\" kind=\"rate-limit\" target=\"gw\" rate=\"80\" burst=\"20\"/>\n"
+    "<mitigation id=\"rb\" kind=\"retry-budget\" target=\"api\" ratio=\"10%\"/>\n"
+    "<mitigation id=\"st\" kind=\"set\" target=\"api\" attribute=\"timeout\" value=\"4s\"/>\n"
+    "<mitigation id=\"both\" kind=\"combine\" of=\"pw more\"/>\n"
+    "<faults budget=\"500\" seed=\"42\">\n"
+    "  <fault target=\"fn\" delay=\"0ms..2s\" fail-prob=\"0..30%\" cold-start=\"100ms..3s\" "
+    "at=\"0s..1min\" for=\"10s..30s\"/>\n"
+    "  <fault target=\"api\" servers-down=\"0..3\"/>\n"
+    "  <fault target=\"l1\" capacity-loss=\"10%..50%\"/>\n"
+    "  <objective tau=\"0.6\"><term metric=\"p95-latency\" target=\"fn\" weight=\"2\" "
+    "norm=\"1s\"/><term metric=\"error-rate\" norm=\"20%\"/></objective>\n"
+    "</faults>\n"
+    "<requirements>\n"
+    "  <latency percentile=\"99.9\" max=\"500ms\" target=\"api\"/>\n"
+    "  <utilization max=\"0.85\"/><loss max=\"1e-4\"/><throughput min=\"800/s\"/>\n"
+    "  <headroom min=\"1.25\"/><recovery max=\"1min\"/>\n"
+    "  <scaling max-events=\"20\" max-server-hours=\"500\"/>\n"
+    "  <resilience tau=\"0.7\" min-boundary=\"3000/s\" mitigation=\"pc\"/>\n"
+    "</requirements>\n"
+    "<suppress rule=\"AC024\" target=\"agg\" reason=\"known\"/>\n"
+    "</architecture>\n";
 
 /* The system's elements of every_attribute_xml: workload, nodes, routes, links. */
 static void check_every_system_attribute(const ac_model *m)
@@ -408,7 +409,8 @@ static void test_locations(void **state)
     (void)state;
     expect_one(HEAD "  <pool id=\"web\" servers=\"2\" service-time=\"120\"/>\n</architecture>\n",
                "AC012", 3, 30);
-    expect_one(HEAD "<pool id=\"web\"\n      servers=\"0\" service-time=\"1s\"/>\n</architecture>\n",
+    expect_one(HEAD
+               "<pool id=\"web\"\n      servers=\"0\" service-time=\"1s\"/>\n</architecture>\n",
                "AC011", 4, 7);
     expect_one(HEAD "<pool id=\"web\" servers=\"1e12\" service-time=\"1s\"/>\n</architecture>\n",
                "AC015", 3, 16);
@@ -430,7 +432,8 @@ static void test_locations(void **state)
     expect_one(HEAD "<pool label=\"é€\" id=\"web\" servers=\"x\" service-time=\"1s\"/>\n"
                     "</architecture>\n",
                "AC010", 3, 27);
-    expect_one(HEAD "<pool id=\"web\" servers=\"2\" service-time=\"1s\"/>\n<bogus/>\n</architecture>\n",
+    expect_one(HEAD
+               "<pool id=\"web\" servers=\"2\" service-time=\"1s\"/>\n<bogus/>\n</architecture>\n",
                "AC004", 4, 1);
     expect_one(HEAD "<pool id=\"web\" servers=\"2\" service-time=\"1s\"/>\n"
                     "<route from=\"web\" to=\"dbx\"/>\n</architecture>\n",
@@ -462,33 +465,34 @@ static void test_semantics(void **state)
     expect_rule(HEAD POOL("web") POOL("web") "</architecture>", "AC020", 1);
     expect_rule(HEAD POOL("web") "<route from=\"web\" to=\"u\"/></architecture>", "AC022", 1);
     expect_rule(HEAD POOL("web") "<route from=\"u\" to=\"web\"/></architecture>", "AC022", 1);
-    expect_rule(HEAD POOL("web") POOL("a") POOL("b")
-                "<route from=\"web\" to=\"a\" p=\"0.6\"/><route from=\"web\" to=\"b\" p=\"0.5\"/>"
-                "</architecture>",
-                "AC023", 1);
+    expect_rule(
+        HEAD POOL("web") POOL("a") POOL(
+            "b") "<route from=\"web\" to=\"a\" p=\"0.6\"/><route from=\"web\" to=\"b\" p=\"0.5\"/>"
+                 "</architecture>",
+        "AC023", 1);
     /* parallel routes are outside the sum */
-    expect_rule(HEAD POOL("web") POOL("a") POOL("b")
-                "<route from=\"web\" to=\"a\" p=\"0.6\"/><route from=\"web\" to=\"b\" "
-                "parallel=\"true\"/></architecture>",
+    expect_rule(HEAD POOL("web") POOL("a") POOL(
+                    "b") "<route from=\"web\" to=\"a\" p=\"0.6\"/><route from=\"web\" to=\"b\" "
+                         "parallel=\"true\"/></architecture>",
                 "AC023", 0);
     expect_rule(HEAD POOL("web") POOL("orphan") "</architecture>", "AC024", 1);
-    expect_rule(HEAD POOL("web")
-                "<workload><profile source=\"u\"><point at=\"0s\" rate=\"1\"/>"
-                "<point at=\"0s\" rate=\"2\"/></profile></workload></architecture>",
-                "AC025", 1);
-    expect_rule(HEAD POOL("web")
-                "<workload><profile source=\"web\"><point at=\"0s\" rate=\"1\"/>"
-                "<point at=\"1s\" rate=\"2\"/></profile></workload></architecture>",
-                "AC022", 1);
-    expect_rule(HEAD POOL("web")
-                "<route from=\"web\" to=\"fn\"/><function id=\"fn\" duration=\"10ms\"/>"
-                "<mitigation id=\"s\" kind=\"snapstart\" target=\"fn\" restore=\"1ms\"/>"
-                "<mitigation id=\"p\" kind=\"provisioned-concurrency\" target=\"fn\" amount=\"2\"/>"
-                "<mitigation id=\"c\" kind=\"combine\" of=\"s p\"/></architecture>",
-                "AC026", 1);
-    expect_rule(HEAD POOL("web")
-                "<mitigation id=\"a\" kind=\"combine\" of=\"b\"/>"
-                "<mitigation id=\"b\" kind=\"combine\" of=\"a\"/></architecture>",
+    expect_rule(
+        HEAD POOL("web") "<workload><profile source=\"u\"><point at=\"0s\" rate=\"1\"/>"
+                         "<point at=\"0s\" rate=\"2\"/></profile></workload></architecture>",
+        "AC025", 1);
+    expect_rule(
+        HEAD POOL("web") "<workload><profile source=\"web\"><point at=\"0s\" rate=\"1\"/>"
+                         "<point at=\"1s\" rate=\"2\"/></profile></workload></architecture>",
+        "AC022", 1);
+    expect_rule(
+        HEAD POOL("web") "<route from=\"web\" to=\"fn\"/><function id=\"fn\" duration=\"10ms\"/>"
+                         "<mitigation id=\"s\" kind=\"snapstart\" target=\"fn\" restore=\"1ms\"/>"
+                         "<mitigation id=\"p\" kind=\"provisioned-concurrency\" target=\"fn\" "
+                         "amount=\"2\"/>"
+                         "<mitigation id=\"c\" kind=\"combine\" of=\"s p\"/></architecture>",
+        "AC026", 1);
+    expect_rule(HEAD POOL("web") "<mitigation id=\"a\" kind=\"combine\" of=\"b\"/>"
+                                 "<mitigation id=\"b\" kind=\"combine\" of=\"a\"/></architecture>",
                 "AC026", 2);
     expect_rule(HEAD POOL("web") "<mitigation id=\"s\" kind=\"snapstart\" target=\"web\" "
                                  "restore=\"1ms\"/></architecture>",

@@ -51,8 +51,7 @@ static void test_hostile(void **state)
         ac_error err = {0};
         ac_diag_list_init(&d);
         assert_int_equal(
-            ac_parser_parse_memory(big, AC_PARSER_MAX_BYTES + 1, "t.xml", &m, &d, &err),
-            AC_EINPUT);
+            ac_parser_parse_memory(big, AC_PARSER_MAX_BYTES + 1, "t.xml", &m, &d, &err), AC_EINPUT);
         assert_non_null(find_rule(&d, "AC005"));
         ac_diag_list_clear(&d);
     }
@@ -412,14 +411,10 @@ static void test_combine_diamonds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hostile),
-        cmocka_unit_test(test_gateway_default_burst),
-        cmocka_unit_test(test_magnitudes),
-        cmocka_unit_test(test_depth_exact),
-        cmocka_unit_test(test_ids_and_messages),
-        cmocka_unit_test(test_special_files),
-        cmocka_unit_test(test_combine_chain),
-        cmocka_unit_test(test_combine_diamonds),
+        cmocka_unit_test(test_hostile),          cmocka_unit_test(test_gateway_default_burst),
+        cmocka_unit_test(test_magnitudes),       cmocka_unit_test(test_depth_exact),
+        cmocka_unit_test(test_ids_and_messages), cmocka_unit_test(test_special_files),
+        cmocka_unit_test(test_combine_chain),    cmocka_unit_test(test_combine_diamonds),
     };
     return cmocka_run_group_tests_name("parser_limits", tests, NULL, NULL);
 }

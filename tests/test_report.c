@@ -17,9 +17,7 @@
 #include <gsl/gsl_errno.h>
 #include <libxml/parser.h>
 
-
 static char tmpdir[] = "/tmp/ac_test_reportXXXXXX";
-
 
 static char *tmp_path(const char *name)
 {
@@ -332,7 +330,8 @@ static size_t count_substr(const char *s, const char *sub)
 static void test_pdf_cjk_font(void **state)
 {
     char *xml = tmp_path("ko.xml"), *pdf = tmp_path("ko.pdf"), *pdf2 = tmp_path("ko2.pdf");
-    char *plain = tmp_path("plain.pdf"), *boxes = tmp_path("boxes.pdf"), *junk = tmp_path("junk.ttf");
+    char *plain = tmp_path("plain.pdf"), *boxes = tmp_path("boxes.pdf"),
+         *junk = tmp_path("junk.ttf");
     char *fonts, *text, *x, *y;
     const char *saved = getenv("ARCHCHECK_CJK_FONT");
     char *saved_copy = saved != NULL ? strdup(saved) : NULL;
@@ -556,7 +555,6 @@ static int teardown(void **state)
     return rmdir(tmpdir);
 }
 
-
 /* ---- every sample in every format ---------------------------------------------------------- */
 
 /* A JSON value, checked by a recursive-descent parser of RFC 8259 (no library needed):
@@ -741,9 +739,12 @@ static void test_every_sample_pdf(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tandem_pdf),        cmocka_unit_test(test_retry_storm_pdf),
-        cmocka_unit_test(test_pdf_deterministic), cmocka_unit_test(test_pdf_write_failure),
-        cmocka_unit_test(test_pdf_unicode_label), cmocka_unit_test(test_pdf_cjk_font),
+        cmocka_unit_test(test_tandem_pdf),
+        cmocka_unit_test(test_retry_storm_pdf),
+        cmocka_unit_test(test_pdf_deterministic),
+        cmocka_unit_test(test_pdf_write_failure),
+        cmocka_unit_test(test_pdf_unicode_label),
+        cmocka_unit_test(test_pdf_cjk_font),
         cmocka_unit_test(test_baseline),
         cmocka_unit_test(test_every_sample_machine_formats),
         cmocka_unit_test(test_every_sample_pdf),

@@ -957,9 +957,9 @@ static const char thr_at_fault[] = "<fault target='fn' delay='100ms..100ms' at='
  * of the drift: CVODE again from order 1 and a short step) and follows a new transient, so
  * it needs more steps than the plan with neither (asserted: w_fault > w_clear; measured 126
  * against 84 = 12 steps x 7 states, and 147 against 84 on the build before the LU of
- * solver/transient_lu.c, where this version passes too). The previous version put the fault over the whole
- * horizon and relied on the 100 ms delay taking a step more than no delay at a fixed budget
- * of 95: it broke whenever the settle's step count moved by one (after the LU of
+ * solver/transient_lu.c, where this version passes too). The previous version put the fault over
+ * the whole horizon and relied on the 100 ms delay taking a step more than no delay at a fixed
+ * budget of 95: it broke whenever the settle's step count moved by one (after the LU of
  * solver/transient_lu.c both need 84).
  */
 static void test_failed_integrations(void **state)

@@ -21,7 +21,7 @@
 #include "archcheck/search.h"
 #include "tests/helpers.h"
 
-#define NPLANS 2500
+#define NPLANS  2500
 #define NCORNER 500 /* of them, plans with genes at the ranges' ends (where worst cases lie) */
 
 typedef struct fx {
@@ -173,8 +173,8 @@ static void search_once(fx *f, ac_search_method method, size_t jobs, int screen,
     out->best_at = ac_search_ga_best_at(ga);
     out->evals = ac_search_ga_evaluations(ga);
     out->polished = out->best;
-    assert_int_equal(ac_search_polish(&pr, out->genes, &out->polished, 40, &out->polish_evals, &err),
-                     AC_OK);
+    assert_int_equal(
+        ac_search_polish(&pr, out->genes, &out->polished, 40, &out->polish_evals, &err), AC_OK);
     out->failures = ac_search_objective_failures(obj);
     ac_search_objective_counts(obj, &out->n);
     ac_search_ga_free(ga);
@@ -206,9 +206,9 @@ static void test_screen_same_search(void **state)
         print_message("%s: best %.10f (polished %.10f); of %zu plans, without the screen %zu "
                       "integrated in full (%zu from the cache); with it %zu screened (%zu from "
                       "the cache), %zu in full (%zu)\n",
-                      k == 0 ? "GA" : "random", on.best, on.polished,
-                      off.evals + off.polish_evals, off.n.full, off.n.full_hits, on.n.screened,
-                      on.n.screen_hits, on.n.full, on.n.full_hits);
+                      k == 0 ? "GA" : "random", on.best, on.polished, off.evals + off.polish_evals,
+                      off.n.full, off.n.full_hits, on.n.screened, on.n.screen_hits, on.n.full,
+                      on.n.full_hits);
         same(&f, &off, &on);
         same(&f, &off, &on2);
         assert_int_equal(off.n.screened + off.n.screen_hits, 0);

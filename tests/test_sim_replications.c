@@ -185,7 +185,8 @@ static void test_errors(void **state)
     }
 }
 
-/* ---- the generator (sim/rng.h) ---------------------------------------------------------------- */
+/* ---- the generator (sim/rng.h) ----------------------------------------------------------------
+ */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -279,7 +280,8 @@ static void test_rng_uniform(void **state)
     assert_true(fabs(su / (double)n - 0.5) < 4.0 * sqrt(1.0 / 12.0 / (double)n));
 }
 
-/* ---- replications on threads ------------------------------------------------------------------ */
+/* ---- replications on threads ------------------------------------------------------------------
+ */
 
 /* The mixed network in automatic mode (stopping at the precision, so that a batch of
  * threads runs replications that are then discarded) and in fixed mode with a budget: the
@@ -371,8 +373,8 @@ static void test_pilot_is_replication_0(void **state)
             o.horizon = 0;
             automatic = format_with_jobs(&t, o, jobs);
             if (strcmp(fresh, automatic) != 0)
-                fail_msg("budget %llu, %zu jobs: automatic\n%s\n---- fresh\n%s", budgets[b],
-                         jobs, automatic, fresh);
+                fail_msg("budget %llu, %zu jobs: automatic\n%s\n---- fresh\n%s", budgets[b], jobs,
+                         automatic, fresh);
             print_message("budget %llu, %zu jobs: %.*s\n", budgets[b], jobs,
                           (int)strcspn(automatic, "\n"), automatic);
             free(fresh);
@@ -386,10 +388,10 @@ static void test_pilot_is_replication_0(void **state)
  * speculative one of the last pair is discarded). */
 static void test_simulate_jobs_cli(void **state)
 {
-    ac_test_run a = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
-                           "json", "samples/web-tier.xml", "--jobs", "1", NULL);
-    ac_test_run b = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format",
-                           "json", "samples/web-tier.xml", "--jobs", "2", NULL);
+    ac_test_run a = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format", "json",
+                           "samples/web-tier.xml", "--jobs", "1", NULL);
+    ac_test_run b = run_ac("simulate", "--seed", "3", "--max-events", "1000000", "--format", "json",
+                           "samples/web-tier.xml", "--jobs", "2", NULL);
     (void)state;
     assert_int_equal(a.status, 0);
     assert_int_equal(b.status, 0);

@@ -123,8 +123,7 @@ static void test_mm1k(void **state)
             assert_int_equal(r->truncation, Ks[j]);
             assert_double_close(e->mean_field.loss_probability, loss, 1e-9, 0.0);
             assert_double_close(e->mean_field.mean_jobs, mean, 1e-9, 0.0);
-            assert_double_close(e->mean_field.throughput, 8.0 * rhos[i] * (1.0 - loss), 1e-9,
-                                0.0);
+            assert_double_close(e->mean_field.throughput, 8.0 * rhos[i] * (1.0 - loss), 1e-9, 0.0);
             assert_true(e->stable);
             ac_solver_pool_result_free(r);
         }
@@ -161,7 +160,8 @@ static void test_shared_queue_erlang_c(void **state)
                 double resp;
                 assert_double_close(ac_solver_pool_wait_ccdf(r, 0, t), C * exp(-alpha * t), 1e-10,
                                     0.0);
-                /* T = W + Exp(mu): (1-C) e^{-mu t} + C (alpha e^{-mu t} - mu e^{-alpha t})/(alpha - mu) */
+                /* T = W + Exp(mu): (1-C) e^{-mu t} + C (alpha e^{-mu t} - mu e^{-alpha t})/(alpha -
+                 * mu) */
                 if (fabs(alpha - mu) > 1e-9)
                     resp = (1.0 - C) * exp(-mu * t) +
                            C * (alpha * exp(-mu * t) - mu * exp(-alpha * t)) / (alpha - mu);
@@ -285,8 +285,8 @@ static void test_refined_distinct(void **state)
  * solution, relaxation time -1/max_re */
 static void test_stability(void **state)
 {
-    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D,
-                                       AC_DISPATCH_JSQ, AC_DISPATCH_JIQ};
+    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D, AC_DISPATCH_JSQ,
+                                       AC_DISPATCH_JIQ};
     static const double rhos[] = {0.3, 0.9, 1.4};
     size_t i, j, k;
     (void)state;
@@ -301,8 +301,7 @@ static void test_stability(void **state)
                 assert_true(e->stable);
                 assert_true(e->max_real_eigenvalue < 0.0);
                 assert_int_equal(e->unstable_eigenvalues, 0);
-                assert_double_close(e->relaxation_time, -1.0 / e->max_real_eigenvalue, 0.0,
-                                    1e-12);
+                assert_double_close(e->relaxation_time, -1.0 / e->max_real_eigenvalue, 0.0, 1e-12);
                 assert_true(e->lyapunov_solved);
                 assert_true(e->lyapunov_pd);
                 assert_true(e->mean_jobs_std > 0.0);
@@ -457,9 +456,8 @@ static void test_jsq_jiq(void **state)
 /* rho >= 1 with an unbounded buffer: overload, no equilibrium, recognised at once */
 static void test_overload(void **state)
 {
-    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D,
-                                       AC_DISPATCH_JSQ, AC_DISPATCH_JIQ,
-                                       AC_DISPATCH_SHARED_QUEUE};
+    static const ac_dispatch disp[] = {AC_DISPATCH_RANDOM, AC_DISPATCH_POWER_OF_D, AC_DISPATCH_JSQ,
+                                       AC_DISPATCH_JIQ, AC_DISPATCH_SHARED_QUEUE};
     size_t i;
     (void)state;
     for (i = 0; i < 5; i++) {
@@ -600,7 +598,6 @@ static void test_truncation(void **state)
     assert_double_close(operating(r)->mean_field.mean_jobs, 2.3526516, 1e-7, 0.0);
     ac_solver_pool_result_free(r);
 }
-
 
 /* The M/M/N/N+B response law against its closed form: an accepted arrival finding n < N
  * jobs is served at once, T ~ Exp(mu); finding n = N + j - 1 it waits j departures at rate
@@ -750,8 +747,8 @@ static void test_retry_pool_cooperative(void **state)
 }
 
 /* The bistability onset (ac_solver_pool_bistable_onset) of the section 3 pool (power-of-two
- * at 700/s and random dispatch at 500/s, K 40, theta 8, r 2): the pool is bistable 1e-4 above the estimate and
- * has one equilibrium 1e-4 below it (solved in full, from empty and from full), and a
+ * at 700/s and random dispatch at 500/s, K 40, theta 8, r 2): the pool is bistable 1e-4 above the
+ * estimate and has one equilibrium 1e-4 below it (solved in full, from empty and from full), and a
  * solution that is not bistable is refused. */
 static void test_bistable_onset(void **state)
 {

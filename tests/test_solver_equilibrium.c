@@ -60,8 +60,10 @@ static void test_equilibrium_only(void **state)
         unsigned d;
         size_t servers, buffer;
         double rho;
-    } pods[] = {{2, 1000, 30, 0.9},         {2, 100, AC_UNBOUNDED, 0.99},
-                {3, 50, AC_UNBOUNDED, 0.95}, {2, 1000, 200, 0.99},
+    } pods[] = {{2, 1000, 30, 0.9},
+                {2, 100, AC_UNBOUNDED, 0.99},
+                {3, 50, AC_UNBOUNDED, 0.95},
+                {2, 1000, 200, 0.99},
                 {5, 20, 12, 0.7}};
     (void)state;
     /* power-of-d: Newton from the closed form, which the full solve no longer follows by
@@ -193,10 +195,10 @@ static void tr1_dense(size_t n, const double *diag, const double *up, const doub
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
-            A[i * n + j] = u[i] * v[j] + (i == j           ? diag[i]
-                                          : j == i + 1     ? up[i]
-                                          : i == j + 1     ? low[j]
-                                                           : 0.0);
+            A[i * n + j] = u[i] * v[j] + (i == j       ? diag[i]
+                                          : j == i + 1 ? up[i]
+                                          : i == j + 1 ? low[j]
+                                                       : 0.0);
 }
 
 /* ac_solver_tr1(A, b) against GSL's LU: 0 expected, max|x - x_lu| within the forward error
@@ -230,7 +232,7 @@ static void parts_against_dense(size_t n, const double *diag, const double *up, 
                                 const double *u, const double *v, const double *b, const double *A)
 {
     double d[100], du[100], dl[100], x[100], xp[100], work[AC_SOLVER_TR1_WORK(100)], e = 0.0,
-        xm = 0.0;
+                                                                                     xm = 0.0;
     memcpy(d, diag, n * sizeof *d);
     memcpy(du, up, n * sizeof *du);
     memcpy(dl, low, n * sizeof *dl);

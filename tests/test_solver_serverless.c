@@ -208,8 +208,8 @@ static void test_function_cold_starts(void **state)
     assert_double_close(r.cold_probability, exp(-0.6), 2e-3, 0);
     assert_double_close(r.mean_response_time, 0.1 + 0.5 * r.cold_probability, 0, 1e-6);
     /* the law is a mixture: a mass of P(warm) below c0 */
-    assert_double_close(ac_solver_function_cdf(&r, 0.5), (1 - r.cold_probability) *
-                                                             (1 - exp(-5.0)), 1e-6, 0);
+    assert_double_close(ac_solver_function_cdf(&r, 0.5), (1 - r.cold_probability) * (1 - exp(-5.0)),
+                        1e-6, 0);
     f.provisioned = 1;
     assert_int_equal(ac_solver_function_solve(&f, 0.01, AC_SOLVER_FN_SYNC, 0.0, &r, &err), AC_OK);
     assert_true(r.cold_probability < 2e-3);
@@ -324,8 +324,7 @@ static void test_gateway_token_bucket(void **state)
     assert_double_close(r.reject_probability, md1k_direct(5, 0.9), 0, 1e-10);
     /* far above the limit: between the fluid 1 - 1/rho and rho/(1+rho), stated */
     assert_int_equal(ac_solver_gateway_solve(&g, 5000.0, 0.0, &r, &err), AC_OK);
-    assert_true(r.reject_probability >= 1.0 - 1.0 / 50.0 &&
-                r.reject_probability <= 50.0 / 51.0);
+    assert_true(r.reject_probability >= 1.0 - 1.0 / 50.0 && r.reject_probability <= 50.0 / 51.0);
     assert_true(r.expected_abs_error > 0.0);
     /* the sample's gateway: 1000/s against 1500/s and 300 tokens rejects nothing */
     g.rate_limit = 1500.0;

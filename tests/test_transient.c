@@ -39,7 +39,8 @@ static void test_constant_profile_converges(void **state)
         "<architecture name='c' format='1'>\n"
         "  <workload>\n"
         "    <source id='s' to='a' rate='6/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='6/s'/><point at='400s' rate='6/s'/></profile>\n"
+        "    <profile source='s'><point at='0s' rate='6/s'/><point at='400s' "
+        "rate='6/s'/></profile>\n"
         "  </workload>\n"
         "  <pool id='a' servers='10' service-rate='1/s' dispatch='power-of-d' d='2'/>\n"
         "  <pool id='b' servers='4' service-rate='2/s'/>\n"
@@ -76,14 +77,14 @@ static void test_constant_profile_converges(void **state)
 /* Started at the steady state (the default), a constant profile stays there. */
 static void test_steady_start_stays(void **state)
 {
-    static const char xml[] =
-        "<architecture name='c' format='1'>\n"
-        "  <workload>\n"
-        "    <source id='s' to='a' rate='0.8/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='0.8/s'/><point at='50s' rate='0.8/s'/></profile>\n"
-        "  </workload>\n"
-        "  <pool id='a' servers='1' service-rate='1/s'/>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='c' format='1'>\n"
+                              "  <workload>\n"
+                              "    <source id='s' to='a' rate='0.8/s'/>\n"
+                              "    <profile source='s'><point at='0s' rate='0.8/s'/><point "
+                              "at='50s' rate='0.8/s'/></profile>\n"
+                              "  </workload>\n"
+                              "  <pool id='a' servers='1' service-rate='1/s'/>\n"
+                              "</architecture>\n";
     ac_analysis_options o = base_opt();
     fx f;
     (void)state;
@@ -211,12 +212,11 @@ static void test_recovery_not_within_horizon(void **state)
 /* Without a profile there is no burst: recovery is inconclusive, and says why. */
 static void test_recovery_without_profile(void **state)
 {
-    static const char xml[] =
-        "<architecture name='n' format='1'>\n"
-        "  <workload><source id='s' to='a' rate='0.5/s'/></workload>\n"
-        "  <pool id='a' servers='1' service-rate='1/s'/>\n"
-        "  <requirements><recovery max='60s'/></requirements>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='n' format='1'>\n"
+                              "  <workload><source id='s' to='a' rate='0.5/s'/></workload>\n"
+                              "  <pool id='a' servers='1' service-rate='1/s'/>\n"
+                              "  <requirements><recovery max='60s'/></requirements>\n"
+                              "</architecture>\n";
     ac_analysis_options o = base_opt();
     const ac_diag *dg;
     fx f;
@@ -280,7 +280,8 @@ static void tandem_check(size_t dense_max, double *final_jobs)
         "    <source id='s' to='a' rate='1/s'/>\n"
         "    <profile source='s'>\n"
         "      <point at='0s' rate='1/s'/><point at='5s' rate='3/s'/>\n"
-        "      <point at='15s' rate='3/s'/><point at='20s' rate='1/s'/><point at='60s' rate='1/s'/>\n"
+        "      <point at='15s' rate='3/s'/><point at='20s' rate='1/s'/><point at='60s' "
+        "rate='1/s'/>\n"
         "    </profile>\n"
         "  </workload>\n"
         "  <pool id='a' servers='2' service-rate='1/s'/>\n"
@@ -394,11 +395,10 @@ static void test_qna_scv4(void **state)
 /* Poisson sources: QNA changes nothing. */
 static void test_qna_poisson_noop(void **state)
 {
-    static const char xml[] =
-        "<architecture name='q' format='1'>\n"
-        "  <workload><source id='s' to='a' rate='0.5/s'/></workload>\n"
-        "  <pool id='a' servers='1' service-rate='1/s'/>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='q' format='1'>\n"
+                              "  <workload><source id='s' to='a' rate='0.5/s'/></workload>\n"
+                              "  <pool id='a' servers='1' service-rate='1/s'/>\n"
+                              "</architecture>\n";
     ac_analysis_options o = base_opt();
     fx f;
     (void)state;
@@ -458,16 +458,16 @@ static void test_cli_transient(void **state)
  */
 static void test_workspace_scales(void **state)
 {
-    static const char xml[] =
-        "<architecture name='w' format='1'>\n"
-        "  <workload>\n"
-        "    <source id='s' to='g' rate='40/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='40/s'/><point at='50s' rate='40/s'/></profile>\n"
-        "  </workload>\n"
-        "  <gateway id='g' rate-limit='50/s' burst='10'/>\n"
-        "  <route from='g' to='a'/>\n"
-        "  <pool id='a' servers='4' service-rate='40/s'/>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='w' format='1'>\n"
+                              "  <workload>\n"
+                              "    <source id='s' to='g' rate='40/s'/>\n"
+                              "    <profile source='s'><point at='0s' rate='40/s'/><point at='50s' "
+                              "rate='40/s'/></profile>\n"
+                              "  </workload>\n"
+                              "  <gateway id='g' rate-limit='50/s' burst='10'/>\n"
+                              "  <route from='g' to='a'/>\n"
+                              "  <pool id='a' servers='4' service-rate='40/s'/>\n"
+                              "</architecture>\n";
     const double scales[] = {1.0, 2.0, 1.0};
     const double L[] = {1.0 / 3.0, 5.0 / 11.0, 1.0 / 3.0}, rejected[] = {0.0, 30.0, 0.0};
     ac_transient_options o;
@@ -502,9 +502,8 @@ static void test_workspace_scales(void **state)
             else if (k == 2)
                 assert_true(tr->nodes[ia].mean_jobs[s] == first[s]);
         }
-        assert_double_close(tr->nodes[ia].cum_arrivals[ns - 1], 50.0 * (scales[k] * 40.0 -
-                                                                          rejected[k]),
-                            1e-6, 1e-6);
+        assert_double_close(tr->nodes[ia].cum_arrivals[ns - 1],
+                            50.0 * (scales[k] * 40.0 - rejected[k]), 1e-6, 1e-6);
     }
     assert_int_equal(ac_transient_eval(ws, NULL, 2.5, &tr, &x.err), AC_EINVAL);
     ac_error_clear(&x.err);
@@ -546,14 +545,14 @@ static ac_transient_ws *ws_of(trx *x, const char *xml, size_t samples, double cm
  */
 static void test_fault_pool(void **state)
 {
-    static const char xml[] =
-        "<architecture name='f' format='1'>\n"
-        "  <workload>\n"
-        "    <source id='s' to='a' rate='60/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='60/s'/><point at='200s' rate='60/s'/></profile>\n"
-        "  </workload>\n"
-        "  <pool id='a' servers='4' service-rate='40/s'/>\n"
-        "</architecture>\n";
+    static const char xml[] = "<architecture name='f' format='1'>\n"
+                              "  <workload>\n"
+                              "    <source id='s' to='a' rate='60/s'/>\n"
+                              "    <profile source='s'><point at='0s' rate='60/s'/><point "
+                              "at='200s' rate='60/s'/></profile>\n"
+                              "  </workload>\n"
+                              "  <pool id='a' servers='4' service-rate='40/s'/>\n"
+                              "</architecture>\n";
     ac_transient_fault f[2] = {{0, AC_TRANSIENT_FAULT_DELAY, 0.010, 0.0, INFINITY},
                                {0, AC_TRANSIENT_FAULT_SERVERS_DOWN, 1.0, 0.0, INFINITY}};
     ac_transient_fault bad[3] = {{0, AC_TRANSIENT_FAULT_FAIL_PROB, 0.1, 0.0, INFINITY},
@@ -606,7 +605,8 @@ static void test_fault_function_gateway(void **state)
         "<architecture name='f' format='1'>\n"
         "  <workload>\n"
         "    <source id='s' to='g' rate='100/s'/>\n"
-        "    <profile source='s'><point at='0s' rate='100/s'/><point at='100s' rate='100/s'/></profile>\n"
+        "    <profile source='s'><point at='0s' rate='100/s'/><point at='100s' "
+        "rate='100/s'/></profile>\n"
         "  </workload>\n"
         "  <gateway id='g' rate-limit='150/s' burst='10'/>\n"
         "  <route from='g' to='f'/>\n"

@@ -174,8 +174,7 @@ static void test_autoscale_step_up(void **state)
     assert_double_close(tr->server_hours, hours, 1e-12, 1e-12);
     assert_double_close(ac_transient_server_hours_until(n, 500.0),
                         (10.0 * 135.0 + 14.0 * 365.0) / 3600.0, 1e-12, 1e-12);
-    assert_double_close(ac_transient_server_hours_until(n, 100.0), 1000.0 / 3600.0, 1e-12,
-                        1e-12);
+    assert_double_close(ac_transient_server_hours_until(n, 100.0), 1000.0 / 3600.0, 1e-12, 1e-12);
     assert_int_equal(ac_transient_events_until(n, 105.0), 0); /* [0, t) */
     assert_int_equal(ac_transient_events_until(n, 106.0), 1);
     /* the sampled N integrates to the same, within the sampling (2.5 s apart, one jump) */
@@ -272,8 +271,8 @@ static void test_scaling_requirement(void **state)
     fx_free(&f);
 
     /* no profile: AC900, saying the steady count */
-    analyse_scaled(&f, "63/s", "", 8,
-                   "<requirements><scaling max-events='10'/></requirements>\n", &o);
+    analyse_scaled(&f, "63/s", "", 8, "<requirements><scaling max-events='10'/></requirements>\n",
+                   &o);
     assert_null(f.a->transient);
     assert_int_equal(find_check(f.a, "scaling")->status, AC_CHECK_INCONCLUSIVE);
     assert_true(has_message(&f.d, "AC900", "holds 'a' at 11 servers"));
@@ -349,10 +348,8 @@ static void test_autoscaled_sample(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_autoscale_fixed_point),
-        cmocka_unit_test(test_autoscale_step_up),
-        cmocka_unit_test(test_autoscale_step_down),
-        cmocka_unit_test(test_scaling_requirement),
+        cmocka_unit_test(test_autoscale_fixed_point), cmocka_unit_test(test_autoscale_step_up),
+        cmocka_unit_test(test_autoscale_step_down),   cmocka_unit_test(test_scaling_requirement),
         cmocka_unit_test(test_autoscaled_sample),
     };
     gsl_set_error_handler_off();

@@ -320,9 +320,12 @@ static void test_full_buffer_autoscaled(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_step_budget),         cmocka_unit_test(test_budget_inconclusive),
-        cmocka_unit_test(test_profile_point_far),   cmocka_unit_test(test_step_to_1e9),
-        cmocka_unit_test(test_burst_on_big_buffer), cmocka_unit_test(test_plan_delay_window_end),
+        cmocka_unit_test(test_step_budget),
+        cmocka_unit_test(test_budget_inconclusive),
+        cmocka_unit_test(test_profile_point_far),
+        cmocka_unit_test(test_step_to_1e9),
+        cmocka_unit_test(test_burst_on_big_buffer),
+        cmocka_unit_test(test_plan_delay_window_end),
         cmocka_unit_test(test_full_buffer_autoscaled),
     };
     gsl_set_error_handler_off();

@@ -33,7 +33,9 @@ static void fill(N_Vector v)
     double *d = N_VGetArrayPointer_Serial(v);
     for (sunindextype i = 0; i < N_VGetLength_Serial(v); i++) {
         double u = rnd();
-        d[i] = u < 0.05 ? 0.0 : u < 0.1 ? -0.0 : (rnd() < 0.5 ? -1.0 : 1.0) * pow(10.0, 16.0 * rnd() - 8.0);
+        d[i] = u < 0.05  ? 0.0
+               : u < 0.1 ? -0.0
+                         : (rnd() < 0.5 ? -1.0 : 1.0) * pow(10.0, 16.0 * rnd() - 8.0);
     }
 }
 

@@ -75,8 +75,8 @@ static void fx_init(fx *f)
     ac_diag_list_clear(&d);
     ac_transient_options_init(&f->opt);
     f->opt.percentiles = 0;
-    assert_int_equal(
-        ac_search_space_new(f->m, ac_transient_horizon(f->m, &f->opt), &f->sp, &err), AC_OK);
+    assert_int_equal(ac_search_space_new(f->m, ac_transient_horizon(f->m, &f->opt), &f->sp, &err),
+                     AC_OK);
     f->nfaults = ac_search_space_nfaults(f->sp);
     assert_true(f->nfaults > 0 && f->nfaults <= AC_TRANSIENT_PLAN_MAX);
     for (size_t p = 0; p < NPLANS; p++) {
@@ -141,7 +141,7 @@ static void test_eval_pure(void **state)
             fail_msg("evaluation %zu (plan %zu at %g) differs from a fresh workspace's", k,
                      seq[k][0], scales[seq[k][1]]);
     }
-    {   /* a run without faults in between changes nothing either */
+    { /* a run without faults in between changes nothing either */
         const ac_transient *tr = NULL;
         assert_int_equal(ac_transient_eval(ws, NULL, 0.9, &tr, &err), AC_OK);
         assert_true(eval(&f, ws, 1, 1.0) == ref[1][0]);

@@ -192,8 +192,8 @@ static void test_serverless_conservation(void **state)
         /* every stage lost something in the burst */
         assert_true(gw->cum_lost[H] > 10.0 && in->cum_throttled[H] > 10.0);
         assert_true(q->cum_lost[H] > 1.0 && nt->cum_lost[H] > 1.0);
-        assert_double_close(in->cum_arrivals[H], in->cum_admitted[H] + in->cum_throttled[H],
-                            0.0, 1e-6);
+        assert_double_close(in->cum_arrivals[H], in->cum_admitted[H] + in->cum_throttled[H], 0.0,
+                            1e-6);
         assert_double_close(in->cum_arrivals[H], gw->cum_departures[H], 0.0, 1e-6);
         assert_double_close(q->cum_arrivals[H], in->cum_departures[H], 0.0, 1e-6);
         assert_double_close(nt->cum_arrivals[H], 0.25 * w->cum_departures[H], 0.0, 1e-6);
@@ -273,8 +273,8 @@ static void test_fn_keepalive(void **state)
                     (x.tr->t[s + 1] - x.tr->t[s]);
         print_message("keep-alive%s: alive after tau %.6f of the on-demand ones (Erlang-%d "
                       "%.6f), area %.4f s per instance (T_e + tau = %.4f s)\n",
-                      prov ? " with 4 provisioned" : "", (n->instances[s1] - P) / N0, k,
-                      expect, area / N0, expect_area);
+                      prov ? " with 4 provisioned" : "", (n->instances[s1] - P) / N0, k, expect,
+                      area / N0, expect_area);
         assert_double_close((n->instances[s1] - P) / N0, expect, 0.0, 1e-3);
         assert_double_close(area / N0, expect_area, 0.0, 1e-3);
         assert_double_close(n->instances[x.tr->nsamples - 1], P, 1e-6, 0.0);
@@ -329,8 +329,8 @@ static void cold_start_step(const char *burst_attr, double G)
     trx_run(&x, xml, &o, NULL);
     n = tnode(&x, "fn");
     /* the growth at the scale rate, from the bucket's G (until t*) */
-    assert_double_close((n->instances[at(x.tr, hi)] - n->instances[at(x.tr, 2.0)]) / (hi - 2.0),
-                        s, 0.0, 1e-6);
+    assert_double_close((n->instances[at(x.tr, hi)] - n->instances[at(x.tr, 2.0)]) / (hi - 2.0), s,
+                        0.0, 1e-6);
     assert_double_close(n->instances[at(x.tr, 4.0)], G + s * 4.0, 0.0, 1e-6);
     assert_double_close(n->cold_start_rate[at(x.tr, 4.0)], s, 0.0, 1e-6);
     {
@@ -354,8 +354,8 @@ static void cold_start_step(const char *burst_attr, double G)
     assert_double_close(n->busy[x.tr->nsamples - 1], lam * Te, 0.0, 1e-4);
     assert_double_close(n->throttle_rate[x.tr->nsamples - 1], 0.0, 1e-6, 0.0);
     assert_true(n->instances[x.tr->nsamples - 1] >= lam * Te);
-    assert_double_close(n->cum_cold_starts[x.tr->nsamples - 1],
-                        n->instances[x.tr->nsamples - 1], 0.0, 1e-6); /* none reclaimed yet */
+    assert_double_close(n->cum_cold_starts[x.tr->nsamples - 1], n->instances[x.tr->nsamples - 1],
+                        0.0, 1e-6); /* none reclaimed yet */
     trx_free(&x);
 }
 
@@ -410,15 +410,15 @@ static void test_fn_provisioned_prewarm(void **state)
     trx_run(&x, buf, &o, "pw");
     n = tnode(&x, "fn");
     assert_double_close(n->prewarm_instances,
-                        20.0 + 20.0 * (1.0 - S100) + 20.0 * (1.0 - S200 - (1.0 - S100) * S100),
-                        0.0, 1e-6);
+                        20.0 + 20.0 * (1.0 - S100) + 20.0 * (1.0 - S200 - (1.0 - S100) * S100), 0.0,
+                        1e-6);
     /* topped up to 20 at 100 s, then aged 0.5 s (the older ones with them) */
     assert_double_close(n->instances[at(x.tr, 100.5)],
                         20.0 * erlang_survival(k, rate, 100.5) +
                             20.0 * (1.0 - S100) * erlang_survival(k, rate, 0.5),
                         0.0, 1e-6);
-    assert_double_close(n->instances[at(x.tr, 99.5)], 20.0 * erlang_survival(k, rate, 99.5),
-                        0.0, 1e-6);
+    assert_double_close(n->instances[at(x.tr, 99.5)], 20.0 * erlang_survival(k, rate, 99.5), 0.0,
+                        1e-6);
     assert_double_close(n->cum_cold_starts[x.tr->nsamples - 1], 0.0, 1e-9, 0.0);
     trx_free(&x);
 }
@@ -538,8 +538,8 @@ static void test_queue_backlog(void **state)
     w = tnode(&x, "w");
     assert_double_close(q->backlog[at(x.tr, 5.0)], 0.0, 1e-9, 0.0);
     assert_double_close(q->utilization[at(x.tr, 5.0)], 0.5, 0.0, 1e-9);
-    assert_double_close((q->backlog[at(x.tr, 25.0)] - q->backlog[at(x.tr, 15.0)]) / 10.0, 50.0,
-                        0.0, 1e-6);
+    assert_double_close((q->backlog[at(x.tr, 25.0)] - q->backlog[at(x.tr, 15.0)]) / 10.0, 50.0, 0.0,
+                        1e-6);
     assert_double_close(q->backlog[at(x.tr, 30.0)], peak, 0.0, 1e-3);
     assert_double_close(q->throughput[at(x.tr, 20.0)], 100.0, 0.0, 1e-9);
     assert_double_close(w->busy[at(x.tr, 20.0)], 10.0, 0.0, 1e-9);

@@ -313,13 +313,13 @@ static void test_fewest_actions(void **state)
 }
 
 /*
- * Without a simulation that fits the event budget nothing is called confirmed by simulation. The test model
- * with a 130 ms limit and an event budget of 1000 (the 600-s profile at 50/s needs about 6e5
- * events per replication): the search is robust, the cheapest setting whose every margin
- * clears the fluid's 10% (a mean <= 0.130 / 1.1 = 0.1182 s: the mix at n = 7, 0.1146 s, by
- * Erlang C; n = 6 gives 0.1529 s) is returned unsimulated, accepted on the fluid, with the
- * reason; the command line exits 0 (as check accepts a value beyond its stated error) and its
- * text says "accepted on the fluid, not simulated", never "confirmed by simulation".
+ * Without a simulation that fits the event budget nothing is called confirmed by simulation. The
+ * test model with a 130 ms limit and an event budget of 1000 (the 600-s profile at 50/s needs about
+ * 6e5 events per replication): the search is robust, the cheapest setting whose every margin clears
+ * the fluid's 10% (a mean <= 0.130 / 1.1 = 0.1182 s: the mix at n = 7, 0.1146 s, by Erlang C; n = 6
+ * gives 0.1529 s) is returned unsimulated, accepted on the fluid, with the reason; the command line
+ * exits 0 (as check accepts a value beyond its stated error) and its text says "accepted on the
+ * fluid, not simulated", never "confirmed by simulation".
  */
 static void test_not_confirmed_without_simulation(void **state)
 {

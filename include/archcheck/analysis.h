@@ -44,7 +44,7 @@ typedef enum ac_validate_mode {
 
 typedef struct ac_analysis_options {
     ac_solver_options solver;
-    int headroom; /* 1: compute the headroom factor (default 1) */
+    int headroom;           /* 1: compute the headroom factor (default 1) */
     size_t headroom_probes; /* the headroom search's work budget, in probes (each a network
                                solve and an end-to-end lattice within their own budgets);
                                0: the default, 40. Past it the headroom is not computed
@@ -54,17 +54,17 @@ typedef struct ac_analysis_options {
                                     (default 5e8 events: deterministic, no wall-clock limit) */
     ac_transient_mode transient; /* default AC_TRANSIENT_AUTO */
     ac_transient_options transient_opt; /* defaults of ac_transient_options_init */
-    int search;           /* 1 (default): a <resilience> requirement runs the worst-case search
-                             at its minimum boundary and confirms the worst case by simulation
-                             (analysis/req_resilience.c); 0: it is INCONCLUSIVE */
+    int search; /* 1 (default): a <resilience> requirement runs the worst-case search
+                   at its minimum boundary and confirms the worst case by simulation
+                   (analysis/req_resilience.c); 0: it is INCONCLUSIVE */
     const char *search_skipped; /* search == 0: why, ending the AC900 message (a static
                              string, borrowed); NULL (default): "the worst-case search was
                              skipped (--no-search)" */
-    size_t search_jobs;   /* the search's evaluation threads; default 1 */
-    size_t search_budget; /* evaluations over every resilience search of one analysis (each
-                             the <faults budget>, else 2000, and a tenth more polishing it);
-                             a search that could exceed what is left is not run (INCONCLUSIVE);
-                             default 200000 */
+    size_t search_jobs;         /* the search's evaluation threads; default 1 */
+    size_t search_budget;       /* evaluations over every resilience search of one analysis (each
+                                   the <faults budget>, else 2000, and a tenth more polishing it);
+                                   a search that could exceed what is left is not run (INCONCLUSIVE);
+                                   default 200000 */
     unsigned long long search_confirm_events; /* the event budget of the simulation that
                              confirms a worst case, over its replications; 0: the default
                              of ac_analysis_confirm_options (50,000,000) */

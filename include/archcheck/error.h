@@ -42,7 +42,7 @@ typedef struct ac_loc {
 } ac_loc;
 
 #define AC_ERROR_MESSAGE_MAX 512
-#define AC_ERROR_FILE_MAX 256
+#define AC_ERROR_FILE_MAX    256
 
 /* A caller-owned error. Zero-initialise it (`ac_error err = {0};`). */
 typedef struct ac_error {
@@ -81,15 +81,15 @@ const char *ac_severity_name(ac_severity sev);
 
 /* One finding. All strings are owned by the list that holds the diagnostic. */
 typedef struct ac_diag {
-    char rule[8];      /* "AC012" */
+    char rule[8]; /* "AC012" */
     ac_severity severity;
-    char *file;        /* the path as given on the command line */
-    unsigned line;     /* 1-based; 0 when the finding is about the whole file */
-    unsigned column;   /* 1-based; 0 when unknown */
-    char *node;        /* the node concerned, or NULL */
+    char *file;      /* the path as given on the command line */
+    unsigned line;   /* 1-based; 0 when the finding is about the whole file */
+    unsigned column; /* 1-based; 0 when unknown */
+    char *node;      /* the node concerned, or NULL */
     char *message;
-    char *detail;      /* further indented lines, or NULL */
-    int suppressed;    /* 1 when a <suppress> silenced it */
+    char *detail;   /* further indented lines, or NULL */
+    int suppressed; /* 1 when a <suppress> silenced it */
     char *suppress_reason;
 } ac_diag;
 

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 /* An absent index or an unbounded count. */
-#define AC_NONE ((size_t)-1)
+#define AC_NONE      ((size_t)-1)
 #define AC_UNBOUNDED ((size_t)-1)
 
 typedef enum ac_node_kind {
@@ -60,35 +60,35 @@ typedef struct ac_pool {
     size_t servers;      /* N >= 1 (the starting count with autoscale) */
     double service_rate; /* mu, per second, > 0 */
     ac_dispatch dispatch;
-    size_t d;            /* servers sampled by power-of-d, >= 2; default 2 */
+    size_t d; /* servers sampled by power-of-d, >= 2; default 2 */
     ac_sampling sampling;
-    size_t buffer;       /* jobs per server incl. the one in service; AC_UNBOUNDED if none.
-                            With shared-queue: jobs waiting in the shared queue. */
-    double timeout;      /* s; 0 when there is none */
-    size_t retries;      /* default 0 */
+    size_t buffer;  /* jobs per server incl. the one in service; AC_UNBOUNDED if none.
+                       With shared-queue: jobs waiting in the shared queue. */
+    double timeout; /* s; 0 when there is none */
+    size_t retries; /* default 0 */
     int has_autoscale;
     ac_autoscale autoscale;
 } ac_pool;
 
 /* <function>: a serverless function. */
 typedef struct ac_function {
-    size_t concurrency;   /* default 1000 */
-    double duration;      /* s, mean warm execution time, > 0 */
-    double cold_start;    /* s, default 0 */
-    double keep_alive;    /* s, default 600 */
-    double scale_rate;    /* instances per second, default 100 */
-    size_t scale_burst;   /* scale tokens the bucket holds (format extension, doc/format.md);
-                             0: the default max(1, scale_rate); see ac_function_scale_depth */
-    double timeout;       /* s, default 3 */
-    size_t retries;       /* default 0 (sync) or 2 (async) */
-    int retries_given;    /* 1 when the file set `retries` */
+    size_t concurrency; /* default 1000 */
+    double duration;    /* s, mean warm execution time, > 0 */
+    double cold_start;  /* s, default 0 */
+    double keep_alive;  /* s, default 600 */
+    double scale_rate;  /* instances per second, default 100 */
+    size_t scale_burst; /* scale tokens the bucket holds (format extension, doc/format.md);
+                           0: the default max(1, scale_rate); see ac_function_scale_depth */
+    double timeout;     /* s, default 3 */
+    size_t retries;     /* default 0 (sync) or 2 (async) */
+    int retries_given;  /* 1 when the file set `retries` */
     ac_invocation invocation;
-    double fail_prob;     /* default 0 */
+    double fail_prob; /* default 0 */
     /* Set only by mitigations (ac_model_apply_mitigation); the format has no attribute for
        them, so a parsed model has 0 here. */
-    size_t provisioned;       /* provisioned-concurrency: instances always initialised */
-    size_t prewarm;           /* pre-warming: instances kept warm by pings */
-    double prewarm_interval;  /* pre-warming: s between pings (0 without pre-warming) */
+    size_t provisioned;      /* provisioned-concurrency: instances always initialised */
+    size_t prewarm;          /* pre-warming: instances kept warm by pings */
+    double prewarm_interval; /* pre-warming: s between pings (0 without pre-warming) */
 } ac_function;
 
 /* The depth of a function's scale-token bucket (doc/serverless.md): `scale-burst`, else
@@ -155,9 +155,9 @@ typedef struct ac_link {
 typedef struct ac_source {
     char *id;
     char *label;
-    size_t to;   /* node index */
-    double rate; /* per second */
-    double scv;  /* default 1 (Poisson) */
+    size_t to;      /* node index */
+    double rate;    /* per second */
+    double scv;     /* default 1 (Poisson) */
     size_t profile; /* index into profiles, AC_NONE if none */
     ac_loc loc;
 } ac_source;
@@ -226,15 +226,15 @@ typedef struct ac_range {
 
 /* <fault>: one dimension block of the fault space. */
 typedef struct ac_fault {
-    size_t target;        /* node or link: see target_is_link */
-    int target_is_link;   /* 1 when target indexes links */
-    ac_range delay;       /* s */
-    ac_range fail_prob;   /* probability */
-    ac_range servers_down;/* count */
+    size_t target;          /* node or link: see target_is_link */
+    int target_is_link;     /* 1 when target indexes links */
+    ac_range delay;         /* s */
+    ac_range fail_prob;     /* probability */
+    ac_range servers_down;  /* count */
     ac_range capacity_loss; /* probability */
-    ac_range cold_start;  /* s */
-    ac_range at;          /* s; absent: 0 */
-    ac_range duration;    /* the `for` attribute, s; absent: the whole horizon */
+    ac_range cold_start;    /* s */
+    ac_range at;            /* s; absent: 0 */
+    ac_range duration;      /* the `for` attribute, s; absent: the whole horizon */
     char *label;
     ac_loc loc;
 } ac_fault;
@@ -267,7 +267,7 @@ typedef struct ac_faults {
     ac_fault *items;
     size_t count;
     int has_objective;
-    double tau;    /* default 0.7 */
+    double tau; /* default 0.7 */
     ac_term *terms;
     size_t nterms;
     ac_loc loc;
@@ -288,14 +288,14 @@ typedef enum ac_req_kind {
 /* One requirement. Fields not used by its kind are 0. */
 typedef struct ac_requirement {
     ac_req_kind kind;
-    size_t target;      /* node index, AC_NONE: end to end */
-    double percentile;  /* latency: in (0, 100); 0 means the mean */
-    double max;         /* latency (s), utilization, loss, recovery (s) */
-    double min;         /* throughput (/s), headroom (factor), resilience min-boundary (/s) */
-    size_t max_events;  /* scaling; AC_UNBOUNDED when absent */
+    size_t target;           /* node index, AC_NONE: end to end */
+    double percentile;       /* latency: in (0, 100); 0 means the mean */
+    double max;              /* latency (s), utilization, loss, recovery (s) */
+    double min;              /* throughput (/s), headroom (factor), resilience min-boundary (/s) */
+    size_t max_events;       /* scaling; AC_UNBOUNDED when absent */
     double max_server_hours; /* scaling, hours; INFINITY when absent */
-    double tau;         /* resilience, default 0.7 */
-    size_t mitigation;  /* resilience: mitigation index, AC_NONE: baseline */
+    double tau;              /* resilience, default 0.7 */
+    size_t mitigation;       /* resilience: mitigation index, AC_NONE: baseline */
     char *label;
     ac_loc loc;
 } ac_requirement;
@@ -309,10 +309,10 @@ typedef struct ac_suppression {
 } ac_suppression;
 
 typedef struct ac_model {
-    char *file;  /* the path as given */
-    char *name;  /* the architecture's name, NULL if absent */
+    char *file; /* the path as given */
+    char *name; /* the architecture's name, NULL if absent */
     char *label;
-    ac_loc loc;  /* of the root element */
+    ac_loc loc; /* of the root element */
 
     ac_node *nodes;
     size_t nnodes;

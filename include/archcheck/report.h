@@ -34,11 +34,11 @@ const char *ac_verdict_name(ac_verdict v);
 
 /* The results for one input file. Everything is borrowed from the caller. */
 typedef struct ac_report_file {
-    const char *file;        /* the path as given */
-    char sha256[65];         /* hex digest of the file's bytes, "" if unread */
+    const char *file; /* the path as given */
+    char sha256[65];  /* hex digest of the file's bytes, "" if unread */
     ac_verdict verdict;
-    const ac_diag_list *diags; /* this file's findings, sorted */
-    const ac_model *model;   /* NULL when the input was invalid */
+    const ac_diag_list *diags;   /* this file's findings, sorted */
+    const ac_model *model;       /* NULL when the input was invalid */
     const ac_analysis *analysis; /* NULL when not analysed (lint, invalid input) */
     /* `size` and `check --size` (NULL otherwise): the sizing, and with --dispatch the
        comparison rows of pool dispatch_node (ndispatch of them) */
@@ -48,18 +48,18 @@ typedef struct ac_report_file {
 } ac_report_file;
 
 typedef struct ac_report_run {
-    const char *command;     /* "lint", "check", ... */
+    const char *command; /* "lint", "check", ... */
     const ac_report_file *files;
     size_t nfiles;
     unsigned long seed;
     int has_seed;
-    int color;               /* text only: ANSI colours */
-    int verbose;             /* text only: list every check (value, limit, status) */
-    ac_severity fail_on;     /* findings at or above this severity fail the verdict */
-    int fail_never;          /* --fail-on never: the exit status is 0 whatever the verdict */
-    const char *sarif_root;  /* SARIF: URIs relative to this directory (NULL: the working
-                                directory) */
-    int has_exit_status;     /* exit_status is the command's (check, lint) */
+    int color;              /* text only: ANSI colours */
+    int verbose;            /* text only: list every check (value, limit, status) */
+    ac_severity fail_on;    /* findings at or above this severity fail the verdict */
+    int fail_never;         /* --fail-on never: the exit status is 0 whatever the verdict */
+    const char *sarif_root; /* SARIF: URIs relative to this directory (NULL: the working
+                               directory) */
+    int has_exit_status;    /* exit_status is the command's (check, lint) */
     int exit_status;
 } ac_report_run;
 
@@ -141,8 +141,7 @@ int ac_report_solution_text(FILE *fp, const ac_report_file *file);
 
 /* `archcheck tune` (report/tune.c): the settings as written and the best, their cost and
  * checks, the search's work; as text, or as JSON (doc/output.md "tune"). Return 0 or AC_EIO. */
-int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model,
-                        const ac_tune_result *r);
+int ac_report_tune_text(FILE *fp, const char *file, const ac_model *model, const ac_tune_result *r);
 int ac_report_tune_json(FILE *fp, const char *file, const char *sha256, unsigned long seed,
                         const ac_model *model, const ac_tune_result *r);
 
@@ -179,19 +178,19 @@ int ac_report_pdf(const char *path, const ac_report_run *run, const ac_report_pd
 typedef struct ac_report_search {
     const char *file;
     const ac_model *model;
-    const char *method;  /* "ga" or "random" */
-    double horizon;      /* s, > 0 */
-    double score, tau;   /* the worst case's fluid score, the objective's tau */
-    size_t evaluations;  /* of the search */
-    size_t failures;     /* plans that failed to integrate */
+    const char *method;             /* "ga" or "random" */
+    double horizon;                 /* s, > 0 */
+    double score, tau;              /* the worst case's fluid score, the objective's tau */
+    size_t evaluations;             /* of the search */
+    size_t failures;                /* plans that failed to integrate */
     const ac_transient_fault *plan; /* the worst case (nfaults) */
     size_t nfaults;
     const ac_search_term_value *terms; /* its terms (nterms) */
     size_t nterms;
-    int has_confirm;     /* 1: sim_score, sim_ci95 hold the simulation's confirmation */
+    int has_confirm; /* 1: sim_score, sim_ci95 hold the simulation's confirmation */
     double sim_score, sim_ci95;
-    double sim_level;    /* the confidence of sim_ci95 (0.95 fixed; 1 - 0.05 / K for the
-                            sequential test of K looks); 0: taken as 0.95 */
+    double sim_level; /* the confidence of sim_ci95 (0.95 fixed; 1 - 0.05 / K for the
+                         sequential test of K looks); 0: taken as 0.95 */
     const double *ga_evals, *ga_best; /* after each generation of the GA: evaluations, best */
     size_t ga_n;
     const double *random_evals, *random_best; /* the same for random sampling */
@@ -212,8 +211,7 @@ int ac_report_search_pdf(const char *path, const ac_report_search *search,
  * front (plot and table) and the over-provisioning figure. Returns 0, AC_EINVAL (no horizon),
  * AC_EIO or AC_ENOMEM (err says why). */
 int ac_report_tune_pdf(const char *path, const char *file, const ac_model *model,
-                       const ac_tune_result *r, const ac_report_pdf_options *opt,
-                       ac_error *err);
+                       const ac_tune_result *r, const ac_report_pdf_options *opt, ac_error *err);
 
 /* ---------------------------------------------------------------- archcheck compare */
 
@@ -244,60 +242,60 @@ typedef struct ac_compare_variant {
                                     the sequential test's stopping look, confirm.h) */
     double worst_sim_level;
     size_t worst_sim_replications;
-    const char *worst_sim_why;   /* borrowed, or NULL */
+    const char *worst_sim_why; /* borrowed, or NULL */
 } ac_compare_variant;
 
 /* A whole comparison. Borrowed from the caller. */
 typedef struct ac_compare_run {
-    const char *files[2];        /* the input file(s) as given */
-    const char *sha256[2];       /* hex digests ("" if unread) */
-    size_t nfiles;               /* 1 or 2 */
+    const char *files[2];               /* the input file(s) as given */
+    const char *sha256[2];              /* hex digests ("" if unread) */
+    size_t nfiles;                      /* 1 or 2 */
     const ac_compare_variant *variants; /* variants[0] is the reference (the baseline, or the
                                            first file) */
     size_t nvariants;
-    unsigned long seed;          /* the simulation seed used */
-    int has_seed;                /* 1: given by --seed */
-    const char *note;            /* NULL, or a sentence about the whole comparison (text:
-                                    "note: ..." under the table; JSON: "note") */
+    unsigned long seed; /* the simulation seed used */
+    int has_seed;       /* 1: given by --seed */
+    const char *note;   /* NULL, or a sentence about the whole comparison (text:
+                           "note: ..." under the table; JSON: "note") */
 } ac_compare_run;
 
 /* One cell of the table: a variant's value of the row's quantity. */
 typedef struct ac_compare_cell {
-    int present;                 /* 0: the variant has no such number (not analysed, ...) */
-    double value;                /* SI units; may be INFINITY (overload) */
-    int has_status;              /* check rows: the check's status */
+    int present;    /* 0: the variant has no such number (not analysed, ...) */
+    double value;   /* SI units; may be INFINITY (overload) */
+    int has_status; /* check rows: the check's status */
     ac_check_status status;
-    double limit;                /* check rows with a value: the limit */
-    int best;                    /* 1: the best value of a row whose values differ (every
-                                    variant tied with the best is marked) */
+    double limit; /* check rows with a value: the limit */
+    int best;     /* 1: the best value of a row whose values differ (every
+                     variant tied with the best is marked) */
 } ac_compare_cell;
 
 typedef enum ac_compare_better {
-    AC_COMPARE_LOWER = 0,        /* lower is better (latency, utilisation, loss) */
-    AC_COMPARE_HIGHER            /* higher is better (headroom, throughput) */
+    AC_COMPARE_LOWER = 0, /* lower is better (latency, utilisation, loss) */
+    AC_COMPARE_HIGHER     /* higher is better (headroom, throughput) */
 } ac_compare_better;
 
 /* One row: a check (matched across variants by its name and occurrence) or a KPI. */
 typedef struct ac_compare_row {
-    char name[200];              /* checks: the check's name ("latency p95 end to end");
-                                    KPIs: "'db' utilization", "end to end response time p95",
-                                    "headroom factor" */
-    char metric[32];             /* KPI rows: "utilization", "mean_response_time",
-                                    "p95_response_time", "loss_probability",
-                                    "end_to_end_mean_response_time", ..., "headroom";
-                                    check rows: "check" */
+    char name[200];  /* checks: the check's name ("latency p95 end to end");
+                        KPIs: "'db' utilization", "end to end response time p95",
+                        "headroom factor" */
+    char metric[32]; /* KPI rows: "utilization", "mean_response_time",
+                        "p95_response_time", "loss_probability",
+                        "end_to_end_mean_response_time", ..., "headroom";
+                        check rows: "check" */
     int is_check;
-    const char *node;            /* the node's id (borrowed from a variant's model), or NULL */
-    char unit[8];                /* "s", "/s", "" */
+    const char *node; /* the node's id (borrowed from a variant's model), or NULL */
+    char unit[8];     /* "s", "/s", "" */
     ac_compare_better better;
-    size_t best;                 /* the variant with the strictly best value, AC_NONE when no
-                                    single variant is best (fewer than two values, or a tie:
-                                    values within 0.01% of each other) */
-    ac_compare_cell *cells;      /* nvariants cells (owned) */
+    size_t best;            /* the variant with the strictly best value, AC_NONE when no
+                               single variant is best (fewer than two values, or a tie:
+                               values within 0.01% of each other) */
+    ac_compare_cell *cells; /* nvariants cells (owned) */
 } ac_compare_row;
 
 typedef struct ac_compare_table {
-    ac_compare_row *rows;        /* owned */
+    ac_compare_row *rows; /* owned */
     size_t nrows;
     size_t nvariants;
 } ac_compare_table;
@@ -308,8 +306,8 @@ typedef struct ac_compare_table {
  * has it) utilisation, mean response time, p95 response time and loss probability, then end to
  * end mean, p95 and p99 response time, then the headroom factor, then (compare --search) the
  * worst-case score (metric "worst_case_score"), the resilience boundary ("resilience_boundary")
- * and its gain ("resilience_gain"). Rows no variant has a number for are left out. On success *out is a new table (free with ac_report_compare_table_free).
- * Returns 0 or AC_ENOMEM.
+ * and its gain ("resilience_gain"). Rows no variant has a number for are left out. On success *out
+ * is a new table (free with ac_report_compare_table_free). Returns 0 or AC_ENOMEM.
  */
 int ac_report_compare_table_new(const ac_compare_run *run, ac_compare_table **out, ac_error *err);
 

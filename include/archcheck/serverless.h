@@ -42,34 +42,34 @@ typedef enum ac_solver_fn_mode {
 
 typedef struct ac_solver_function_result {
     ac_solver_fn_mode mode;
-    size_t concurrency;        /* C */
-    double arrival_rate;       /* requests (first attempts) per second */
-    double execution_rate;     /* executions per second, retries included */
-    double occupancy;          /* s, mean instance time of one execution (cold starts incl.) */
-    double occupancy_scv;      /* its squared coefficient of variation */
-    double load;               /* Erlangs offered: arrivals x mean holding time */
-    double execution_failure;  /* per execution: fail-prob or timeout */
-    double cold_probability;   /* per execution: started on a new instance */
-    double cold_request;       /* per request: its time includes one cold start */
-    double cold_rel_error;     /* stated relative error of cold_probability: the width of
-                                  the first-passage bracket (exponential passage from b, a
-                                  lower value; quasi-stationary, an upper one), at least
-                                  0.5; 0 without cold starts */
-    double cold_start_rate;    /* new instances per second */
+    size_t concurrency;          /* C */
+    double arrival_rate;         /* requests (first attempts) per second */
+    double execution_rate;       /* executions per second, retries included */
+    double occupancy;            /* s, mean instance time of one execution (cold starts incl.) */
+    double occupancy_scv;        /* its squared coefficient of variation */
+    double load;                 /* Erlangs offered: arrivals x mean holding time */
+    double execution_failure;    /* per execution: fail-prob or timeout */
+    double cold_probability;     /* per execution: started on a new instance */
+    double cold_request;         /* per request: its time includes one cold start */
+    double cold_rel_error;       /* stated relative error of cold_probability: the width of
+                                    the first-passage bracket (exponential passage from b, a
+                                    lower value; quasi-stationary, an upper one), at least
+                                    0.5; 0 without cold starts */
+    double cold_start_rate;      /* new instances per second */
     double throttle_probability; /* per request (sync): concurrency or scale rate */
-    double scale_throttle;     /* the part of it due to the scale rate (a conservative bound) */
-    double loss_probability;   /* per request: throttled, or failed after every retry */
-    double throttle_abs_error; /* stated absolute error of throttle_probability (and of
-                                  loss_probability): what the cold-start bracket and the
-                                  scale-token bucket can add (sync), a fraction */
-    double throughput;         /* requests per second that succeed */
-    double busy;               /* mean busy instances */
-    double utilization;        /* busy / C */
-    double wait_probability;   /* async: P(an attempt waits for a slot) */
-    double mean_wait;          /* async: s */
-    double mean_response_time; /* s, first attempt to successful end (successful requests) */
-    double p50, p95, p99;      /* s, of the same */
-    int overload;              /* async or polled: load >= C, the backlog grows */
+    double scale_throttle;       /* the part of it due to the scale rate (a conservative bound) */
+    double loss_probability;     /* per request: throttled, or failed after every retry */
+    double throttle_abs_error;   /* stated absolute error of throttle_probability (and of
+                                    loss_probability): what the cold-start bracket and the
+                                    scale-token bucket can add (sync), a fraction */
+    double throughput;           /* requests per second that succeed */
+    double busy;                 /* mean busy instances */
+    double utilization;          /* busy / C */
+    double wait_probability;     /* async: P(an attempt waits for a slot) */
+    double mean_wait;            /* async: s */
+    double mean_response_time;   /* s, first attempt to successful end (successful requests) */
+    double p50, p95, p99;        /* s, of the same */
+    int overload;                /* async or polled: load >= C, the backlog grows */
     ac_solver_approx approximation;
     double expected_rel_error; /* of the load-dependent numbers (throttle, busy, wait) */
     /* the response law: a mixture over the number i of failed attempts before the
@@ -78,11 +78,11 @@ typedef struct ac_solver_function_result {
        async: they take shift[i] seconds (their mean times, waits and back-offs) */
     size_t ntries;
     double weight[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
-    double cold_start;         /* s, c0 as used */
-    double mean_execution;     /* s, d as used */
-    double timeout;            /* s */
-    double wait_rate;          /* async: rate of the exponential wait, 1/s */
-    double timeout_share;      /* of the failed executions, the share that timed out */
+    double cold_start;     /* s, c0 as used */
+    double mean_execution; /* s, d as used */
+    double timeout;        /* s */
+    double wait_rate;      /* async: rate of the exponential wait, 1/s */
+    double timeout_share;  /* of the failed executions, the share that timed out */
 } ac_solver_function_result;
 
 /*
@@ -136,46 +136,46 @@ int ac_solver_gateway_solve(const ac_gateway *gw, double arrival_rate, double ca
 /* The consumer of a queue: one function reached by one route. */
 typedef struct ac_solver_queue_consumer {
     const ac_function *function;
-    size_t fanout;            /* executions per delivered batch */
-    double cold_probability;  /* per execution, from the function's own solution (or 0) */
-    double delay;             /* s, added to the execution time (a fault) */
-    double cold_rel_error;    /* stated relative error of cold_probability (or 0) */
+    size_t fanout;           /* executions per delivered batch */
+    double cold_probability; /* per execution, from the function's own solution (or 0) */
+    double delay;            /* s, added to the execution time (a fault) */
+    double cold_rel_error;   /* stated relative error of cold_probability (or 0) */
 } ac_solver_queue_consumer;
 
 typedef struct ac_solver_queue_result {
-    double arrival_rate;        /* messages per second */
-    size_t slots;               /* c = min(max-consumers, the consumer's concurrency) */
-    double delivery_failure;    /* a delivery fails: an execution fails or outlasts V */
-    double receives;            /* mean deliveries per admitted message */
-    double execution_rate;      /* consumer executions per second */
-    double mean_batch;          /* messages per execution (greedy batches of min(b, visible)) */
-    double load;                /* Erlangs of consumer executions (batches of one) */
-    double utilization;         /* load / slots */
-    double reject_probability;  /* capacity full */
+    double arrival_rate;            /* messages per second */
+    size_t slots;                   /* c = min(max-consumers, the consumer's concurrency) */
+    double delivery_failure;        /* a delivery fails: an execution fails or outlasts V */
+    double receives;                /* mean deliveries per admitted message */
+    double execution_rate;          /* consumer executions per second */
+    double mean_batch;              /* messages per execution (greedy batches of min(b, visible)) */
+    double load;                    /* Erlangs of consumer executions (batches of one) */
+    double utilization;             /* load / slots */
+    double reject_probability;      /* capacity full */
     double dead_letter_probability; /* of an admitted message: R failed deliveries */
-    double loss_probability;    /* rejected or dead-lettered */
-    double throughput;          /* messages delivered successfully (deleted) per second:
-                                   arrival_rate (1 - loss_probability) (output.md) */
-    double receive_rate;        /* messages handed to the consumer per second, redeliveries
-                                   included: the flow along the consumer route */
-    double mean_messages;       /* held, waiting (visible) and in flight */
-    double wait_probability;    /* a message waits for a slot */
-    double mean_wait;           /* s, arrival to the successful delivery's receive */
-    double p50, p95, p99;       /* s, of the same */
-    int overload;               /* even full batches cannot keep up: the backlog grows */
-    int batching;               /* batches of one cannot keep up but full batches can: the
-                                   queue runs with a backlog (numbers approximate) */
-    double visibility_timeout;  /* s */
-    size_t max_receives;        /* R */
-    double receive_wait;        /* s, the mean wait of one receive */
+    double loss_probability;        /* rejected or dead-lettered */
+    double throughput;              /* messages delivered successfully (deleted) per second:
+                                       arrival_rate (1 - loss_probability) (output.md) */
+    double receive_rate;            /* messages handed to the consumer per second, redeliveries
+                                       included: the flow along the consumer route */
+    double mean_messages;           /* held, waiting (visible) and in flight */
+    double wait_probability;        /* a message waits for a slot */
+    double mean_wait;               /* s, arrival to the successful delivery's receive */
+    double p50, p95, p99;           /* s, of the same */
+    int overload;                   /* even full batches cannot keep up: the backlog grows */
+    int batching;                   /* batches of one cannot keep up but full batches can: the
+                                       queue runs with a backlog (numbers approximate) */
+    double visibility_timeout;      /* s */
+    size_t max_receives;            /* R */
+    double receive_wait;            /* s, the mean wait of one receive */
     /* the time-in-queue law: a mixture over the i failed receives before the successful
        one, weight[i], shifted by shift[i] (i visibility timeouts and waits) */
     size_t ntries;
     double weight[AC_SOLVER_FN_MAX_TRIES], shift[AC_SOLVER_FN_MAX_TRIES];
-    double wait_scale;          /* the M/G/c correction applied to the wait */
+    double wait_scale; /* the M/G/c correction applied to the wait */
     ac_solver_approx approximation;
     double expected_rel_error;
-    double erlang_c, wait_decay; /* unbounded: the M/M/c wait law C e^{-decay t} (1/s) */
+    double erlang_c, wait_decay;        /* unbounded: the M/M/c wait law C e^{-decay t} (1/s) */
     ac_solver_pool_result *slots_model; /* a bounded queue: the M/M/c/K model of the slots
                                            (owned); NULL when unbounded */
 } ac_solver_queue_result;
@@ -188,9 +188,8 @@ typedef struct ac_solver_queue_result {
  * solver's status.
  */
 int ac_solver_queue_solve(const ac_queue *q, double arrival_rate,
-                          const ac_solver_queue_consumer *consumer,
-                          const ac_solver_options *opt, ac_solver_queue_result *out,
-                          ac_error *err);
+                          const ac_solver_queue_consumer *consumer, const ac_solver_options *opt,
+                          ac_solver_queue_result *out, ac_error *err);
 
 /* The stated relative error of the times of polled function `fn` behind a fan-out of
  * `fanout` executions per delivery (fanout <= 1: 0): a successful execution counts only

@@ -207,38 +207,38 @@ typedef struct ac_sim_initial_state {
 struct ac_sim_result; /* below */
 
 typedef struct ac_sim_options {
-    unsigned long seed;        /* default 1; every value (0 too) is a distinct seed */
-    size_t replications;       /* fixed count (>= 2 for an interval); 0: automatic (default) */
-    double rel_precision;      /* automatic: target half-width / |mean| of the main KPIs; 0.01 */
-    size_t min_replications;   /* automatic: default 5 */
-    size_t max_replications;   /* automatic: default 200 */
-    double horizon;            /* s, end of each replication; 0: automatic (default):
-                                  the larger of 20000 times the longest time constant of
-                                  the model (service times, inter-arrival and think times,
-                                  links, function duration + cold-start, a gateway's
-                                  bucket refill time) and 10 times its slowest serverless
-                                  delay (keep-alive, pre-warm interval, async back-offs,
-                                  visibility timeout x max-receives), so that the default
-                                  warm-up (a tenth) covers an instance population's
-                                  settling */
-    double warmup;             /* s, start of the measurement; < 0: horizon / 10 (default) */
+    unsigned long seed;      /* default 1; every value (0 too) is a distinct seed */
+    size_t replications;     /* fixed count (>= 2 for an interval); 0: automatic (default) */
+    double rel_precision;    /* automatic: target half-width / |mean| of the main KPIs; 0.01 */
+    size_t min_replications; /* automatic: default 5 */
+    size_t max_replications; /* automatic: default 200 */
+    double horizon;          /* s, end of each replication; 0: automatic (default):
+                                the larger of 20000 times the longest time constant of
+                                the model (service times, inter-arrival and think times,
+                                links, function duration + cold-start, a gateway's
+                                bucket refill time) and 10 times its slowest serverless
+                                delay (keep-alive, pre-warm interval, async back-offs,
+                                visibility timeout x max-receives), so that the default
+                                warm-up (a tenth) covers an instance population's
+                                settling */
+    double warmup;           /* s, start of the measurement; < 0: horizon / 10 (default) */
     unsigned long long max_events; /* budget over all replications; 0: unlimited. A single
                                       replication that exceeds it fails with AC_ELIMIT. */
-    double max_wall_seconds;   /* automatic mode: no new replication after this; 0: unlimited */
-    size_t max_jobs;           /* most jobs alive at once (overload guard); default 10^7;
-                                  exceeded: AC_ELIMIT */
-    int use_profiles;          /* 1: sources with a <profile> follow it; 0 (default): steady
-                                  state at each source's `rate` */
-    double load_scale;         /* every source's rate (and profile) times this; default 1 */
+    double max_wall_seconds;       /* automatic mode: no new replication after this; 0: unlimited */
+    size_t max_jobs;               /* most jobs alive at once (overload guard); default 10^7;
+                                      exceeded: AC_ELIMIT */
+    int use_profiles;              /* 1: sources with a <profile> follow it; 0 (default): steady
+                                      state at each source's `rate` */
+    double load_scale;             /* every source's rate (and profile) times this; default 1 */
     const ac_sim_initial_state *initial; /* borrowed; may be NULL */
     size_t ninitial;
-    size_t jobs;               /* threads running replications (pthreads); 0 or 1 (default):
-                                  this thread only. Replication r has its own state and
-                                  generator (seed, r) whatever thread runs it, and the
-                                  replications are combined in order, so the result is the
-                                  same byte for byte for every `jobs` (speculative
-                                  replications beyond the stopping point are discarded).
-                                  At most 256. */
+    size_t jobs;                     /* threads running replications (pthreads); 0 or 1 (default):
+                                        this thread only. Replication r has its own state and
+                                        generator (seed, r) whatever thread runs it, and the
+                                        replications are combined in order, so the result is the
+                                        same byte for byte for every `jobs` (speculative
+                                        replications beyond the stopping point are discarded).
+                                        At most 256. */
     const ac_transient_plan *faults; /* borrowed; NULL: none. Faults in time with the
                                   transient's semantics (transient.h; sim/faults.c): on a
                                   function, delay (every execution lasts delay + X, cut by
@@ -254,9 +254,9 @@ typedef struct ac_sim_options {
                                   up (delay, servers-down, at most servers - 1) or combine
                                   (fail-prob, capacity-loss); the last cold-start wins. The
                                   windows [start, end) are in simulated time (s). */
-    double profile_offset;     /* s: the profiles are read at t - profile_offset (their
-                                  first point's rate before), so that a replication can
-                                  settle at the rate of t = 0 first; default 0 */
+    double profile_offset;           /* s: the profiles are read at t - profile_offset (their
+                                        first point's rate before), so that a replication can
+                                        settle at the rate of t = 0 first; default 0 */
     /* Optional progress report (borrowed; NULL: none), called on the calling thread every
        65,536 events of its replications and after each replication, with the work done
        as a fraction in [0, 1] of the most the run may do: counted events of max_events,
@@ -275,25 +275,25 @@ typedef struct ac_sim_options {
     size_t nlooks;
     int (*look)(void *ctx, const struct ac_sim_result *partial, size_t k);
     void *look_ctx;
-    int autoscale;             /* 1: pools with an <autoscale> scale (sim/autoscale.c, the
-                                  transient's semantics); 0 (default): they keep `servers`.
-                                  The scaler looks at t = k x interval, k >= 1; its
-                                  utilisation is the busy server-seconds since the last
-                                  look over (that time x the servers serving now: servers
-                                  that joined meanwhile count idle before, as HPA counts
-                                  pods not yet ready). Outside 1 +- tolerance of the target
-                                  the recommendation is ceil(serving x u / target) within
-                                  [min, max], else the target count (serving + ordered); a
-                                  scale-up is held while orders are pending and
-                                  serving x u / (target count x target) is within the
-                                  tolerance. A scale-up is ordered, the servers serve
-                                  scale-up-delay later; a scale-down goes to the highest
-                                  recommendation of the past cooldown (the window; the
-                                  starting count is recommended at t = 0), cancels pending
-                                  orders first (newest first), then takes servers away at
-                                  once: idle ones first, a busy one finishes what it holds
-                                  and takes no new job (as servers-down, sim/faults.c).
-                                  Servers-down faults on a scaled pool are refused. */
+    int autoscale; /* 1: pools with an <autoscale> scale (sim/autoscale.c, the
+                      transient's semantics); 0 (default): they keep `servers`.
+                      The scaler looks at t = k x interval, k >= 1; its
+                      utilisation is the busy server-seconds since the last
+                      look over (that time x the servers serving now: servers
+                      that joined meanwhile count idle before, as HPA counts
+                      pods not yet ready). Outside 1 +- tolerance of the target
+                      the recommendation is ceil(serving x u / target) within
+                      [min, max], else the target count (serving + ordered); a
+                      scale-up is held while orders are pending and
+                      serving x u / (target count x target) is within the
+                      tolerance. A scale-up is ordered, the servers serve
+                      scale-up-delay later; a scale-down goes to the highest
+                      recommendation of the past cooldown (the window; the
+                      starting count is recommended at t = 0), cancels pending
+                      orders first (newest first), then takes servers away at
+                      once: idle ones first, a busy one finishes what it holds
+                      and takes no new job (as servers-down, sim/faults.c).
+                      Servers-down faults on a scaled pool are refused. */
 } ac_sim_options;
 
 /* One change of an autoscaled pool's serving count. */
@@ -334,13 +334,13 @@ typedef struct ac_sim_estimate {
  *   a redelivery is a new execution); throughput jobs passed downstream/s (successful
  *   executions; polled: not the discarded ones); utilization busy instances / concurrency C;
  *   mean_jobs busy instances; loss_probability = failure_probability (below);
- *   throttle_fraction throttled attempts / attempts (0 for async and polled); response times from the FIRST attempt to the end of the successful execution
- *   (sync: retries included; async: the FIFO wait and the back-offs included; polled: from
- *   the hand-over by the queue); timeout_fraction executions stopped at the timeout /
- *   executions; retries_per_job retries (sync: throttled or failed attempts; async: failed
- *   executions; polled: none) / first attempts; failure_probability requests that failed
- *   here after all retries / first attempts (polled: jobs of failed executions / jobs: the
- *   queue redelivers them); cold_start_fraction cold starts / executions; mean_instances
+ *   throttle_fraction throttled attempts / attempts (0 for async and polled); response times from
+ * the FIRST attempt to the end of the successful execution (sync: retries included; async: the FIFO
+ * wait and the back-offs included; polled: from the hand-over by the queue); timeout_fraction
+ * executions stopped at the timeout / executions; retries_per_job retries (sync: throttled or
+ * failed attempts; async: failed executions; polled: none) / first attempts; failure_probability
+ * requests that failed here after all retries / first attempts (polled: jobs of failed executions /
+ * jobs: the queue redelivers them); cold_start_fraction cold starts / executions; mean_instances
  *   alive instances (busy + idle-warm, provisioned included), time average.
  *
  * Queue: arrival_rate messages arriving/s; throughput messages whose delivery succeeded/s;
@@ -356,34 +356,35 @@ typedef struct ac_sim_estimate {
  * Gateway: arrival_rate requests/s; throughput admitted/s; utilization admitted/s /
  *   rate-limit (0 when unbounded); mean_jobs the token deficit, depth - tokens, time
  *   average (the work, in tokens, of the equivalent M/D/1/K queue); loss_probability =
- *   throttle_fraction rejected (429) / requests (the 504s are in failure_probability); response times 0 (admission takes no time;
- *   the downstream time counts through the 504s); timeout_fraction requests answered 504 /
- *   requests; retries_per_job 0; failure_probability (rejected + 504) / requests.
+ *   throttle_fraction rejected (429) / requests (the 504s are in failure_probability); response
+ * times 0 (admission takes no time; the downstream time counts through the 504s); timeout_fraction
+ * requests answered 504 / requests; retries_per_job 0; failure_probability (rejected + 504) /
+ * requests.
  */
 typedef struct ac_sim_node_result {
-    char *id;      /* the node's id; for a link its id or "FROM->TO" */
+    char *id; /* the node's id; for a link its id or "FROM->TO" */
     int is_link;
     ac_node_kind kind; /* the model node's kind (AC_NODE_POOL for a link: see is_link) */
-    size_t servers; /* pools: N; links: 1; functions: concurrency C; queues: max-consumers M;
-                       gateways: bucket depth max(burst, 1) */
-    ac_sim_estimate arrival_rate;        /* per second */
-    ac_sim_estimate throughput;          /* per second */
-    ac_sim_estimate utilization;         /* time average */
-    ac_sim_estimate mean_jobs;           /* time average */
+    size_t servers;    /* pools: N; links: 1; functions: concurrency C; queues: max-consumers M;
+                          gateways: bucket depth max(burst, 1) */
+    ac_sim_estimate arrival_rate; /* per second */
+    ac_sim_estimate throughput;   /* per second */
+    ac_sim_estimate utilization;  /* time average */
+    ac_sim_estimate mean_jobs;    /* time average */
     ac_sim_estimate loss_probability;
-    ac_sim_estimate mean_response_time;  /* s */
-    ac_sim_estimate p50_response_time;   /* s */
-    ac_sim_estimate p95_response_time;   /* s */
-    ac_sim_estimate p99_response_time;   /* s */
+    ac_sim_estimate mean_response_time; /* s */
+    ac_sim_estimate p50_response_time;  /* s */
+    ac_sim_estimate p95_response_time;  /* s */
+    ac_sim_estimate p99_response_time;  /* s */
     ac_sim_estimate timeout_fraction;
     ac_sim_estimate retries_per_job;
     ac_sim_estimate failure_probability;
-    ac_sim_estimate cold_start_fraction;  /* functions */
-    ac_sim_estimate throttle_fraction;    /* functions, gateways */
-    ac_sim_estimate dead_letter_fraction; /* queues */
-    ac_sim_estimate backlog_fraction;     /* queues */
-    ac_sim_estimate mean_instances;       /* functions */
-    ac_sim_estimate attempt_rate;         /* attempts per second, retries included */
+    ac_sim_estimate cold_start_fraction;   /* functions */
+    ac_sim_estimate throttle_fraction;     /* functions, gateways */
+    ac_sim_estimate dead_letter_fraction;  /* queues */
+    ac_sim_estimate backlog_fraction;      /* queues */
+    ac_sim_estimate mean_instances;        /* functions */
+    ac_sim_estimate attempt_rate;          /* attempts per second, retries included */
     ac_sim_estimate attempt_loss_fraction; /* attempts refused (full, throttled) / attempts */
     /* Autoscaled pools (ac_sim_options.autoscale; otherwise n == 0, actions NULL). Their
      * utilization is busy server-seconds / serving server-seconds and mean_jobs jobs per
@@ -403,10 +404,10 @@ typedef struct ac_sim_node_result {
 typedef struct ac_sim_entry_result {
     char *id;
     int is_population;
-    ac_sim_estimate arrival_rate;        /* requests per second */
-    ac_sim_estimate throughput;          /* successful requests completed per second (the
-                                            failed ones are not: as the solver's) */
-    ac_sim_estimate mean_response_time;  /* s, end to end */
+    ac_sim_estimate arrival_rate;       /* requests per second */
+    ac_sim_estimate throughput;         /* successful requests completed per second (the
+                                           failed ones are not: as the solver's) */
+    ac_sim_estimate mean_response_time; /* s, end to end */
     ac_sim_estimate p50_response_time;
     ac_sim_estimate p95_response_time;
     ac_sim_estimate p99_response_time;
@@ -429,20 +430,20 @@ typedef struct ac_sim_result {
     size_t nlinks;
     ac_sim_entry_result *entries; /* the sources, then the populations, in model order */
     size_t nentries;
-    size_t replications;          /* replications used */
-    unsigned long long events;    /* events simulated over all replications */
-    double rel_halfwidth;         /* the worst relative half-width of the main KPIs */
-    int converged;                /* 1 when rel_halfwidth <= rel_precision (automatic mode) */
-    int budget_limited;           /* 1 when max_events shortened the automatic horizon or
-                                     stopped the replications: the precision is what the
-                                     budget allowed */
+    size_t replications;       /* replications used */
+    unsigned long long events; /* events simulated over all replications */
+    double rel_halfwidth;      /* the worst relative half-width of the main KPIs */
+    int converged;             /* 1 when rel_halfwidth <= rel_precision (automatic mode) */
+    int budget_limited;        /* 1 when max_events shortened the automatic horizon or
+                                  stopped the replications: the precision is what the
+                                  budget allowed */
     unsigned long seed;
-    double horizon, warmup;       /* s, as used */
-    size_t stopped_at_look;       /* k + 1 when options.look stopped the run at its look k
-                                     (looks[k] replications); 0 otherwise */
-    double timescale;             /* s, the model's longest time constant (service, holding,
-                                     think, transmission, refill times; the automatic horizon
-                                     is 20,000 of them) */
+    double horizon, warmup; /* s, as used */
+    size_t stopped_at_look; /* k + 1 when options.look stopped the run at its look k
+                               (looks[k] replications); 0 otherwise */
+    double timescale;       /* s, the model's longest time constant (service, holding,
+                               think, transmission, refill times; the automatic horizon
+                               is 20,000 of them) */
 } ac_sim_result;
 
 /* Fill `opt` with the defaults above. */

@@ -23,7 +23,8 @@
  *   jiq         a_1 = 1 - q_1^N, a_k = q_1^(N-1) (q_{k-1} - q_k) for k >= 2
  *                                                   (idle server if any, else random; q_1^N is
  *                                                    the chance that no server is idle when servers
- *                                                    are busy independently; tends to q_1 = min(rho, 1))
+ *                                                    are busy independently; tends to q_1 =
+ * min(rho, 1))
  *
  * Timeouts and retries (section 3): with timeout theta and r retries, the probability that a
  * request copy is lost or times out is P_to(q) = sum_k a_k P(Erlang(k, mu) > theta) + P(lost),
@@ -69,8 +70,8 @@ typedef enum ac_solver_refine {
 } ac_solver_refine;
 
 typedef struct ac_solver_options {
-    double tail_tolerance; /* truncation of an unbounded (or long) buffer: the dropped mass
-                              sum_{k>K} q_k stays below this; default 1e-12 */
+    double tail_tolerance;     /* truncation of an unbounded (or long) buffer: the dropped mass
+                                  sum_{k>K} q_k stays below this; default 1e-12 */
     double residual_tolerance; /* Newton stops when max_k |f_k(q)| <= this * (lambda + mu)
                                   (per-server rates); default 1e-13 */
     double rtol, atol;         /* integration tolerances (CVODE BDF for pools with retries,
@@ -80,19 +81,19 @@ typedef struct ac_solver_options {
     ac_solver_refine refine;   /* default AUTO */
     size_t refine_below;       /* unused (AUTO used to mean below this many servers);
                                   default 100 */
-    int all_starts;    /* 1: integrate from empty and full even when the equilibrium is
-                          provably unique (no retries); default 0 */
-    int burst_search;  /* 1: find the smallest burst that tips a bistable pool; default 1 */
-    size_t burst_probes; /* the burst search's work budget in probes (each an integration of
-                            the burst and a settle, within max_time); 0: the default, 96 (4
-                            sizes, each 15 doublings and 9 halvings at most) */
-    int burst_cold;      /* 1: every burst probe integrates from the good equilibrium and
-                            settles to its limit (the reference the default search, which
-                            shares work between probes, is tested against); default 0 */
-    int kpi_only;      /* 1: without retries, skip the eigenvalues and the Lyapunov equation
-                          unless the refined mean field needs them (the equilibrium is then
-                          unique and stable; max_real_eigenvalue is NAN); for repeated probes
-                          such as the headroom search. Default 0 */
+    int all_starts;            /* 1: integrate from empty and full even when the equilibrium is
+                                  provably unique (no retries); default 0 */
+    int burst_search;          /* 1: find the smallest burst that tips a bistable pool; default 1 */
+    size_t burst_probes;       /* the burst search's work budget in probes (each an integration of
+                                  the burst and a settle, within max_time); 0: the default, 96 (4
+                                  sizes, each 15 doublings and 9 halvings at most) */
+    int burst_cold;            /* 1: every burst probe integrates from the good equilibrium and
+                                  settles to its limit (the reference the default search, which
+                                  shares work between probes, is tested against); default 0 */
+    int kpi_only;              /* 1: without retries, skip the eigenvalues and the Lyapunov equation
+                                  unless the refined mean field needs them (the equilibrium is then
+                                  unique and stable; max_real_eigenvalue is NAN); for repeated probes
+                                  such as the headroom search. Default 0 */
     /* Warm starts (borrowed; NULL, the default: none), used when the pool's state has
        start_dim levels: the search from empty (implicit Euler or the integration) starts at
        start_low instead of 0, the one from full at start_high instead of 1. start_low must lie
@@ -109,20 +110,20 @@ void ac_solver_options_init(ac_solver_options *opt);
 
 /* The numbers at one equilibrium. Rates are for the whole pool. */
 typedef struct ac_solver_kpi {
-    double mean_jobs;          /* per server (E[L] = sum_k q_k) */
-    double throughput;         /* jobs completed per second, pool (N mu q_1) */
-    double utilization;        /* busy fraction of the servers, q_1 */
-    double loss_probability;   /* fraction of arriving copies lost to a full buffer */
-    double mean_response_time; /* s, of an accepted copy (Little: E[L] / (mu q_1)) */
-    double wait_probability;   /* an accepted copy waits before service */
-    double mean_wait;          /* s */
-    double p50, p95, p99;      /* s, response-time percentiles of an accepted copy */
-    double timeout_fraction;   /* P_to: copies that time out or are lost (0 without timeout and
-                                  without loss) */
-    double effective_arrival_rate; /* jobs/s including retries, pool */
-    ac_solver_approx approximation;            /* of every number above */
-    double expected_rel_error;  /* expected relative error of mean_jobs against the finite-N pool
-                                   (0 for exact; see ac_solver_pool_solve) */
+    double mean_jobs;               /* per server (E[L] = sum_k q_k) */
+    double throughput;              /* jobs completed per second, pool (N mu q_1) */
+    double utilization;             /* busy fraction of the servers, q_1 */
+    double loss_probability;        /* fraction of arriving copies lost to a full buffer */
+    double mean_response_time;      /* s, of an accepted copy (Little: E[L] / (mu q_1)) */
+    double wait_probability;        /* an accepted copy waits before service */
+    double mean_wait;               /* s */
+    double p50, p95, p99;           /* s, response-time percentiles of an accepted copy */
+    double timeout_fraction;        /* P_to: copies that time out or are lost (0 without timeout and
+                                       without loss) */
+    double effective_arrival_rate;  /* jobs/s including retries, pool */
+    ac_solver_approx approximation; /* of every number above */
+    double expected_rel_error; /* expected relative error of mean_jobs against the finite-N pool
+                                  (0 for exact; see ac_solver_pool_solve) */
 } ac_solver_kpi;
 
 /* Where an equilibrium was found from (bit mask). */
@@ -137,12 +138,12 @@ enum {
 typedef struct ac_solver_rtd ac_solver_rtd;
 
 typedef struct ac_solver_equilibrium {
-    double *q;   /* q[k-1], k = 1..dim (shared-queue: dim 1, the fluid state n/N) */
+    double *q; /* q[k-1], k = 1..dim (shared-queue: dim 1, the fluid state n/N) */
     size_t dim;
-    unsigned found_from; /* AC_SOLVER_FROM_* bits */
-    int stable;          /* every eigenvalue of the Jacobian has a negative real part */
-    double max_real_eigenvalue; /* 1/s, the slowest decay rate (largest real part) */
-    double max_eigenvalue_imag; /* its imaginary part */
+    unsigned found_from;         /* AC_SOLVER_FROM_* bits */
+    int stable;                  /* every eigenvalue of the Jacobian has a negative real part */
+    double max_real_eigenvalue;  /* 1/s, the slowest decay rate (largest real part) */
+    double max_eigenvalue_imag;  /* its imaginary part */
     size_t unstable_eigenvalues; /* count with a positive real part */
     double relaxation_time;      /* s, -1/max_real_eigenvalue; INFINITY if not stable */
     int lyapunov_solved;         /* 1 when J S + S J^T + Q = 0 was solved */
@@ -151,11 +152,11 @@ typedef struct ac_solver_equilibrium {
                                     sqrt(1^T S 1 / N) (NAN when not solved) */
     ac_solver_kpi mean_field;    /* at q (approximation exact or mean-field) */
     int has_refined;
-    ac_solver_kpi refined;       /* mean field + 1/N (+ 1/N^2 when refined_order is 2) */
-    int refined_order;           /* 1 or 2: the order of `refined` (0 without) */
+    ac_solver_kpi refined;           /* mean field + 1/N (+ 1/N^2 when refined_order is 2) */
+    int refined_order;               /* 1 or 2: the order of `refined` (0 without) */
     double mean_jobs_v, mean_jobs_a; /* E[L] = mean field + v/N + a/N^2 + ...: the 1/N and
                                         1/N^2 coefficients (a NAN when not computed) */
-    ac_solver_rtd *rtd;          /* response law at q (refined law when refined is the headline) */
+    ac_solver_rtd *rtd; /* response law at q (refined law when refined is the headline) */
 } ac_solver_equilibrium;
 
 /* A burst: extra_rate jobs/s added to the pool's arrivals for `duration` seconds. */
@@ -168,32 +169,32 @@ typedef struct ac_solver_burst {
 typedef struct ac_solver_pool_result {
     ac_dispatch dispatch;
     size_t servers;
-    double arrival_rate;  /* jobs/s, pool (as given) */
-    double service_rate;  /* per server */
-    double load;          /* rho = arrival_rate / (servers * service_rate) */
-    int overload;         /* 1: rho >= 1 with an unbounded buffer; no equilibrium exists and
-                             nequilibria = 0 (the queues grow without bound) */
-    size_t buffer;        /* as in ac_pool (AC_UNBOUNDED possible) */
-    size_t truncation;    /* levels K of the state actually solved */
-    double tail_mass;     /* bound on the dropped mass sum_{k>K} q_k (0 when K = buffer) */
-    int unique;           /* 1: the equilibrium is provably unique (no retries: the flux
-                             equations have one solution) */
+    double arrival_rate; /* jobs/s, pool (as given) */
+    double service_rate; /* per server */
+    double load;         /* rho = arrival_rate / (servers * service_rate) */
+    int overload;        /* 1: rho >= 1 with an unbounded buffer; no equilibrium exists and
+                            nequilibria = 0 (the queues grow without bound) */
+    size_t buffer;       /* as in ac_pool (AC_UNBOUNDED possible) */
+    size_t truncation;   /* levels K of the state actually solved */
+    double tail_mass;    /* bound on the dropped mass sum_{k>K} q_k (0 when K = buffer) */
+    int unique;          /* 1: the equilibrium is provably unique (no retries: the flux
+                            equations have one solution) */
 
     ac_solver_equilibrium *equilibria; /* stable ones first, by mean jobs */
     size_t nequilibria;
-    size_t operating;     /* index of the equilibrium reached from empty */
+    size_t operating; /* index of the equilibrium reached from empty */
 
-    ac_solver_kpi kpi;    /* the headline numbers: the operating equilibrium, refined or not */
+    ac_solver_kpi kpi; /* the headline numbers: the operating equilibrium, refined or not */
 
-    int bistable;         /* two stable equilibria: a metastable failure mode */
-    size_t good, bad;     /* their indices (bistable) */
-    int burst_searched;   /* 1 when the bursts were searched (bistable, burst_search, and at
-                             most 100 levels: each probe integrates the ODE) */
+    int bistable;            /* two stable equilibria: a metastable failure mode */
+    size_t good, bad;        /* their indices (bistable) */
+    int burst_searched;      /* 1 when the bursts were searched (bistable, burst_search, and at
+                                most 100 levels: each probe integrates the ODE) */
     ac_solver_burst *bursts; /* tried burst sizes (bistable and burst_searched) */
     size_t nbursts;
     ac_solver_burst smallest_burst; /* the one with the fewest jobs (duration INFINITY if none) */
-    int burst_budget_spent; /* 1: the burst search stopped at its probe budget (the sizes
-                               not reached have duration INFINITY) */
+    int burst_budget_spent;         /* 1: the burst search stopped at its probe budget (the sizes
+                                       not reached have duration INFINITY) */
 } ac_solver_pool_result;
 
 /*

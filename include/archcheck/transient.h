@@ -120,9 +120,9 @@ typedef struct ac_transient_options {
     double capacity_min;      /* a workspace: the least share (0, 1] of a pool's capacity N mu a
                                  fault plan leaves (servers-down, delay); the truncations are
                                  sized for it, and a plan that leaves less is refused; default 1 */
-    double max_work;     /* the work budget of one evaluation: integration steps x states;
-                            past it the evaluation fails with AC_ELIMIT (err says so); default
-                            AC_TRANSIENT_MAX_WORK */
+    double max_work;          /* the work budget of one evaluation: integration steps x states;
+                                 past it the evaluation fails with AC_ELIMIT (err says so); default
+                                 AC_TRANSIENT_MAX_WORK */
     int percentiles;          /* 1 (default): every evaluation fills the percentiles at each sample
                                  and over the horizon (the metrics below); 0: only the laws, the
                                  quantiles on demand (ac_transient_node_quantile,
