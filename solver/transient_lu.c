@@ -18,6 +18,15 @@
  *     l_ik = w_k / u_kk;  if l_ik != 0: w_j -= l_ik u_kj for j > k in U's row k;
  * then U's row i is w on its pattern. A zero multiplier (common: the fluid mins put many
  * Jacobian entries at 0 on their current branch) skips its row update.
+ *
+ * The factors are kept packed, their nonzero entries only (lz*, uz*: on faas-cascade's 73
+ * states, 75% of L's pattern and 82% of U's are exactly 0 at a typical factorisation), and
+ * both the row updates above and the solves run over the packed rows. Skipping a zero
+ * u_kj or l_ik drops a subtraction of an exact +-0 (the factors are finite when factor
+ * succeeds): every other term comes in the same order, so the values are the same bits,
+ * up to the sign of an exact zero. Callgrind, `archcheck search --budget 40` on
+ * samples/faas-cascade.xml: 5,260 instructions per solve and 14,600 per factorisation
+ * before.
  */
 #include <float.h>
 #include <math.h>
@@ -32,9 +41,11 @@ struct ac_solver_tr_lu {
     int ordered;
     /* B's rows: entries bptr[i] .. bptr[i+1]-1, each A's value index bsrc[] at column bcol[] */
     size_t *bptr, *bsrc, *bcol, bcap, bcap2;
-    /* L's rows (strictly lower, increasing columns) and U's (strictly upper) */
+    /* L's pattern's rows (strictly lower, increasing columns) and U's (strictly upper) */
     size_t *lptr, *lcol, *uptr, *ucol, lcap, ucap;
-    double *lval, *uval, *udinv; /* ... and 1 / u_ii */
+    /* the factors' nonzero entries on those rows (same order), room lzcap, uzcap */
+    size_t *lzptr, *lzcol, *uzptr, *uzcol, lzcap, uzcap;
+    double *lzval, *uzval, *udinv; /* ... and 1 / u_ii */
     size_t *prow, *qcol;         /* the order */
     size_t *qinv;                /* B's column of each of A's columns */
     double *w;                   /* a dense row (n), zero between rows */
@@ -48,7 +59,8 @@ void ac_solver_tr_lu_free(ac_solver_tr_lu *lu)
         return;
     free(lu->bptr), free(lu->bsrc), free(lu->bcol);
     free(lu->lptr), free(lu->lcol), free(lu->uptr), free(lu->ucol);
-    free(lu->lval), free(lu->uval), free(lu->udinv);
+    free(lu->lzptr), free(lu->lzcol), free(lu->uzptr), free(lu->uzcol);
+    free(lu->lzval), free(lu->uzval), free(lu->udinv);
     free(lu->prow), free(lu->qcol), free(lu->qinv);
     free(lu->w), free(lu->c), free(lu->mark);
     free(lu);
@@ -63,6 +75,8 @@ ac_solver_tr_lu *ac_solver_tr_lu_new(size_t n)
     lu->bptr = calloc(n + 1, sizeof *lu->bptr);
     lu->lptr = calloc(n + 1, sizeof *lu->lptr);
     lu->uptr = calloc(n + 1, sizeof *lu->uptr);
+    lu->lzptr = calloc(n + 1, sizeof *lu->lzptr);
+    lu->uzptr = calloc(n + 1, sizeof *lu->uzptr);
     lu->udinv = calloc(n + 1, sizeof *lu->udinv);
     lu->prow = calloc(n + 1, sizeof *lu->prow);
     lu->qcol = calloc(n + 1, sizeof *lu->qcol);
@@ -70,7 +84,8 @@ ac_solver_tr_lu *ac_solver_tr_lu_new(size_t n)
     lu->w = calloc(n + 1, sizeof *lu->w);
     lu->c = calloc(n + 1, sizeof *lu->c);
     lu->mark = calloc(n + 1, 1);
-    if (lu->bptr == NULL || lu->lptr == NULL || lu->uptr == NULL || lu->udinv == NULL ||
+    if (lu->bptr == NULL || lu->lptr == NULL || lu->uptr == NULL || lu->lzptr == NULL ||
+        lu->uzptr == NULL || lu->udinv == NULL ||
         lu->prow == NULL || lu->qcol == NULL || lu->qinv == NULL || lu->w == NULL ||
         lu->c == NULL || lu->mark == NULL) {
         ac_solver_tr_lu_free(lu);
@@ -169,11 +184,11 @@ static int lu_symbolic_row(ac_solver_tr_lu *lu, size_t i)
         if (!mark[k] || k == i)
             continue;
         if (k < i) {
-            if ((rc = lu_room(&lu->lcol, &lu->lval, &lu->lcap, nl + 1)) != 0)
+            if ((rc = lu_room(&lu->lcol, NULL, &lu->lcap, nl + 1)) != 0)
                 return rc;
             lu->lcol[nl++] = k;
         } else {
-            if ((rc = lu_room(&lu->ucol, &lu->uval, &lu->ucap, nu + 1)) != 0)
+            if ((rc = lu_room(&lu->ucol, NULL, &lu->ucap, nu + 1)) != 0)
                 return rc;
             lu->ucol[nu++] = k;
         }
@@ -200,6 +215,10 @@ int ac_solver_tr_lu_order(ac_solver_tr_lu *lu, const int64_t *Ap, const int64_t 
     for (size_t i = 0; i < lu->n; i++)
         if ((rc = lu_symbolic_row(lu, i)) != 0)
             return rc;
+    /* the packed factors' room: at most the whole pattern */
+    if ((rc = lu_room(&lu->lzcol, &lu->lzval, &lu->lzcap, lu->lptr[lu->n] + 1)) != 0 ||
+        (rc = lu_room(&lu->uzcol, &lu->uzval, &lu->uzcap, lu->uptr[lu->n] + 1)) != 0)
+        return rc;
     lu->ordered = 1;
     return 0;
 }
@@ -219,27 +238,33 @@ static double lu_scatter(const ac_solver_tr_lu *lu, size_t i, const double *rest
     return m;
 }
 
-/* Row i's elimination (w holds B's row i): L's row, U's row; w zero again after. The
- * pivot returned. */
+/* Row i's elimination (w holds B's row i; the packed rows before i done): L's and U's
+ * packed rows i; w zero again after. The pivot returned. */
 static double lu_eliminate(ac_solver_tr_lu *lu, size_t i, double *restrict w)
 {
-    const size_t *restrict lcol = lu->lcol, *restrict ucol = lu->ucol, *restrict uptr = lu->uptr;
-    double *restrict lval = lu->lval, *restrict uval = lu->uval, piv;
+    const size_t *restrict lcol = lu->lcol, *restrict ucol = lu->ucol;
+    size_t *restrict lzcol = lu->lzcol, *restrict uzcol = lu->uzcol, *restrict uzptr = lu->uzptr;
+    double *restrict lzval = lu->lzval, *restrict uzval = lu->uzval, piv;
     const double *restrict udinv = lu->udinv;
+    size_t nl = lu->lzptr[i], nu = uzptr[i];
     for (size_t p = lu->lptr[i], end = lu->lptr[i + 1]; p < end; p++) {
         size_t k = lcol[p];
         double l = w[k] * udinv[k];
-        lval[p] = l;
         w[k] = 0.0;
         if (l == 0.0)
             continue;
-        for (size_t q = uptr[k], qe = uptr[k + 1]; q < qe; q++)
-            w[ucol[q]] -= l * uval[q];
+        lzcol[nl] = k, lzval[nl++] = l;
+        for (size_t q = uzptr[k], qe = uzptr[k + 1]; q < qe; q++)
+            w[uzcol[q]] -= l * uzval[q];
     }
-    for (size_t q = uptr[i], qe = uptr[i + 1]; q < qe; q++) {
-        uval[q] = w[ucol[q]];
+    for (size_t q = lu->uptr[i], qe = lu->uptr[i + 1]; q < qe; q++) {
+        double u = w[ucol[q]];
         w[ucol[q]] = 0.0;
+        if (u != 0.0)
+            uzcol[nu] = ucol[q], uzval[nu++] = u;
     }
+    lu->lzptr[i + 1] = nl;
+    uzptr[i + 1] = nu;
     piv = w[i];
     w[i] = 0.0;
     return piv;
@@ -252,6 +277,7 @@ int ac_solver_tr_lu_factor(ac_solver_tr_lu *lu, const double *Ax)
     const double rcond_min = pow(DBL_EPSILON, 2.0 / 3.0);
     if (lu == NULL || !lu->ordered || Ax == NULL)
         return AC_EINVAL;
+    lu->lzptr[0] = lu->uzptr[0] = 0;
     for (size_t i = 0; i < lu->n; i++) {
         double rowmax = lu_scatter(lu, i, Ax, lu->w), piv = lu_eliminate(lu, i, lu->w);
         double a = fabs(piv);
@@ -268,10 +294,10 @@ void ac_solver_tr_lu_solve(ac_solver_tr_lu *lu, double *x)
 {
     size_t n = lu->n;
     double *restrict c = lu->c;
-    const size_t *restrict lptr = lu->lptr, *restrict lcol = lu->lcol, *restrict uptr = lu->uptr,
-                           *restrict ucol = lu->ucol, *restrict prow = lu->prow,
+    const size_t *restrict lptr = lu->lzptr, *restrict lcol = lu->lzcol, *restrict uptr = lu->uzptr,
+                           *restrict ucol = lu->uzcol, *restrict prow = lu->prow,
                            *restrict qcol = lu->qcol;
-    const double *restrict lval = lu->lval, *restrict uval = lu->uval, *restrict udinv = lu->udinv;
+    const double *restrict lval = lu->lzval, *restrict uval = lu->uzval, *restrict udinv = lu->udinv;
     for (size_t i = 0; i < n; i++) { /* c = P b, then L c = P b */
         double s = x[prow[i]];
         for (size_t p = lptr[i], end = lptr[i + 1]; p < end; p++)
