@@ -46,6 +46,9 @@ struct ac_solver_tr_lu {
     /* the factors' nonzero entries on those rows (same order), room lzcap, uzcap */
     size_t *lzptr, *lzcol, *uzptr, *uzcol, lzcap, uzcap;
     double *lzval, *uzval, *udinv; /* ... and 1 / u_ii */
+    /* rows without L entries (U's row is B's): each U entry's value index in A (umap, room
+       umapcap), the diagonal's (dsrc; SIZE_MAX: none) */
+    size_t *umap, umapcap, *dsrc;
     size_t *prow, *qcol;         /* the order */
     size_t *qinv;                /* B's column of each of A's columns */
     double *w;                   /* a dense row (n), zero between rows */
@@ -61,6 +64,7 @@ void ac_solver_tr_lu_free(ac_solver_tr_lu *lu)
     free(lu->lptr), free(lu->lcol), free(lu->uptr), free(lu->ucol);
     free(lu->lzptr), free(lu->lzcol), free(lu->uzptr), free(lu->uzcol);
     free(lu->lzval), free(lu->uzval), free(lu->udinv);
+    free(lu->umap), free(lu->dsrc);
     free(lu->prow), free(lu->qcol), free(lu->qinv);
     free(lu->w), free(lu->c), free(lu->mark);
     free(lu);
@@ -77,6 +81,7 @@ ac_solver_tr_lu *ac_solver_tr_lu_new(size_t n)
     lu->uptr = calloc(n + 1, sizeof *lu->uptr);
     lu->lzptr = calloc(n + 1, sizeof *lu->lzptr);
     lu->uzptr = calloc(n + 1, sizeof *lu->uzptr);
+    lu->dsrc = calloc(n + 1, sizeof *lu->dsrc);
     lu->udinv = calloc(n + 1, sizeof *lu->udinv);
     lu->prow = calloc(n + 1, sizeof *lu->prow);
     lu->qcol = calloc(n + 1, sizeof *lu->qcol);
@@ -85,7 +90,7 @@ ac_solver_tr_lu *ac_solver_tr_lu_new(size_t n)
     lu->c = calloc(n + 1, sizeof *lu->c);
     lu->mark = calloc(n + 1, 1);
     if (lu->bptr == NULL || lu->lptr == NULL || lu->uptr == NULL || lu->lzptr == NULL ||
-        lu->uzptr == NULL || lu->udinv == NULL ||
+        lu->uzptr == NULL || lu->dsrc == NULL || lu->udinv == NULL ||
         lu->prow == NULL || lu->qcol == NULL || lu->qinv == NULL || lu->w == NULL ||
         lu->c == NULL || lu->mark == NULL) {
         ac_solver_tr_lu_free(lu);
@@ -199,6 +204,24 @@ static int lu_symbolic_row(ac_solver_tr_lu *lu, size_t i)
     return 0;
 }
 
+/* For each row without L entries: the value index in A of each of U's entries and of the
+ * diagonal (pos: n scratch indices). */
+static void lu_direct_map(ac_solver_tr_lu *lu, size_t *pos)
+{
+    for (size_t i = 0; i < lu->n; i++) {
+        if (lu->lptr[i + 1] != lu->lptr[i])
+            continue;
+        lu->dsrc[i] = SIZE_MAX;
+        for (size_t p = lu->bptr[i]; p < lu->bptr[i + 1]; p++) {
+            pos[lu->bcol[p]] = lu->bsrc[p];
+            if (lu->bcol[p] == i)
+                lu->dsrc[i] = lu->bsrc[p];
+        }
+        for (size_t q = lu->uptr[i]; q < lu->uptr[i + 1]; q++)
+            lu->umap[q] = pos[lu->ucol[q]];
+    }
+}
+
 int ac_solver_tr_lu_order(ac_solver_tr_lu *lu, const int64_t *Ap, const int64_t *Ai,
                           const int64_t *prow, const int64_t *qcol)
 {
@@ -217,8 +240,10 @@ int ac_solver_tr_lu_order(ac_solver_tr_lu *lu, const int64_t *Ap, const int64_t 
             return rc;
     /* the packed factors' room: at most the whole pattern */
     if ((rc = lu_room(&lu->lzcol, &lu->lzval, &lu->lzcap, lu->lptr[lu->n] + 1)) != 0 ||
-        (rc = lu_room(&lu->uzcol, &lu->uzval, &lu->uzcap, lu->uptr[lu->n] + 1)) != 0)
+        (rc = lu_room(&lu->uzcol, &lu->uzval, &lu->uzcap, lu->uptr[lu->n] + 1)) != 0 ||
+        (rc = lu_room(&lu->umap, NULL, &lu->umapcap, lu->uptr[lu->n] + 1)) != 0)
         return rc;
+    lu_direct_map(lu, lu->lzptr); /* scratch until the factorisation */
     lu->ordered = 1;
     return 0;
 }
@@ -270,6 +295,26 @@ static double lu_eliminate(ac_solver_tr_lu *lu, size_t i, double *restrict w)
     return piv;
 }
 
+/* Row i without L entries: U's packed row i straight from A's values (as B's row scattered
+ * and gathered: the same values); the pivot returned, B's row's largest |entry| in *rowmax. */
+static double lu_direct(ac_solver_tr_lu *lu, size_t i, const double *restrict Ax, double *rowmax)
+{
+    const size_t *restrict ucol = lu->ucol, *restrict umap = lu->umap;
+    size_t *restrict uzcol = lu->uzcol, nu = lu->uzptr[i];
+    double *restrict uzval = lu->uzval;
+    double piv = lu->dsrc[i] == SIZE_MAX ? 0.0 : Ax[lu->dsrc[i]], m = fabs(piv);
+    for (size_t q = lu->uptr[i], qe = lu->uptr[i + 1]; q < qe; q++) {
+        double u = Ax[umap[q]], a = fabs(u);
+        m = a > m ? a : m;
+        if (u != 0.0)
+            uzcol[nu] = ucol[q], uzval[nu++] = u;
+    }
+    lu->lzptr[i + 1] = lu->lzptr[i];
+    lu->uzptr[i + 1] = nu;
+    *rowmax = m;
+    return piv;
+}
+
 int ac_solver_tr_lu_factor(ac_solver_tr_lu *lu, const double *Ax)
 {
     double dmin = INFINITY, dmax = 0.0;
@@ -279,8 +324,14 @@ int ac_solver_tr_lu_factor(ac_solver_tr_lu *lu, const double *Ax)
         return AC_EINVAL;
     lu->lzptr[0] = lu->uzptr[0] = 0;
     for (size_t i = 0; i < lu->n; i++) {
-        double rowmax = lu_scatter(lu, i, Ax, lu->w), piv = lu_eliminate(lu, i, lu->w);
-        double a = fabs(piv);
+        double rowmax, piv, a;
+        if (lu->lptr[i + 1] == lu->lptr[i]) {
+            piv = lu_direct(lu, i, Ax, &rowmax);
+        } else {
+            rowmax = lu_scatter(lu, i, Ax, lu->w);
+            piv = lu_eliminate(lu, i, lu->w);
+        }
+        a = fabs(piv);
         if (!isfinite(piv) || piv == 0.0 || !(a >= 1e-14 * rowmax))
             return 1;
         lu->udinv[i] = 1.0 / piv;
