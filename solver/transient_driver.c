@@ -73,6 +73,7 @@ struct tr_driver {
 
     /* the forward-mode columns in groups (cv_group_columns), its scratch */
     size_t *grp_start, *grp_col;
+    size_t *grp_rptr, *grp_row;       /* each grouped column's rows on the pattern */
     unsigned char *rowmark, *colmark; /* nnodes + D, nfd */
     size_t *rowblock;                 /* the block (node) of each row */
 };
@@ -379,6 +380,8 @@ void ac_solver_tr_driver_free(tr_driver *dr)
     free(dr->pnum);
     free(dr->grp_start);
     free(dr->grp_col);
+    free(dr->grp_rptr);
+    free(dr->grp_row);
     free(dr->rowmark);
     free(dr->colmark);
     free(dr->rowblock);
@@ -561,6 +564,34 @@ static int cv_col_blocks(tr_driver *dr, size_t col, int mark)
     return 0;
 }
 
+/* The rows of each grouped column on the pattern, increasing (left NULL when out of
+ * memory: transient_ode.c then scans the pattern's column). */
+static void cv_group_rows(tr_driver *dr, size_t placed)
+{
+    size_t D = dr->D, n = 0;
+    free(dr->grp_rptr), free(dr->grp_row);
+    dr->grp_row = NULL;
+    dr->grp_rptr = malloc((placed + 1) * sizeof *dr->grp_rptr);
+    for (size_t k = 0; dr->grp_rptr != NULL && k < placed; k++)
+        for (size_t r = 0; r < D; r++)
+            n += dr->mask[r * D + dr->grp_col[k]] != 0;
+    if (dr->grp_rptr != NULL)
+        dr->grp_row = malloc((n + 1) * sizeof *dr->grp_row);
+    if (dr->grp_row == NULL) {
+        free(dr->grp_rptr);
+        dr->grp_rptr = NULL;
+        return;
+    }
+    n = 0;
+    for (size_t k = 0; k < placed; k++) {
+        dr->grp_rptr[k] = n;
+        for (size_t r = 0; r < D; r++)
+            if (dr->mask[r * D + dr->grp_col[k]])
+                dr->grp_row[n++] = r;
+    }
+    dr->grp_rptr[placed] = n;
+}
+
 static void cv_group_columns(tr_driver *dr)
 {
     tr_ctx *c = dr->c;
@@ -580,8 +611,11 @@ static void cv_group_columns(tr_driver *dr)
         ng++;
     }
     dr->grp_start[ng] = placed;
+    cv_group_rows(dr, placed);
     c->jgrp_start = dr->grp_start;
     c->jgrp_col = dr->grp_col;
+    c->jgrp_rptr = dr->grp_rptr;
+    c->jgrp_row = dr->grp_row;
     c->jmask = dr->mask;
     c->jzero = dr->jpos;
     c->jnz = dr->nnz;

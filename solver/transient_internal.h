@@ -248,9 +248,11 @@ typedef struct tr_ctx {
        jgrp_col[jgrp_start[g] .. jgrp_start[g + 1]), no two reaching a node in common through
        the pattern jmask (dim x dim, row-major), so one differentiated evaluation along their
        sum gives each one's entries on the pattern; jzero (jnz positions in dfdy) are the
-       pattern's entries, the only ones then zeroed and read */
+       pattern's entries, the only ones then zeroed and read; the rows of grouped column k
+       (jgrp_col[k]) on the pattern are jgrp_row[jgrp_rptr[k] .. jgrp_rptr[k + 1]), increasing
+       (NULL: scan jmask's column) */
     size_t jgroups, jnz;
-    const size_t *jgrp_start, *jgrp_col, *jzero;
+    const size_t *jgrp_start, *jgrp_col, *jzero, *jgrp_rptr, *jgrp_row;
     const unsigned char *jmask;
     size_t nprewarm; /* functions with pre-warming pings */
     /* the fault plan of the evaluation (transient_faults.c; NULL: none) */

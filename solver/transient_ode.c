@@ -239,6 +239,13 @@ static void jac_group(tr_ctx *c, double t, const double *y, size_t g, double *df
     for (size_t k = lo; k < hi; k++) {
         size_t col = c->jgrp_col[k];
         c->fd_y[col] = 0.0;
+        if (c->jgrp_rptr != NULL) { /* the same rows as the scan below, in the same order */
+            for (size_t p = c->jgrp_rptr[k]; p < c->jgrp_rptr[k + 1]; p++) {
+                size_t r = c->jgrp_row[p];
+                dfdy[r * D + col] += fd[r];
+            }
+            continue;
+        }
         for (size_t r = 0; r < D; r++)
             if (c->jmask[r * D + col])
                 dfdy[r * D + col] += fd[r];
