@@ -125,11 +125,40 @@ static int law_same(const double *law, size_t ns, size_t s, size_t r)
     return 1;
 }
 
+#define MIX_STACK 512 /* samples whose weights mixture_quantile keeps on its stack */
+
+/* mixture_quantile's bisection with the weights w (ws[k] at sample idx[k], nw of them,
+ * their sum W) and fresh[k] when sample idx[k]'s law differs from idx[k - 1]'s: the same
+ * operations in the same order as the loop over every sample (the same bits). */
+static double mixture_bisect(const double *law, size_t ns, const double *ws, const size_t *idx,
+                             const unsigned char *fresh, size_t nw, double W, double lo,
+                             double hi, double p)
+{
+    for (int it = 0; it < BISECT_MAX && hi - lo > BISECT_REL * hi; it++) {
+        double mid = 0.5 * (lo + hi), F = 0.0, c = 0.0;
+        for (size_t k = 0; k < nw; k++) {
+            if (fresh[k])
+                c = ac_transient_law_ccdf(law, ns, idx[k], mid);
+            F += ws[k] * c;
+        }
+        if (F > (1.0 - p) * W)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
 /* The p-quantile of the mixture of the samples' laws with the trapezoids' weights
- * w_s = weight[s] (dt_{s-1} + dt_s) / 2; NAN when they sum to 0. */
+ * w_s = weight[s] (dt_{s-1} + dt_s) / 2; NAN when they sum to 0. Up to MIX_STACK samples
+ * the weights and the runs of equal laws are found once (mixture_bisect), not at every
+ * step of the bisection (655,000 instructions per call on faas-cascade's 401 samples). */
 static double mixture_quantile(const double *law, const double *t, size_t ns, const double *weight,
                                double p)
 {
+    double ws[MIX_STACK];
+    size_t idx[MIX_STACK], nw = 0;
+    unsigned char fresh[MIX_STACK];
     double W = 0.0, lo = INFINITY, hi = 0.0;
     for (size_t s = 0; s < ns; s++) {
         double dt = (s > 0 ? t[s] - t[s - 1] : 0.0) + (s + 1 < ns ? t[s + 1] - t[s] : 0.0);
@@ -139,9 +168,15 @@ static double mixture_quantile(const double *law, const double *t, size_t ns, co
         W += w;
         lo = fmin(lo, LAW(law, ns, AC_TRANSIENT_LAW_SHIFT, s));
         hi = fmax(hi, law_upper(law, ns, s, p));
+        if (ns <= MIX_STACK) {
+            fresh[nw] = nw == 0 || !law_same(law, ns, s, idx[nw - 1]);
+            ws[nw] = w, idx[nw++] = s;
+        }
     }
     if (!(W > 0.0))
         return NAN;
+    if (ns <= MIX_STACK)
+        return mixture_bisect(law, ns, ws, idx, fresh, nw, W, lo, hi, p);
     for (int it = 0; it < BISECT_MAX && hi - lo > BISECT_REL * hi; it++) {
         double mid = 0.5 * (lo + hi), F = 0.0, c = 0.0;
         size_t last = ns; /* the sample c was computed at */
