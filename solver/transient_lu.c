@@ -49,11 +49,11 @@ struct ac_solver_tr_lu {
     /* rows without L entries (U's row is B's): each U entry's value index in A (umap, room
        umapcap), the diagonal's (dsrc; SIZE_MAX: none) */
     size_t *umap, umapcap, *dsrc;
-    size_t *prow, *qcol;         /* the order */
-    size_t *qinv;                /* B's column of each of A's columns */
-    double *w;                   /* a dense row (n), zero between rows */
-    double *c;                   /* the solve's vector (n) */
-    unsigned char *mark;         /* the symbolic's marks (n) */
+    size_t *prow, *qcol; /* the order */
+    size_t *qinv;        /* B's column of each of A's columns */
+    double *w;           /* a dense row (n), zero between rows */
+    double *c;           /* the solve's vector (n) */
+    unsigned char *mark; /* the symbolic's marks (n) */
 };
 
 void ac_solver_tr_lu_free(ac_solver_tr_lu *lu)
@@ -90,9 +90,9 @@ ac_solver_tr_lu *ac_solver_tr_lu_new(size_t n)
     lu->c = calloc(n + 1, sizeof *lu->c);
     lu->mark = calloc(n + 1, 1);
     if (lu->bptr == NULL || lu->lptr == NULL || lu->uptr == NULL || lu->lzptr == NULL ||
-        lu->uzptr == NULL || lu->dsrc == NULL || lu->udinv == NULL ||
-        lu->prow == NULL || lu->qcol == NULL || lu->qinv == NULL || lu->w == NULL ||
-        lu->c == NULL || lu->mark == NULL) {
+        lu->uzptr == NULL || lu->dsrc == NULL || lu->udinv == NULL || lu->prow == NULL ||
+        lu->qcol == NULL || lu->qinv == NULL || lu->w == NULL || lu->c == NULL ||
+        lu->mark == NULL) {
         ac_solver_tr_lu_free(lu);
         return NULL;
     }
@@ -348,7 +348,8 @@ void ac_solver_tr_lu_solve(ac_solver_tr_lu *lu, double *x)
     const size_t *restrict lptr = lu->lzptr, *restrict lcol = lu->lzcol, *restrict uptr = lu->uzptr,
                            *restrict ucol = lu->uzcol, *restrict prow = lu->prow,
                            *restrict qcol = lu->qcol;
-    const double *restrict lval = lu->lzval, *restrict uval = lu->uzval, *restrict udinv = lu->udinv;
+    const double *restrict lval = lu->lzval, *restrict uval = lu->uzval,
+                           *restrict udinv = lu->udinv;
     for (size_t i = 0; i < n; i++) { /* c = P b, then L c = P b */
         double s = x[prow[i]];
         for (size_t p = lptr[i], end = lptr[i + 1]; p < end; p++)

@@ -131,8 +131,8 @@ static int law_same(const double *law, size_t ns, size_t s, size_t r)
  * their sum W) and fresh[k] when sample idx[k]'s law differs from idx[k - 1]'s: the same
  * operations in the same order as the loop over every sample (the same bits). */
 static double mixture_bisect(const double *law, size_t ns, const double *ws, const size_t *idx,
-                             const unsigned char *fresh, size_t nw, double W, double lo,
-                             double hi, double p)
+                             const unsigned char *fresh, size_t nw, double W, double lo, double hi,
+                             double p)
 {
     for (int it = 0; it < BISECT_MAX && hi - lo > BISECT_REL * hi; it++) {
         double mid = 0.5 * (lo + hi), F = 0.0, c = 0.0;
