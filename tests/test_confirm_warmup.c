@@ -60,8 +60,8 @@ static void test_warmup_reaches_steady_state(void **state)
     state_after(f.m, fast, &i_fast, &j_fast);
     print_message("alive instances after %g s: %.3f +- %.3f; after %g s: %.3f +- %.3f; after "
                   "%g s: %.3f +- %.3f\n",
-                  w, i_rule.mean, i_rule.ci95, 3.0 * w, i_long.mean, i_long.ci95, fast,
-                  i_fast.mean, i_fast.ci95);
+                  w, i_rule.mean, i_rule.ci95, 3.0 * w, i_long.mean, i_long.ci95, fast, i_fast.mean,
+                  i_fast.ci95);
     print_message("mean jobs: %.4f +- %.4f, %.4f +- %.4f, %.4f +- %.4f\n", j_rule.mean, j_rule.ci95,
                   j_long.mean, j_long.ci95, j_fast.mean, j_fast.ci95);
     /* the rule's state is the steady state's within the intervals (1.5 x the sum of the 95%
