@@ -456,6 +456,74 @@ static void test_objective_closed_form(void **state)
     fx_free(&f);
 }
 
+/* A two-node case, each term by hand: 50/s -> sync function fn (C 10, 100 ms) -> pool db (4
+ * servers of 100/s), the objective's four terms with weights 2, 1, 1, 1 (normalised 0.4,
+ * 0.2, 0.2, 0.2). Under fn's 300 ms delay and 50% failures over the whole 200 s horizon the
+ * fluid function admits C / T_e = 10 / 0.4 s = 25/s (the other 25/s throttled), half of
+ * which fail: e2e error rate 12.5 / 50 = 0.25 (norm 1: 0.25); fn's throttle rate
+ * T / (T + E) = 25 / (25 + 25) = 0.5 against norm 0.4: capped at 1; e2e loss (12.5 + 25) / 50
+ * = 0.75 (norm 1); db's utilisation 12.5 / (4 x 100) = 0.03125 (only the successes go on)
+ * against norm 0.05: 0.625. Score 0.4 x 0.25 + 0.2 x 1 + 0.2 x 0.75 + 0.2 x 0.625 = 0.575.
+ * Without faults: nothing throttled or failed, db at 50 / 400 = 0.125 (capped: 1): 0.2.
+ * Tolerance: the step at t = 0 from the no-fault state relaxes in ~T_e = 0.4 s of 200 s. */
+static const char two_xml[] =
+    "<architecture name='two' format='1'>\n"
+    "  <workload>\n"
+    "    <source id='s' to='fn' rate='50/s'/>\n"
+    "    <profile source='s'><point at='0s' rate='50/s'/><point at='200s' rate='50/s'/></profile>\n"
+    "  </workload>\n"
+    "  <function id='fn' invocation='sync' concurrency='10' duration='100ms' timeout='60s'\n"
+    "            keep-alive='1h' retries='0'/>\n"
+    "  <pool id='db' servers='4' service-rate='100/s'/>\n"
+    "  <route from='fn' to='db'/>\n"
+    "  <faults budget='100' seed='3'>\n"
+    "    <fault target='fn' delay='0ms..300ms' fail-prob='0..50%'/>\n"
+    "    <objective>\n"
+    "      <term metric='error-rate' weight='2'/>\n"
+    "      <term metric='throttle-rate' target='fn' norm='0.4'/>\n"
+    "      <term metric='loss'/>\n"
+    "      <term metric='utilization' target='db' norm='0.05'/>\n"
+    "    </objective>\n"
+    "  </faults>\n"
+    "</architecture>\n";
+
+static void test_objective_two_nodes_by_hand(void **state)
+{
+    static const double metric[4] = {0.25, 0.5, 0.75, 0.03125}, norm[4] = {1.0, 0.4, 1.0, 0.05},
+                        weight[4] = {0.4, 0.2, 0.2, 0.2}, score[4] = {0.25, 1.0, 0.75, 0.625};
+    fx f;
+    ac_search_space *sp = NULL;
+    ac_search_objective *obj = NULL;
+    ac_search_term_value tv[4];
+    double g[2] = {1.0, 1.0}, s, sum = 0.0;
+    (void)state;
+    assert_int_equal(fx_parse(&f, two_xml), AC_OK);
+    assert_int_equal(ac_search_space_new(f.m, 200.0, &sp, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_new(f.m, sp, NULL, 1.0, 1, &obj, &f.err), AC_OK);
+    assert_int_equal(ac_search_objective_nterms(obj), 4);
+    assert_int_equal(ac_search_objective_eval(obj, 0, g, &s, tv, &f.err), AC_OK);
+    for (size_t i = 0; i < 4; i++) {
+        print_message("term %zu: metric %.6g (by hand %.6g), norm %g, weight %g, score %.6g\n", i,
+                      tv[i].metric, metric[i], tv[i].norm, tv[i].weight, tv[i].score);
+        assert_double_close(tv[i].metric, metric[i], 0.0, 0.01);
+        assert_double_close(tv[i].norm, norm[i], 1e-15, 0.0);
+        assert_double_close(tv[i].weight, weight[i], 1e-15, 0.0);
+        assert_double_close(tv[i].score, score[i], 0.0, 0.01);
+        sum += tv[i].weight * tv[i].score;
+    }
+    assert_true(tv[1].score == 1.0); /* the cap: 0.5 / 0.4 */
+    assert_double_close(s, sum, 1e-12, 0.0);
+    assert_double_close(s, 0.575, 0.0, 0.005);
+    /* no fault: only db's utilisation, 0.125 against 0.05, capped */
+    assert_int_equal(ac_search_objective_eval_plan(obj, 0, NULL, &s, tv, &f.err), AC_OK);
+    assert_double_close(tv[3].metric, 0.125, 0.0, 0.001);
+    assert_true(tv[0].metric < 1e-6 && tv[1].metric < 1e-6 && tv[2].metric < 1e-6);
+    assert_double_close(s, 0.2, 0.0, 1e-6);
+    ac_search_objective_free(obj);
+    ac_search_space_free(sp);
+    fx_free(&f);
+}
+
 /* Same seed, jobs 1 and 2: the same best score and genes, to the bit. */
 static void test_jobs_deterministic(void **state)
 {
@@ -809,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_ga_options),
         cmocka_unit_test(test_convergence_seeds),
         cmocka_unit_test(test_objective_closed_form),
+        cmocka_unit_test(test_objective_two_nodes_by_hand),
         cmocka_unit_test(test_jobs_deterministic),
         cmocka_unit_test(test_link_fault),
         cmocka_unit_test(test_bad_faults),
