@@ -11,17 +11,6 @@
 
 #include "sim/internal.h"
 
-static const char *kind_name(ac_node_kind kind)
-{
-    switch (kind) {
-    case AC_NODE_POOL: return "pool";
-    case AC_NODE_FUNCTION: return "function";
-    case AC_NODE_QUEUE: return "queue";
-    case AC_NODE_GATEWAY: return "gateway";
-    }
-    return "node";
-}
-
 /* A function, queue or gateway with parameters the simulator can run. */
 static int serverless_ok(const ac_node *nd)
 {
@@ -90,7 +79,7 @@ int ac_sim_model_check(const ac_model *m, const ac_sim_options *opt, ac_error *e
             if (!serverless_ok(nd))
                 return ac_error_set_at(err, AC_EINVAL, nd->loc,
                                        "%s '%s': invalid parameters for simulation",
-                                       kind_name(nd->kind), nd->id ? nd->id : "?");
+                                       ac_node_kind_name(nd->kind), nd->id ? nd->id : "?");
             continue;
         }
         if (opt->autoscale) {
