@@ -308,7 +308,18 @@ static int mitigation_variants(compare_state *s, size_t *v, const char **only, s
     return 0;
 }
 
-int ac_cli_compare(int argc, char **argv)
+/* The command line of compare. */
+typedef struct compare_args {
+    const char **only; /* --mitigation ids (argc + 1 slots) */
+    size_t nonly, nfiles;
+    int search;
+    ac_cli_run_opts ro;
+    ac_cli_out_opts oo;
+} compare_args;
+
+/* Parses argv into out (out->only owned by the caller, freed even on failure). Returns -1 to
+ * go on, else the exit status (--help, a usage error). */
+static int parse_args(int argc, char **argv, compare_args *out)
 {
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
@@ -322,132 +333,142 @@ int ac_cli_compare(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     static const char *const formats[] = {"text", "json", NULL};
-    const char **only = NULL;
-    size_t nonly = 0, nfiles, nvar, v = 0;
-    int c, rc, status = AC_EXIT_PASS, search = 0;
-    ac_cli_run_opts ro;
-    ac_cli_out_opts oo;
-    ac_analysis_options aopt;
-    compare_state s;
-    ac_compare_run run;
-
-    memset(&s, 0, sizeof s);
-    only = calloc((size_t)argc + 1, sizeof *only);
-    if (only == NULL)
+    int c;
+    memset(out, 0, sizeof *out);
+    out->only = calloc((size_t)argc + 1, sizeof *out->only);
+    if (out->only == NULL)
         return ac_cli_fail("out of memory");
-    ac_cli_run_opts_init(&ro);
-    ac_cli_out_opts_init(&oo, formats);
+    ac_cli_run_opts_init(&out->ro);
+    ac_cli_out_opts_init(&out->oo, formats);
     optind = 0;
     while ((c = getopt_long(argc, argv, "f:o:m:h", opts, NULL)) != -1) {
-        int taken = ac_cli_run_opts_parse(&ro, c, optarg);
+        int taken = ac_cli_run_opts_parse(&out->ro, c, optarg);
         if (taken == 0)
-            taken = ac_cli_out_opts_parse(&oo, c, optarg);
-        if (taken == AC_EXIT_USAGE) {
-            free(only);
+            taken = ac_cli_out_opts_parse(&out->oo, c, optarg);
+        if (taken == AC_EXIT_USAGE)
             return AC_EXIT_USAGE;
-        }
         if (taken)
             continue;
         switch (c) {
-        case 'm': only[nonly++] = optarg; break;
-        case 'S': search = 1; break;
-        case 'h':
-            free(only);
-            fputs(compare_usage, stdout);
-            return AC_EXIT_PASS;
-        default:
-            free(only);
-            fputs(compare_usage, stderr);
-            return AC_EXIT_USAGE;
+        case 'm': out->only[out->nonly++] = optarg; break;
+        case 'S': out->search = 1; break;
+        case 'h': fputs(compare_usage, stdout); return AC_EXIT_PASS;
+        default: fputs(compare_usage, stderr); return AC_EXIT_USAGE;
         }
     }
-    nfiles = optind < argc ? (size_t)(argc - optind) : 0;
-    if (nfiles < 1 || nfiles > 2) {
-        free(only);
+    out->nfiles = optind < argc ? (size_t)(argc - optind) : 0;
+    if (out->nfiles < 1 || out->nfiles > 2) {
         fputs(compare_usage, stderr);
         return ac_cli_fail("compare: one or two input files are needed");
     }
-    if (nfiles == 2 && nonly > 0) {
-        free(only);
+    if (out->nfiles == 2 && out->nonly > 0)
         return ac_cli_fail("compare: --mitigation applies to one file, not to two");
+    return -1;
+}
+
+/* The analysis options of every variant: the transient whenever every input has a profile
+ * (the comparison's cold-start and throttle rows read it), the file's search seed, and no
+ * search without --search (a search per <resilience> requirement per variant: minutes on a
+ * real fault space). */
+static void compare_options(const compare_state *s, const compare_args *a, ac_analysis_options *out)
+{
+    int all = 1;
+    ac_cli_run_opts_apply(&a->ro, out);
+    for (size_t f = 0; f < a->nfiles; f++)
+        all = all && s->in.models[f]->nprofiles > 0;
+    if (all)
+        out->transient = AC_TRANSIENT_ALWAYS;
+    if (!a->ro.has_seed && s->in.models[0]->faults.has_seed)
+        out->sim.seed = s->in.models[0]->faults.seed;
+    if (!a->search) {
+        out->search = 0;
+        out->search_skipped = SEARCH_SKIPPED;
     }
-    if (ac_cli_input_load(&s.in, argv + optind, nfiles, AC_SEV_ERROR) != 0) {
+}
+
+/* The reference (the baseline, or the first file, then the second file) and each mitigation
+ * on its own copy of the model; *nvar the variants made. Returns 0 or the exit status. */
+static int compare_variants(compare_state *s, const compare_args *a,
+                            const ac_analysis_options *aopt, size_t *nvar)
+{
+    size_t v = 0;
+    int rc;
+    for (size_t f = 0; f < a->nfiles; f++, v++) {
+        ac_compare_variant *x = &s->variants[v];
+        x->id = a->nfiles == 2 ? s->in.files[f].file : "baseline";
+        x->kind = a->nfiles == 2 ? "file" : "baseline";
+        x->label = model_label(s->in.models[f]);
+        x->file = s->in.files[f].file;
+        x->model = s->in.models[f];
+        if (analyse_variant(s, v, aopt) != 0)
+            return AC_EXIT_USAGE;
+    }
+    rc = a->nfiles == 1 ? mitigation_variants(s, &v, a->only, a->nonly, aopt) : 0;
+    *nvar = v;
+    return rc;
+}
+
+/* The run's header, the searches (--search) and the outputs; returns the exit status. */
+static int compare_emit(compare_state *s, const compare_args *a, const ac_analysis_options *aopt,
+                        size_t nvar)
+{
+    ac_compare_run run;
+    int status = AC_EXIT_PASS;
+    memset(&run, 0, sizeof run);
+    for (size_t f = 0; f < a->nfiles; f++) {
+        run.files[f] = s->in.files[f].file;
+        run.sha256[f] = s->in.files[f].sha256;
+    }
+    run.nfiles = a->nfiles;
+    run.variants = s->variants;
+    run.nvariants = nvar;
+    run.seed = aopt->sim.seed;
+    run.has_seed = a->ro.has_seed;
+    if (!a->search && has_resilience(&s->in, a->nfiles))
+        run.note =
+            "the <resilience> requirements are INCONCLUSIVE in every variant: " SEARCH_SKIPPED;
+    for (size_t k = 0; k < nvar; k++)
+        if (s->variants[k].analysis == NULL)
+            status = AC_EXIT_INCONCLUSIVE;
+    if (a->search && a->nfiles == 1 &&
+        add_search(s, nvar, s->in.models[0], s->in.files[0].file) != 0)
+        status = AC_EXIT_INCONCLUSIVE;
+    if (write_output(&run, a->oo.format == AC_FORMAT_JSON, a->oo.out) != 0)
+        status = AC_EXIT_USAGE;
+    if (a->ro.report != NULL && write_pdf(&run, &a->ro) != 0)
+        status = AC_EXIT_USAGE;
+    return status;
+}
+
+int ac_cli_compare(int argc, char **argv)
+{
+    compare_args a;
+    ac_analysis_options aopt;
+    compare_state s;
+    size_t nvar = 0;
+    int rc, status;
+
+    memset(&s, 0, sizeof s);
+    status = parse_args(argc, argv, &a);
+    if (status >= 0)
+        goto cleanup;
+    if (ac_cli_input_load(&s.in, argv + optind, a.nfiles, AC_SEV_ERROR) != 0) {
         status = AC_EXIT_USAGE;
         goto cleanup;
     }
-    rc = inputs_check(&s.in, nfiles, only, nonly);
-    if (rc != 0) {
-        status = rc;
+    status = inputs_check(&s.in, a.nfiles, a.only, a.nonly);
+    if (status != 0)
         goto cleanup;
-    }
-
-    nvar = nfiles == 2 ? 2 : 1 + (nonly > 0 ? nonly : s.in.models[0]->nmitigations);
+    nvar = a.nfiles == 2 ? 2 : 1 + (a.nonly > 0 ? a.nonly : s.in.models[0]->nmitigations);
     if (state_alloc(&s, nvar) != 0) {
         status = ac_cli_fail("out of memory");
         goto cleanup;
     }
-    ac_cli_run_opts_apply(&ro, &aopt);
-    {
-        /* the comparison's cold-start and throttle rows read the transient: integrate it
-           whenever every input has a profile to follow */
-        int all = 1;
-        for (size_t f = 0; f < nfiles; f++)
-            all = all && s.in.models[f]->nprofiles > 0;
-        if (all)
-            aopt.transient = AC_TRANSIENT_ALWAYS;
-    }
-    if (!ro.has_seed && s.in.models[0]->faults.has_seed)
-        aopt.sim.seed = s.in.models[0]->faults.seed;
-    if (!search) {
-        /* a search per <resilience> requirement per variant: minutes on a real fault space */
-        aopt.search = 0;
-        aopt.search_skipped = SEARCH_SKIPPED;
-    }
-
-    /* the reference: the baseline (or the first file), then the second file */
-    for (size_t f = 0; f < nfiles; f++, v++) {
-        ac_compare_variant *x = &s.variants[v];
-        x->id = nfiles == 2 ? s.in.files[f].file : "baseline";
-        x->kind = nfiles == 2 ? "file" : "baseline";
-        x->label = model_label(s.in.models[f]);
-        x->file = s.in.files[f].file;
-        x->model = s.in.models[f];
-        if (analyse_variant(&s, v, &aopt) != 0) {
-            status = AC_EXIT_USAGE;
-            goto cleanup;
-        }
-    }
-    /* each mitigation, on its own copy of the model */
-    rc = nfiles == 1 ? mitigation_variants(&s, &v, only, nonly, &aopt) : 0;
-    if (rc != 0) {
-        status = rc;
-        goto cleanup;
-    }
-
-    memset(&run, 0, sizeof run);
-    for (size_t f = 0; f < nfiles; f++) {
-        run.files[f] = s.in.files[f].file;
-        run.sha256[f] = s.in.files[f].sha256;
-    }
-    run.nfiles = nfiles;
-    run.variants = s.variants;
-    run.nvariants = v;
-    run.seed = aopt.sim.seed;
-    run.has_seed = ro.has_seed;
-    if (!search && has_resilience(&s.in, nfiles))
-        run.note =
-            "the <resilience> requirements are INCONCLUSIVE in every variant: " SEARCH_SKIPPED;
-    for (size_t k = 0; k < v; k++)
-        if (s.variants[k].analysis == NULL)
-            status = AC_EXIT_INCONCLUSIVE;
-    if (search && nfiles == 1 && add_search(&s, v, s.in.models[0], s.in.files[0].file) != 0)
-        status = AC_EXIT_INCONCLUSIVE;
-    if (write_output(&run, oo.format == AC_FORMAT_JSON, oo.out) != 0)
-        status = AC_EXIT_USAGE;
-    if (ro.report != NULL && write_pdf(&run, &ro) != 0)
-        status = AC_EXIT_USAGE;
+    compare_options(&s, &a, &aopt);
+    rc = compare_variants(&s, &a, &aopt, &nvar);
+    status = rc != 0 ? rc : compare_emit(&s, &a, &aopt, nvar);
 cleanup:
     state_free(&s);
-    free(only);
+    free(a.only);
     return status;
 }
