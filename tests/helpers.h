@@ -357,4 +357,44 @@ static inline char *ac_test_write_file(const char *dir, const char *name, const 
     return p;
 }
 
+/* ---- numbers in archcheck's JSON (its own layout: `"key": value`, one space) ---- */
+
+/* The number after the first `"key": ` from `from`; NAN when absent or null. */
+static inline double ac_test_json_num(const char *from, const char *key)
+{
+    char k[128];
+    const char *p;
+    snprintf(k, sizeof k, "\"%s\": ", key);
+    p = from != NULL ? strstr(from, k) : NULL;
+    if (p == NULL || strncmp(p + strlen(k), "null", 4) == 0)
+        return NAN;
+    return strtod(p + strlen(k), NULL);
+}
+
+/* 1 when `"key": null` follows `from`. */
+static inline int ac_test_json_is_null(const char *from, const char *key)
+{
+    char k[128];
+    snprintf(k, sizeof k, "\"%s\": null", key);
+    return from != NULL && strstr(from, k) != NULL;
+}
+
+/* The number after the k-th (0-based) `"key": ` of the row `"metric": "<metric>"` (compare's
+ * JSON), before the next row's; NAN if absent. */
+static inline double ac_test_json_row_number(const char *json, const char *metric, const char *key,
+                                             int k)
+{
+    char m[96], kk[64];
+    const char *p, *end;
+    snprintf(m, sizeof m, "\"metric\": \"%s\"", metric);
+    snprintf(kk, sizeof kk, "\"%s\": ", key);
+    p = strstr(json, m);
+    end = p != NULL ? strstr(p + 1, "\"metric\": ") : NULL; /* the next row */
+    for (int i = 0; p != NULL && i <= k; i++)
+        p = strstr(p + 1, kk);
+    if (p == NULL || (end != NULL && p > end))
+        return NAN;
+    return strtod(p + strlen(kk), NULL);
+}
+
 #endif

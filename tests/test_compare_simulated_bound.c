@@ -37,22 +37,6 @@ static const char thr_xml[] =
     "  </faults>\n"
     "</architecture>\n";
 
-/* The number after the k-th (0-based) `key` following the row of `metric`; NAN if absent. */
-static double row_number(const char *json, const char *metric, const char *key, int k)
-{
-    char m[96], kk[64];
-    const char *p, *end;
-    snprintf(m, sizeof m, "\"metric\": \"%s\"", metric);
-    snprintf(kk, sizeof kk, "\"%s\": ", key);
-    p = strstr(json, m);
-    end = p != NULL ? strstr(p + 1, "\"metric\": ") : NULL; /* the next row */
-    for (int i = 0; p != NULL && i <= k; i++)
-        p = strstr(p + 1, kk);
-    if (p == NULL || (end != NULL && p > end))
-        return NAN;
-    return strtod(p + strlen(kk), NULL);
-}
-
 static void test_simulated_bound(void **state)
 {
     char path[] = "/tmp/ac_csb_XXXXXX";
@@ -63,11 +47,11 @@ static void test_simulated_bound(void **state)
     ac_test_write_tmp(path, thr_xml);
     a = run_ac("compare", "--search", "-f", "json", path, NULL);
     assert_int_equal(a.status, 0);
-    fluid = row_number(a.out, "worst_case_score", "value", 0);
-    sim = row_number(a.out, "worst_case_score", "simulation_value", 0);
-    ci = row_number(a.out, "worst_case_score", "simulation_value_ci95", 0);
-    reps = row_number(a.out, "worst_case_score", "simulation_replications", 0);
-    level = row_number(a.out, "worst_case_score", "simulation_level", 0);
+    fluid = ac_test_json_row_number(a.out, "worst_case_score", "value", 0);
+    sim = ac_test_json_row_number(a.out, "worst_case_score", "simulation_value", 0);
+    ci = ac_test_json_row_number(a.out, "worst_case_score", "simulation_value_ci95", 0);
+    reps = ac_test_json_row_number(a.out, "worst_case_score", "simulation_replications", 0);
+    level = ac_test_json_row_number(a.out, "worst_case_score", "simulation_level", 0);
     print_message("worst-case score: fluid %.4f, simulated %.4f +- %.4f (level %.4f, %g "
                   "replications); Erlang-B(10, 10) = %.4f\n",
                   fluid, sim, ci, level, reps, erlang);
@@ -82,7 +66,7 @@ static void test_simulated_bound(void **state)
            gsl_cdf_tdist_Pinv(0.5 + 0.5 * level, reps - 1.0);
     assert_true(fabs(sim - erlang) <= half);
     /* only the baseline's column has it (one simulated_score in the row) */
-    assert_true(isnan(row_number(a.out, "worst_case_score", "simulation_value", 1)));
+    assert_true(isnan(ac_test_json_row_number(a.out, "worst_case_score", "simulation_value", 1)));
     t = run_ac("compare", "--search", path, NULL);
     assert_int_equal(t.status, 0);
     assert_non_null(strstr(t.out, "in the simulator: "));

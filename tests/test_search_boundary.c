@@ -32,25 +32,6 @@
     "  </faults>\n"                                                                                \
     "</architecture>\n"
 
-/* The number after `"key": ` (the first from `from`), NAN when absent or null. */
-static double json_num(const char *from, const char *key)
-{
-    char k[128];
-    const char *p;
-    snprintf(k, sizeof k, "\"%s\": ", key);
-    p = from != NULL ? strstr(from, k) : NULL;
-    if (p == NULL || strncmp(p + strlen(k), "null", 4) == 0)
-        return NAN;
-    return strtod(p + strlen(k), NULL);
-}
-
-static int json_is_null(const char *from, const char *key)
-{
-    char k[128];
-    snprintf(k, sizeof k, "\"%s\": null", key);
-    return from != NULL && strstr(from, k) != NULL;
-}
-
 /*
  * --boundary at tau 0.15: the fluid's B_r is C / (T (1 - tau)) = 58.82/s (within the fluid's
  * 1.5%, as test_search_resilience's study), above the design's 50/s; the confirmation at
@@ -76,12 +57,13 @@ static void test_boundary_simulated(void **state)
     assert_non_null(conf);
     assert_non_null(res);
     print_message("fluid B_r %.5g/s (closed form %.5g), simulated %.4g +- %.3g at level %.4g\n",
-                  json_num(res, "boundary"), 10.0 / (0.2 * 0.85), json_num(conf, "score"),
-                  json_num(conf, "score_ci95"), json_num(conf, "level"));
-    assert_double_close(json_num(res, "boundary"), 10.0 / (0.2 * 0.85), 0.0, 0.015);
-    assert_true(json_is_null(res, "boundary_expected_relative_error"));
-    assert_double_close(json_num(res, "simulated_upper_bound"), 50.0, 1e-12, 0.0);
-    assert_true(json_num(conf, "score") - json_num(conf, "score_ci95") >= 0.15);
+                  ac_test_json_num(res, "boundary"), 10.0 / (0.2 * 0.85),
+                  ac_test_json_num(conf, "score"), ac_test_json_num(conf, "score_ci95"),
+                  ac_test_json_num(conf, "level"));
+    assert_double_close(ac_test_json_num(res, "boundary"), 10.0 / (0.2 * 0.85), 0.0, 0.015);
+    assert_true(ac_test_json_is_null(res, "boundary_expected_relative_error"));
+    assert_double_close(ac_test_json_num(res, "simulated_upper_bound"), 50.0, 1e-12, 0.0);
+    assert_true(ac_test_json_num(conf, "score") - ac_test_json_num(conf, "score_ci95") >= 0.15);
     assert_non_null(strstr(res, "\"approximation\": \"fluid\""));
     ac_test_run_free(&a);
 
@@ -96,16 +78,16 @@ static void test_boundary_simulated(void **state)
     a = run_ac("search", "--boundary", "--confirm", "0", "-f", "json", low, NULL);
     assert_int_equal(a.status, 0);
     res = strstr(a.out, "\"resilience\": {");
-    assert_true(json_is_null(res, "simulated_upper_bound"));
-    assert_true(json_is_null(res, "boundary_expected_relative_error"));
+    assert_true(ac_test_json_is_null(res, "simulated_upper_bound"));
+    assert_true(ac_test_json_is_null(res, "boundary_expected_relative_error"));
     ac_test_run_free(&a);
 
     /* tau 0.7: the fluid's B_r C / (0.3 T) = 166.7/s; the simulator does not reach tau */
     a = run_ac("search", "--boundary", "-f", "json", high, NULL);
     assert_int_equal(a.status, 0);
     res = strstr(a.out, "\"resilience\": {");
-    assert_double_close(json_num(res, "boundary"), 10.0 / (0.3 * 0.2), 0.0, 0.015);
-    assert_true(json_is_null(res, "simulated_upper_bound"));
+    assert_double_close(ac_test_json_num(res, "boundary"), 10.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_true(ac_test_json_is_null(res, "simulated_upper_bound"));
     ac_test_run_free(&a);
     a = run_ac("search", "--boundary", high, NULL);
     assert_int_equal(a.status, 0);
@@ -135,13 +117,15 @@ static void test_study_and_compare(void **state)
     mit = strstr(a.out, "\"id\": \"more\"");
     assert_non_null(res);
     assert_non_null(mit);
-    assert_double_close(json_num(res, "boundary"), 10.0 / (0.2 * 0.85), 0.0, 0.015);
-    assert_true(json_is_null(res, "boundary_expected_relative_error"));
-    assert_double_close(json_num(res, "simulated_upper_bound"), 50.0, 1e-12, 0.0);
+    assert_double_close(ac_test_json_num(res, "boundary"), 10.0 / (0.2 * 0.85), 0.0, 0.015);
+    assert_true(ac_test_json_is_null(res, "boundary_expected_relative_error"));
+    assert_double_close(ac_test_json_num(res, "simulated_upper_bound"), 50.0, 1e-12, 0.0);
     /* twice the concurrency: 20 / (0.2 x 0.85) = 117.6/s, by the fluid only */
-    assert_double_close(json_num(mit, "resilience_boundary"), 20.0 / (0.2 * 0.85), 0.0, 0.015);
-    assert_true(json_is_null(mit, "resilience_boundary_expected_relative_error"));
-    assert_true(json_is_null(mit, "boundary_against_baseline_worst_case_expected_relative_error"));
+    assert_double_close(ac_test_json_num(mit, "resilience_boundary"), 20.0 / (0.2 * 0.85), 0.0,
+                        0.015);
+    assert_true(ac_test_json_is_null(mit, "resilience_boundary_expected_relative_error"));
+    assert_true(
+        ac_test_json_is_null(mit, "boundary_against_baseline_worst_case_expected_relative_error"));
     assert_null(strstr(mit, "simulated_upper_bound"));
     ac_test_run_free(&a);
 
@@ -185,7 +169,7 @@ static void test_pdf_level(void **state)
     ac_test_write_tmp(pdf, "");
     a = run_ac("search", "-f", "json", low, NULL);
     assert_int_equal(a.status, 0);
-    level = json_num(strstr(a.out, "\"confirmation\": {"), "level");
+    level = ac_test_json_num(strstr(a.out, "\"confirmation\": {"), "level");
     assert_double_close(level, 1.0 - 0.05 / 3.0, 1e-12, 0.0);
     ac_test_run_free(&a);
     a = run_ac("search", "--report", pdf, low, NULL);

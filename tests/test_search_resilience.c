@@ -514,19 +514,6 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* The k-th "value" (0-based) after the row of `metric` in compare's JSON; NAN if absent. */
-static double row_value(const char *json, const char *metric, int k)
-{
-    char key[96];
-    const char *p;
-    snprintf(key, sizeof key, "\"metric\": \"%s\"", metric);
-    p = strstr(json, key);
-    for (int i = 0; p != NULL && i <= k; i++) {
-        p = strstr(p + 1, "\"value\": ");
-    }
-    return p != NULL ? strtod(p + 9, NULL) : NAN;
-}
-
 /* End to end: the confirmation, the study and the exports of `search`, the same output for
  * --jobs 1 and 2, and bad options refused. */
 static void test_command(void **state)
@@ -608,10 +595,14 @@ static void test_command(void **state)
     /* compare --search: the rows of the study, against the fluid closed form C / (0.3 T) */
     a = run_ac("compare", "--search", "-f", "json", path, NULL);
     assert_int_equal(a.status, 0);
-    assert_double_close(row_value(a.out, "resilience_boundary", 0), 10.0 / (0.3 * 0.2), 0.0, 0.015);
-    assert_double_close(row_value(a.out, "resilience_boundary", 1), 20.0 / (0.3 * 0.2), 0.0, 0.015);
-    assert_double_close(row_value(a.out, "resilience_gain", 1), 1.0, 0.03, 0.0);
-    assert_double_close(row_value(a.out, "worst_case_score", 0), 0.0, 0.01, 0.0);
+    assert_double_close(ac_test_json_row_number(a.out, "resilience_boundary", "value", 0),
+                        10.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(ac_test_json_row_number(a.out, "resilience_boundary", "value", 1),
+                        20.0 / (0.3 * 0.2), 0.0, 0.015);
+    assert_double_close(ac_test_json_row_number(a.out, "resilience_gain", "value", 1), 1.0, 0.03,
+                        0.0);
+    assert_double_close(ac_test_json_row_number(a.out, "worst_case_score", "value", 0), 0.0, 0.01,
+                        0.0);
     ac_test_run_free(&a);
     a = run_ac("compare", "-f", "json", path, NULL);
     assert_null(strstr(a.out, "resilience_boundary"));
