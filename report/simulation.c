@@ -165,7 +165,8 @@ static void value(FILE *fp, const char *label, const ac_sim_estimate *e)
 int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_result *r)
 {
     fprintf(fp,
-            "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs%s), %llu events%s\n\n",
+            "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs%s), %llu "
+            "events%s\n\n",
             rf->file, r->seed, r->replications, r->horizon, r->warmup,
             r->warmup_rule == AC_SIM_WARMUP_SETTLING
                 ? ": the settling time, the budget having shortened the horizon"

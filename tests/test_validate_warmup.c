@@ -70,8 +70,8 @@ static void test_budget_keeps_settling_warmup(void **state)
     b = ref->nodes[0].mean_instances;
     print_message("budget-limited: %zu replications of %g s, warm-up %g s (%s): alive "
                   "%.3f +- %.3f; reference %.3f +- %.3f\n",
-                  lim->replications, lim->horizon, lim->warmup, ac_sim_warmup_rule_name(lim->warmup_rule), a.mean,
-                  a.ci95, b.mean, b.ci95);
+                  lim->replications, lim->horizon, lim->warmup,
+                  ac_sim_warmup_rule_name(lim->warmup_rule), a.mean, a.ci95, b.mean, b.ci95);
     assert_true(lim->budget_limited);
     assert_int_equal(lim->warmup_rule, AC_SIM_WARMUP_SETTLING);
     assert_int_equal(ref->warmup_rule, AC_SIM_WARMUP_GIVEN);
