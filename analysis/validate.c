@@ -293,7 +293,12 @@ int ac_an_simulate(const ac_model *m, const ac_analysis_options *opt, ac_analysi
             1.0 -
             ac_an_seq_alpha(a->sim->stopped_at_look > 0 ? a->sim->stopped_at_look - 1 : seq.nlooks,
                             seq.nlooks);
-    if (rc != AC_OK) {
+    if (rc == AC_ELIMIT && strstr(e2.message, "budget-limited") != NULL) {
+        /* the budget cannot pay for the settling warm-up (sim/run.c): no interval of the
+           start-up is given as the model's */
+        a->sim = NULL;
+        snprintf(a->sim_note, sizeof a->sim_note, "not validated: %.140s", e2.message + 12);
+    } else if (rc != AC_OK) {
         a->sim = NULL;
         snprintf(a->sim_note, sizeof a->sim_note, "the simulation failed: %.120s", e2.message);
     }

@@ -360,6 +360,12 @@ static void write_analysis(ac_jsonw *w, const ac_model *m, const ac_analysis *a)
         ac_jsonw_uint(w, a->sim->events);
         ac_jsonw_key(w, "seed");
         ac_jsonw_uint(w, a->sim->seed);
+        key_double(w, "horizon", a->sim->horizon);
+        key_double(w, "warmup", a->sim->warmup);
+        ac_jsonw_key(w, "warmup_rule");
+        ac_jsonw_string(w, ac_sim_warmup_rule_name(a->sim->warmup_rule));
+        ac_jsonw_key(w, "budget_limited");
+        ac_jsonw_bool(w, a->sim->budget_limited);
         key_double(w, "relative_half_width", a->sim->rel_halfwidth);
         ac_jsonw_key(w, "converged");
         ac_jsonw_bool(w, a->sim->converged);

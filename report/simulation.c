@@ -82,6 +82,8 @@ int ac_report_simulation_json(FILE *fp, const ac_report_file *rf, const ac_sim_r
     ac_jsonw_double(&w, r->horizon);
     ac_jsonw_key(&w, "warmup");
     ac_jsonw_double(&w, r->warmup);
+    ac_jsonw_key(&w, "warmup_rule");
+    ac_jsonw_string(&w, ac_sim_warmup_rule_name(r->warmup_rule));
     ac_jsonw_key(&w, "relative_half_width");
     ac_jsonw_double(&w, r->rel_halfwidth);
     ac_jsonw_key(&w, "converged");
@@ -163,8 +165,13 @@ static void value(FILE *fp, const char *label, const ac_sim_estimate *e)
 int ac_report_simulation_text(FILE *fp, const ac_report_file *rf, const ac_sim_result *r)
 {
     fprintf(fp,
-            "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs), %llu events%s\n\n",
-            rf->file, r->seed, r->replications, r->horizon, r->warmup, r->events,
+            "%s: simulated, seed %lu, %zu replications of %.6gs (warm-up %.6gs%s), %llu "
+            "events%s\n\n",
+            rf->file, r->seed, r->replications, r->horizon, r->warmup,
+            r->warmup_rule == AC_SIM_WARMUP_SETTLING
+                ? ": the settling time, the budget having shortened the horizon"
+                : "",
+            r->events,
             r->budget_limited ? " (the event budget limited the precision: --max-events)"
             : r->converged    ? ""
                               : " (target precision not reached)");

@@ -508,6 +508,7 @@ void ac_sim_client_done(ac_sim_state *s, uint32_t client);
 double ac_sim_profile_rate(const ac_profile *p, double scale, double t);
 double ac_sim_timescale(const ac_model *model);
 double ac_sim_slow_timescale(const ac_model *model);
+double ac_sim_settling_time(const ac_model *model);
 
 /* fast.c: one pool fed by one Poisson source, simulated by a dedicated loop */
 /* s (built, not yet run) is one pool of random or power-of-d dispatch without timeout,

@@ -30,6 +30,16 @@ void ac_sim_options_init(ac_sim_options *opt)
     opt->jobs = 1;
 }
 
+const char *ac_sim_warmup_rule_name(ac_sim_warmup_rule rule)
+{
+    switch (rule) {
+    case AC_SIM_WARMUP_TENTH: return "tenth";
+    case AC_SIM_WARMUP_SETTLING: return "settling";
+    case AC_SIM_WARMUP_GIVEN: return "given";
+    }
+    return "tenth";
+}
+
 static unsigned long long splitmix64(unsigned long long z)
 {
     z += 0x9e3779b97f4a7c15ULL;
@@ -241,13 +251,36 @@ static double precision(const ac_sim_welford *w, size_t nnodes, size_t nmodel_no
 }
 
 /*
+ * The shortened horizon h of a budget-limited run whose warm-up is the settling time W
+ * (ac_sim_settling_time): W is kept (a tenth of h would end the warm-up before the start-up's
+ * instances are reclaimed: a bias no interval shows) and only the measured part shrinks, to
+ * at least M = 100 tau (ac_sim_timescale); then h = max(h, W + M) and the budget stops the
+ * replications early. When even n replications of W + M (n = the fixed count, or the 2 an
+ * interval needs) at `rate` events per simulated second exceed the budget, the KPIs would be
+ * the budget's, not the model's: AC_ELIMIT with the reason. */
+static int settled_horizon(const ac_model *model, const ac_sim_options *opt, double rate,
+                           double *h, ac_error *err)
+{
+    const double w = ac_sim_settling_time(model), mmin = 100.0 * ac_sim_timescale(model);
+    const double n = opt->replications > 0 ? (double)opt->replications : 2.0;
+    if (n * (w + mmin) * rate > (double)opt->max_events)
+        return ac_error_set(err, AC_ELIMIT,
+                            "simulation: budget-limited: the event budget (%llu) does not cover "
+                            "%g replications of the settling warm-up (%g s) and %g s measured "
+                            "(%.4g events/s)",
+                            opt->max_events, n, w, mmin, rate);
+    *h = fmax(*h, w + mmin);
+    return 0;
+}
+
+/*
  * The automatic horizon within the event budget: a pilot replication runs with at most
  * budget / (16 reps) events; if it does not reach the horizon, the events per simulated
  * second it showed set the horizon h so that `reps` replications take 0.8 of the budget.
- * The pilot is replication 0's start (its seed, stream 0; its warm-up): *pilot keeps its
- * state (advanced, not finished) for ac_sim_state_resume. At the budget it stopped at
- * s->now = (budget / (16 reps)) / rate = h / 12.8, before the warm-up h / 10 ends, so that a
- * shortened run can go on as the run of h would. Counted events only (no clock):
+ * With the default warm-up, the warm-up stays the settling time (settled_horizon). The pilot
+ * is replication 0's start (its seed, stream 0; its warm-up): *pilot keeps its state
+ * (advanced, not finished) for ac_sim_state_resume, which takes it when it stopped before the
+ * warm-up of the run chosen ends and within its horizon. Counted events only (no clock):
  * deterministic. *limited = 1 when the budget shortened the horizon.
  */
 static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, double reps,
@@ -268,7 +301,9 @@ static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, doubl
         double h = 0.8 * (double)opt->max_events / (reps * rate);
         ac_error_clear(err);
         rc = 0;
-        if (h < *horizon) {
+        if (h < *horizon && opt->warmup < 0)
+            rc = settled_horizon(model, opt, rate, &h, err);
+        if (rc == 0 && h < *horizon) {
             *horizon = h;
             *limited = 1;
         }
@@ -567,7 +602,11 @@ static int run_setup(sim_run *sr, const ac_sim_options *user_opt, ac_error *err)
     rc = run_horizon(sr->model, opt, &sr->horizon, &sr->limited, &sr->pilot, err);
     if (rc != 0)
         return rc;
-    sr->warmup = opt->warmup >= 0 ? opt->warmup : sr->horizon / 10.0;
+    /* the default warm-up: a tenth of the automatic horizon (which is at least 10 tau_slow
+       and 20,000 tau unless the budget cut it), the settling time when the budget cut it */
+    sr->warmup = opt->warmup >= 0 ? opt->warmup
+                 : sr->limited    ? ac_sim_settling_time(sr->model)
+                                  : sr->horizon / 10.0;
     if (!(sr->warmup < sr->horizon))
         return ac_error_set(err, AC_EINVAL,
                             "simulation: the warm-up (%g s) must end before "
@@ -606,6 +645,9 @@ static int run_alloc(sim_run *sr, ac_error *err)
     sr->res->seed = sr->opt.seed;
     sr->res->horizon = sr->horizon;
     sr->res->warmup = sr->warmup;
+    sr->res->warmup_rule = sr->opt.warmup >= 0 ? AC_SIM_WARMUP_GIVEN
+                           : sr->limited       ? AC_SIM_WARMUP_SETTLING
+                                               : AC_SIM_WARMUP_TENTH;
     sr->res->timescale = ac_sim_timescale(model);
     return 0;
 }

@@ -205,3 +205,14 @@ double ac_sim_slow_timescale(const ac_model *m)
     }
     return tau;
 }
+
+/* The settling time of a replication started empty, W = 100 tau + tau_slow: 100 of the
+ * longest time constant tau (ac_sim_timescale) relax the queues and busy counts, and what the
+ * start-up leaves after that lives at most the slowest serverless delay tau_slow
+ * (ac_sim_slow_timescale): an idle instance that the start-up's backlog created is reclaimed
+ * a keep-alive after its last use, so the two add up (analysis/confirm.c's warm-up rule, its
+ * tau_fast taken as the simulator's wider time scale). */
+double ac_sim_settling_time(const ac_model *m)
+{
+    return 100.0 * ac_sim_timescale(m) + ac_sim_slow_timescale(m);
+}

@@ -329,10 +329,10 @@ static void test_jobs_identical(void **state)
 /*
  * The pilot run that sets the automatic horizon is replication 0's start (sim/run.c's
  * pilot_horizon, ac_sim_state_resume): an automatic run prints exactly what a fresh run with
- * the horizon it chose prints, byte for byte, on 1 and 2 threads. Two budgets: one that cuts
- * the pilot (the horizon shortened: the pilot stopped before the shorter warm-up ends and
- * goes on to the shorter horizon) and one that lets the pilot reach the horizon (replication
- * 0 is then only finished). A resumed state that drifted from the fresh run's law or draws
+ * the horizon and warm-up it chose prints, byte for byte, on 1 and 2 threads. Budgets that cut
+ * the pilot (the horizon shortened: the pilot stopped before the warm-up ends and goes on to
+ * the shorter horizon) and one that lets the pilot reach the horizon (replication 0 is then
+ * only finished). A resumed state that drifted from the fresh run's law or draws
  * (a warm-up begun too early, a horizon's cut events, a lost event) changes the text.
  */
 static void test_pilot_is_replication_0(void **state)
@@ -367,10 +367,16 @@ static void test_pilot_is_replication_0(void **state)
                              b != 1);
             if (b == 2)
                 assert_true(res->horizon < (double)budgets[b] / 180.0);
+            /* in b 2 the warm-up is the settling time (100 tau = 100 s), not a tenth of the
+               shortened horizon: the fresh run is given both */
+            assert_int_equal(res->warmup_rule,
+                             b == 2 ? AC_SIM_WARMUP_SETTLING : AC_SIM_WARMUP_TENTH);
             o.horizon = res->horizon;
+            o.warmup = res->warmup;
             ac_sim_result_free(res);
             fresh = format_with_jobs(&t, o, jobs);
             o.horizon = 0;
+            o.warmup = -1;
             automatic = format_with_jobs(&t, o, jobs);
             if (strcmp(fresh, automatic) != 0)
                 fail_msg("budget %llu, %zu jobs: automatic\n%s\n---- fresh\n%s", budgets[b], jobs,

@@ -173,10 +173,16 @@
  *    max_events / (16 min_replications) events) measures the events per
  *    simulated second, and the horizon shrinks so that min_replications of
  *    them take 0.8 of `max_events` (budget_limited says so in the result).
+ *    The default warm-up then does not shrink with the horizon: it stays the
+ *    settling time W = 100 tau + tau_slow (a tenth of a shortened horizon
+ *    ends before the instances the empty start created are reclaimed: a bias
+ *    beyond the intervals), the measured part is the rest, at least 100 tau,
+ *    and the budget stops the replications early; when 2 replications (or the
+ *    fixed count) of W + 100 tau exceed the budget, AC_ELIMIT ("budget-limited").
  *    The pilot is replication 0's start (its seed and warm-up; cut, it stops
- *    before the shortened warm-up ends) and goes on as replication 0 when
+ *    before the warm-up ends) and goes on as replication 0 when
  *    that run is the one a fresh run with the chosen horizon makes: the
- *    result is the same as with that horizon given.
+ *    result is the same as with that horizon and warm-up given.
  */
 #ifndef ARCHCHECK_SIM_H
 #define ARCHCHECK_SIM_H
@@ -221,7 +227,12 @@ typedef struct ac_sim_options {
                                 visibility timeout x max-receives), so that the default
                                 warm-up (a tenth) covers an instance population's
                                 settling */
-    double warmup;           /* s, start of the measurement; < 0: horizon / 10 (default) */
+    double warmup;           /* s, start of the measurement; < 0 (default): horizon / 10, or,
+                                when the budget shortens the automatic horizon, the settling
+                                time 100 tau + tau_slow (the longest time constant and the
+                                slowest serverless delay above), the measured part the rest
+                                (at least 100 tau; a budget that cannot pay for that in 2
+                                replications, or the fixed count: AC_ELIMIT) */
     unsigned long long max_events; /* budget over all replications; 0: unlimited. A single
                                       replication that exceeds it fails with AC_ELIMIT. */
     double max_wall_seconds;       /* automatic mode: no new replication after this; 0: unlimited */
@@ -423,6 +434,19 @@ typedef struct ac_sim_entry_result {
                                             requests; not in ac_sim_result_format */
 } ac_sim_entry_result;
 
+/* How a run's warm-up was chosen. */
+typedef enum ac_sim_warmup_rule {
+    AC_SIM_WARMUP_TENTH = 0, /* the default: a tenth of the horizon */
+    AC_SIM_WARMUP_SETTLING,  /* the default when the budget shortened the automatic horizon:
+                                the settling time 100 tau + tau_slow (tau: `timescale`;
+                                tau_slow: the slowest serverless delay), the measured part
+                                the rest */
+    AC_SIM_WARMUP_GIVEN      /* ac_sim_options.warmup >= 0 */
+} ac_sim_warmup_rule;
+
+/* "tenth", "settling" or "given" (static). */
+const char *ac_sim_warmup_rule_name(ac_sim_warmup_rule rule);
+
 typedef struct ac_sim_result {
     ac_sim_node_result *nodes; /* one per model node, in model order */
     size_t nnodes;
@@ -439,6 +463,7 @@ typedef struct ac_sim_result {
                                   budget allowed */
     unsigned long seed;
     double horizon, warmup; /* s, as used */
+    ac_sim_warmup_rule warmup_rule; /* why `warmup` is what it is (above) */
     size_t stopped_at_look; /* k + 1 when options.look stopped the run at its look k
                                (looks[k] replications); 0 otherwise */
     double timescale;       /* s, the model's longest time constant (service, holding,
