@@ -369,9 +369,7 @@ static double fluid_value(const tune_ctx *c, tune_job *j, const ac_transient *tr
         double a = ac_an_tune_trapz(tr, n->arrival_rate);
         return a > 0.0 ? ac_an_tune_trapz(tr, n->loss_rate) / a : 0.0;
     }
-    case S_LOSS_E2E:
-        *rel = AC_TUNE_FLUID_ERROR_LOSS;
-        return fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction);
+    case S_LOSS_E2E: *rel = AC_TUNE_FLUID_ERROR_LOSS; return tr->e2e_loss_fraction;
     case S_ACTIONS:
         ac_an_scaling_measure(j->m, tr, c->H, k->node, &sc);
         *rel = sc.actions_rel;

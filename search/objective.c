@@ -5,10 +5,13 @@
  * the metrics m_i over the horizon from the transient's (solver/transient_metrics.c):
  *   error-rate      a node's failed jobs (executions failed or timed out after every retry,
  *                   dead letters, a pool's or queue's refusals) / jobs offered; end to end
- *                   the transient's bound sum_v errors_v / requests (throttles excluded);
+ *                   the transient's per-request fraction under independence,
+ *                   1 - prod_v (1 - f_v)^(n_v) on a chain (throttles excluded; at most the
+ *                   union bound sum_v errors_v / requests);
  *   throttle-rate   a sync function's throttled attempts / attempts, a gateway's 429s /
- *                   requests; end to end the throttled requests / requests;
- *   loss            a node's jobs lost (both) / offered; end to end the two fractions' sum;
+ *                   requests; end to end the throttled requests / requests (likewise);
+ *   loss            a node's jobs lost (both) / offered; end to end the per-request fraction
+ *                   with both kinds in f_v (likewise);
  *   p95-, p99-latency  a node's: the quantile of its jobs' response times over the horizon
  *                   (the mixture of the samples' quasi-stationary laws weighted by the
  *                   throughput); end to end the Bonferroni bound of ac_transient (an upper
@@ -134,7 +137,7 @@ static double term_metric(const ac_model *m, const ac_transient *tr, const term 
     switch (t->metric) {
     case AC_METRIC_ERROR_RATE: v = tr->e2e_error_fraction; break;
     case AC_METRIC_THROTTLE_RATE: v = tr->e2e_throttle_fraction; break;
-    case AC_METRIC_LOSS: v = fmin(1.0, tr->e2e_error_fraction + tr->e2e_throttle_fraction); break;
+    case AC_METRIC_LOSS: v = tr->e2e_loss_fraction; break;
     case AC_METRIC_P95_LATENCY:
     case AC_METRIC_P99_LATENCY:
         (void)ac_transient_e2e_quantile(tr, t->metric == AC_METRIC_P95_LATENCY ? 0.95 : 0.99,

@@ -838,29 +838,156 @@ static void pool_waiting(const ac_transient *tr, const ac_transient_node *n, dou
         out[k] = fmax(0.0, n->in_system[k] - n->servers[k] * n->utilization[k]);
 }
 
+/* A node's shares over the horizon, jobs failed / jobs offered: *e errors (failures other
+ * than a throttle), *t throttles (a sync function's, a gateway's 429s); 0 when nothing is
+ * offered. A polled function's failed executions are not failures of the request: its queue
+ * redelivers the message, and the ones that fail for good are the queue's dead letters
+ * (counted there). */
+static void e2e_shares(const tr_ctx *c, const ac_transient *tr, size_t v, double *e, double *t)
+{
+    const ac_transient_node *n = &tr->nodes[v];
+    int polled = c->m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED;
+    *e = *t = 0.0;
+    if (!(n->offered > 0.0))
+        return;
+    *e = polled ? 0.0 : fmin(1.0, fmax(0.0, n->errors / n->offered));
+    *t = fmin(1.0 - *e, fmax(0.0, n->throttled / n->offered));
+}
+
+/* The copies' gain x_v of node v: the jobs v sends on per job of it, over the routes' p
+ * fanout / fanin. A queue: its receives per message offered (each receive of a batch makes
+ * the route's fanout executions the message is in; receives = sum of deliveries x beta, beta
+ * = min(b, max(1, visible)) the messages per batch, as transient_queue.c), so a message's
+ * redeliveries multiply its downstream jobs; a polled function: its successful executions
+ * per execution (a failed one sends nothing on and is redelivered); 1 otherwise. */
+static double e2e_gain(const tr_ctx *c, const ac_transient *tr, size_t v)
+{
+    const ac_transient_node *n = &tr->nodes[v];
+    size_t last = tr->nsamples - 1;
+    double x = 0.0;
+    if (!(n->offered > 0.0))
+        return 1.0;
+    if (c->m->nodes[v].kind == AC_NODE_QUEUE) {
+        double b = c->qs[c->unit_of[v]].b;
+        for (size_t k = 1; k < tr->nsamples; k++)
+            x += 0.5 *
+                 (n->throughput[k] * fmin(b, fmax(1.0, n->backlog[k])) +
+                  n->throughput[k - 1] * fmin(b, fmax(1.0, n->backlog[k - 1]))) *
+                 (tr->t[k] - tr->t[k - 1]);
+        return x / n->offered;
+    }
+    if (c->m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED)
+        return fmax(0.0, n->cum_departures[last] - n->cum_departures[0]) / n->offered;
+    return 1.0;
+}
+
+/*
+ * The per-request fraction of one kind under independence (doc/models.md §5): each job at
+ * node v fails by an error with v's share e_v, by a throttle with t_v, independently, and a
+ * failed job sends nothing on. Q_v, the probability that a job at v and everything it makes
+ * downstream stay clear of the kind (kind 0: no error, 1: no throttle, 2: no failure), in
+ * reverse topological order:
+ *   Q_v = z_v + (1 - e_v - t_v) C_v,   z_v = t_v (kind 0), e_v (kind 1), 0 (kind 2),
+ *   C_v = [p_exit + sum_r p_r T_r] prod_{r parallel} T_r,   T_r = u_r^(fanout x_v),
+ *   u_r = (1 - f_l) Q_w^(1 / fanin), or f_l + (1 - f_l) Q_w^(1 / fanin) for kind 1
+ * (f_l the refused share of the route's link, an error; 0 without), p_exit = max(0, 1 - sum
+ * of the non-parallel p_r), x_v the copies' gain (e2e_gain). The fraction is
+ * 1 - sum_e (N_e / N) Q_e over the entry nodes e (N_e their requests). On a chain with
+ * fan-outs and one kind: 1 - prod_v (1 - f_v)^(n_v), n_v a request's visits at v when no job
+ * upstream fails. Q holds nnodes, x the gains, Ne the requests by entry node.
+ */
+static double e2e_product(const tr_ctx *c, const ac_transient *tr, int kind, const double *x,
+                          const double *Ne, double N, double *Q)
+{
+    const ac_model *m = c->m;
+    double clear = 0.0;
+    for (size_t k = tr->nnodes; k-- > 0;) {
+        size_t v = tr->e2e_order[k];
+        double exit_p = 1.0, mix = 0.0, par = 1.0, e, t;
+        for (size_t r = 0; r < m->nroutes; r++) {
+            const ac_route *rt = &m->routes[r];
+            size_t l;
+            double fl = 0.0, u;
+            if (rt->from != v)
+                continue;
+            l = link_of(m, v, rt->to);
+            if (l != AC_NONE && tr->links[l].offered > 0.0)
+                fl = fmin(1.0, fmax(0.0, tr->links[l].lost / tr->links[l].offered));
+            u = (1.0 - fl) * pow(Q[rt->to], 1.0 / (double)(rt->fanin > 0 ? rt->fanin : 1));
+            u = pow(kind == 1 ? fl + u : u, (double)rt->fanout * x[v]);
+            if (rt->parallel) {
+                par *= u;
+            } else {
+                exit_p -= rt->p;
+                mix += rt->p * u;
+            }
+        }
+        e2e_shares(c, tr, v, &e, &t);
+        Q[v] = (kind == 0   ? t
+                : kind == 1 ? e
+                            : 0.0) +
+               (1.0 - e - t) * (fmax(exit_p, 0.0) + mix) * par;
+    }
+    for (size_t v = 0; v < tr->nnodes; v++)
+        clear += Ne[v] * Q[v];
+    return fmin(1.0, fmax(0.0, 1.0 - clear / N));
+}
+
+/*
+ * The end-to-end fractions: the requests offered N (the sources' rates integrated), the
+ * union bounds sum_v failures_v / N (links' refusals included: each failed job counts, so a
+ * request with several failed copies counts several times; an upper bound for any
+ * dependence), and the per-request fractions under independence (e2e_product), each at most
+ * its union bound; with a cycle of routes the union bound alone.
+ */
 static void e2e_summaries(const tr_ctx *c, ac_transient *tr)
 {
     const ac_model *m = c->m;
+    size_t nn = tr->nnodes;
     double offered = 0.0, err = 0.0, thr = 0.0;
+    double *Q = tr->e2e_scratch, *x = Q + nn, *Ne = x + nn; /* 3 nn of its n + (n + 5) 129 */
+    for (size_t v = 0; v < nn; v++)
+        Ne[v] = 0.0;
     for (size_t k = 0; k < tr->nsamples; k++) {
         double g = 0.0;
-        for (size_t s = 0; s < m->nsources; s++)
-            g += ac_transient_source_rate(m, s, c->scale, tr->t[k]);
+        for (size_t s = 0; s < m->nsources; s++) {
+            double gs = ac_transient_source_rate(m, s, c->scale, tr->t[k]);
+            if (k > 0 && m->nsources > 1) /* one source: Ne is the offered, below */
+                Ne[m->sources[s].to] +=
+                    0.5 * (gs + ac_transient_source_rate(m, s, c->scale, tr->t[k - 1])) *
+                    (tr->t[k] - tr->t[k - 1]);
+            g += gs;
+        }
         tr->e2e_rate[k] = g;
         if (k > 0)
             offered += 0.5 * (g + tr->e2e_rate[k - 1]) * (tr->t[k] - tr->t[k - 1]);
     }
-    for (size_t v = 0; v < tr->nnodes; v++) {
+    if (m->nsources == 1)
+        Ne[m->sources[0].to] = offered;
+    for (size_t v = 0; v < nn; v++) {
         const ac_transient_node *n = &tr->nodes[v];
         int polled =
             m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED;
         if (!polled)
             err += n->errors;
         thr += n->throttled;
+        x[v] = e2e_gain(c, tr, v);
     }
+    for (size_t l = 0; l < tr->nlinks; l++)
+        err += tr->links[l].lost;
     tr->e2e_offered = offered;
-    tr->e2e_error_fraction = offered > 0.0 ? fmin(1.0, err / offered) : NAN;
-    tr->e2e_throttle_fraction = offered > 0.0 ? fmin(1.0, thr / offered) : NAN;
+    tr->e2e_error_union = offered > 0.0 ? fmin(1.0, err / offered) : NAN;
+    tr->e2e_throttle_union = offered > 0.0 ? fmin(1.0, thr / offered) : NAN;
+    tr->e2e_loss_union = offered > 0.0 ? fmin(1.0, (err + thr) / offered) : NAN;
+    tr->e2e_error_fraction = tr->e2e_error_union;
+    tr->e2e_throttle_fraction = tr->e2e_throttle_union;
+    tr->e2e_loss_fraction = tr->e2e_loss_union;
+    if (!(offered > 0.0) || tr->e2e_order == NULL)
+        return;
+    tr->e2e_error_fraction = fmin(tr->e2e_error_union, e2e_product(c, tr, 0, x, Ne, offered, Q));
+    tr->e2e_throttle_fraction =
+        fmin(tr->e2e_throttle_union, e2e_product(c, tr, 1, x, Ne, offered, Q));
+    tr->e2e_loss_fraction = fmin(tr->e2e_loss_union, e2e_product(c, tr, 2, x, Ne, offered, Q));
 }
 
 /* The per-sample and horizon percentiles (options.percentiles). */

@@ -119,7 +119,7 @@ typedef struct ac_search_objective ac_search_objective;
  *   throttle-rate   sync function: throttled attempts / attempts, (r + 1) T / ((r + 1) T + E)
  *                   with T, E the integrals of throttle_rate and execution_rate; gateway:
  *                   429s / offered; end to end: e2e_throttle_fraction;
- *   loss            node: failed or throttled / offered; end to end: the two fractions' sum;
+ *   loss            node: failed or throttled / offered; end to end: e2e_loss_fraction;
  *   p95-, p99-latency  node: the quantile over the horizon of its quasi-stationary laws
  *                   (ac_transient_node_quantile); end to end: the transient's upper bound
  *                   (ac_transient_e2e_quantile); without a norm, against the no-fault value

@@ -337,11 +337,21 @@ typedef struct ac_transient {
     double e2e_p95_horizon, e2e_p99_horizon; /* s, over the horizon (requests weighted by the
                                                 sources' rate; percentiles = 1) */
     double e2e_offered;                      /* requests offered by the sources over the horizon */
-    double e2e_error_fraction;    /* sum over the nodes of errors / e2e_offered (at most 1): an
-                                     upper bound of the requests failed (a request with m copies
-                                     fails when any does); polled functions' failed executions
-                                     are redelivered, not counted (their dead letters are) */
-    double e2e_throttle_fraction; /* likewise for the throttled */
+    /* The requests failed end to end (doc/models.md §5, "Throttles and errors"): a request
+       fails when any job it makes (a copy of a fan-out, a redelivery's executions included)
+       fails for good. The fractions are per request under independence: each job at node v
+       fails with v's share f_v = failures_v / jobs offered at v over the horizon, the visits
+       per request from the routes (p, fanout / fanin; a queue's receives per message, a
+       polled function's successful executions per execution), so on a chain with fan-outs
+       1 - prod_v (1 - f_v)^(n_v); each at most its union bound. The union bounds are
+       sum_v failures_v / e2e_offered (links' refusals included; at most 1): every failed job
+       counts, an upper bound for any dependence and any time course. Polled functions'
+       failed executions are redelivered by their queue, not failures (its dead letters
+       are). With a cycle of routes the fractions are the union bounds. NAN: no request. */
+    double e2e_error_fraction;    /* errors: failures other than a throttle */
+    double e2e_throttle_fraction; /* throttles: a sync function's, a gateway's 429s */
+    double e2e_loss_fraction;     /* both kinds (the objective's end-to-end loss) */
+    double e2e_error_union, e2e_throttle_union, e2e_loss_union; /* the union bounds */
     double *e2e_rate;             /* requests/s offered by the sources, per sample */
     const ac_model *model;        /* internal: the model (borrowed) */
     size_t *e2e_order;            /* internal: nodes in topological order (NULL: a cycle) */
