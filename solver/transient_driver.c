@@ -144,7 +144,7 @@ static int cv_jac_eval(tr_driver *dr, double t, N_Vector y, SUNMatrix A)
 {
     size_t D = dr->D;
     int grown = !dr->built;
-    if (ac_solver_tr_jac(t, N_VGetArrayPointer(y), dr->jrow, dr->dfdt, dr->c) != GSL_SUCCESS)
+    if (ac_solver_tr_jac(t, N_VGetArrayPointer(y), dr->jrow, NULL, dr->c) != GSL_SUCCESS)
         return 1;
     for (size_t k = 0; !dr->frozen && k < D * D; k++)
         if (dr->jrow[k] != 0.0 && !dr->mask[k]) {

@@ -223,7 +223,8 @@ static void jac_scatter(tr_ctx *c, const double *y, const double *yd, size_t col
  * The Jacobian: the pools' analytic blocks and couplings (transient_pool.c), then the
  * forward-mode columns (every serverless state, q_1 of a pool that routes to a serverless
  * node): g of every pool first, one differentiated evaluation of the flows per column, and
- * one along time.
+ * one along time for dfdt (dfdt NULL: none; CVODE's BDF does not use df/dt, and the
+ * evaluation along time was 1 of the ~21 of a Jacobian on samples/faas-cascade.xml).
  */
 /* The forward-mode columns of a group (ctx jgrp_*): one differentiated evaluation along
  * the sum of their directions; each column takes the rows of its entries in the pattern
@@ -262,7 +263,8 @@ int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], vo
             dfdy[c->jzero[k]] = 0.0;
     else
         memset(dfdy, 0, D * D * sizeof *dfdy);
-    memset(dfdt, 0, D * sizeof *dfdt);
+    if (dfdt != NULL)
+        memset(dfdt, 0, D * sizeof *dfdt);
     ac_solver_tr_pool_jacobian(c, y, dfdy, dfdt);
     if (c->nfd == 0 && c->nsl == 0)
         return GSL_SUCCESS;
@@ -277,6 +279,8 @@ int ac_solver_tr_jac(double t, const double y[], double *dfdy, double dfdt[], vo
         jac_scatter(c, y, c->fd_y, col, dfdy, dfdt);
         c->fd_y[col] = 0.0;
     }
+    if (dfdt == NULL)
+        return GSL_SUCCESS;
     if (c->nsl > 0) {
         ac_solver_tr_eval_flows(c, t, y, NULL, 1);
         jac_scatter(c, y, NULL, D, dfdy, dfdt);

@@ -384,7 +384,8 @@ void ac_solver_tr_pool_remap(tr_ctx *c, ac_transient *tr, size_t j, double N_old
  * d dep_j / dq_j1; the explicit time dependence through the sources when no serverless
  * stage carries it (df_j/dt = g_j dLambda_j/dt); the coupling between pools by their direct
  * routes, df_j/dq_i1 = g_j R_ij dep_i'(q_i1) and dA_j/dq_i1 = R_ij dep_i' (pools whose
- * column is not differentiated through the flows). dfdy, dfdt zeroed by the caller.
+ * column is not differentiated through the flows). dfdy, dfdt zeroed by the caller (dfdt
+ * NULL: not wanted).
  */
 void ac_solver_tr_pool_jacobian(tr_ctx *c, const double *y, double *dfdy, double *dfdt)
 {
@@ -398,7 +399,7 @@ void ac_solver_tr_pool_jacobian(tr_ctx *c, const double *y, double *dfdy, double
         for (size_t k = 0; k < n; k++)
             memcpy(dfdy + (tp->off + k) * D + tp->off, c->jb + k * n, n * sizeof *dfdy);
         dfdy[(c->nq + 2 * j + 1) * D + tp->off] = dep_slope(tp, y);
-        if (c->nsl > 0)
+        if (c->nsl > 0 || dfdt == NULL)
             continue;
         for (size_t s = 0; s < c->m->nsources; s++)
             for (size_t e = c->sp.start[s]; e < c->sp.start[s + 1]; e++)
