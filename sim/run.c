@@ -301,11 +301,16 @@ static int pilot_horizon(const ac_model *model, const ac_sim_options *opt, doubl
         double h = 0.8 * (double)opt->max_events / (reps * rate);
         ac_error_clear(err);
         rc = 0;
-        if (h < *horizon && opt->warmup < 0)
-            rc = settled_horizon(model, opt, rate, &h, err);
-        if (rc == 0 && h < *horizon) {
-            *horizon = h;
-            *limited = 1;
+        if (h < *horizon) {
+            /* cut: with the default warm-up, h >= W + M (settled_horizon), which may exceed
+               the first cap's horizon but never the automatic one (>= 10 tau_slow and
+               20,000 tau, W + M = 200 tau + tau_slow): the warm-up ends before h */
+            if (opt->warmup < 0)
+                rc = settled_horizon(model, opt, rate, &h, err);
+            if (rc == 0) {
+                *horizon = h;
+                *limited = 1;
+            }
         }
     }
     if (rc == 0)
