@@ -854,17 +854,21 @@ static void e2e_shares(const tr_ctx *c, const ac_transient *tr, size_t v, double
     *t = fmin(1.0 - *e, fmax(0.0, n->throttled / n->offered));
 }
 
-/* The copies' gain x_v of node v: the jobs v sends on per job of it, over the routes' p
- * fanout / fanin. A queue: its receives per message offered (each receive of a batch makes
- * the route's fanout executions the message is in; receives = sum of deliveries x beta, beta
- * = min(b, max(1, visible)) the messages per batch, as transient_queue.c), so a message's
- * redeliveries multiply its downstream jobs; a polled function: its successful executions
- * per execution (a failed one sends nothing on and is redelivered); 1 otherwise. */
+/* The copies' gain x_v of node v: the jobs v sends on per job of it that did not fail
+ * there, over the routes' p fanout / fanin (so that the visits are those of a request
+ * nothing upstream failed). A queue: its receives per message deleted (each receive of a
+ * batch makes the route's fanout executions the message is in, and a redelivery makes them
+ * again; receives = sum of deliveries x beta, beta = min(b, max(1, visible)) the messages
+ * per batch, as transient_queue.c); the receives of the messages dead-lettered or still in
+ * flight at the horizon count too, which over-counts the visits (pessimistic); per message
+ * offered when none was deleted. A polled function: its successful executions per
+ * execution (a failed one sends nothing on and is redelivered, not a failure). 1 otherwise:
+ * what the other kinds send on are their successes, one per job. */
 static double e2e_gain(const tr_ctx *c, const ac_transient *tr, size_t v)
 {
     const ac_transient_node *n = &tr->nodes[v];
     size_t last = tr->nsamples - 1;
-    double x = 0.0;
+    double x = 0.0, done;
     if (!(n->offered > 0.0))
         return 1.0;
     if (c->m->nodes[v].kind == AC_NODE_QUEUE) {
@@ -874,7 +878,8 @@ static double e2e_gain(const tr_ctx *c, const ac_transient *tr, size_t v)
                  (n->throughput[k] * fmin(b, fmax(1.0, n->backlog[k])) +
                   n->throughput[k - 1] * fmin(b, fmax(1.0, n->backlog[k - 1]))) *
                  (tr->t[k] - tr->t[k - 1]);
-        return x / n->offered;
+        done = n->cum_departures[last] - n->cum_departures[0];
+        return x / (done > 0.0 ? done : n->offered);
     }
     if (c->m->nodes[v].kind == AC_NODE_FUNCTION && c->fns[c->unit_of[v]].mode == TR_POLLED)
         return fmax(0.0, n->cum_departures[last] - n->cum_departures[0]) / n->offered;

@@ -341,9 +341,9 @@ typedef struct ac_transient {
        fails when any job it makes (a copy of a fan-out, a redelivery's executions included)
        fails for good. The fractions are per request under independence: each job at node v
        fails with v's share f_v = failures_v / jobs offered at v over the horizon, the visits
-       per request from the routes (p, fanout / fanin; a queue's receives per message, a
-       polled function's successful executions per execution), so on a chain with fan-outs
-       1 - prod_v (1 - f_v)^(n_v); each at most its union bound. The union bounds are
+       per request from the routes (p, fanout / fanin; a queue's receives per message
+       deleted, a polled function's successful executions per execution), so on a chain
+       with fan-outs 1 - prod_v (1 - f_v)^(n_v); each at most its union bound. The union bounds are
        sum_v failures_v / e2e_offered (links' refusals included; at most 1): every failed job
        counts, an upper bound for any dependence and any time course. Polled functions'
        failed executions are redelivered by their queue, not failures (its dead letters
