@@ -11,11 +11,11 @@
  * for "at least (M-1) h": a quantile that falls there has no upper bound. The sources' laws
  * are mixed by rate.
  *
- * The lattice is sized per request, not per network: its length by ceiling passes
- * from 16 times the end-to-end mean (grown until P(T > L) <= 1e-7 is certain, then
- * shrunk to that point on the final step), its points so that visits x step stays
- * within 1% of the mean (between 2048 and 32768 points) and three passes within the
- * work budget.
+ * The lattice is sized per request, not per network: its length by ceiling passes from
+ * 16 times the end-to-end mean (on 512 points, or 8 a visit up to 2048; grown until
+ * P(T > L) <= 1e-7 is certain, then shrunk to that point on the final step), its points, on
+ * that length, so that visits x step stays within 1% of the mean (a power of two between
+ * 2048 and 32768) and three passes within the work budget.
  *
  * The mean is exact by visit ratios (sum_i v_i E[T_i]) when there is no fan-out or parallel
  * branch, and from the lattice otherwise. A cycle of routes leaves only the mean.
@@ -129,12 +129,14 @@ static void lattice_why(const ac_an_e2e_ctx *c, ac_end_to_end *e)
                  "a cycle of routes, or a node on the way without a response-time law");
 }
 
-/* The points: visits x step within AC_E2E_RES of the mean on a lattice of 16 means, between
- * the least lattice and max_points. */
-static size_t lattice_points(const e2e_job *job)
+/* The points: visits x step within AC_E2E_RES of the mean on the lattice of length L,
+ * (M - 1) >= visits L / (AC_E2E_RES mean), a power of two between the least lattice and
+ * max_points (16 means when the mean is unknown). */
+static size_t lattice_points(const e2e_job *job, double L)
 {
     size_t M = AC_E2E_M_MIN;
-    double need = 16.0 * job->visits / AC_E2E_RES;
+    double means = job->mean_est > 0.0 && isfinite(job->mean_est) ? L / job->mean_est : 16.0;
+    double need = means * job->visits / AC_E2E_RES + 1.0;
     while (M < job->max_points && (double)M < need)
         M *= 2;
     return M;
@@ -164,10 +166,12 @@ static int sizing_pass(ac_an_e2e_ctx *c, const e2e_job *job, double L, double *h
 }
 
 /*
- * Size the lattice. On the least lattice from L = 16 means: grow L 8 times while the last
- * point holds more than AC_E2E_TAIL, and take L where the tail is below it. Then the points:
- * the target of lattice_points, halved until three passes fit in the budget (a pass's cost
- * predicted from the least lattice's: its convolutions' supports costed at the new step, the
+ * Size the lattice. On AC_E2E_M_SIZE points (8 a visit, up to the least lattice) from
+ * L = 16 means: grow L 8 times while the last point holds more than AC_E2E_TAIL, and take L
+ * where the tail is below it (a ceiling lattice: at or beyond the true tail). Then the
+ * points: the target of lattice_points on
+ * that L, halved until three passes fit in the budget (a pass's cost
+ * predicted from the sizing pass's: its convolutions' supports costed at the new step, the
  * rest scaled by the points; the direct sums grow as M^2, the FFTs as M log M). Then, on that
  * lattice, shrink L to the tail (+2%) while it is below 80% of L (a ceiling lattice overstates the
  * tail by up to the visits times the step, so a finer step finds a shorter L) and the budget
@@ -180,7 +184,10 @@ static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double
     double tail = -1.0, w_min = 0.0, w = 0.0;
     size_t M;
     *beyond = 0;
-    c->M = AC_E2E_M_MIN;
+    /* the ceiling lattice moves the law up to a step per visit: 8 x visits points at least */
+    c->M = AC_E2E_M_SIZE;
+    while (c->M < AC_E2E_M_MIN && (double)c->M < 8.0 * job->visits)
+        c->M *= 2;
     for (int it = 0; it < 5 && tail < 0.0; it++) {
         if (sizing_pass(c, job, L, hi, s_hi, &tail, &w_min) != 0)
             return -1;
@@ -192,7 +199,7 @@ static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double
         return -1;
     }
     L = fmax(1.02 * tail, 2.0 * c->h);
-    M = lattice_points(job);
+    M = lattice_points(job, L);
     while (M > AC_E2E_M_MIN && c->work + 3.6 * ac_an_e2e_predict(c, w_min, M, L) > AC_E2E_WORK_MAX)
         M /= 2;
     c->M = M;

@@ -13,6 +13,7 @@
 
 #define AC_E2E_M_MIN     2048  /* the least lattice (a power of two) */
 #define AC_E2E_M_MAX     32768 /* the most */
+#define AC_E2E_M_SIZE    512   /* the sizing pass's lattice, which finds the tail */
 #define AC_E2E_TAIL      1e-7  /* the lattice reaches where P(T > t) <= this is certain */
 #define AC_E2E_RES       0.01  /* target: visits x step <= this x the end-to-end mean */
 #define AC_E2E_TRIM      1e-12 /* most mass of a convolution's far tail moved (e2e_walk.c) */
