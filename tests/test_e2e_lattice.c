@@ -174,7 +174,8 @@ static void test_two_erlang_deep_tandem(void **state)
  * (Burke) the end-to-end time is hypoexponential at rates 20, 40, 8.571 /s (p95 0.4424 s).
  * The lattice's p95 bracket contains it and meets the 1% rule: its half-width at most 1% of
  * the quantile, and the discretisation (the bracket's half-width) within 1% of the mean
- * (visits x step <= 1% of the mean: 0.0019 s here; a lattice of half the points fails it).
+ * (visits x step <= 1% of the mean: 0.0019 s here; a lattice of half the points fails it);
+ * and at every point of the lattice, both laws on their side of the closed form.
  */
 static void test_sample_tandem_p95(void **state)
 {
@@ -191,12 +192,20 @@ static void test_sample_tandem_p95(void **state)
     exact = quantile(&q, 0.95, 10.0);
     assert_double_close(exact, 0.4424, 0, 1e-4); /* the sample's hand value */
     assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, 0.95, &v, &rel), AC_OK);
-    print_message("samples/tandem.xml: p95 %.8g (stated %.3g%%), closed form %.8g (%+.3g%%)\n",
-                  v, 100 * rel, exact, 100 * (v - exact) / exact);
+    print_message("samples/tandem.xml: p95 %.8g (stated %.3g%%), closed form %.8g (%+.3g%%)\n", v,
+                  100 * rel, exact, 100 * (v - exact) / exact);
     assert_true(fabs(v - exact) <= rel * v);
     assert_true(rel <= 0.01);
     assert_true(rel * v <= 0.01 * f.a->e2e.mean_response_time);
     assert_double_close(f.a->e2e.mean_response_time, 1 / r[0] + 1 / r[1] + 1 / r[2], 0, 1e-6);
+    /* the bracket at every point of the lattice: P(T_floor > t_k) <= P(T > t_k) <= P(T_ceil >
+       t_k) (the ceiling law is the floor law moved up three points here: e2e.c's
+       upper_from_floor), to the FFTs' rounding; the last point stands for "at least" */
+    for (size_t k = 0; k + 1 < f.a->e2e.grid_n; k++) {
+        double t = f.a->e2e.grid_t[k], cc = 1.0 - hypo_cdf(&q, t);
+        assert_true(f.a->e2e.grid_ccdf_lo[k] <= cc + 1e-12);
+        assert_true(f.a->e2e.grid_ccdf_hi[k] >= cc - 1e-12);
+    }
     fx_free(&f);
     free(xml);
 }
