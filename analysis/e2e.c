@@ -9,13 +9,16 @@
  * bracketed, Q_floor(p) <= Q(p) <= Q_ceil(p), and the bracket is the stated discretisation
  * error (whatever the number of nodes on a path). The ceiling lattice's last point stands
  * for "at least (M-1) h": a quantile that falls there has no upper bound. The sources' laws
- * are mixed by rate.
+ * are mixed by rate. When every path discretises as many laws (d) and no gateway has a
+ * timeout, the ceiling law is the floor law moved up d points instead of a pass of its own
+ * (upper_from_floor: T < T_floor + d h path by path; the same law but for atoms at the
+ * lattice points and the masses cut short, which it moves to the last point).
  *
- * The lattice is sized per request, not per network: its length by ceiling passes
- * from 16 times the end-to-end mean (grown until P(T > L) <= 1e-7 is certain, then
- * shrunk to that point on the final step), its points so that visits x step stays
- * within 1% of the mean (between 2048 and 32768 points) and three passes within the
- * work budget.
+ * The lattice is sized per request, not per network: its length by ceiling passes from
+ * 16 times the end-to-end mean (on 512 points, or 8 a visit up to 2048; grown until
+ * P(T > L) <= 1e-7 is certain, then shrunk to that point on the final step), its points, on
+ * that length, so that visits x step stays within 1% of the mean (between 2048 and 32768)
+ * and three passes within the work budget.
  *
  * The mean is exact by visit ratios (sum_i v_i E[T_i]) when there is no fan-out or parallel
  * branch, and from the lattice otherwise. A cycle of routes leaves only the mean.
@@ -32,6 +35,16 @@ static int has_fanout(const ac_model *m)
 {
     for (size_t k = 0; k < m->nroutes; k++)
         if (m->routes[k].fanout > 1 || m->routes[k].parallel || m->routes[k].fanin > 1)
+            return 1;
+    return 0;
+}
+
+/* Is there a gateway with a timeout? Its 504s and the conditioning of the time on its
+ * timeout are read off both lattices, so the ceiling lattice gets its own pass. */
+static int gateway_timeout(const ac_model *m)
+{
+    for (size_t i = 0; i < m->nnodes; i++)
+        if (m->nodes[i].kind == AC_NODE_GATEWAY && isfinite(m->nodes[i].u.gateway.timeout))
             return 1;
     return 0;
 }
@@ -129,29 +142,57 @@ static void lattice_why(const ac_an_e2e_ctx *c, ac_end_to_end *e)
                  "a cycle of routes, or a node on the way without a response-time law");
 }
 
-/* The points: visits x step within AC_E2E_RES of the mean on a lattice of 16 means, between
- * the least lattice and max_points. */
-static size_t lattice_points(const e2e_job *job)
+/* The points: visits x step within AC_E2E_RES of the mean on the lattice of length L,
+ * M - 1 >= visits L / (AC_E2E_RES mean) (16 means when the mean is unknown), between the
+ * least lattice and max_points. */
+static size_t lattice_points(const e2e_job *job, double L)
 {
-    size_t M = AC_E2E_M_MIN;
-    double need = 16.0 * job->visits / AC_E2E_RES;
-    while (M < job->max_points && (double)M < need)
-        M *= 2;
-    return M;
+    double means = job->mean_est > 0.0 && isfinite(job->mean_est) ? L / job->mean_est : 16.0;
+    double need = ceil(means * job->visits / AC_E2E_RES) + 1.0;
+    if (!(need > (double)AC_E2E_M_MIN))
+        return AC_E2E_M_MIN;
+    return need < (double)job->max_points ? (size_t)need : job->max_points;
 }
 
-/* A ceiling pass at (L, c->M) into hi; *tail := where P(T > t) <= AC_E2E_TAIL for certain
- * (the ceiling lattice is above the truth), or -1 when its last point holds more; *work :=
- * the pass's work. Returns 0 or -1. */
-static int sizing_pass(ac_an_e2e_ctx *c, const e2e_job *job, double L, double *hi, double *s_hi,
-                       double *tail, double *work)
+/*
+ * The ceiling law from the floor law lo of the last pass: on the floor lattice every law on a
+ * path of d discretised laws is below the truth by less than d steps (T' = floor(T/h) h >
+ * T - h each; sums add, mixtures and maxima take the most), but for the mass pass_eps that a
+ * cut placed early, so
+ *     T <= T' + pass_depth h   (but for pass_eps of the mass, anywhere above):
+ * hi = lo moved up pass_depth points (the excess on the last point, "at least"), then
+ * pass_eps of its mass moved from its lowest points to the last one. Above the truth, as
+ * the ceiling lattice is, at no cost of a pass.
+ */
+static void upper_from_floor(const ac_an_e2e_ctx *c, const double *lo, double *hi)
+{
+    size_t M = c->M, d = c->pass_depth < M ? c->pass_depth : M - 1;
+    double eps = fmin(1.0, c->pass_eps), move = eps;
+    memset(hi, 0, M * sizeof *hi);
+    for (size_t k = 0; k < M; k++)
+        hi[k + d < M ? k + d : M - 1] += lo[k];
+    for (size_t k = 0; k + 1 < M && move > 0.0; k++) {
+        double x = fmin(hi[k], move);
+        hi[k] -= x;
+        move -= x;
+    }
+    hi[M - 1] += eps - move;
+}
+
+/* A ceiling pass at (L, c->M) into hi (c->shift_upper: a floor pass into lo, hi from it); *tail
+ * := where P(T > t) <= AC_E2E_TAIL for certain (the ceiling lattice is above the truth), or
+ * -1 when its last point holds more; *work := the pass's work. Returns 0 or -1. */
+static int sizing_pass(ac_an_e2e_ctx *c, const e2e_job *job, double L, double *lo, double *hi,
+                       double *s_hi, double *tail, double *work)
 {
     double before = c->work, cum = 0.0;
     c->h = L / (double)(c->M - 1);
-    c->upper = 1;
+    c->upper = !c->shift_upper;
     *tail = -1.0;
-    if (ac_an_e2e_run_pass(c, job->roots, job->w, job->nroots, hi, s_hi) != 0)
+    if (ac_an_e2e_run_pass(c, job->roots, job->w, job->nroots, c->upper ? hi : lo, s_hi) != 0)
         return -1;
+    if (!c->upper)
+        upper_from_floor(c, lo, hi);
     *work = c->work - before;
     for (size_t k = 0; k + 1 < c->M; k++) {
         cum += hi[k];
@@ -164,25 +205,31 @@ static int sizing_pass(ac_an_e2e_ctx *c, const e2e_job *job, double L, double *h
 }
 
 /*
- * Size the lattice. On the least lattice from L = 16 means: grow L 8 times while the last
- * point holds more than AC_E2E_TAIL, and take L where the tail is below it. Then the points:
- * the target of lattice_points, halved until three passes fit in the budget (a pass's cost
- * predicted from the least lattice's: its convolutions' supports costed at the new step, the
+ * Size the lattice. On AC_E2E_M_SIZE points (8 a visit, up to the least lattice) from
+ * L = 16 means: grow L 8 times while the last point holds more than AC_E2E_TAIL, and take L
+ * where the tail is below it (a ceiling lattice: at or beyond the true tail). Then the
+ * points: the target of lattice_points on
+ * that L, halved until three passes fit in the budget (a pass's cost
+ * predicted from the sizing pass's: its convolutions' supports costed at the new step, the
  * rest scaled by the points; the direct sums grow as M^2, the FFTs as M log M). Then, on that
  * lattice, shrink L to the tail (+2%) while it is below 80% of L (a ceiling lattice overstates the
  * tail by up to the visits times the step, so a finer step finds a shorter L) and the budget
  * allows. Leaves the last ceiling pass's law in hi and its success in *s_hi. Returns 0, or -1
  * (c->failed / c->oom / c->over_budget; a tail beyond reach sets c->failed with `why`).
  */
-static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double *s_hi, int *beyond)
+static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *lo, double *hi, double *s_hi,
+                        int *beyond)
 {
     double L = job->mean_est > 0.0 && isfinite(job->mean_est) ? 16.0 * job->mean_est : 1.0;
     double tail = -1.0, w_min = 0.0, w = 0.0;
     size_t M;
     *beyond = 0;
-    c->M = AC_E2E_M_MIN;
+    /* the ceiling lattice moves the law up to a step per visit: 8 x visits points at least */
+    c->M = AC_E2E_M_SIZE;
+    while (c->M < AC_E2E_M_MIN && (double)c->M < 8.0 * job->visits)
+        c->M *= 2;
     for (int it = 0; it < 5 && tail < 0.0; it++) {
-        if (sizing_pass(c, job, L, hi, s_hi, &tail, &w_min) != 0)
+        if (sizing_pass(c, job, L, lo, hi, s_hi, &tail, &w_min) != 0)
             return -1;
         if (tail < 0.0)
             L *= 8.0;
@@ -192,12 +239,12 @@ static int lattice_size(ac_an_e2e_ctx *c, const e2e_job *job, double *hi, double
         return -1;
     }
     L = fmax(1.02 * tail, 2.0 * c->h);
-    M = lattice_points(job);
+    M = lattice_points(job, L);
     while (M > AC_E2E_M_MIN && c->work + 3.6 * ac_an_e2e_predict(c, w_min, M, L) > AC_E2E_WORK_MAX)
         M /= 2;
     c->M = M;
     for (int it = 0; it < 4; it++) {
-        if (sizing_pass(c, job, L, hi, s_hi, &tail, &w) != 0)
+        if (sizing_pass(c, job, L, lo, hi, s_hi, &tail, &w) != 0)
             return -1;
         if (tail < 0.0 || tail >= 0.8 * L || c->work + 2.0 * w > AC_E2E_WORK_MAX)
             break; /* a last point holding mass leaves the high quantiles unbounded */
@@ -251,8 +298,8 @@ static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job 
     e->percentiles = 0;
     if (ac_an_e2e_ctx_init(&c, m, a) != AC_OK)
         goto oom;
-    lo = calloc(AC_E2E_M_MAX, sizeof *lo);
-    hi = calloc(AC_E2E_M_MAX, sizeof *hi);
+    lo = malloc(AC_E2E_M_MAX * sizeof *lo); /* each pass writes its M points */
+    hi = malloc(AC_E2E_M_MAX * sizeof *hi);
     if (lo == NULL || hi == NULL)
         goto oom;
     if (ac_an_e2e_plan(&c, job->roots, job->nroots) != 0) {
@@ -261,9 +308,14 @@ static int lattice_solve(const ac_model *m, const ac_analysis *a, const e2e_job 
         lattice_why(&c, e);
         goto cleanup;
     }
-    if (lattice_size(&c, job, hi, &s_hi, &beyond) == 0) {
+    /* all paths alike (as many laws discretised on each): the ceiling law is the floor law
+       moved up that many points (but for atoms at the lattice points), without its pass */
+    c.shift_upper = !gateway_timeout(m) && c.pass_depth_min == c.pass_depth;
+    if (lattice_size(&c, job, lo, hi, &s_hi, &beyond) == 0) {
         c.upper = 0;
-        if (ac_an_e2e_run_pass(&c, job->roots, job->w, job->nroots, lo, &s_lo) != 0)
+        if (c.shift_upper)
+            s_lo = s_hi; /* the last sizing pass was the floor pass (no 504s: no lattice in it) */
+        else if (ac_an_e2e_run_pass(&c, job->roots, job->w, job->nroots, lo, &s_lo) != 0)
             c.failed |= !c.over_budget && !c.oom;
     }
     if (c.oom)

@@ -149,8 +149,9 @@ double ac_an_e2e_predict(const ac_an_e2e_ctx *c, double pass_work, size_t M, dou
  * AC_E2E_TRIM together (the far tail and the FFTs' rounding, ~1e-17 a point) move to the
  * last point on the ceiling lattice (later: still above the truth) and to k - 1 on the floor
  * lattice (earlier: still below it), so that the laws downstream of a node stay as short as
- * their mass and the next convolution's blocks few. */
-static void trim_tail(const ac_an_e2e_ctx *c, double *r)
+ * their mass and the next convolution's blocks few. Returns the mass moved earlier (floor),
+ * or 0. */
+static double trim_tail(const ac_an_e2e_ctx *c, double *r)
 {
     size_t last = c->M - 1, k = last;
     double tail = 0.0;
@@ -159,12 +160,14 @@ static void trim_tail(const ac_an_e2e_ctx *c, double *r)
         k--;
     }
     if (k == last || !(tail > 0.0))
-        return;
+        return 0.0;
     memset(r + k, 0, (last - k) * sizeof *r);
-    if (c->upper)
+    if (c->upper) {
         r[last] += tail;
-    else
-        r[k - 1] += tail;
+        return 0.0;
+    }
+    r[k - 1] += tail;
+    return tail;
 }
 
 /*
@@ -176,14 +179,14 @@ static void trim_tail(const ac_an_e2e_ctx *c, double *r)
  * by FFT, in blocks (overlap-add) when one is much shorter than the other (a node's law
  * against the law downstream of it).
  */
-void ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b)
+double ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b)
 {
     double *r = ac_an_e2e_law_new(c);
     size_t last, na, nb, ns, nl, n;
-    double ea, eb, ma, mb, cost;
+    double ea, eb, ma, mb, cost, cut;
     const double *s, *l;
     if (r == NULL)
-        return;
+        return 0.0;
     last = c->M - 1;
     ea = a[last];
     eb = b[last];
@@ -204,15 +207,19 @@ void ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b)
         memset(r, 0, last * sizeof *r);
         r[last] = ea * mb + eb * ma + ea * eb;
         for (size_t i = 0; i < na; i++) {
-            if (a[i] == 0.0)
+            double ai = a[i], beyond = 0.0;
+            size_t jn = nb < last - i ? nb : last - i; /* i + j < last */
+            if (ai == 0.0)
                 continue;
-            for (size_t j = 0; j < nb; j++) {
-                size_t k = i + j < c->M ? i + j : last;
-                r[k] += a[i] * b[j];
-            }
+            for (size_t j = 0; j < jn; j++)
+                r[i + j] += ai * b[j];
+            for (size_t j = jn; j < nb; j++)
+                beyond += b[j];
+            r[last] += ai * beyond;
         }
     }
-    trim_tail(c, r);
+    cut = trim_tail(c, r);
     memcpy(a, r, c->M * sizeof *a);
     free(r);
+    return cut;
 }

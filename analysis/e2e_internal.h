@@ -13,6 +13,7 @@
 
 #define AC_E2E_M_MIN     2048  /* the least lattice (a power of two) */
 #define AC_E2E_M_MAX     32768 /* the most */
+#define AC_E2E_M_SIZE    512   /* the sizing pass's lattice, which finds the tail */
 #define AC_E2E_TAIL      1e-7  /* the lattice reaches where P(T > t) <= this is certain */
 #define AC_E2E_RES       0.01  /* target: visits x step <= this x the end-to-end mean */
 #define AC_E2E_TRIM      1e-12 /* most mass of a convolution's far tail moved (e2e_walk.c) */
@@ -36,6 +37,9 @@ typedef struct ac_an_e2e_ctx {
     unsigned char *state; /* 0 not computed, 1 in progress (on the stack), 2 memoised */
     double **memo;        /* D(pair) (owned) while a later read still needs it */
     double *memo_success;
+    size_t *memo_depth; /* the laws' depths and early masses (e2e_walk.c, struct law) */
+    size_t *memo_depth_min;
+    double *memo_eps;
     size_t *memo_join;
     size_t *uses, *left;   /* reads of each pair (the replay counts them); left in this pass */
     size_t *order, norder; /* the pairs, each after the pairs it reads */
@@ -58,8 +62,12 @@ typedef struct ac_an_e2e_ctx {
                               the file's order */
     double *conv_t;        /* this pass's convolutions: (short, long) supports in s (owned) */
     size_t nconv, conv_cap;
-    double conv_work; /* this pass's work in convolutions */
-    int failed;       /* a cycle or a node without a law */
+    double conv_work;      /* this pass's work in convolutions */
+    size_t pass_depth;     /* this pass (floor): the true time below the law + depth steps ... */
+    double pass_eps;       /* ... but for at most this mass */
+    size_t pass_depth_min; /* the fewest steps on a path (the plan sets both depths too) */
+    int shift_upper;       /* the ceiling law is the floor law moved up pass_depth steps (e2e.c) */
+    int failed;            /* a cycle or a node without a law */
     int over_budget;
     int oom;
 } ac_an_e2e_ctx;
@@ -84,8 +92,9 @@ int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, s
 double *ac_an_e2e_law_new(ac_an_e2e_ctx *c);
 
 /* a := a (+) b, truncated to the lattice (the excess on the last point), its work counted in
- * c->work and c->conv_work; on a failed allocation a is unchanged and c->oom set. */
-void ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b);
+ * c->work and c->conv_work; on a failed allocation a is unchanged and c->oom set. Returns
+ * the mass its tail cut placed early on the floor lattice (0 on the ceiling lattice). */
+double ac_an_e2e_convolve(ac_an_e2e_ctx *c, double *a, const double *b);
 
 /* The predicted work of a pass on M points over length L (s), from the last pass's work
  * pass_work and its convolutions' supports (their cost at the new step; the rest scaled by

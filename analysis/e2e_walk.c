@@ -31,8 +31,14 @@
 #include "archcheck/batch.h"
 
 typedef struct law {
-    double *p;      /* the time law */
-    double success; /* probability that the work succeeds */
+    double *p;        /* the time law */
+    double success;   /* probability that the work succeeds */
+    size_t depth;     /* floor lattice: the true time is below the law's + depth steps (the laws
+                         discretised on the way: a step each, the sum along a path, the most of
+                         a mixture or a maximum) ... */
+    double eps;       /* ... but for at most this mass (placed early by a cut: tables and tails
+                         cut short), wherever it lies */
+    size_t depth_min; /* the fewest laws discretised on a path (= depth: all paths alike) */
 } law;
 
 /* A law exists when the node was solved to a steady state with a finite mean response (a
@@ -194,8 +200,9 @@ static double *cdf_table(ac_an_e2e_ctx *c, double (*cdf)(const void *, double), 
  * floor lattice p[k] = F((k+1)h) - F(kh) (the atom at 0 in p[0]), ceiling lattice
  * p[k] = F(kh) - F((k-1)h). The mass beyond the table goes to the next point (floor: still
  * below the true time) or to the last one ("at least", ceiling), as does the mass beyond the
- * lattice. */
-static void discretise(const ac_an_e2e_ctx *c, const double *T, size_t n, size_t shift, double *p)
+ * lattice. Returns the mass the floor lattice placed early (beyond the table, not on the
+ * last point), 0 on the ceiling lattice. */
+static double discretise(const ac_an_e2e_ctx *c, const double *T, size_t n, size_t shift, double *p)
 {
     double prev = 0.0;
     size_t k = 0;
@@ -211,7 +218,11 @@ static void discretise(const ac_an_e2e_ctx *c, const double *T, size_t n, size_t
     if (prev < 1.0) {
         size_t at = c->upper || k + shift >= c->M ? c->M - 1 : k + shift;
         p[at] += 1.0 - prev;
+        /* beyond the table's last point: where, the table does not say (F's atom at 0 is
+           at 0 when the table stops there) */
+        return at == c->M - 1 ? 0.0 : fmin(1.0 - prev, fmax(0.0, 1.0 - T[n - 1]));
     }
+    return 0.0;
 }
 
 /* Node i's table F(kh) on the current lattice, computed once per lattice and kept while the
@@ -299,8 +310,8 @@ cleanup:
     return ok;
 }
 
-/* The node's law on the lattice. */
-static double *node_law(ac_an_e2e_ctx *c, size_t i)
+/* The node's law on the lattice; *eps := the mass the floor lattice placed early. */
+static double *node_law(ac_an_e2e_ctx *c, size_t i, double *eps)
 {
     double *p;
     const ac_node_analysis *na = &c->a->nodes[i];
@@ -321,7 +332,7 @@ static double *node_law(ac_an_e2e_ctx *c, size_t i)
             free(p);
             return NULL;
         }
-        discretise(c, t, n, 0, p);
+        *eps = discretise(c, t, n, 0, p);
         if (owned)
             free((void *)(uintptr_t)t);
     }
@@ -342,9 +353,9 @@ static double link_cdf_cb(const void *ctx, double t)
 }
 
 /* A link's law on the lattice: the traversal T = W + 1/c + latency of an accepted job
- * (M/D/1 or M/D/1/K, solver/link.c), discretised as a node's law; *success := the share the
- * buffer accepts. */
-static double *link_law(ac_an_e2e_ctx *c, size_t from, size_t to, double *success)
+ * (M/D/1 or M/D/1/K, solver/link.c), discretised as a node's law (into out->p, its depth
+ * and eps; none: an exact 0); *success := the share the buffer accepts. */
+static double *link_law(ac_an_e2e_ctx *c, size_t from, size_t to, double *success, law *out)
 {
     const ac_solver_link_result *l = find_link(c, from, to);
     double *p = ac_an_e2e_law_new(c);
@@ -368,7 +379,8 @@ static double *link_law(ac_an_e2e_ctx *c, size_t from, size_t to, double *succes
             free(p);
             return NULL;
         }
-        discretise(c, t, n, 0, p);
+        out->eps = discretise(c, t, n, 0, p);
+        out->depth = out->depth_min = 1;
         free(t);
     }
     return p;
@@ -438,7 +450,8 @@ static law walk(ac_an_e2e_ctx *c, size_t n, int mode, size_t *join);
 static law branch(ac_an_e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t *join)
 {
     double through = 1.0; /* the link's buffer may lose the job */
-    law out = {link_law(c, r->from, r->to, &through), 1.0};
+    law out = {NULL, 1.0, 0, 0.0, 0};
+    out.p = link_law(c, r->from, r->to, &through, &out);
     if (out.p == NULL)
         return out;
     out.success = through;
@@ -464,7 +477,9 @@ static law branch(ac_an_e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t
                 fanout_gap(c, one, inner.p);
             free(one);
         }
-        ac_an_e2e_convolve(c, out.p, inner.p);
+        out.eps += fmin(1.0, (double)r->fanout * inner.eps) + ac_an_e2e_convolve(c, out.p, inner.p);
+        out.depth += inner.depth;
+        out.depth_min += inner.depth_min;
         out.success = pow(through * inner.success, (double)r->fanout);
         free(inner.p);
         if (inner_join != AC_NONE) {
@@ -474,7 +489,9 @@ static law branch(ac_an_e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t
                 out.p = NULL;
                 return out;
             }
-            ac_an_e2e_convolve(c, out.p, after.p);
+            out.eps += after.eps + ac_an_e2e_convolve(c, out.p, after.p);
+            out.depth += after.depth;
+            out.depth_min += after.depth_min;
             out.success *= after.success;
             free(after.p);
         }
@@ -487,7 +504,9 @@ static law branch(ac_an_e2e_ctx *c, const ac_route *r, int stop_at_fanin, size_t
             out.p = NULL;
             return out;
         }
-        ac_an_e2e_convolve(c, out.p, d.p);
+        out.eps += d.eps + ac_an_e2e_convolve(c, out.p, d.p);
+        out.depth += d.depth;
+        out.depth_min += d.depth_min;
         out.success = through * d.success;
         free(d.p);
     }
@@ -518,8 +537,9 @@ static double sync_late(ac_an_e2e_ctx *c, size_t n, double T)
 
 static law walk_compute(ac_an_e2e_ctx *c, size_t n, int stop_at_fanin, size_t *join)
 {
-    law out = {NULL, 1.0};
-    double *next = NULL, exit_w = 1.0, succ = 0.0;
+    law out = {NULL, 1.0, 0, 0.0, 0};
+    double *next = NULL, exit_w = 1.0, succ = 0.0, next_eps = 0.0;
+    size_t next_depth = 0, next_min = SIZE_MAX;
     const ac_node_analysis *na = &c->a->nodes[n];
     if (c->failed || c->oom)
         return out;
@@ -536,7 +556,8 @@ static law walk_compute(ac_an_e2e_ctx *c, size_t n, int stop_at_fanin, size_t *j
             out.p[0] = 1.0;
         return out;
     }
-    out.p = node_law(c, n);
+    out.p = node_law(c, n, &out.eps);
+    out.depth = out.depth_min = na->gateway != NULL ? 0 : 1; /* admission: an exact 0 */
     next = ac_an_e2e_law_new(c);
     if (out.p == NULL || next == NULL)
         goto fail;
@@ -550,10 +571,15 @@ static law walk_compute(ac_an_e2e_ctx *c, size_t n, int stop_at_fanin, size_t *j
             goto fail;
         for (size_t i = 0; i < c->M; i++)
             next[i] += r->p * b.p[i];
+        next_depth = b.depth > next_depth ? b.depth : next_depth;
+        next_min = b.depth_min < next_min ? b.depth_min : next_min;
+        next_eps += r->p * b.eps;
         succ += r->p * b.success;
         exit_w -= r->p;
         free(b.p);
     }
+    if (exit_w > 0.0 || next_min == SIZE_MAX)
+        next_min = 0; /* leaving here: an exact 0 */
     if (exit_w > 0.0) {
         next[0] += exit_w;
         succ += exit_w;
@@ -570,6 +596,12 @@ static law walk_compute(ac_an_e2e_ctx *c, size_t n, int stop_at_fanin, size_t *j
             b.p[i] *= r->p;
         b.p[0] += 1.0 - r->p;
         max_indep(c, next, b.p);
+        next_depth = b.depth > next_depth ? b.depth : next_depth;
+        if (r->p < 1.0)
+            next_min = 0; /* not taken: an exact 0 */
+        else if (b.depth_min < next_min)
+            next_min = b.depth_min;
+        next_eps += r->p * b.eps;
         succ *= r->p * b.success + 1.0 - r->p;
         free(b.p);
     }
@@ -580,7 +612,9 @@ static law walk_compute(ac_an_e2e_ctx *c, size_t n, int stop_at_fanin, size_t *j
             goto fail;
         succ = fmax(0.0, succ - late);
     }
-    ac_an_e2e_convolve(c, out.p, next);
+    out.eps = fmin(1.0, out.eps + next_eps + ac_an_e2e_convolve(c, out.p, next));
+    out.depth += next_depth;
+    out.depth_min += next_min;
     if (na->gateway != NULL && isfinite(c->m->nodes[n].u.gateway.timeout) && succ > 0.0 &&
         all_sync(c, n))
         condition_on_time(c, out.p, c->m->nodes[n].u.gateway.timeout);
@@ -601,7 +635,7 @@ fail:
 static law walk(ac_an_e2e_ctx *c, size_t n, int mode, size_t *join)
 {
     size_t x = n * WALK_MODES + (size_t)mode;
-    law out = {NULL, 1.0};
+    law out = {NULL, 1.0, 0, 0.0, 0};
     if (c->failed || c->oom || c->over_budget)
         return out;
     x = c->rep[x]; /* a pair that computes the same law (itself in the dry run) */
@@ -625,6 +659,9 @@ static law walk(ac_an_e2e_ctx *c, size_t n, int mode, size_t *join)
         memcpy(out.p, c->memo[x], c->M * sizeof *out.p);
     }
     out.success = c->memo_success[x];
+    out.depth = c->memo_depth[x];
+    out.depth_min = c->memo_depth_min[x];
+    out.eps = c->memo_eps[x];
     if (c->memo_join[x] != AC_NONE)
         *join = c->memo_join[x];
     return out;
@@ -644,6 +681,9 @@ static int compute_pair(ac_an_e2e_ctx *c, size_t x)
     }
     c->memo[x] = l.p;
     c->memo_success[x] = l.success;
+    c->memo_depth[x] = l.depth;
+    c->memo_depth_min[x] = l.depth_min;
+    c->memo_eps[x] = l.eps;
     c->memo_join[x] = j;
     c->state[x] = 2;
     return 1;
@@ -700,9 +740,13 @@ int ac_an_e2e_plan(ac_an_e2e_ctx *c, const size_t *roots, size_t nroots)
     for (size_t k = 0; k < c->norder; k++)
         if (c->rep[c->order[k]] == c->order[k] && !compute_pair(c, c->order[k]))
             return -1;
+    c->pass_depth = 0;
+    c->pass_depth_min = SIZE_MAX;
     for (size_t r = 0; r < nroots; r++) {
         size_t j = AC_NONE;
         law l = walk(c, roots[r], WALK_ALL, &j);
+        c->pass_depth = l.depth > c->pass_depth ? l.depth : c->pass_depth;
+        c->pass_depth_min = l.depth_min < c->pass_depth_min ? l.depth_min : c->pass_depth_min;
         free(l.p);
     }
     c->counting = 0;
@@ -724,6 +768,9 @@ int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, s
     memcpy(c->left, c->uses, c->npairs * sizeof *c->left);
     memset(mix, 0, c->M * sizeof *mix);
     *succ = 0.0;
+    c->pass_depth = 0;
+    c->pass_depth_min = SIZE_MAX;
+    c->pass_eps = 0.0;
     for (size_t k = 0; k < c->norder; k++)
         if (c->rep[c->order[k]] == c->order[k] && !compute_pair(c, c->order[k]))
             return -1;
@@ -735,12 +782,16 @@ int ac_an_e2e_run_pass(ac_an_e2e_ctx *c, const size_t *roots, const double *w, s
         for (size_t k = 0; k < c->M; k++)
             mix[k] += w[r] * l.p[k];
         *succ += w[r] * l.success;
+        c->pass_depth = l.depth > c->pass_depth ? l.depth : c->pass_depth;
+        c->pass_depth_min = l.depth_min < c->pass_depth_min ? l.depth_min : c->pass_depth_min;
+        c->pass_eps += w[r] * l.eps;
         total += w[r];
         free(l.p);
     }
     for (size_t k = 0; k < c->M; k++)
         mix[k] /= total;
     *succ /= total;
+    c->pass_eps = fmin(1.0, c->pass_eps / total);
     memo_reset(c);
     return 0;
 }
@@ -783,6 +834,9 @@ int ac_an_e2e_ctx_init(ac_an_e2e_ctx *c, const ac_model *m, const ac_analysis *a
     c->state = calloc(c->npairs, 1);
     c->memo = calloc(c->npairs, sizeof *c->memo);
     c->memo_success = calloc(c->npairs, sizeof *c->memo_success);
+    c->memo_depth = calloc(c->npairs, sizeof *c->memo_depth);
+    c->memo_depth_min = calloc(c->npairs, sizeof *c->memo_depth_min);
+    c->memo_eps = calloc(c->npairs, sizeof *c->memo_eps);
     c->memo_join = malloc(c->npairs * sizeof *c->memo_join);
     c->uses = calloc(c->npairs, sizeof *c->uses);
     c->left = calloc(c->npairs, sizeof *c->left);
@@ -796,6 +850,7 @@ int ac_an_e2e_ctx_init(ac_an_e2e_ctx *c, const ac_model *m, const ac_analysis *a
     if (c->cache == NULL || c->cache_n == NULL || c->cache_h == NULL || c->tab == NULL)
         return AC_ENOMEM;
     if (c->state == NULL || c->memo == NULL || c->memo_success == NULL || c->memo_join == NULL ||
+        c->memo_depth == NULL || c->memo_depth_min == NULL || c->memo_eps == NULL ||
         c->uses == NULL || c->left == NULL || c->order == NULL || c->stack == NULL ||
         c->rep == NULL)
         return AC_ENOMEM;
@@ -828,6 +883,9 @@ void ac_an_e2e_ctx_free(ac_an_e2e_ctx *c)
     free(c->state);
     free(c->memo);
     free(c->memo_success);
+    free(c->memo_depth);
+    free(c->memo_depth_min);
+    free(c->memo_eps);
     free(c->memo_join);
     free(c->uses);
     free(c->left);

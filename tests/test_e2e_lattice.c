@@ -168,11 +168,54 @@ static void test_two_erlang_deep_tandem(void **state)
     gsl_integration_workspace_free(q.ws);
 }
 
+/*
+ * samples/tandem.xml (the benchmark's tandem, bench/bench_ratio.c): three random-dispatch
+ * pools, every server an M/M/1 at lambda_s = 30, 40, 20 /s against mu = 50, 80, 28.57 /s, so
+ * (Burke) the end-to-end time is hypoexponential at rates 20, 40, 8.571 /s (p95 0.4424 s).
+ * The lattice's p95 bracket contains it and meets the 1% rule: its half-width at most 1% of
+ * the quantile, and the discretisation (the bracket's half-width) within 1% of the mean
+ * (visits x step <= 1% of the mean: 0.0019 s here; a lattice of half the points fails it);
+ * and at every point of the lattice, both laws on their side of the closed form.
+ */
+static void test_sample_tandem_p95(void **state)
+{
+    const double r[3] = {50.0 - 30.0, 80.0 - 40.0, 1.0 / 0.035 - 20.0};
+    law_q q = {hypo_cdf, r, 3, 0.0, 0.0, 0.0, NULL};
+    char *xml = ac_test_read_file(AC_SOURCE_DIR "/samples/tandem.xml");
+    double exact, v, rel;
+    fx f;
+    ac_analysis_options o = no_sim();
+    (void)state;
+    assert_non_null(xml);
+    analyse_with(&f, xml, &o);
+    assert_true(f.a->e2e.percentiles);
+    exact = quantile(&q, 0.95, 10.0);
+    assert_double_close(exact, 0.4424, 0, 1e-4); /* the sample's hand value */
+    assert_int_equal(ac_an_e2e_quantile(&f.a->e2e, 0.95, &v, &rel), AC_OK);
+    print_message("samples/tandem.xml: p95 %.8g (stated %.3g%%), closed form %.8g (%+.3g%%)\n", v,
+                  100 * rel, exact, 100 * (v - exact) / exact);
+    assert_true(fabs(v - exact) <= rel * v);
+    assert_true(rel <= 0.01);
+    assert_true(rel * v <= 0.01 * f.a->e2e.mean_response_time);
+    assert_double_close(f.a->e2e.mean_response_time, 1 / r[0] + 1 / r[1] + 1 / r[2], 0, 1e-6);
+    /* the bracket at every point of the lattice: P(T_floor > t_k) <= P(T > t_k) <= P(T_ceil >
+       t_k) (the ceiling law is the floor law moved up three points here: e2e.c's
+       upper_from_floor), to the FFTs' rounding; the last point stands for "at least" */
+    for (size_t k = 0; k + 1 < f.a->e2e.grid_n; k++) {
+        double t = f.a->e2e.grid_t[k], cc = 1.0 - hypo_cdf(&q, t);
+        assert_true(f.a->e2e.grid_ccdf_lo[k] <= cc + 1e-12);
+        assert_true(f.a->e2e.grid_ccdf_hi[k] >= cc - 1e-12);
+    }
+    fx_free(&f);
+    free(xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hypoexponential_tandem),
         cmocka_unit_test(test_two_erlang_deep_tandem),
+        cmocka_unit_test(test_sample_tandem_p95),
     };
     gsl_set_error_handler_off();
     return cmocka_run_group_tests(tests, NULL, NULL);
