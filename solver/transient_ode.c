@@ -154,6 +154,7 @@ void ac_solver_tr_push_out(tr_ctx *c, size_t v)
 void ac_solver_tr_eval_flows(tr_ctx *c, double t, const double *y, const double *yd, int along_t)
 {
     const ac_model *m = c->m;
+    c->vonly = yd == NULL && !along_t;
     ac_solver_tr_sources_at(c, c->frozen ? c->t_frozen : t, c->gamma, c->gslope);
     if (c->frozen)
         memset(c->gslope, 0, (m->nsources > 0 ? m->nsources : 1) * sizeof *c->gslope);
