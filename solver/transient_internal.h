@@ -224,6 +224,11 @@ typedef struct tr_ctx {
     int frozen;
     double t_frozen;
     int vonly; /* the flows being evaluated are values only (no direction, not along t) */
+    /* the sources' rates and slopes of the last evaluation of the flows (src_cache: 2 x
+       (nsources + 1)) at (src_t, src_scale, src_frozen), when src_valid: CVODE evaluates f
+       and the Jacobian's ~20 differentiated flows at one t per Newton iteration */
+    double *src_cache, src_t, src_scale;
+    int src_frozen, src_valid;
     size_t nscaled; /* pools with a scaler */
     /* every node: its kind's table, its fluid states st_off[v] .. + nst[v], its counters
        cnt_off[v] .. + ncnt[v] */
