@@ -117,7 +117,8 @@ static void ctx_free(tr_ctx *c)
                       c->dep,   c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
                       c->qs,    c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
                       c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
-                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges};
+                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges,
+                      c->src_cache};
     ac_solver_tr_scalers_free(c);
     ac_solver_tr_links_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)
@@ -146,8 +147,10 @@ static int ctx_nodes(tr_ctx *c, ac_error *err)
     c->outf = calloc(n, sizeof *c->outf);
     c->gamma = calloc(m->nsources + 1, sizeof *c->gamma);
     c->gslope = calloc(m->nsources + 1, sizeof *c->gslope);
+    c->src_cache = calloc(2 * (m->nsources + 1), sizeof *c->src_cache);
+    c->src_valid = 0;
     if (!c->kind || !c->unit_of || !c->pool_of || !c->st_off || !c->nst || !c->cnt_off ||
-        !c->ncnt || !c->lam || !c->outf || !c->gamma || !c->gslope)
+        !c->ncnt || !c->lam || !c->outf || !c->gamma || !c->gslope || !c->src_cache)
         return ac_error_set(err, AC_ENOMEM, "out of memory (transient)");
     for (size_t v = 0; v < m->nnodes; v++) {
         ac_node_kind k = m->nodes[v].kind;

@@ -37,6 +37,10 @@
  * step, so this bounds the shrinking, not the work of the evaluation: that is max_steps). */
 #define TR_CV_FAILS 60
 
+/* CVODE's Newton convergence test coefficient (its default 0.1; the corrector's estimated
+ * error against this share of the local error test). */
+#define TR_CV_NLCOEF 0.2
+
 struct tr_driver {
     tr_ctx *c;
     size_t D;
@@ -467,7 +471,8 @@ static int cv_new(tr_driver *dr, double h0)
         CVodeSetInitStep(dr->mem, h0) != CV_SUCCESS ||
         CVodeSetMaxHnilWarns(dr->mem, -1) != CV_SUCCESS ||
         CVodeSetMaxErrTestFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS ||
-        CVodeSetMaxConvFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS)
+        CVodeSetMaxConvFails(dr->mem, TR_CV_FAILS) != CV_SUCCESS ||
+        CVodeSetNonlinConvCoef(dr->mem, TR_CV_NLCOEF) != CV_SUCCESS)
         return AC_ENOMEM;
     dr->tstop = NAN;
     return AC_OK;

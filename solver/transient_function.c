@@ -140,8 +140,8 @@ static tr_dn fn_outflow(const tr_fn *F, const double *y, const double *yd)
 
 /* The flows of function F at state y (derivatives along yd), offered lam (and, polled,
  * offer_q executions by its queues). */
-static void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn lam, tr_dn offer_q,
-                     tr_fn_rates *r)
+static TR_INLINE void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn lam,
+                               tr_dn offer_q, tr_fn_rates *r)
 {
     size_t o = F->off;
     double it = 1.0 / F->tau;
@@ -208,8 +208,8 @@ static void fn_rates(const tr_fn *F, const double *y, const double *yd, tr_dn la
 
 /* The drift of function F's states and counters into dy (indexed as y): the values, or
  * (tangent) their derivatives. */
-static void fn_drift(const tr_fn *F, const double *y, const double *yd, const tr_fn_rates *r,
-                     double *dy, int tangent)
+static TR_INLINE void fn_drift(const tr_fn *F, const double *y, const double *yd,
+                               const tr_fn_rates *r, double *dy, int tangent)
 {
     size_t o = F->off, oc = F->off + FN_NSTATE;
     double it = 1.0 / F->tau;
@@ -344,7 +344,10 @@ static void fn_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
     for (size_t q = 0; q < c->nqs; q++)
         if (c->qs[q].cons == u)
             offer = dn_add(offer, dn_scale(c->qr[q].offer, c->qs[q].k));
-    fn_rates(&c->fns[u], y, yd, c->lam[v], offer, &c->fr[u]);
+    if (c->vonly) /* values only (transient_internal.h, TR_INLINE) */
+        fn_rates(&c->fns[u], y, NULL, dn(c->lam[v].v), dn(offer.v), &c->fr[u]);
+    else
+        fn_rates(&c->fns[u], y, yd, c->lam[v], offer, &c->fr[u]);
     for (size_t q = 0; q < c->nqs; q++) {
         tr_dn share = dn(0.0);
         if (c->qs[q].cons != u)
@@ -359,13 +362,19 @@ static void fn_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
 
 static void fn_kind_rates(tr_ctx *c, size_t i, const double *y, const double *yd)
 {
-    fn_rates(&c->fns[i], y, yd, c->lam[c->fns[i].node], dn(0.0), &c->fr[i]);
+    if (c->vonly) /* values only (transient_internal.h, TR_INLINE) */
+        fn_rates(&c->fns[i], y, NULL, dn(c->lam[c->fns[i].node].v), dn(0.0), &c->fr[i]);
+    else
+        fn_rates(&c->fns[i], y, yd, c->lam[c->fns[i].node], dn(0.0), &c->fr[i]);
 }
 
 static void fn_kind_drift(tr_ctx *c, size_t i, const double *y, const double *yd, double *dy,
                           int tangent)
 {
-    fn_drift(&c->fns[i], y, yd, &c->fr[i], dy, tangent);
+    if (tangent)
+        fn_drift(&c->fns[i], y, yd, &c->fr[i], dy, 1);
+    else /* values only: the derivatives' arithmetic is dead once inlined */
+        fn_drift(&c->fns[i], y, NULL, &c->fr[i], dy, 0);
 }
 
 /* Flow scale: offered + scale rate + C / T_free. */

@@ -151,12 +151,35 @@ void ac_solver_tr_push_out(tr_ctx *c, size_t v)
  * on in node order; then the instantaneous nodes in their order; then the rates of the
  * others (tr_kind). The pools' Lambda_j and dep_j go to c->lambda, c->dep.
  */
+/* The sources' rates and slopes into c->gamma, c->gslope at time t (0 slopes when frozen),
+ * from the cache when the last evaluation's key is the same (a pure function of t, the
+ * scale and the freeze: the same bits). */
+static void flows_sources(tr_ctx *c, double t)
+{
+    size_t ns = c->m->nsources + 1;
+    double tq = c->frozen ? c->t_frozen : t;
+    if (c->src_valid && c->src_t == tq && c->src_scale == c->scale &&
+        c->src_frozen == c->frozen) {
+        memcpy(c->gamma, c->src_cache, ns * sizeof *c->gamma);
+        memcpy(c->gslope, c->src_cache + ns, ns * sizeof *c->gslope);
+        return;
+    }
+    ac_solver_tr_sources_at(c, tq, c->gamma, c->gslope);
+    if (c->frozen)
+        memset(c->gslope, 0, (ns > 1 ? ns - 1 : 1) * sizeof *c->gslope);
+    memcpy(c->src_cache, c->gamma, ns * sizeof *c->gamma);
+    memcpy(c->src_cache + ns, c->gslope, ns * sizeof *c->gslope);
+    c->src_t = tq;
+    c->src_scale = c->scale;
+    c->src_frozen = c->frozen;
+    c->src_valid = 1;
+}
+
 void ac_solver_tr_eval_flows(tr_ctx *c, double t, const double *y, const double *yd, int along_t)
 {
     const ac_model *m = c->m;
-    ac_solver_tr_sources_at(c, c->frozen ? c->t_frozen : t, c->gamma, c->gslope);
-    if (c->frozen)
-        memset(c->gslope, 0, (m->nsources > 0 ? m->nsources : 1) * sizeof *c->gslope);
+    c->vonly = yd == NULL && !along_t;
+    flows_sources(c, t);
     for (size_t v = 0; v < m->nnodes; v++)
         c->lam[v] = dn(0.0);
     for (size_t s = 0; s < m->nsources; s++) {

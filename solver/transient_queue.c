@@ -97,7 +97,8 @@ void ac_solver_tr_q_params(tr_q *Q, const ac_queue *q, const ac_function *fn, do
 }
 
 /* The flows of queue Q at state y offered lam, up to its deliveries (q_deliver). */
-static void q_rates(const tr_q *Q, const double *y, const double *yd, tr_dn lam, tr_q_rates *r)
+static TR_INLINE void q_rates(const tr_q *Q, const double *y, const double *yd, tr_dn lam,
+                              tr_q_rates *r)
 {
     size_t o = Q->off;
     tr_dn x = dn_y(y, yd, o + Q_X), v = dn_y(y, yd, o + Q_V);
@@ -125,19 +126,27 @@ void ac_solver_tr_q_deliver(tr_q_rates *r, tr_dn deliveries)
     r->m = dn_mul(deliveries, r->beta);
 }
 
-static void q_drift(tr_ctx *c, size_t i, const double *y, const double *yd, double *dy, int tangent)
+static TR_INLINE void q_drift_as(tr_ctx *c, size_t i, double *dy, int tangent)
 {
     const tr_q *Q = &c->qs[i];
     const tr_q_rates *r = &c->qr[i];
     size_t o = Q->off, oc = Q->off + Q_NSTATE;
-    (void)y;
-    (void)yd;
     dn_out(dy, o + Q_X, dn_add(dn_sub(r->adm, r->m), dn_sub(r->back, r->dead)), tangent);
     dn_out(dy, o + Q_V, dn_sub(r->m, r->proc), tangent);
     dn_out(dy, o + Q_Y, dn_sub(dn_sub(r->proc, r->del), r->back), tangent);
     dn_out(dy, oc + QC_A, r->lam, tangent);
     dn_out(dy, oc + QC_S, r->del, tangent);
     dn_out(dy, oc + QC_L, dn_add(r->rej, r->dead), tangent);
+}
+
+static void q_drift(tr_ctx *c, size_t i, const double *y, const double *yd, double *dy, int tangent)
+{
+    (void)y;
+    (void)yd;
+    if (tangent)
+        q_drift_as(c, i, dy, 1);
+    else /* values only: the derivatives' arithmetic is dead once inlined */
+        q_drift_as(c, i, dy, 0);
 }
 
 /* The consumer node of queue node v, or AC_NONE. */
@@ -193,7 +202,10 @@ static int q_is_instant(const tr_ctx *c, size_t i)
 static void q_instant(tr_ctx *c, size_t u, const double *y, const double *yd)
 {
     size_t v = c->qs[u].node;
-    q_rates(&c->qs[u], y, yd, c->lam[v], &c->qr[u]);
+    if (c->vonly) /* values only (transient_internal.h, TR_INLINE) */
+        q_rates(&c->qs[u], y, NULL, dn(c->lam[v].v), &c->qr[u]);
+    else
+        q_rates(&c->qs[u], y, yd, c->lam[v], &c->qr[u]);
     if (c->qs[u].cons == AC_NONE) {
         ac_solver_tr_q_deliver(&c->qr[u], c->qr[u].offer);
         c->outf[v] = c->qr[u].deliv;
