@@ -258,8 +258,8 @@ static double precision(const ac_sim_welford *w, size_t nnodes, size_t nmodel_no
  * replications early. When even n replications of W + M (n = the fixed count, or the 2 an
  * interval needs) at `rate` events per simulated second exceed the budget, the KPIs would be
  * the budget's, not the model's: AC_ELIMIT with the reason. */
-static int settled_horizon(const ac_model *model, const ac_sim_options *opt, double rate,
-                           double *h, ac_error *err)
+static int settled_horizon(const ac_model *model, const ac_sim_options *opt, double rate, double *h,
+                           ac_error *err)
 {
     const double w = ac_sim_settling_time(model), mmin = 100.0 * ac_sim_timescale(model);
     const double n = opt->replications > 0 ? (double)opt->replications : 2.0;

@@ -113,12 +113,11 @@ static void note_add(ac_transient *tr, const char *text)
 
 static void ctx_free(tr_ctx *c)
 {
-    void *arrays[] = {c->pools, c->pool_of, c->fd_pool, c->gamma,   c->gslope,  c->lambda,
-                      c->dep,   c->f0,      c->f1,      c->jb,      c->unit_of, c->fns,
-                      c->qs,    c->gws,     c->fr,      c->qr,      c->gr,      c->lam,
-                      c->outf,  c->order,   c->fdcols,  c->fd_y,    c->fd_f,    c->gbuf,
-                      c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,    c->edges,
-                      c->src_cache};
+    void *arrays[] = {
+        c->pools, c->pool_of, c->fd_pool, c->gamma,   c->gslope, c->lambda, c->dep,      c->f0,
+        c->f1,    c->jb,      c->unit_of, c->fns,     c->qs,     c->gws,    c->fr,       c->qr,
+        c->gr,    c->lam,     c->outf,    c->order,   c->fdcols, c->fd_y,   c->fd_f,     c->gbuf,
+        c->kind,  c->st_off,  c->nst,     c->cnt_off, c->ncnt,   c->edges,  c->src_cache};
     ac_solver_tr_scalers_free(c);
     ac_solver_tr_links_free(c);
     for (size_t j = 0; c->pools != NULL && j < c->npools; j++)

@@ -368,8 +368,7 @@ static inline tr_dn dn_mul(tr_dn a, tr_dn b)
 
 static inline tr_dn dn_div(tr_dn a, tr_dn b)
 {
-    tr_dn r = {a.v / b.v,
-               DN_ZERO(a) && DN_ZERO(b) ? 0.0 : (a.d * b.v - a.v * b.d) / (b.v * b.v)};
+    tr_dn r = {a.v / b.v, DN_ZERO(a) && DN_ZERO(b) ? 0.0 : (a.d * b.v - a.v * b.d) / (b.v * b.v)};
     return r;
 }
 

@@ -158,8 +158,7 @@ static void flows_sources(tr_ctx *c, double t)
 {
     size_t ns = c->m->nsources + 1;
     double tq = c->frozen ? c->t_frozen : t;
-    if (c->src_valid && c->src_t == tq && c->src_scale == c->scale &&
-        c->src_frozen == c->frozen) {
+    if (c->src_valid && c->src_t == tq && c->src_scale == c->scale && c->src_frozen == c->frozen) {
         memcpy(c->gamma, c->src_cache, ns * sizeof *c->gamma);
         memcpy(c->gslope, c->src_cache + ns, ns * sizeof *c->gslope);
         return;

@@ -462,13 +462,13 @@ typedef struct ac_sim_result {
                                   stopped the replications: the precision is what the
                                   budget allowed */
     unsigned long seed;
-    double horizon, warmup; /* s, as used */
+    double horizon, warmup;         /* s, as used */
     ac_sim_warmup_rule warmup_rule; /* why `warmup` is what it is (above) */
-    size_t stopped_at_look; /* k + 1 when options.look stopped the run at its look k
-                               (looks[k] replications); 0 otherwise */
-    double timescale;       /* s, the model's longest time constant (service, holding,
-                               think, transmission, refill times; the automatic horizon
-                               is 20,000 of them) */
+    size_t stopped_at_look;         /* k + 1 when options.look stopped the run at its look k
+                                       (looks[k] replications); 0 otherwise */
+    double timescale;               /* s, the model's longest time constant (service, holding,
+                                       think, transmission, refill times; the automatic horizon
+                                       is 20,000 of them) */
 } ac_sim_result;
 
 /* Fill `opt` with the defaults above. */

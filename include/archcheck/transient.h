@@ -352,12 +352,12 @@ typedef struct ac_transient {
     double e2e_throttle_fraction; /* throttles: a sync function's, a gateway's 429s */
     double e2e_loss_fraction;     /* both kinds (the objective's end-to-end loss) */
     double e2e_error_union, e2e_throttle_union, e2e_loss_union; /* the union bounds */
-    double *e2e_rate;             /* requests/s offered by the sources, per sample */
-    const ac_model *model;        /* internal: the model (borrowed) */
-    size_t *e2e_order;            /* internal: nodes in topological order (NULL: a cycle) */
-    double *e2e_mult;             /* internal: m_v by node */
-    double *e2e_scratch;          /* internal: nnodes + nlinks + 1 */
-    char note[512];               /* what the model leaves out or approximates, "" if nothing */
+    double *e2e_rate;      /* requests/s offered by the sources, per sample */
+    const ac_model *model; /* internal: the model (borrowed) */
+    size_t *e2e_order;     /* internal: nodes in topological order (NULL: a cycle) */
+    double *e2e_mult;      /* internal: m_v by node */
+    double *e2e_scratch;   /* internal: nnodes + nlinks + 1 */
+    char note[512];        /* what the model leaves out or approximates, "" if nothing */
 } ac_transient;
 
 /*
