@@ -15,17 +15,7 @@
 
 #include "archcheck/confirm.h"
 #include "archcheck/sim.h"
-
-/* An async function at 6 Erlangs (200/s x 30 ms) of a concurrency of 30, cold starts of
- * 500 ms, keep-alive 120 s: the empty start needs 200 x 0.53 = 106 instances at once, is
- * capped at 30 and drains its backlog on all 30, while the steady state keeps alive about
- * the busy count's largest value over the last 120 s (about 15). */
-static const char warm_xml[] =
-    "<architecture name='warm' format='1'>\n"
-    "  <workload><source id='s' to='fn' rate='200/s'/></workload>\n"
-    "  <function id='fn' invocation='async' concurrency='30' duration='30ms' cold-start='500ms'\n"
-    "            keep-alive='120s' timeout='60s' retries='0'/>\n"
-    "</architecture>\n";
+#include "warm_fixture.h"
 
 /* The function's mean alive instances and mean jobs over [w, w + 5 s], 20 replications. */
 static void state_after(const ac_model *m, double w, ac_sim_estimate *inst, ac_sim_estimate *jobs)

@@ -20,19 +20,9 @@
 
 #include "archcheck/analysis.h"
 #include "archcheck/sim.h"
+#include "warm_fixture.h"
 
-/* An async function at 6 Erlangs (200/s x 30 ms) of a concurrency of 30, cold starts of
- * 500 ms, keep-alive 120 s (tests/test_confirm_warmup.c's): tau = 0.53 s (the function's
- * duration + cold start), tau_slow = 120 s, W = 53 + 120 = 173 s. The empty start needs
- * 200 x 0.53 = 106 instances at once, is capped at 30, and those 30 stay alive a keep-alive
- * after its backlog drained; the steady state keeps about the busy count's largest value
- * over the last 120 s alive (about 15). */
-static const char warm_xml[] =
-    "<architecture name='warm' format='1'>\n"
-    "  <workload><source id='s' to='fn' rate='200/s'/></workload>\n"
-    "  <function id='fn' invocation='async' concurrency='30' duration='30ms' cold-start='500ms'\n"
-    "            keep-alive='120s' timeout='60s' retries='0'/>\n"
-    "</architecture>\n";
+/* W = 100 tau + tau_slow = 53 + 120 = 173 s for the fixture of tests/warm_fixture.h. */
 
 #define W_SETTLE (100.0 * 0.53 + 120.0)
 
