@@ -7,7 +7,7 @@
  *      file's or 2000 evaluations; its seed) on the fluid transient of the variant (the
  *      baseline, or the requirement's mitigation applied to a clone);
  *   2. that worst case re-run in the simulator (ac_analysis_confirm, a sequential test against
- *      tau: looks at 3, 6 and 10 replications, each interval at 1 - 0.05/3, stopping at the
+ *      tau: looks at 2, 6 and 10 replications, each interval at 1 - 0.05/3, stopping at the
  *      first that clears tau; the interval of the stopping look holds the mean with
  *      probability >= 95%): the fluid misses the fluctuations (a sync function alone
  *      throttles below saturation, so the fluid boundary is ~4% optimistic against
@@ -268,7 +268,7 @@ static int confirmation_cannot_fit(const ac_an_ctx *c, double s, char *note, siz
              "without faults, and the horizon's requests), over its budget of %.3g "
              "(--confirm-events), and "
              "the fluid model alone cannot pass (the search was not run)",
-             co.replications < 3 ? co.replications : (size_t)3, need, ac_analysis_confirm_warmup(m),
+             co.replications <= 3 ? co.replications : (size_t)2, need, ac_analysis_confirm_warmup(m),
              (double)co.max_events);
     return 1;
 }

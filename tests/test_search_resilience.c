@@ -96,10 +96,10 @@ static void test_confirm_erlang_b(void **state)
 }
 
 /*
- * The sequential test against tau (looks at 3, 6, 10 replications, each interval at
+ * The sequential test against tau (looks at 2, 6, 10 replications, each interval at
  * 1 - 0.05/3): with tau far from the mean (0.7 against Erlang-B(10, 8) = 0.1217) it stops at
- * the first look, its mean that of the fixed test with 3 replications (the same seeds) bit
- * for bit and its half-width wider by t_{1-0.025/3, 2} / t_{0.975, 2}; with tau at the
+ * the first look, its mean that of the fixed test with 2 replications (the same seeds) bit
+ * for bit and its half-width wider by t_{1-0.025/3, 1} / t_{0.975, 1}; with tau at the
  * closed form no look can clear it, so it runs all 10 (the fixed test's mean, its half-width
  * wider by the 9-df ratio). Two threads give the same bits. A budget that covers the first
  * look and not the second: the first look stands, the reason is said.
@@ -122,24 +122,24 @@ static void test_confirm_sequential(void **state)
     assert_int_equal(
         ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &seq, &f.err), AC_OK);
     co.sequential = 0;
-    co.replications = 3;
+    co.replications = 2;
     assert_int_equal(
         ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &fix, &f.err), AC_OK);
-    print_message("sequential: %.5f +- %.5f after %zu replications (fixed 3: +- %.5f), "
+    print_message("sequential: %.5f +- %.5f after %zu replications (fixed 2: +- %.5f), "
                   "Erlang-B %.5f\n",
                   seq.score, seq.ci95, seq.replications, fix.ci95, b8);
     assert_true(seq.computed && fix.computed);
-    assert_int_equal(seq.replications, 3);
+    assert_int_equal(seq.replications, 2);
     assert_int_equal(seq.looks, 1);
     assert_int_equal(seq.looks_planned, 3);
     assert_int_equal(fix.looks_planned, 1);
     assert_double_close(seq.level, 1.0 - 0.05 / 3.0, 1e-15, 0.0);
     assert_true(seq.score == fix.score);
     assert_double_close(seq.ci95 / fix.ci95,
-                        gsl_cdf_tdist_Pinv(q, 2.0) / gsl_cdf_tdist_Pinv(0.975, 2.0), 0.0, 1e-12);
+                        gsl_cdf_tdist_Pinv(q, 1.0) / gsl_cdf_tdist_Pinv(0.975, 1.0), 0.0, 1e-12);
     assert_int_equal(ac_analysis_confirm_side(&seq, 0.7), -1);
     assert_true(fabs(seq.score - b8) <=
-                seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 2.0) / gsl_cdf_tdist_Pinv(q, 2.0));
+                seq.ci95 * gsl_cdf_tdist_Pinv(0.9995, 1.0) / gsl_cdf_tdist_Pinv(q, 1.0));
     /* tau at the closed form: every look straddles it (or the test is wrong 5% of the time:
        the seeds are fixed, so this is deterministic) */
     co.sequential = 1;
@@ -161,14 +161,14 @@ static void test_confirm_sequential(void **state)
                         gsl_cdf_tdist_Pinv(q, 9.0) / gsl_cdf_tdist_Pinv(0.975, 9.0), 0.0, 1e-12);
     assert_int_equal(ac_analysis_confirm_side(&seq, b8), 0);
     assert_true(two.score == seq.score && two.ci95 == seq.ci95 && two.events == seq.events);
-    /* a budget for the first look (3 of them) and not for the next 3 */
+    /* a budget for the first look (2 of them) and not for the next 4 */
     co.sequential = 1;
     co.max_events = seq.events * 4 / 10;
     assert_int_equal(
         ac_analysis_confirm(f.m, &plan, 1, 0.8, 20.0, &tv, 1, fluid, &co, &two, &f.err), AC_OK);
     assert_true(two.computed);
     assert_int_equal(two.looks, 1);
-    assert_int_equal(two.replications, 3);
+    assert_int_equal(two.replications, 2);
     assert_non_null(strstr(two.why, "budget"));
     fx_free(&f);
 }
@@ -746,16 +746,16 @@ static void test_check_resilience(void **state)
         assert_true(strncmp(strstr(ck, "\"status\": "), st, strlen(st)) == 0);
     }
     ac_test_run_free(&a);
-    /* the confirmation's event budget: the first look's 3 warm-ups of 100 x 0.1 s + the
+    /* the confirmation's event budget: the first look's 2 warm-ups of 100 x 0.1 s + the
        keep-alive 3600 s = 3610 s at 100/s spend the source's 100 arrivals/s and the
-       function's completions, 100 (1 - B(10, 10)) = 78.5/s, and the horizon's 3 x 20 s x
-       100/s requests: 1.94e6 events (the pilot's 60 s count them within 3%: ~10,700 events,
+       function's completions, 100 (1 - B(10, 10)) = 78.5/s, and the horizon's 2 x 20 s x
+       100/s requests: 1.29e6 events (the pilot's 60 s count them within 3%: ~10,700 events,
        the start-up ~1 s), over a budget of 10^6: not run, said so */
     a = run_ac("check", "--confirm-events", "1000000", pass, NULL);
     assert_int_equal(a.status, 3);
     {
         const char *at = strstr(a.out, "would spend about ");
-        double need = 3.0 * (3610.0 * 100.0 * (2.0 - ac_test_erlang_b(10, 10.0)) + 20.0 * 100.0);
+        double need = 2.0 * (3610.0 * 100.0 * (2.0 - ac_test_erlang_b(10, 10.0)) + 20.0 * 100.0);
         assert_non_null(at);
         assert_double_close(strtod(at + strlen("would spend about "), NULL), need, 0.0, 0.03);
         assert_non_null(strstr(a.out, "warm-ups of 3610 s"));
@@ -783,11 +783,11 @@ static double number_after(const char *text, const char *key)
 
 /*
  * search confirms its worst case as check does: the same sequential test against tau (at
- * most 10 replications, looks at 3, 6 and 10), so at one event budget a worst case that
+ * most 10 replications, looks at 2, 6 and 10), so at one event budget a worst case that
  * check confirms is confirmed by search too, with the same numbers. On thr_xml at 50/s the
  * worst delay, 100 ms, makes a = 10: the simulated throttled share is Erlang-B B(10, 10) =
  * 0.215. A replication (a warm-up of 3610 s at 50/s, about 3610 x 50 x (2 - B) + 20 x 50 =
- * 3.2e5 events) fits a share of 2e6 / 3 of the budget, not 2e6 / 10: search's old fixed 10
+ * 3.2e5 events) fits a share of 2e6 / 2 of the budget, not 2e6 / 10: search's old fixed 10
  * replications said "not confirmed: event budget exhausted" here (as on
  * serverless-pipeline.xml at the default 5e7, where check's first look fits).
  */
@@ -812,7 +812,7 @@ static void test_search_confirms_as_check(void **state)
     conf = strstr(a.out, "\"confirmation\": {\n      \"computed\": true");
     assert_non_null(conf);
     /* stopped at the first look: 0.215 is far below tau; its interval at 1 - 0.05 / 3 */
-    assert_non_null(strstr(conf, "\"replications\": 3,\n      \"looks\": 1,\n"
+    assert_non_null(strstr(conf, "\"replications\": 2,\n      \"looks\": 1,\n"
                                  "      \"looks_planned\": 3,"));
     assert_double_close(number_after(conf, "\"level\": "), 1.0 - 0.05 / 3.0, 1e-15, 0.0);
     assert_true(number_after(conf, "\"events\": ") <= 2e6);
@@ -828,7 +828,7 @@ static void test_search_confirms_as_check(void **state)
     /* the text says which look it stopped at */
     a = run_ac("search", "--confirm-events", "2000000", path, NULL);
     assert_int_equal(a.status, 0);
-    assert_non_null(strstr(a.out, "(98.33%, 3 replications, look 1 of 3, "));
+    assert_non_null(strstr(a.out, "(98.33%, 2 replications, look 1 of 3, "));
     ac_test_run_free(&a);
     unlink(path);
     unlink(req);

@@ -43,8 +43,8 @@
  *                       sources (the successful requests).
  * Fixed (sequential = 0): `replications` of them, the 95% half-width t_{0.975, n-1} s/sqrt(n).
  * Sequential (sequential = 1, a test of the mean against `tau`): a group-sequential schedule
- * of K looks planned in advance at n = 3, 6, 12, ... below `replications`, then
- * `replications` (K = 1 when it is <= 3); at each look the interval at level 1 - 0.05 / K,
+ * of K looks planned in advance at n = 2, then 6, 12, 24, ... below `replications`, then
+ * `replications` (K = 1 when it is <= 3: that n alone); at each look the interval at level 1 - 0.05 / K,
  * t_{1 - 0.025/K, n-1} s / sqrt(n) (Bonferroni: the K intervals hold the mean together with
  * probability >= 95%, so the interval of the look where it stops does too, whatever the
  * stopping rule); it stops at the first look whose interval lies wholly above or below tau
